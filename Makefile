@@ -1,0 +1,164 @@
+# dehbq - one non-recursive Makefile.  See README.md for the targets.
+#
+# Outputs go to $(B)/ (build/ by default, build-san/ with SANITIZE=...), so
+# a sanitizer build never mixes objects with a normal one.  Libraries are
+# linked through pkg-config only (Debian's check.pc adds -lsubunit etc.).
+
+PREFIX  ?= /usr/local
+BINDIR  ?= $(PREFIX)/bin
+MANDIR  ?= $(PREFIX)/share/man
+DATADIR ?= $(PREFIX)/share/dehbq
+CFLAGS  ?= -O2 -g
+CC      ?= cc
+FUZZCC  ?= clang
+PKGS     = libcjson uuid
+TESTPKGS = check
+
+ifdef SANITIZE
+B ?= build-san
+else
+B ?= build
+endif
+
+WARN = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+       -Wformat=2 -Wvla -Wwrite-strings -Wno-format-nonliteral
+DEHBQ_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
+	-D_GNU_SOURCE $(WARN) -MMD -MP -Icommon -Iorchestrator -Iworker -Icli \
+	$(shell pkg-config --cflags $(PKGS))
+DEHBQ_LIBS = $(shell pkg-config --libs $(PKGS)) -lm
+DEHBQ_LDFLAGS =
+ifdef SANITIZE
+DEHBQ_CFLAGS += -fsanitize=$(SANITIZE) -fno-sanitize-recover=$(SANITIZE) \
+	-fno-omit-frame-pointer
+DEHBQ_LDFLAGS += -fsanitize=$(SANITIZE)
+endif
+ifdef DEVELOPER
+DEHBQ_CFLAGS += -Werror
+endif
+
+COMMON_SRCS = $(sort $(wildcard common/*.c))
+ORCH_SRCS   = $(filter-out orchestrator/main.c,$(sort $(wildcard orchestrator/*.c)))
+WORKER_SRCS = $(filter-out worker/main.c,$(sort $(wildcard worker/*.c)))
+CLI_SRCS    = $(filter-out cli/main.c,$(sort $(wildcard cli/*.c)))
+TEST_SRCS   = $(sort $(wildcard tests/check_*.c)) tests/testutil.c
+SUITES      = $(filter-out main,$(patsubst tests/check_%.c,%,$(sort $(wildcard tests/check_*.c))))
+BENCH_SRCS  = $(sort $(wildcard bench/*.c))
+EXAMPLE_SRCS = $(sort $(wildcard examples/*.c))
+
+obj = $(patsubst %.c,$(B)/%.o,$(1))
+
+LIBCOMMON = $(B)/libdehbq.a
+LIBORCH   = $(B)/liborch.a
+LIBWORKER = $(B)/libworker.a
+LIBCLI    = $(B)/libcli.a
+PROGS     = $(B)/bin/dehbq $(B)/bin/dehbq-orchestrator $(B)/bin/dehbq-worker
+EXAMPLES  = $(patsubst examples/%.c,$(B)/bin/%,$(EXAMPLE_SRCS))
+BENCHES   = $(patsubst bench/%.c,$(B)/bin/%,$(BENCH_SRCS))
+
+all: $(PROGS) $(EXAMPLES)
+
+$(B)/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(DEHBQ_CFLAGS) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(LIBCOMMON): $(call obj,$(COMMON_SRCS))
+$(LIBORCH): $(call obj,$(ORCH_SRCS))
+$(LIBWORKER): $(call obj,$(WORKER_SRCS))
+$(LIBCLI): $(call obj,$(CLI_SRCS))
+$(B)/%.a:
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+LINK = $(CC) $(DEHBQ_LDFLAGS) $(LDFLAGS) -o $@
+
+$(B)/bin/dehbq: $(B)/cli/main.o $(LIBCLI) $(LIBORCH) $(LIBCOMMON)
+	@mkdir -p $(@D)
+	$(LINK) $^ $(DEHBQ_LIBS)
+$(B)/bin/dehbq-orchestrator: $(B)/orchestrator/main.o $(LIBORCH) $(LIBCOMMON)
+	@mkdir -p $(@D)
+	$(LINK) $^ $(DEHBQ_LIBS)
+$(B)/bin/dehbq-worker: $(B)/worker/main.o $(LIBWORKER) $(LIBCOMMON)
+	@mkdir -p $(@D)
+	$(LINK) $^ $(DEHBQ_LIBS)
+$(B)/bin/%: $(B)/examples/%.o $(LIBCOMMON)
+	@mkdir -p $(@D)
+	$(LINK) $^ $(DEHBQ_LIBS)
+$(B)/bin/%: $(B)/bench/%.o $(LIBCLI) $(LIBWORKER) $(LIBORCH) $(LIBCOMMON)
+	@mkdir -p $(@D)
+	$(LINK) $^ $(DEHBQ_LIBS)
+
+# The suite list is generated from tests/check_*.c, so a new module's
+# suite is picked up without editing check_main.c.
+$(B)/tests/suites.h: Makefile $(wildcard tests/check_*.c)
+	@mkdir -p $(@D)
+	printf '%s\n' $(foreach s,$(SUITES),'SUITE($(s))') > $@.tmp && mv $@.tmp $@
+$(B)/tests/check_main.o: $(B)/tests/suites.h
+$(B)/tests/check_main.o: DEHBQ_CFLAGS += -I$(B)/tests
+$(call obj,$(TEST_SRCS)): DEHBQ_CFLAGS += $(shell pkg-config --cflags $(TESTPKGS)) -Itests \
+	-Wno-missing-prototypes
+$(B)/tests/check_main: $(call obj,$(TEST_SRCS)) $(LIBCLI) $(LIBWORKER) $(LIBORCH) $(LIBCOMMON)
+	@mkdir -p $(@D)
+	$(LINK) $^ $(DEHBQ_LIBS) $(shell pkg-config --libs $(TESTPKGS))
+
+# make check: unit suites, then the end-to-end TAP scripts, then a short
+# fuzz smoke run.  Any failure fails the target.
+check: deps-check all $(B)/tests/check_main
+	DEHBQ_TESTDATA=tests/data $(B)/tests/check_main
+	DEHBQ_BIN=$(CURDIR)/$(B)/bin DEHBQ_SRC=$(CURDIR) prove -f tests/t[0-9]*.sh
+	$(MAKE) --no-print-directory fuzz-smoke
+
+bench: all $(BENCHES)
+	DEHBQ_BIN=$(CURDIR)/$(B)/bin sh bench/run.sh full
+bench-quick: all $(BENCHES)
+	DEHBQ_BIN=$(CURDIR)/$(B)/bin sh bench/run.sh quick
+
+# Fuzzing: libFuzzer targets built with clang into build-fuzz/.
+FUZZ_SRCS   = $(sort $(wildcard fuzz/fuzz_*.c))
+FUZZ_B      = build-fuzz
+FUZZ_BINS   = $(patsubst fuzz/%.c,$(FUZZ_B)/%,$(FUZZ_SRCS))
+FUZZ_CFLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -std=c11 \
+	-D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -D_GNU_SOURCE \
+	-Icommon -Iorchestrator $(shell pkg-config --cflags $(PKGS))
+FUZZ_RUNS  ?= 1000000
+FUZZ_SMOKE_SECS ?= 6
+$(FUZZ_B)/%: fuzz/%.c $(COMMON_SRCS) $(ORCH_SRCS)
+	@mkdir -p $(@D)
+	$(FUZZCC) $(FUZZ_CFLAGS) -o $@ $^ $(DEHBQ_LIBS)
+fuzz-build: $(FUZZ_BINS)
+fuzz: fuzz-build
+	sh fuzz/run.sh $(FUZZ_B) runs $(FUZZ_RUNS)
+fuzz-smoke:
+	@if command -v $(FUZZCC) >/dev/null 2>&1; then \
+		$(MAKE) --no-print-directory fuzz-build && \
+		sh fuzz/run.sh $(FUZZ_B) secs $(FUZZ_SMOKE_SECS); \
+	else echo "fuzz smoke: SKIPPED ($(FUZZCC) not installed: apt-get install -y clang libclang-rt-14-dev)"; fi
+
+chaos: all
+	DEHBQ_BIN=$(CURDIR)/$(B)/bin DEHBQ_SRC=$(CURDIR) DEHBQ_CHAOS=long prove -v tests/t[0-9]*.sh
+
+# Missing Debian packages: installed when root, else the exact command.
+deps-check:
+	@sh deploy/deps.sh build
+
+demo: deps-check all
+	sh examples/demo.sh $(CURDIR)/$(B)/bin
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
+		$(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(DATADIR)
+	install -m 755 $(PROGS) $(DESTDIR)$(BINDIR)/
+	install -m 644 docs/dehbq.1 docs/dehbq-worker.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 docs/dehbq-orchestrator.8 $(DESTDIR)$(MANDIR)/man8/
+	cp -R deploy $(DESTDIR)$(DATADIR)/
+
+format-check:
+	clang-format --dry-run --Werror $(COMMON_SRCS) $(wildcard common/*.h)
+
+clean:
+	rm -rf build build-san build-fuzz
+
+.PHONY: all check bench bench-quick fuzz fuzz-build fuzz-smoke chaos \
+	deps-check demo install format-check clean
+.DELETE_ON_ERROR:
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

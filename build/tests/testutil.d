@@ -1,0 +1,2 @@
+build/tests/testutil.o: tests/testutil.c tests/testutil.h
+tests/testutil.h:

@@ -1,0 +1,219 @@
+/*
+ * dehb.h - the DEHB optimiser engine: ask/tell, deterministic, resumable
+ *
+ * A pure library: no I/O, no clock, no globals.  It implements DEHB as
+ * ../shared/DEHB_SPEC.md describes automl/DEHB v0.1.2, with the bugs of
+ * its section 9 fixed (docs/algorithm.md lists every deviation), plus the
+ * baselines random search, successive halving, Hyperband and full-fidelity
+ * DE, which share its code.
+ *
+ * Calling sequence:
+ *   struct dehb_params p;  dehb_params_init(&p);  p.dim = 4; ...
+ *   dehb_new(&p, &d, err);
+ *   loop:
+ *     rc = dehb_ask(d, &job, vec);    DEHBQ_OK: evaluate job at
+ *                                     job.fidelity; DEHBQ_EAGAIN: wait for
+ *                                     results; DEHBQ_EDONE: issue no more
+ *     dehb_tell(d, job.id, DEHB_OK, loss, cost);   in any order
+ *   until dehb_finished(d)
+ *   dehb_save(d) / dehb_load(json) at any point between calls.
+ *
+ * Determinism: the same params (seed included) and the same sequence of
+ * ask/tell calls give the same jobs and the same state, bit for bit.
+ * save -> load -> continue is identical to continuing.
+ *
+ * Termination: max_fevals counts issued jobs (in flight included), so no
+ * more than max_fevals jobs are ever asked.  max_brackets stops opening
+ * brackets.  max_cost compares the sum of told costs; max_walltime compares
+ * the value given to dehb_set_elapsed() (the caller owns the clock).
+ *
+ * Error handling: functions return DEHBQ_OK or an enum dehbq_err code; on
+ * failure nothing in the engine has changed.
+ *
+ * Ownership: dehb_new()/dehb_load() return an engine the caller frees with
+ * dehb_free().  Vectors are copied into caller buffers of p.dim doubles.
+ * dehb_save() returns a cJSON tree the caller frees with cJSON_Delete().
+ */
+#ifndef DEHBQ_DEHB_H
+#define DEHBQ_DEHB_H
+
+#include <stdint.h>
+
+struct cJSON;
+struct dehb;
+
+enum dehb_optimizer {
+	DEHB_OPT_DEHB = 0,  /* DEHB (default) */
+	DEHB_OPT_RANDOM,    /* random search at the maximum fidelity */
+	DEHB_OPT_SH,        /* successive halving, random sampling */
+	DEHB_OPT_HYPERBAND, /* Hyperband, random sampling in SH brackets */
+	DEHB_OPT_DE,        /* asynchronous DE at the maximum fidelity */
+};
+
+enum dehb_mutation {
+	DEHB_MUT_RAND1 = 0, /* default */
+	DEHB_MUT_RAND2,
+	DEHB_MUT_BEST1,
+	DEHB_MUT_CURRENTTOBEST1,
+	DEHB_MUT_RANDTOBEST1,
+};
+
+enum dehb_crossover {
+	DEHB_CX_BIN = 0, /* binomial, default */
+	DEHB_CX_EXP,     /* exponential, on a copy of the target */
+};
+
+enum dehb_boundary {
+	DEHB_BOUND_RANDOM = 0, /* redraw violating coordinates, default */
+	DEHB_BOUND_CLIP,       /* clip to [0, 1] */
+};
+
+enum dehb_kind {
+	DEHB_KIND_TRIAL = 0, /* new DE trial vector */
+	DEHB_KIND_PROMOTION, /* a lower-fidelity survivor re-run higher */
+	DEHB_KIND_RANDOM,    /* a fresh random sample (baselines) */
+};
+
+enum dehb_status {
+	DEHB_OK = 0,  /* the loss is valid */
+	DEHB_FAILED,  /* the evaluation failed: counts as loss +inf */
+};
+
+struct dehb_params {
+	enum dehb_optimizer optimizer; /* algorithm */
+	int dim;                       /* dimensions, 1..DEHB_MAX_DIM */
+	double min_fidelity;           /* > 0 */
+	double max_fidelity;           /* > min_fidelity */
+	double eta;                    /* > 1 */
+	enum dehb_mutation mutation;   /* DE mutation strategy */
+	enum dehb_crossover crossover; /* DE crossover */
+	enum dehb_boundary boundary;   /* boundary repair */
+	double mutation_factor;        /* F, default 0.5 */
+	double crossover_prob;         /* CR, default 0.5 */
+	uint64_t seed;                 /* everything random derives from it */
+	int64_t max_fevals;            /* 0 = no limit */
+	int64_t max_brackets;          /* 0 = no limit */
+	double max_cost;               /* sum of told costs; 0 = no limit */
+	double max_walltime;           /* seconds; 0 = no limit */
+	int max_active_brackets;       /* 0 = unlimited (the reference) */
+	int de_pop_size;               /* DE baseline population; 0 = 20 */
+};
+
+#define DEHB_MAX_DIM 4096
+
+struct dehb_job {
+	uint64_t id;         /* job id: 0, 1, 2, ... in ask order */
+	int level;           /* fidelity level index, 0 = lowest */
+	double fidelity;     /* exact fidelity double to pass on */
+	int64_t bracket;     /* bracket id */
+	int rung;            /* rung within the bracket, 0 = base */
+	enum dehb_kind kind; /* trial, promotion or random */
+	int slot;            /* target slot in the level's subpopulation */
+	int64_t config_id;   /* config id; promotions re-use the lower one */
+	int64_t parent_job;  /* promotion: job that evaluated the config at
+				the lower level; else -1 */
+};
+
+struct dehb_incumbent {
+	int valid;         /* 0 until something finite was told */
+	double loss;       /* best loss */
+	double fidelity;   /* fidelity it was measured at */
+	int level;         /* its level */
+	uint64_t job_id;   /* job that produced it */
+	int64_t config_id; /* its config id */
+};
+
+enum dehb_inc_which {
+	DEHB_INC_ANY = 0, /* best at any fidelity (the reference's) */
+	DEHB_INC_MAX,     /* best at the maximum fidelity */
+};
+
+struct dehb_counts {
+	int64_t asked;     /* jobs issued */
+	int64_t told;      /* results told (ok + failed) */
+	int64_t failed;    /* told as failed */
+	int64_t inflight;  /* asked - told */
+	int64_t brackets;  /* brackets opened */
+	double total_cost; /* sum of told costs */
+};
+
+struct dehb_rung_info {
+	double fidelity; /* rung fidelity */
+	int n;           /* jobs this rung issues */
+	int pending;     /* not yet handed out */
+	int done;        /* results received */
+};
+
+/* Fill p with the reference defaults (eta 3, rand1/bin, F=CR=0.5, ...). */
+void dehb_params_init(struct dehb_params *p);
+
+/* Validate params; DEHBQ_EINVAL with a message naming the field. */
+int dehb_params_check(const struct dehb_params *p, char *err);
+
+/*
+ * Fidelity ladder for (min, max, eta) without building an engine.
+ * Writes up to cap levels into fid (ascending) and their count into *n.
+ */
+int dehb_fidelities(double min_f, double max_f, double eta, double *fid,
+		    int cap, int *n);
+
+int dehb_new(const struct dehb_params *p, struct dehb **out, char *err);
+void dehb_free(struct dehb *d);
+
+/* See the calling sequence above.  vec receives p.dim doubles in [0,1]. */
+int dehb_ask(struct dehb *d, struct dehb_job *job, double *vec);
+
+/*
+ * Tell a result.  DEHBQ_ENOENT: no such job was asked; DEHBQ_ESTATE: it
+ * was already told (a second tell is refused, not applied).  A NaN loss
+ * or status DEHB_FAILED counts as +inf.  cost must be finite and >= 0.
+ */
+int dehb_tell(struct dehb *d, uint64_t job_id, enum dehb_status status,
+	      double loss, double cost);
+
+/* The in-flight job with this id, or DEHBQ_ENOENT.  vec may be NULL. */
+int dehb_job_get(const struct dehb *d, uint64_t job_id, struct dehb_job *job,
+		 double *vec);
+
+/* Caller's clock for max_walltime, in seconds since the study started. */
+void dehb_set_elapsed(struct dehb *d, double seconds);
+
+/* 1 when no more jobs will be issued (termination reached). */
+int dehb_exhausted(const struct dehb *d);
+/* 1 when exhausted and nothing is in flight. */
+int dehb_finished(const struct dehb *d);
+
+const struct dehb_params *dehb_get_params(const struct dehb *d);
+void dehb_get_counts(const struct dehb *d, struct dehb_counts *c);
+int dehb_incumbent(const struct dehb *d, enum dehb_inc_which which,
+		   struct dehb_incumbent *inc, double *vec);
+
+/* Number of fidelity levels and their values. */
+int dehb_levels(const struct dehb *d);
+double dehb_level_fidelity(const struct dehb *d, int level);
+
+/*
+ * Active brackets, oldest first.  dehb_bracket_info() copies up to cap
+ * rungs of bracket i (0 <= i < dehb_active_brackets()).
+ */
+int dehb_active_brackets(const struct dehb *d);
+int dehb_bracket_info(const struct dehb *d, int i, int64_t *bracket_id,
+		      struct dehb_rung_info *rungs, int cap, int *nrungs);
+
+/* Whole state to JSON (caller frees with cJSON_Delete), and back. */
+int dehb_save(const struct dehb *d, struct cJSON **out);
+int dehb_load(const struct cJSON *json, struct dehb **out, char *err);
+
+/* Names for enums, and parsing them (DEHBQ_EINVAL when unknown). */
+const char *dehb_optimizer_name(enum dehb_optimizer o);
+int dehb_optimizer_parse(const char *s, enum dehb_optimizer *o);
+const char *dehb_mutation_name(enum dehb_mutation m);
+int dehb_mutation_parse(const char *s, enum dehb_mutation *m);
+const char *dehb_crossover_name(enum dehb_crossover c);
+int dehb_crossover_parse(const char *s, enum dehb_crossover *c);
+const char *dehb_boundary_name(enum dehb_boundary b);
+int dehb_boundary_parse(const char *s, enum dehb_boundary *b);
+const char *dehb_kind_name(enum dehb_kind k);
+int dehb_kind_parse(const char *s, enum dehb_kind *k);
+
+#endif
