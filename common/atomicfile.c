@@ -1,0 +1,165 @@
+/*
+ * atomicfile.c - whole-file replacement through a swappable syscall table
+ *
+ * Invariant: the target name only ever points at a complete, fsynced file.
+ * Temp files are dotfiles in the target's own directory (same filesystem,
+ * so rename is atomic) and carry our pid plus 64 random bits, so writers
+ * on different hosts never collide.
+ */
+#include "atomicfile.h"
+
+#include "err.h"
+#include "fsutil.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <uuid.h>
+
+static int real_open(const char *path, int flags, mode_t mode)
+{
+	return open(path, flags, mode);
+}
+
+static const struct atomicfile_ops real_ops = {
+	real_open, write, fsync, close, rename, unlink,
+};
+
+static struct atomicfile_ops ops = {
+	real_open, write, fsync, close, rename, unlink,
+};
+
+const struct atomicfile_ops *atomicfile_get_ops(void)
+{
+	return &ops;
+}
+
+void atomicfile_set_ops(const struct atomicfile_ops *o)
+{
+	ops = o ? *o : real_ops;
+}
+
+static int ops_write_all(int fd, const void *buf, size_t len)
+{
+	size_t off = 0;
+
+	while (off < len) {
+		ssize_t n = ops.write(fd, (const char *)buf + off, len - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return DEHBQ_ESYS;
+		if (n == 0) {
+			errno = EIO;
+			return DEHBQ_ESYS;
+		}
+		off += (size_t)n;
+	}
+	return DEHBQ_OK;
+}
+
+static int ops_fsync(int fd)
+{
+	while (ops.fsync(fd) < 0) {
+		if (errno != EINTR)
+			return DEHBQ_ESYS;
+	}
+	return DEHBQ_OK;
+}
+
+static int ops_fsync_dir(const char *dir)
+{
+	int fd = ops.open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+	int rc = DEHBQ_OK, e;
+
+	if (fd < 0)
+		return DEHBQ_ESYS;
+	if (ops_fsync(fd) && errno != EINVAL && errno != ENOTSUP)
+		rc = DEHBQ_ESYS;
+	e = errno;
+	ops.close(fd);
+	errno = e;
+	return rc;
+}
+
+static int tmp_name(const char *path, char *tmp, size_t size, char *dir,
+		    size_t dirsize)
+{
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	unsigned char u[16];
+
+	if (fsutil_dirname(path, dir, dirsize))
+		return DEHBQ_ETOOBIG;
+	uuid_generate_random(u);
+	return fsutil_pathf(tmp, size, "%s/.%.64s.%ld.%02x%02x%02x%02x%02x%02x%02x%02x.tmp",
+			    dir, base, (long)getpid(), u[0], u[1], u[2], u[3],
+			    u[4], u[5], u[6], u[7]);
+}
+
+int atomicfile_write(const char *path, const void *buf, size_t len,
+		     mode_t mode, unsigned flags)
+{
+	char tmp[4096], dir[4096];
+	int fd, rc, e;
+
+	if (tmp_name(path, tmp, sizeof(tmp), dir, sizeof(dir))) {
+		errno = ENAMETOOLONG;
+		return DEHBQ_ETOOBIG;
+	}
+	fd = ops.open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+	if (fd < 0)
+		return DEHBQ_ESYS;
+	rc = ops_write_all(fd, buf, len);
+	if (!rc && !(flags & ATOMICFILE_NOSYNC))
+		rc = ops_fsync(fd);
+	if (ops.close(fd) < 0 && !rc)
+		rc = DEHBQ_ESYS; /* NFS reports write errors at close */
+	if (!rc && ops.rename(tmp, path) < 0)
+		rc = DEHBQ_ESYS;
+	if (rc) {
+		e = errno;
+		ops.unlink(tmp);
+		errno = e;
+		return rc;
+	}
+	if (!(flags & (ATOMICFILE_NOSYNC | ATOMICFILE_NODIRSYNC)))
+		return ops_fsync_dir(dir);
+	return DEHBQ_OK;
+}
+
+int atomicfile_move(const char *from, const char *to, unsigned flags)
+{
+	char fdir[4096], tdir[4096];
+	struct stat before, after;
+	int have_before, rc;
+
+	if (fsutil_dirname(from, fdir, sizeof(fdir)) ||
+	    fsutil_dirname(to, tdir, sizeof(tdir))) {
+		errno = ENAMETOOLONG;
+		return DEHBQ_ETOOBIG;
+	}
+	have_before = lstat(from, &before) == 0;
+	if (ops.rename(from, to) < 0) {
+		int e = errno;
+
+		/* NFS: a retransmitted RENAME may fail after succeeding. */
+		if (e == ENOENT && have_before && lstat(to, &after) == 0 &&
+		    after.st_ino == before.st_ino &&
+		    after.st_dev == before.st_dev && lstat(from, &after) < 0)
+			goto moved;
+		errno = e;
+		return e == ENOENT ? DEHBQ_ENOENT : DEHBQ_ESYS;
+	}
+moved:
+	if (flags & (ATOMICFILE_NOSYNC | ATOMICFILE_NODIRSYNC))
+		return DEHBQ_OK;
+	rc = ops_fsync_dir(tdir);
+	if (!rc && strcmp(fdir, tdir))
+		rc = ops_fsync_dir(fdir);
+	return rc;
+}

@@ -1,0 +1,50 @@
+/*
+ * fsutil.h - small, EINTR-safe filesystem helpers
+ *
+ * Error handling: each returns DEHBQ_OK or DEHBQ_ESYS with errno set (or
+ * the listed codes).  A failed call leaves no partial effect except where
+ * stated (fsutil_mkdir_p may have created some leading components).
+ *
+ * Ownership: fsutil_read_file() returns a malloc'ed, NUL-terminated buffer
+ * the caller frees.  Paths are borrowed.
+ */
+#ifndef DEHBQ_FSUTIL_H
+#define DEHBQ_FSUTIL_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Read exactly len bytes unless EOF comes first; *got = bytes read. */
+int fsutil_read_all(int fd, void *buf, size_t len, size_t *got);
+/* Write all len bytes, retrying EINTR and short writes. */
+int fsutil_write_all(int fd, const void *buf, size_t len);
+/* fsync(2) a directory so a rename or create inside it is durable. */
+int fsutil_fsync_dir(const char *dir);
+/* mkdir -p with mode; existing directories are fine. */
+int fsutil_mkdir_p(const char *path, mode_t mode);
+
+/*
+ * Read a whole file of at most cap bytes.  Opens with O_NOFOLLOW and
+ * O_NONBLOCK, so a symlink (ELOOP) or a FIFO never blocks or redirects the
+ * read; anything but a regular file is refused.
+ * Returns DEHBQ_OK, DEHBQ_ESYS (errno), DEHBQ_EINVAL (not a regular file;
+ * errno = EINVAL) or DEHBQ_ETOOBIG (larger than cap).
+ */
+int fsutil_read_file(const char *path, size_t cap, char **out, size_t *len);
+
+/* Copy the directory part of path into dir (dirsize bytes); "." if none. */
+int fsutil_dirname(const char *path, char *dir, size_t dirsize);
+
+/*
+ * snprintf into buf that fails instead of truncating: DEHBQ_ETOOBIG when
+ * the result would not fit.
+ */
+int fsutil_pathf(char *buf, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* 1 when name should be skipped by every directory scan: ".", "..",
+ * dotfiles (our temp files, editor swap files, NFS .nfsXXXX silly renames).
+ */
+int fsutil_skip_name(const char *name);
+
+#endif

@@ -1,0 +1,156 @@
+/*
+ * check_jsonfile.c - bounded JSON reads and file:line:col messages
+ */
+#include "err.h"
+#include "jsonfile.h"
+#include "testutil.h"
+
+#include <check.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int parse(const char *text, struct jsonfile **jf, char *err)
+{
+	return jsonfile_parse("t.json", text, strlen(text), jf, err);
+}
+
+static void expect_error(const char *text, const char *msg)
+{
+	struct jsonfile *jf;
+	char err[DEHBQ_ERRLEN];
+
+	ck_assert_int_eq(parse(text, &jf, err), DEHBQ_EINVAL);
+	ck_assert_ptr_null(jf);
+	ck_assert_msg(strstr(err, msg), "got '%s', want '%s'", err, msg);
+}
+
+START_TEST(test_jsonfile_syntax_errors_have_line_and_col)
+{
+	expect_error("{\n  \"a\": 1,\n  \"b\": tru\n}", "t.json:3:8: invalid JSON");
+	expect_error("{\"a\": NaN}", "t.json:1:7: invalid JSON near 'N'");
+	expect_error("{\"a\": Infinity}", "invalid JSON near 'I'");
+	expect_error("{\"a\": [1, 2,", "unexpected end of file");
+	expect_error("{\"a\": 1,}", "trailing comma?");
+	expect_error("{\"a\": 1} x", "t.json:1:10:");
+	expect_error("", "unexpected end of file");
+}
+END_TEST
+
+START_TEST(test_jsonfile_rejects_huge_numbers_and_duplicates)
+{
+	expect_error("{\n \"x\": 1e400}", "t.json:2:2: number out of range");
+	expect_error("[1, -1e999]", "t.json:1:5: number out of range");
+	expect_error("{\"a\": 1,\n \"a\": 2}", "t.json:2:2: duplicate key");
+}
+END_TEST
+
+START_TEST(test_jsonfile_deep_nesting_refused)
+{
+	char buf[4200];
+	int i;
+
+	for (i = 0; i < 2000; i++)
+		buf[i] = '[';
+	for (; i < 4000; i++)
+		buf[i] = ']';
+	buf[i] = 0;
+	expect_error(buf, "invalid JSON");
+}
+END_TEST
+
+START_TEST(test_jsonfile_getters_report_field_positions)
+{
+	struct jsonfile *jf;
+	char err[DEHBQ_ERRLEN];
+	const char *s = NULL;
+	int64_t n = 0;
+	double d = 0;
+	const char *text = "{\"format\": \"dehbq-x/1\",\n"
+			   "  \"name\": \"ok\",\n"
+			   "  \"count\": 2.5,\n"
+			   "  \"ratio\": 7,\n"
+			   "  \"tpyo\": 1}";
+	static const char *const keys[] = {"format", "name", "count", "ratio",
+					   NULL};
+
+	ck_assert_int_eq(parse(text, &jf, err), DEHBQ_OK);
+	ck_assert_int_eq(jsonfile_check_format(jf, "dehbq-x/1", err), 0);
+	ck_assert_int_eq(jsonfile_check_format(jf, "dehbq-y/1", err),
+			 DEHBQ_EINVAL);
+	ck_assert_str_eq(err, "t.json:1:2: field 'format': expected "
+			      "\"dehbq-y/1\"");
+	ck_assert_int_eq(jsonfile_get_string(jf, jsonfile_root(jf), "name",
+					     JSONFILE_REQUIRED, &s, err), 0);
+	ck_assert_str_eq(s, "ok");
+	ck_assert_int_eq(jsonfile_get_int(jf, jsonfile_root(jf), "count",
+					  JSONFILE_REQUIRED, 0, 10, &n, err),
+			 DEHBQ_EINVAL);
+	ck_assert_str_eq(err, "t.json:3:3: field 'count': expected an "
+			      "integer, found 2.5");
+	ck_assert_int_eq(jsonfile_get_number(jf, jsonfile_root(jf), "ratio",
+					     JSONFILE_REQUIRED, 0, 1, &d, err),
+			 DEHBQ_EINVAL);
+	ck_assert_msg(strstr(err, "t.json:4:3: field 'ratio': 7 is out of"),
+		      "%s", err);
+	ck_assert_int_eq(jsonfile_get_string(jf, jsonfile_root(jf), "missing",
+					     JSONFILE_REQUIRED, &s, err),
+			 DEHBQ_ENOENT);
+	ck_assert_msg(strstr(err, "missing required field 'missing'"), "%s",
+		      err);
+	ck_assert_int_eq(jsonfile_get_string(jf, jsonfile_root(jf), "missing",
+					     JSONFILE_OPTIONAL, &s, err), 0);
+	ck_assert_int_eq(jsonfile_get_string(jf, jsonfile_root(jf), "count",
+					     JSONFILE_REQUIRED, &s, err),
+			 DEHBQ_EINVAL);
+	ck_assert_msg(strstr(err, "expected a string, found number"), "%s",
+		      err);
+	ck_assert_int_eq(jsonfile_check_keys(jf, jsonfile_root(jf), keys, err),
+			 DEHBQ_EINVAL);
+	ck_assert_str_eq(err, "t.json:5:3: unknown field 'tpyo' (typo?)");
+	jsonfile_free(jf);
+}
+END_TEST
+
+START_TEST(test_jsonfile_load_refuses_symlink_fifo_and_big)
+{
+	struct jsonfile *jf;
+	char err[DEHBQ_ERRLEN];
+	const char *real = tu_path("real.json"), *link = tu_path("link.json");
+	const char *fifo = tu_path("fifo.json");
+
+	tu_write(real, "{\"a\": 1}");
+	ck_assert_int_eq(jsonfile_load(real, 100, &jf, err), DEHBQ_OK);
+	jsonfile_free(jf);
+	ck_assert_int_eq(symlink("/etc/passwd", link), 0);
+	ck_assert_int_eq(jsonfile_load(link, 100, &jf, err), DEHBQ_EINVAL);
+	ck_assert_msg(strstr(err, "symbolic link"), "%s", err);
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	ck_assert_int_eq(jsonfile_load(fifo, 100, &jf, err), DEHBQ_EINVAL);
+	ck_assert_msg(strstr(err, "not a regular file"), "%s", err);
+	ck_assert_int_eq(jsonfile_load(real, 4, &jf, err), DEHBQ_ETOOBIG);
+	ck_assert_msg(strstr(err, "larger than 4 bytes"), "%s", err);
+	ck_assert_int_eq(jsonfile_load(tu_path("none"), 4, &jf, err),
+			 DEHBQ_ESYS);
+	ck_assert_msg(strstr(err, "No such file"), "%s", err);
+}
+END_TEST
+
+Suite *jsonfile_suite(void)
+{
+	Suite *s = suite_create("jsonfile");
+	TCase *core = tcase_create("core");
+	TCase *errors = tcase_create("errors");
+	TCase *limits = tcase_create("limits");
+
+	tcase_add_checked_fixture(limits, tu_setup, tu_teardown);
+	tcase_add_test(core, test_jsonfile_getters_report_field_positions);
+	tcase_add_test(errors, test_jsonfile_syntax_errors_have_line_and_col);
+	tcase_add_test(errors, test_jsonfile_rejects_huge_numbers_and_duplicates);
+	tcase_add_test(limits, test_jsonfile_deep_nesting_refused);
+	tcase_add_test(limits, test_jsonfile_load_refuses_symlink_fifo_and_big);
+	suite_add_tcase(s, core);
+	suite_add_tcase(s, errors);
+	suite_add_tcase(s, limits);
+	return s;
+}
