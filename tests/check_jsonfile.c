@@ -30,10 +30,10 @@ START_TEST(test_jsonfile_syntax_errors_have_line_and_col)
 	expect_error("{\n  \"a\": 1,\n  \"b\": tru\n}", "t.json:3:8: invalid JSON");
 	expect_error("{\"a\": NaN}", "t.json:1:7: invalid JSON near 'N'");
 	expect_error("{\"a\": Infinity}", "invalid JSON near 'I'");
-	expect_error("{\"a\": [1, 2,", "unexpected end of file");
+	expect_error("{\"a\": [1, 2,", "unexpected end of input");
 	expect_error("{\"a\": 1,}", "trailing comma?");
 	expect_error("{\"a\": 1} x", "t.json:1:10:");
-	expect_error("", "unexpected end of file");
+	expect_error("", "unexpected end of input");
 }
 END_TEST
 

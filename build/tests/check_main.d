@@ -1,2 +1,0 @@
-build/tests/check_main.o: tests/check_main.c build/tests/suites.h
-build/tests/suites.h:
