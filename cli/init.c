@@ -1,0 +1,349 @@
+/*
+ * init.c - `dehbq validate FILE` and `dehbq init STUDY ...`
+ *
+ * init is where bad specs are caught: it validates the spec (or builds one
+ * from a space plus options), creates the study directory, and publishes
+ * study.json with link(2), which refuses to replace an existing file, so
+ * an existing study is never overwritten, not even by a racing init.
+ */
+#include "cli.h"
+
+#include "atomicfile.h"
+#include "err.h"
+#include "fsutil.h"
+#include "id.h"
+#include "jsonfile.h"
+#include "space.h"
+#include "spec.h"
+#include "study.h"
+#include "timeutil.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char validate_usage[] =
+	"usage: dehbq validate FILE\n"
+	"\n"
+	"Check a search space (dehbq-space/1 or ConfigSpace JSON) or a study\n"
+	"spec (dehbq-study/1).  Prints a summary and exits 0 when valid; prints\n"
+	"one error line (file:line:col: ...) and exits 100 when not.\n";
+
+int cli_validate(int argc, char **argv)
+{
+	char err[DEHBQ_ERRLEN];
+	struct jsonfile *jf;
+	const cJSON *fmt;
+	int rc;
+
+	if (cli_wants_help(argc, argv)) {
+		fputs(validate_usage, stdout);
+		return CLI_OK;
+	}
+	if (argc != 2) {
+		fputs(validate_usage, stderr);
+		return CLI_EINPUT;
+	}
+	if ((rc = jsonfile_load(argv[1], SPEC_CAP, &jf, err)))
+		return cli_fail("validate", cli_exit_code(rc), "%s", err);
+	fmt = cJSON_GetObjectItemCaseSensitive(jsonfile_root(jf), "format");
+	if (cJSON_IsString(fmt) && !strcmp(fmt->valuestring, SPEC_FORMAT)) {
+		struct spec s;
+
+		jsonfile_free(jf);
+		if ((rc = spec_load(argv[1], 1, &s, err)))
+			return cli_fail("validate", cli_exit_code(rc), "%s",
+					err);
+		printf("%s: valid study spec: %d parameters, fidelity %g..%g, "
+		       "eta %g, optimizer %s\n",
+		       argv[1], space_dim(s.space), s.min_fidelity,
+		       s.max_fidelity, s.eta, s.optimizer);
+		spec_release(&s);
+		return CLI_OK;
+	}
+	{
+		struct space *sp;
+
+		rc = space_from_json(jf, jsonfile_root(jf), &sp, err);
+		jsonfile_free(jf);
+		if (rc)
+			return cli_fail("validate", cli_exit_code(rc), "%s",
+					err);
+		printf("%s: valid search space: %d parameters\n", argv[1],
+		       space_dim(sp));
+		space_free(sp);
+	}
+	return CLI_OK;
+}
+
+static const char init_usage[] =
+	"usage: dehbq init STUDY --spec FILE\n"
+	"   or: dehbq init STUDY --space FILE --min-budget X --max-budget Y\n"
+	"                  [--eta E] [--fevals N] [--brackets N]\n"
+	"                  [--walltime SECS] [--total-cost C] [--seed S]\n"
+	"                  [--optimizer dehb|random|sh|hyperband|de]\n"
+	"                  [--name NAME] [--lease SECS] [--poll SECS]\n"
+	"                  [--max-attempts N]\n"
+	"\n"
+	"Create the study directory STUDY.  Options given with --spec override\n"
+	"the spec's values.  At least one termination option is required.\n"
+	"An existing study is never overwritten.\n";
+
+enum {
+	OPT_SPEC = 256, OPT_SPACE, OPT_MIN, OPT_MAX, OPT_ETA, OPT_FEVALS,
+	OPT_BRACKETS, OPT_WALLTIME, OPT_COST, OPT_SEED, OPT_OPTIMIZER,
+	OPT_NAME, OPT_LEASE, OPT_POLL, OPT_ATTEMPTS,
+};
+
+static const struct option init_opts[] = {
+	{"spec", required_argument, NULL, OPT_SPEC},
+	{"space", required_argument, NULL, OPT_SPACE},
+	{"min-budget", required_argument, NULL, OPT_MIN},
+	{"max-budget", required_argument, NULL, OPT_MAX},
+	{"eta", required_argument, NULL, OPT_ETA},
+	{"fevals", required_argument, NULL, OPT_FEVALS},
+	{"brackets", required_argument, NULL, OPT_BRACKETS},
+	{"walltime", required_argument, NULL, OPT_WALLTIME},
+	{"total-cost", required_argument, NULL, OPT_COST},
+	{"seed", required_argument, NULL, OPT_SEED},
+	{"optimizer", required_argument, NULL, OPT_OPTIMIZER},
+	{"name", required_argument, NULL, OPT_NAME},
+	{"lease", required_argument, NULL, OPT_LEASE},
+	{"poll", required_argument, NULL, OPT_POLL},
+	{"max-attempts", required_argument, NULL, OPT_ATTEMPTS},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+/* Option values, applied over the spec after it is loaded. */
+struct init_over {
+	const char *opt[OPT_ATTEMPTS + 1]; /* raw value per option, or NULL */
+};
+
+static int bad_opt(const char *name, const char *val, const char *want)
+{
+	cli_fail("init", CLI_EINPUT, "option '--%s': '%s' is not %s", name,
+		 val, want);
+	fputs(init_usage, stderr);
+	return CLI_EINPUT;
+}
+
+static int apply(struct spec *s, const struct init_over *o)
+{
+	const struct option *op;
+	int64_t iv;
+	double dv;
+
+	for (op = init_opts; op->name; op++) {
+		const char *v = op->val > 255 ? o->opt[op->val] : NULL;
+
+		if (!v)
+			continue;
+		switch (op->val) {
+		case OPT_MIN:
+		case OPT_MAX:
+		case OPT_ETA:
+		case OPT_WALLTIME:
+		case OPT_COST:
+		case OPT_LEASE:
+		case OPT_POLL:
+			if (cli_parse_double(v, &dv) || dv < 0)
+				return bad_opt(op->name, v,
+					       "a non-negative number");
+			if (op->val == OPT_MIN)
+				s->min_fidelity = dv;
+			else if (op->val == OPT_MAX)
+				s->max_fidelity = dv;
+			else if (op->val == OPT_ETA)
+				s->eta = dv;
+			else if (op->val == OPT_WALLTIME)
+				s->walltime = dv;
+			else if (op->val == OPT_COST)
+				s->total_cost = dv;
+			else if (op->val == OPT_LEASE)
+				s->lease = dv;
+			else
+				s->poll = dv;
+			break;
+		case OPT_FEVALS:
+		case OPT_BRACKETS:
+		case OPT_SEED:
+		case OPT_ATTEMPTS:
+			if (cli_parse_int(v, op->val == OPT_ATTEMPTS ? 1 : 0,
+					  op->val == OPT_SEED
+						  ? INT64_C(9007199254740992)
+						  : (int64_t)ID_TRIAL_MAX,
+					  &iv))
+				return bad_opt(op->name, v,
+					       "a non-negative integer");
+			if (op->val == OPT_FEVALS)
+				s->fevals = iv;
+			else if (op->val == OPT_BRACKETS)
+				s->brackets = iv;
+			else if (op->val == OPT_SEED)
+				s->seed = (uint64_t)iv;
+			else
+				s->max_attempts = (int)iv;
+			break;
+		case OPT_OPTIMIZER: {
+			int i;
+
+			for (i = 0; spec_optimizers[i]; i++)
+				if (!strcmp(v, spec_optimizers[i]))
+					break;
+			if (!spec_optimizers[i])
+				return bad_opt(op->name, v,
+					       "one of dehb, random, sh, "
+					       "hyperband, de");
+			snprintf(s->optimizer, sizeof(s->optimizer), "%s", v);
+			break;
+		}
+		case OPT_NAME:
+			if (strlen(v) >= sizeof(s->name))
+				return bad_opt(op->name, v,
+					       "at most 127 bytes long");
+			snprintf(s->name, sizeof(s->name), "%s", v);
+			break;
+		}
+	}
+	return CLI_OK;
+}
+
+/* Publish text as root/study.json without ever replacing one. */
+static int publish_study(const char *root, const char *text)
+{
+	char tmp[STUDY_PATH_MAX], dst[STUDY_PATH_MAX];
+	int rc;
+
+	if (study_path(tmp, sizeof(tmp), root, "state/study.json.new.%ld",
+		       (long)getpid()) ||
+	    study_path(dst, sizeof(dst), root, "study.json"))
+		return cli_fail("init", CLI_EINPUT, "'%s': path too long",
+				root);
+	if ((rc = atomicfile_write(tmp, text, strlen(text), 0666, 0)))
+		return cli_fail("init", CLI_ESYS,
+				"fatal: unable to write '%s': %s", tmp,
+				strerror(errno));
+	if (link(tmp, dst) < 0) {
+		int e = errno;
+
+		unlink(tmp);
+		if (e == EEXIST || access(dst, F_OK) == 0)
+			return cli_fail("init", CLI_EINPUT,
+					"'%s' already holds a study; nothing "
+					"was changed (use another directory)",
+					root);
+		return cli_fail("init", CLI_ESYS,
+				"fatal: unable to link '%s': %s", dst,
+				strerror(e));
+	}
+	unlink(tmp);
+	fsutil_fsync_dir(root);
+	return CLI_OK;
+}
+
+int cli_init(int argc, char **argv)
+{
+	char err[DEHBQ_ERRLEN], probe[STUDY_PATH_MAX];
+	struct init_over over;
+	const char *root, *specf = NULL, *spacef = NULL;
+	struct spec s;
+	char *text = NULL;
+	int c, rc;
+
+	memset(&over, 0, sizeof(over));
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", init_opts, NULL)) != -1) {
+		if (c == 'h') {
+			fputs(init_usage, stdout);
+			return CLI_OK;
+		}
+		if (c == '?' || c == ':') {
+			cli_fail("init", CLI_EINPUT, "unknown or incomplete "
+						     "option '%s'",
+				 argv[optind - 1]);
+			fputs(init_usage, stderr);
+			return CLI_EINPUT;
+		}
+		if (c == OPT_SPEC)
+			specf = optarg;
+		else if (c == OPT_SPACE)
+			spacef = optarg;
+		else
+			over.opt[c] = optarg;
+	}
+	if (optind != argc - 1 || (!specf && !spacef) || (specf && spacef)) {
+		cli_fail("init", CLI_EINPUT,
+			 "need STUDY and exactly one of --spec or --space");
+		fputs(init_usage, stderr);
+		return CLI_EINPUT;
+	}
+	root = argv[optind];
+	if (specf) {
+		if ((rc = spec_load(specf, 1, &s, err)))
+			return cli_fail("init", cli_exit_code(rc), "%s", err);
+		if (s.study[0]) {
+			spec_release(&s);
+			return cli_fail("init", CLI_EINPUT,
+					"%s: field 'study' is set; to copy a "
+					"study's settings, remove 'study' and "
+					"'created' first",
+					specf);
+		}
+	} else {
+		spec_defaults(&s);
+		if (!over.opt[OPT_MIN] || !over.opt[OPT_MAX]) {
+			cli_fail("init", CLI_EINPUT,
+				 "--space needs --min-budget and --max-budget");
+			fputs(init_usage, stderr);
+			return CLI_EINPUT;
+		}
+		if ((rc = space_load(spacef, &s.space, err)))
+			return cli_fail("init", cli_exit_code(rc), "%s", err);
+	}
+	if ((rc = apply(&s, &over)))
+		goto out;
+	if ((rc = spec_check(&s, specf ? specf : "options", err))) {
+		rc = cli_fail("init", cli_exit_code(rc), "%s", err);
+		goto out;
+	}
+	if (study_path(probe, sizeof(probe), root, "study.json")) {
+		rc = cli_fail("init", CLI_EINPUT, "'%s': path too long", root);
+		goto out;
+	}
+	if (access(probe, F_OK) == 0) {
+		rc = cli_fail("init", CLI_EINPUT,
+			      "'%s' already holds a study; nothing was changed "
+			      "(use another directory)",
+			      root);
+		goto out;
+	}
+	id_study_new(s.study);
+	s.created = timeutil_now();
+	if (spec_render(&s, &text)) {
+		rc = cli_fail("init", CLI_ESYS, "fatal: out of memory");
+		goto out;
+	}
+	if (study_create_dirs(root)) {
+		rc = cli_fail("init", CLI_ESYS,
+			      "fatal: unable to create study directory '%s': %s",
+			      root, strerror(errno));
+		goto out;
+	}
+	if ((rc = publish_study(root, text)))
+		goto out;
+	printf("created study %s in %s (%d parameters, optimizer %s)\n",
+	       s.study, root, space_dim(s.space), s.optimizer);
+	printf("next: dehbq-orchestrator %s &\n"
+	       "      dehbq-worker --study %s -- YOUR-TRAINER {config} "
+	       "{budget}\n",
+	       root, root);
+out:
+	free(text);
+	spec_release(&s);
+	return rc;
+}

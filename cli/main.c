@@ -1,0 +1,49 @@
+/*
+ * main.c - dehbq: the command users type
+ *
+ * Parses the subcommand and hands argv to it; every subcommand lives in
+ * its own cli/ file and returns the exit code (0, 100, 111).
+ */
+#include "cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char usage[] =
+	"usage: dehbq COMMAND [ARGS]\n"
+	"\n"
+	"commands:\n"
+	"  init STUDY ...      create a study (dehbq init --help)\n"
+	"  validate FILE       check a search space or study spec\n"
+	"\n"
+	"Every command takes --help.  Exit codes: 0 ok, 100 bad input,\n"
+	"111 system failure.\n";
+
+static const struct {
+	const char *name;               /* subcommand */
+	int (*run)(int argc, char **argv); /* its entry point */
+} commands[] = {
+	{"init", cli_init},
+	{"validate", cli_validate},
+};
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2) {
+		fputs(usage, stderr);
+		return CLI_EINPUT;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
+	    !strcmp(argv[1], "help")) {
+		fputs(usage, stdout);
+		return CLI_OK;
+	}
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "dehbq: unknown command '%s'\n", argv[1]);
+	fputs(usage, stderr);
+	return CLI_EINPUT;
+}

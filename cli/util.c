@@ -1,0 +1,83 @@
+/*
+ * util.c - helpers shared by the dehbq subcommands
+ */
+#include "cli.h"
+
+#include "err.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cli_fail(const char *cmd, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "dehbq %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return code;
+}
+
+int cli_exit_code(int e)
+{
+	switch (e) {
+	case DEHBQ_OK:
+		return CLI_OK;
+	case DEHBQ_ESYS:
+		/* A file the user named that is missing is their input. */
+		if (errno == ENOENT || errno == ENOTDIR || errno == EACCES ||
+		    errno == ELOOP || errno == EISDIR)
+			return CLI_EINPUT;
+		return CLI_ESYS;
+	case DEHBQ_ENOMEM:
+	case DEHBQ_EAGAIN:
+		return CLI_ESYS;
+	default:
+		return CLI_EINPUT;
+	}
+}
+
+int cli_parse_double(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (!*s || *end || errno || !isfinite(v))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int cli_parse_int(const char *s, int64_t min, int64_t max, int64_t *out)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (!*s || *end || errno || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int cli_wants_help(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			break;
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+			return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,85 @@
+/*
+ * result.h - the result file, "dehbq-result/1" (docs/protocol.md)
+ *
+ * Written once by the worker that ran the attempt (tmp + rename into
+ * results/), read by the orchestrator and the CLI.  Field rules:
+ *   - status "ok" has a finite "loss"; every other status has no loss
+ *     (the engine counts it as +inf).  NaN/Infinity cannot appear: they are
+ *     not JSON, and 1e400 is refused by jsonfile.
+ *   - cost is finite and >= 0 (the worker uses wall seconds when the
+ *     trainer reports none).
+ *   - info is any JSON object the trainer reported, at most 64 KiB printed.
+ *
+ * Ownership: result_parse() fills a struct result whose info and text
+ * fields are malloc'ed; result_release() frees them.  result_render()
+ * returns a malloc'ed string the caller frees.
+ */
+#ifndef DEHBQ_RESULT_H
+#define DEHBQ_RESULT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "id.h"
+
+#define RESULT_FORMAT "dehbq-result/1"
+#define RESULT_CAP (1u << 20)        /* file size cap */
+#define RESULT_INFO_CAP (64u << 10)  /* printed info cap */
+#define RESULT_TAIL_CAP 4096         /* stderr tail kept */
+
+enum result_status {
+	RESULT_OK = 0,  /* trainer reported a finite loss */
+	RESULT_FAILED,  /* non-zero exit, missing/invalid report, NaN loss */
+	RESULT_TIMEOUT, /* killed at --trial-timeout */
+	RESULT_CRASHED, /* trainer killed by a signal */
+};
+
+struct result {
+	char id[ID_TRIAL_LEN];         /* trial id */
+	char study[ID_STUDY_LEN];      /* study uuid */
+	int attempt;                   /* attempt that produced it, >= 1 */
+	enum result_status status;     /* outcome */
+	double loss;                   /* valid when status == RESULT_OK */
+	double cost;                   /* >= 0 */
+	char *info;                    /* printed JSON object, never NULL */
+	char worker[ID_WORKER_LEN];    /* worker id */
+	char host[ID_HOST_LEN];        /* worker host */
+	long pid;                      /* worker pid */
+	double started;                /* unix time trainer started */
+	double finished;               /* unix time it ended */
+	double wall_time;              /* seconds */
+	long max_rss_kb;               /* trainer peak RSS, -1 unknown */
+	int exit_code;                 /* -1 when killed by a signal */
+	int signal;                    /* 0 when it exited */
+	char slurm_job[32];            /* SLURM_JOB_ID or "" */
+	char slurm_array_job[32];      /* SLURM_ARRAY_JOB_ID or "" */
+	char slurm_array_task[16];     /* SLURM_ARRAY_TASK_ID or "" */
+	char *error;                   /* why it failed, "" when ok */
+	char *stderr_tail;             /* last stderr lines, "" if none */
+};
+
+const char *result_status_name(enum result_status s);
+int result_status_parse(const char *s, enum result_status *st);
+
+/* Zero r and set empty strings; call before filling one by hand. */
+int result_init(struct result *r);
+void result_release(struct result *r);
+
+/* Parse and validate; name is used in messages.  DEHBQ_EINVAL + err. */
+int result_parse(const char *name, const char *text, size_t len,
+		 struct result *r, char *err);
+int result_load(const char *path, struct result *r, char *err);
+
+/* Pretty-printed JSON with a trailing newline. */
+int result_render(const struct result *r, char **out);
+
+/*
+ * Validate a trainer's report {"loss": ..., "cost": ..., "info": {...}}
+ * (from $DEHBQ_RESULT or the last stdout line).  On success sets *loss,
+ * *cost (negative when absent) and *info (malloc'ed printed object, "{}"
+ * when absent).  A NaN-like or missing loss is DEHBQ_EINVAL with a reason.
+ */
+int result_parse_report(const char *name, const char *text, size_t len,
+			double *loss, double *cost, char **info, char *err);
+
+#endif

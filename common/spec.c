@@ -1,0 +1,456 @@
+/*
+ * spec.c - parse, validate and render the study spec
+ *
+ * Invariant: a struct spec that spec_parse() returned passes spec_check(),
+ * and rendering then parsing it gives the same values (doubles print with
+ * cJSON's round-trip %.17g).
+ */
+#include "spec.h"
+
+#include "err.h"
+#include "fsutil.h"
+#include "jsonfile.h"
+#include "space.h"
+#include "study.h"
+#include "timeutil.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const spec_optimizers[] = {"dehb", "random", "sh", "hyperband",
+				       "de", NULL};
+const char *const spec_mutations[] = {"rand1", "rand2", "best1",
+				      "currenttobest1", "randtobest1", NULL};
+const char *const spec_crossovers[] = {"bin", "exp", NULL};
+const char *const spec_boundaries[] = {"random", "clip", NULL};
+
+void spec_defaults(struct spec *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->eta = 3;
+	snprintf(s->optimizer, sizeof(s->optimizer), "dehb");
+	snprintf(s->mutation, sizeof(s->mutation), "rand1");
+	snprintf(s->crossover, sizeof(s->crossover), "bin");
+	snprintf(s->boundary, sizeof(s->boundary), "random");
+	s->mutation_factor = 0.5;
+	s->crossover_prob = 0.5;
+	s->de_pop_size = 20;
+	s->lease = 60;
+	s->poll = 1;
+	s->max_attempts = 3;
+	s->prefetch = 1;
+	s->drain = 1;
+}
+
+void spec_release(struct spec *s)
+{
+	space_free(s->space);
+	s->space = NULL;
+}
+
+static int one_of(const char *v, const char *const *list)
+{
+	for (; *list; list++)
+		if (!strcmp(v, *list))
+			return 1;
+	return 0;
+}
+
+static int get_choice(const struct jsonfile *jf, const cJSON *obj,
+		      const char *key, const char *const *list, char *dst,
+		      size_t size, char *err)
+{
+	const char *v = NULL;
+	char names[256] = "";
+	int rc = jsonfile_get_string(jf, obj, key, JSONFILE_OPTIONAL, &v, err);
+	size_t i;
+
+	if (rc || !v)
+		return rc;
+	if (one_of(v, list) && strlen(v) < size) {
+		memcpy(dst, v, strlen(v) + 1);
+		return DEHBQ_OK;
+	}
+	for (i = 0; list[i]; i++) {
+		size_t n = strlen(names);
+
+		snprintf(names + n, sizeof(names) - n, "%s%s", i ? ", " : "",
+			 list[i]);
+	}
+	return jsonfile_errf(jf, cJSON_GetObjectItemCaseSensitive(obj, key),
+			     err, "field '%s': unknown value '%s' (use one of: %s)",
+			     key, v, names);
+}
+
+static int get_intf(const struct jsonfile *jf, const cJSON *obj,
+		    const char *key, int64_t min, int64_t max, int *dst,
+		    char *err)
+{
+	int64_t v = *dst;
+	int rc = jsonfile_get_int(jf, obj, key, JSONFILE_OPTIONAL, min, max, &v,
+				  err);
+
+	if (!rc)
+		*dst = (int)v;
+	return rc;
+}
+
+static int parse_space(const struct jsonfile *jf, const cJSON *root,
+		       int allow_path, struct spec *s, char *err)
+{
+	const cJSON *sp = cJSON_GetObjectItemCaseSensitive(root, "space");
+	char dir[STUDY_PATH_BUF], path[STUDY_PATH_BUF];
+
+	if (!sp)
+		return jsonfile_errf(jf, root, err,
+				     "missing required field 'space' (an "
+				     "object, or a path to a space file)");
+	if (cJSON_IsString(sp)) {
+		if (!allow_path)
+			return jsonfile_errf(jf, sp, err,
+					     "field 'space': must be embedded "
+					     "here, not a path");
+		if (sp->valuestring[0] == '/') {
+			if (fsutil_pathf(path, sizeof(path), "%s",
+					 sp->valuestring))
+				return jsonfile_errf(jf, sp, err,
+						     "field 'space': path too "
+						     "long");
+		} else if (fsutil_dirname(jsonfile_name(jf), dir, sizeof(dir)) ||
+			   fsutil_pathf(path, sizeof(path), "%s/%s", dir,
+					sp->valuestring)) {
+			return jsonfile_errf(jf, sp, err,
+					     "field 'space': path too long");
+		}
+		return space_load(path, &s->space, err);
+	}
+	if (!cJSON_IsObject(sp))
+		return jsonfile_errf(jf, sp, err,
+				     "field 'space': expected an object or a "
+				     "path, found %s",
+				     jsonfile_type_name(sp));
+	return space_from_json(jf, sp, &s->space, err);
+}
+
+static const char *const root_keys[] = {
+	"format", "study", "name", "created", "space", "fidelity",
+	"optimizer", "seed", "termination", "runtime", NULL,
+};
+static const char *const fid_keys[] = {"min", "max", "eta", NULL};
+static const char *const opt_keys[] = {
+	"name", "mutation", "crossover", "boundary", "mutation_factor",
+	"crossover_prob", "max_active_brackets", "de_pop_size", NULL,
+};
+static const char *const term_keys[] = {"fevals", "brackets", "walltime",
+					"total_cost", NULL};
+static const char *const run_keys[] = {"lease", "poll", "max_attempts",
+				       "prefetch", "max_inflight", "drain",
+				       NULL};
+
+static int parse_fields(const struct jsonfile *jf, int allow_path,
+			struct spec *s, char *err)
+{
+	const cJSON *root = jsonfile_root(jf), *o = NULL, *it;
+	const char *str = NULL;
+	int64_t v;
+	int rc;
+
+	if ((rc = jsonfile_check_format(jf, SPEC_FORMAT, err)) ||
+	    (rc = jsonfile_check_keys(jf, root, root_keys, err)))
+		return rc;
+	if ((rc = jsonfile_get_string(jf, root, "study", JSONFILE_OPTIONAL,
+				      &str, err)))
+		return rc;
+	if (str) {
+		if (!id_is_study(str))
+			return jsonfile_errf(jf, cJSON_GetObjectItemCaseSensitive(root, "study"),
+					     err,
+					     "field 'study': expected a "
+					     "lowercase UUID");
+		memcpy(s->study, str, ID_STUDY_LEN);
+	}
+	str = NULL;
+	if ((rc = jsonfile_get_string(jf, root, "name", JSONFILE_OPTIONAL, &str,
+				      err)))
+		return rc;
+	if (str) {
+		if (strlen(str) >= sizeof(s->name))
+			return jsonfile_errf(jf, cJSON_GetObjectItemCaseSensitive(root, "name"),
+					     err, "field 'name': longer than "
+						  "127 bytes");
+		memcpy(s->name, str, strlen(str) + 1);
+	}
+	str = NULL;
+	if ((rc = jsonfile_get_string(jf, root, "created", JSONFILE_OPTIONAL,
+				      &str, err)))
+		return rc;
+	if (str && timeutil_parse_iso(str, &s->created))
+		return jsonfile_errf(jf, cJSON_GetObjectItemCaseSensitive(root, "created"),
+				     err, "field 'created': expected a UTC "
+					  "time like 2026-01-31T12:00:00.000Z");
+
+	/* fidelity */
+	if ((rc = jsonfile_get_object(jf, root, "fidelity", JSONFILE_REQUIRED,
+				      &o, err)) ||
+	    (rc = jsonfile_check_keys(jf, o, fid_keys, err)) ||
+	    (rc = jsonfile_get_number(jf, o, "min", JSONFILE_REQUIRED, 1e-300,
+				      1e300, &s->min_fidelity, err)) ||
+	    (rc = jsonfile_get_number(jf, o, "max", JSONFILE_REQUIRED, 1e-300,
+				      1e300, &s->max_fidelity, err)) ||
+	    (rc = jsonfile_get_number(jf, o, "eta", JSONFILE_OPTIONAL, 1.0001,
+				      1e6, &s->eta, err)))
+		return rc == DEHBQ_ENOENT ? DEHBQ_EINVAL : rc;
+	if (s->min_fidelity >= s->max_fidelity)
+		return jsonfile_errf(jf, cJSON_GetObjectItemCaseSensitive(o, "max"),
+				     err,
+				     "fidelity: 'min' (%g) must be < 'max' (%g)",
+				     s->min_fidelity, s->max_fidelity);
+
+	/* optimizer */
+	o = NULL;
+	if ((rc = jsonfile_get_object(jf, root, "optimizer", JSONFILE_OPTIONAL,
+				      &o, err)))
+		return rc;
+	if (o && ((rc = jsonfile_check_keys(jf, o, opt_keys, err)) ||
+		  (rc = get_choice(jf, o, "name", spec_optimizers, s->optimizer,
+				   sizeof(s->optimizer), err)) ||
+		  (rc = get_choice(jf, o, "mutation", spec_mutations,
+				   s->mutation, sizeof(s->mutation), err)) ||
+		  (rc = get_choice(jf, o, "crossover", spec_crossovers,
+				   s->crossover, sizeof(s->crossover), err)) ||
+		  (rc = get_choice(jf, o, "boundary", spec_boundaries,
+				   s->boundary, sizeof(s->boundary), err)) ||
+		  (rc = jsonfile_get_number(jf, o, "mutation_factor",
+					    JSONFILE_OPTIONAL, 1e-9, 2,
+					    &s->mutation_factor, err)) ||
+		  (rc = jsonfile_get_number(jf, o, "crossover_prob",
+					    JSONFILE_OPTIONAL, 0, 1,
+					    &s->crossover_prob, err)) ||
+		  (rc = get_intf(jf, o, "max_active_brackets", 0, 1000000,
+				 &s->max_active_brackets, err)) ||
+		  (rc = get_intf(jf, o, "de_pop_size", 4, 100000,
+				 &s->de_pop_size, err))))
+		return rc;
+
+	v = (int64_t)s->seed;
+	if ((rc = jsonfile_get_int(jf, root, "seed", JSONFILE_OPTIONAL, 0,
+				   INT64_C(9007199254740992), &v, err)))
+		return rc;
+	s->seed = (uint64_t)v;
+
+	o = NULL;
+	if ((rc = jsonfile_get_object(jf, root, "termination",
+				      JSONFILE_REQUIRED, &o, err)))
+		return rc == DEHBQ_ENOENT ? DEHBQ_EINVAL : rc;
+	if ((rc = jsonfile_check_keys(jf, o, term_keys, err)) ||
+	    (rc = jsonfile_get_int(jf, o, "fevals", JSONFILE_OPTIONAL, 0,
+				   (int64_t)ID_TRIAL_MAX, &s->fevals, err)) ||
+	    (rc = jsonfile_get_int(jf, o, "brackets", JSONFILE_OPTIONAL, 0,
+				   10000000, &s->brackets, err)) ||
+	    (rc = jsonfile_get_number(jf, o, "walltime", JSONFILE_OPTIONAL, 0,
+				      1e9, &s->walltime, err)) ||
+	    (rc = jsonfile_get_number(jf, o, "total_cost", JSONFILE_OPTIONAL, 0,
+				      1e300, &s->total_cost, err)))
+		return rc;
+
+	o = NULL;
+	if ((rc = jsonfile_get_object(jf, root, "runtime", JSONFILE_OPTIONAL,
+				      &o, err)))
+		return rc;
+	if (o && ((rc = jsonfile_check_keys(jf, o, run_keys, err)) ||
+		  (rc = jsonfile_get_number(jf, o, "lease", JSONFILE_OPTIONAL,
+					    1, 86400 * 7, &s->lease, err)) ||
+		  (rc = jsonfile_get_number(jf, o, "poll", JSONFILE_OPTIONAL,
+					    0.01, 3600, &s->poll, err)) ||
+		  (rc = get_intf(jf, o, "max_attempts", 1, 1000,
+				 &s->max_attempts, err)) ||
+		  (rc = get_intf(jf, o, "prefetch", 0, 100000, &s->prefetch,
+				 err)) ||
+		  (rc = get_intf(jf, o, "max_inflight", 0, 1000000,
+				 &s->max_inflight, err)) ||
+		  (rc = jsonfile_get_bool(jf, o, "drain", JSONFILE_OPTIONAL,
+					  &s->drain, err))))
+		return rc;
+	if (o && (it = cJSON_GetObjectItemCaseSensitive(o, "poll")) &&
+	    s->poll * 2 > s->lease)
+		return jsonfile_errf(jf, it, err,
+				     "runtime: 'poll' (%g s) must be at most "
+				     "half of 'lease' (%g s)",
+				     s->poll, s->lease);
+	if ((rc = parse_space(jf, root, allow_path, s, err)))
+		return rc;
+	return spec_check(s, jsonfile_name(jf), err);
+}
+
+int spec_check(const struct spec *s, const char *name, char *err)
+{
+	double x;
+	int levels;
+
+	if (s->min_fidelity <= 0 || s->max_fidelity <= s->min_fidelity)
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "%s: fidelity: 'min' (%g) must be > 0 and < "
+				  "'max' (%g)",
+				  name, s->min_fidelity, s->max_fidelity);
+	if (!(s->eta > 1))
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "%s: fidelity: 'eta' (%g) must be > 1", name,
+				  s->eta);
+	/* Levels as the engine counts them (largest s with max*eta^-s >=
+	 * min*(1-1e-9)); the rung is part of pending file names. */
+	for (levels = 1, x = s->max_fidelity / s->eta;
+	     x >= s->min_fidelity * (1 - 1e-9) && levels <= SPEC_MAX_LEVELS;
+	     x /= s->eta)
+		levels++;
+	if (levels > SPEC_MAX_LEVELS)
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "%s: fidelity: max/min = %g gives more than "
+				  "%d levels with eta %g; raise 'eta' or 'min'",
+				  name, s->max_fidelity / s->min_fidelity,
+				  SPEC_MAX_LEVELS, s->eta);
+	if (!s->fevals && !s->brackets && !s->walltime && !s->total_cost)
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "%s: termination: set at least one of "
+				  "'fevals', 'brackets', 'walltime', "
+				  "'total_cost'",
+				  name);
+	if (s->poll * 2 > s->lease)
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "%s: runtime: 'poll' (%g s) must be at most "
+				  "half of 'lease' (%g s)",
+				  name, s->poll, s->lease);
+	if (!s->space)
+		return dehbq_errf(err, DEHBQ_EINVAL, "%s: no search space",
+				  name);
+	return DEHBQ_OK;
+}
+
+int spec_parse(const char *name, const char *text, size_t len,
+	       int allow_space_path, struct spec *s, char *err)
+{
+	struct jsonfile *jf;
+	int rc;
+
+	spec_defaults(s);
+	if ((rc = jsonfile_parse(name, text, len, &jf, err)))
+		return rc;
+	rc = parse_fields(jf, allow_space_path, s, err);
+	jsonfile_free(jf);
+	if (rc == DEHBQ_ENOENT)
+		rc = DEHBQ_EINVAL;
+	if (rc)
+		spec_release(s);
+	return rc;
+}
+
+int spec_load(const char *path, int allow_space_path, struct spec *s,
+	      char *err)
+{
+	struct jsonfile *jf;
+	int rc;
+
+	spec_defaults(s);
+	if ((rc = jsonfile_load(path, SPEC_CAP, &jf, err)))
+		return rc;
+	rc = parse_fields(jf, allow_space_path, s, err);
+	jsonfile_free(jf);
+	if (rc == DEHBQ_ENOENT)
+		rc = DEHBQ_EINVAL;
+	if (rc)
+		spec_release(s);
+	return rc;
+}
+
+int spec_load_study(const char *root, struct spec *s, char *err)
+{
+	char path[STUDY_PATH_BUF];
+	int rc;
+
+	if (fsutil_pathf(path, sizeof(path), "%s/study.json", root))
+		return dehbq_errf(err, DEHBQ_ETOOBIG, "%s: path too long",
+				  root);
+	if ((rc = spec_load(path, 0, s, err)))
+		return rc;
+	if (!s->study[0]) {
+		spec_release(s);
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "%s: missing field 'study' (was this file "
+				  "written by dehbq init?)",
+				  path);
+	}
+	return DEHBQ_OK;
+}
+
+int spec_render(const struct spec *s, char **out)
+{
+	char created[TIMEUTIL_ISO_LEN];
+	cJSON *o = cJSON_CreateObject(), *f, *opt, *t, *r, *sp;
+	char *txt = NULL;
+	int bad = !o;
+
+	*out = NULL;
+	if (!o)
+		return DEHBQ_ENOMEM;
+	timeutil_iso(s->created, created);
+	bad |= !cJSON_AddStringToObject(o, "format", SPEC_FORMAT);
+	if (s->study[0])
+		bad |= !cJSON_AddStringToObject(o, "study", s->study);
+	if (s->name[0])
+		bad |= !cJSON_AddStringToObject(o, "name", s->name);
+	if (s->created > 0)
+		bad |= !cJSON_AddStringToObject(o, "created", created);
+	bad |= !(f = cJSON_AddObjectToObject(o, "fidelity"));
+	if (!bad)
+		bad |= !cJSON_AddNumberToObject(f, "min", s->min_fidelity) |
+		       !cJSON_AddNumberToObject(f, "max", s->max_fidelity) |
+		       !cJSON_AddNumberToObject(f, "eta", s->eta);
+	bad |= !(opt = cJSON_AddObjectToObject(o, "optimizer"));
+	if (!bad)
+		bad |= !cJSON_AddStringToObject(opt, "name", s->optimizer) |
+		       !cJSON_AddStringToObject(opt, "mutation", s->mutation) |
+		       !cJSON_AddStringToObject(opt, "crossover", s->crossover) |
+		       !cJSON_AddStringToObject(opt, "boundary", s->boundary) |
+		       !cJSON_AddNumberToObject(opt, "mutation_factor",
+						s->mutation_factor) |
+		       !cJSON_AddNumberToObject(opt, "crossover_prob",
+						s->crossover_prob) |
+		       !cJSON_AddNumberToObject(opt, "max_active_brackets",
+						s->max_active_brackets) |
+		       !cJSON_AddNumberToObject(opt, "de_pop_size",
+						s->de_pop_size);
+	bad |= !cJSON_AddNumberToObject(o, "seed", (double)s->seed);
+	bad |= !(t = cJSON_AddObjectToObject(o, "termination"));
+	if (!bad)
+		bad |= !cJSON_AddNumberToObject(t, "fevals", (double)s->fevals) |
+		       !cJSON_AddNumberToObject(t, "brackets",
+						(double)s->brackets) |
+		       !cJSON_AddNumberToObject(t, "walltime", s->walltime) |
+		       !cJSON_AddNumberToObject(t, "total_cost", s->total_cost);
+	bad |= !(r = cJSON_AddObjectToObject(o, "runtime"));
+	if (!bad)
+		bad |= !cJSON_AddNumberToObject(r, "lease", s->lease) |
+		       !cJSON_AddNumberToObject(r, "poll", s->poll) |
+		       !cJSON_AddNumberToObject(r, "max_attempts",
+						s->max_attempts) |
+		       !cJSON_AddNumberToObject(r, "prefetch", s->prefetch) |
+		       !cJSON_AddNumberToObject(r, "max_inflight",
+						s->max_inflight) |
+		       !cJSON_AddBoolToObject(r, "drain", s->drain);
+	sp = s->space ? space_to_json(s->space) : NULL;
+	if (!sp || !cJSON_AddItemToObject(o, "space", sp)) {
+		cJSON_Delete(sp);
+		bad = 1;
+	}
+	if (!bad)
+		txt = cJSON_Print(o);
+	cJSON_Delete(o);
+	if (!txt)
+		return DEHBQ_ENOMEM;
+	*out = malloc(strlen(txt) + 2);
+	if (*out)
+		snprintf(*out, strlen(txt) + 2, "%s\n", txt);
+	cJSON_free(txt);
+	return *out ? DEHBQ_OK : DEHBQ_ENOMEM;
+}

@@ -1,0 +1,88 @@
+/*
+ * spec.h - the study spec, "dehbq-study/1" (docs/protocol.md)
+ *
+ * A user writes a spec (or `dehbq init` builds one from options); init
+ * validates it, embeds the search space, fills in every default, adds the
+ * study id and creation time, and writes STUDY/study.json.  That file is
+ * never rewritten afterwards: the orchestrator and every worker read it.
+ *
+ * The optimiser names are kept as validated strings so common/ does not
+ * depend on the engine; a unit test checks they match the engine's lists.
+ *
+ * Ownership: spec_load()/spec_parse() fill a struct spec that owns its
+ * space; spec_release() frees it.  spec_render() returns malloc'ed text.
+ */
+#ifndef DEHBQ_SPEC_H
+#define DEHBQ_SPEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "id.h"
+
+struct space;
+
+#define SPEC_FORMAT "dehbq-study/1"
+#define SPEC_CAP (8u << 20)
+#define SPEC_NAME_MAX 128
+#define SPEC_MAX_LEVELS 64
+
+struct spec {
+	char study[ID_STUDY_LEN]; /* uuid; "" until init assigns one */
+	char name[SPEC_NAME_MAX]; /* free-form label */
+	double created;           /* unix time of init; 0 until then */
+	struct space *space;      /* owned */
+	double min_fidelity;      /* > 0 */
+	double max_fidelity;      /* > min_fidelity */
+	double eta;               /* > 1 */
+	char optimizer[16];       /* dehb | random | sh | hyperband | de */
+	char mutation[16];        /* rand1 | rand2 | best1 | ... */
+	char crossover[8];        /* bin | exp */
+	char boundary[8];         /* random | clip */
+	double mutation_factor;   /* F in (0, 2] */
+	double crossover_prob;    /* CR in [0, 1] */
+	int max_active_brackets;  /* 0 = unlimited */
+	int de_pop_size;          /* DE baseline population, >= 4 */
+	uint64_t seed;            /* 0 .. 2^53 */
+	int64_t fevals;           /* termination; 0 = not used */
+	int64_t brackets;         /* termination; 0 = not used */
+	double walltime;          /* seconds; 0 = not used */
+	double total_cost;        /* sum of costs; 0 = not used */
+	double lease;             /* seconds without heartbeat before requeue */
+	double poll;              /* orchestrator rescan period, seconds */
+	int max_attempts;         /* attempts before a trial is failed */
+	int prefetch;             /* pending trials beyond idle workers */
+	int max_inflight;         /* cap on trials in flight; 0 = none */
+	int drain;                /* 1: finish in-flight trials at the end */
+};
+
+/* Defaults for every optional field (space NULL, no termination). */
+void spec_defaults(struct spec *s);
+void spec_release(struct spec *s);
+
+/*
+ * Parse a spec.  A "space" given as a string is a path, relative to the
+ * directory of `name` (only allowed when allow_space_path is set, i.e. for
+ * user files; study.json must embed it).  DEHBQ_EINVAL/EUNSUP + err.
+ */
+int spec_parse(const char *name, const char *text, size_t len,
+	       int allow_space_path, struct spec *s, char *err);
+int spec_load(const char *path, int allow_space_path, struct spec *s,
+	      char *err);
+/* Load STUDY/study.json, which must carry a study id. */
+int spec_load_study(const char *root, struct spec *s, char *err);
+
+/* Cross-field checks (termination present, level count); err names the
+ * field.  spec_parse() calls it; init calls it again after options. */
+int spec_check(const struct spec *s, const char *name, char *err);
+
+/* Full study.json text (all fields, space embedded), trailing newline. */
+int spec_render(const struct spec *s, char **out);
+
+/* Accepted names, NULL-terminated (for the engine cross-check test). */
+extern const char *const spec_optimizers[];
+extern const char *const spec_mutations[];
+extern const char *const spec_crossovers[];
+extern const char *const spec_boundaries[];
+
+#endif

@@ -1,0 +1,210 @@
+/*
+ * study.c - study directory layout and the exact grammar of its file names
+ *
+ * Names carry only routing facts (id, rung priority, claimant, attempt);
+ * everything else lives in the JSON inside.  The grammar is strict: a name
+ * that does not parse is not ours and is quarantined by whoever scans it.
+ */
+#include "study.h"
+
+#include "err.h"
+#include "fsutil.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+const char *const study_dirs[] = {
+	"staging", "pending", "claimed", "results", "archive", "quarantine",
+	"state", "state/requests", "workers", "logs", "work", NULL,
+};
+
+int study_create_dirs(const char *root)
+{
+	char p[STUDY_PATH_MAX];
+	int i, rc;
+
+	if ((rc = fsutil_mkdir_p(root, 0777)))
+		return rc;
+	for (i = 0; study_dirs[i]; i++) {
+		if (study_path(p, sizeof(p), root, "%s", study_dirs[i]))
+			return DEHBQ_ETOOBIG;
+		if (mkdir(p, 0777) < 0 && errno != EEXIST)
+			return DEHBQ_ESYS;
+	}
+	return fsutil_fsync_dir(root);
+}
+
+int study_path(char *buf, size_t size, const char *root, const char *fmt, ...)
+{
+	char rel[STUDY_PATH_MAX];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(rel, sizeof(rel), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(rel))
+		return DEHBQ_ETOOBIG;
+	return fsutil_pathf(buf, size, "%s/%s", root, rel);
+}
+
+unsigned study_shard(uint64_t id)
+{
+	return (unsigned)(id / 10000);
+}
+
+/* Parse exactly n decimal digits at s into *v. */
+static int digits(const char *s, int n, uint64_t *v)
+{
+	uint64_t x = 0;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		x = x * 10 + (uint64_t)(s[i] - '0');
+	}
+	*v = x;
+	return 0;
+}
+
+static int ends_with_json(const char *name, size_t *stem)
+{
+	size_t n = strlen(name);
+
+	if (n < 6 || strcmp(name + n - 5, ".json"))
+		return 0;
+	*stem = n - 5;
+	return 1;
+}
+
+int study_pending_name(char *buf, size_t size, int rung, uint64_t id)
+{
+	if (rung < 0 || rung > STUDY_MAX_RUNG || id > ID_TRIAL_MAX)
+		return DEHBQ_ETOOBIG;
+	return fsutil_pathf(buf, size, "%02d-%08llu.json", STUDY_MAX_RUNG - rung,
+			    (unsigned long long)id);
+}
+
+int study_parse_pending(const char *name, int *rung, uint64_t *id)
+{
+	uint64_t p;
+	size_t stem;
+
+	if (!ends_with_json(name, &stem) || stem != 11 || name[2] != '-' ||
+	    digits(name, 2, &p) || digits(name + 3, 8, id))
+		return DEHBQ_EINVAL;
+	*rung = STUDY_MAX_RUNG - (int)p;
+	return DEHBQ_OK;
+}
+
+int study_claim_name(char *buf, size_t size, const struct study_claim *c)
+{
+	if (c->id > ID_TRIAL_MAX || !id_is_host(c->host) ||
+	    !id_is_worker(c->worker) || c->pid <= 0)
+		return DEHBQ_EINVAL;
+	return fsutil_pathf(buf, size, "%08llu@%s.%ld.%s.json",
+			    (unsigned long long)c->id, c->host, c->pid,
+			    c->worker);
+}
+
+/* Parse "HOST.PID.WID" of exactly len bytes. */
+static int parse_hpw(const char *s, size_t len, char *host, long *pid,
+		     char *worker)
+{
+	char buf[STUDY_NAME_MAX], *dot1, *dot2, *end;
+	long v;
+
+	if (len >= sizeof(buf))
+		return DEHBQ_EINVAL;
+	memcpy(buf, s, len);
+	buf[len] = 0;
+	dot2 = strrchr(buf, '.');
+	if (!dot2)
+		return DEHBQ_EINVAL;
+	*dot2 = 0;
+	dot1 = strrchr(buf, '.');
+	if (!dot1)
+		return DEHBQ_EINVAL;
+	*dot1 = 0;
+	if (!id_is_host(buf) || !id_is_worker(dot2 + 1))
+		return DEHBQ_EINVAL;
+	if (dot1[1] < '1' || dot1[1] > '9')
+		return DEHBQ_EINVAL;
+	errno = 0;
+	v = strtol(dot1 + 1, &end, 10);
+	if (errno || *end || v <= 0)
+		return DEHBQ_EINVAL;
+	memcpy(host, buf, strlen(buf) + 1);
+	memcpy(worker, dot2 + 1, ID_WORKER_LEN);
+	*pid = v;
+	return DEHBQ_OK;
+}
+
+int study_parse_claim(const char *name, struct study_claim *c)
+{
+	size_t stem;
+
+	if (!ends_with_json(name, &stem) || stem < 10 || name[8] != '@' ||
+	    digits(name, 8, &c->id))
+		return DEHBQ_EINVAL;
+	return parse_hpw(name + 9, stem - 9, c->host, &c->pid, c->worker);
+}
+
+int study_result_name(char *buf, size_t size, uint64_t id, int attempt,
+		      const char *worker)
+{
+	if (id > ID_TRIAL_MAX || attempt < 1 || !id_is_worker(worker))
+		return DEHBQ_EINVAL;
+	return fsutil_pathf(buf, size, "%08llu.a%d.%s.json",
+			    (unsigned long long)id, attempt, worker);
+}
+
+int study_parse_result(const char *name, uint64_t *id, int *attempt,
+		       char worker[ID_WORKER_LEN])
+{
+	char buf[STUDY_NAME_MAX], *dot, *end;
+	size_t stem;
+	long a;
+
+	if (!ends_with_json(name, &stem) || stem >= sizeof(buf) || stem < 24 ||
+	    digits(name, 8, id) || name[8] != '.' || name[9] != 'a')
+		return DEHBQ_EINVAL;
+	memcpy(buf, name, stem);
+	buf[stem] = 0;
+	dot = strrchr(buf, '.');
+	if (!dot || dot == buf + 8 || !id_is_worker(dot + 1))
+		return DEHBQ_EINVAL;
+	*dot = 0;
+	if (buf[10] < '1' || buf[10] > '9')
+		return DEHBQ_EINVAL;
+	errno = 0;
+	a = strtol(buf + 10, &end, 10);
+	if (errno || *end || a < 1 || a > 1000000)
+		return DEHBQ_EINVAL;
+	*attempt = (int)a;
+	memcpy(worker, dot + 1, ID_WORKER_LEN);
+	return DEHBQ_OK;
+}
+
+int study_worker_name(char *buf, size_t size, const char *host, long pid,
+		      const char *worker)
+{
+	if (!id_is_host(host) || !id_is_worker(worker) || pid <= 0)
+		return DEHBQ_EINVAL;
+	return fsutil_pathf(buf, size, "%s.%ld.%s.json", host, pid, worker);
+}
+
+int study_parse_worker(const char *name, char host[ID_HOST_LEN], long *pid,
+		       char worker[ID_WORKER_LEN])
+{
+	size_t stem;
+
+	if (!ends_with_json(name, &stem))
+		return DEHBQ_EINVAL;
+	return parse_hpw(name, stem, host, pid, worker);
+}

@@ -1,0 +1,76 @@
+/*
+ * study.h - the study directory: layout and file names (docs/protocol.md)
+ *
+ *   STUDY/study.json          the spec, written once by `dehbq init`
+ *   STUDY/staging/            trials recorded in a snapshot, not yet public
+ *   STUDY/pending/            published trials: PP-IIIIIIII.json
+ *   STUDY/claimed/            IIIIIIII@HOST.PID.WID.json (mtime = heartbeat)
+ *   STUDY/results/            IIIIIIII.aN.WID.json
+ *   STUDY/archive/SSSS/       ingested IIIIIIII.trial.json + .result.json
+ *   STUDY/quarantine/         refused files + NAME.reason
+ *   STUDY/state/              snapshot-EEEEEE-GGGGGGGGGG.json, lease.json,
+ *                             status.json, requests/
+ *   STUDY/workers/            HOST.PID.WID.json (mtime = heartbeat)
+ *   STUDY/logs/SSSS/          IIIIIIII.aN.{out,err}
+ *   STUDY/work/SSSS/IIIIIIII/ per-trial working directories
+ *   STUDY/FINISHED            written when the study is complete
+ *
+ * PP = 99 - rung, so an ascending listing of pending/ puts higher rungs
+ * first; IIIIIIII = trial id (8 digits); SSSS = id / 10000 (4 digits), so
+ * no archive directory holds more than 20000 files; N = attempt.
+ *
+ * Every parser here validates the exact format, so a name that parses can
+ * be joined to a path safely.  Error handling: builders return DEHBQ_OK or
+ * DEHBQ_ETOOBIG; parsers DEHBQ_OK or DEHBQ_EINVAL.  Buffers are the
+ * caller's.
+ */
+#ifndef DEHBQ_STUDY_H
+#define DEHBQ_STUDY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "id.h"
+
+#define STUDY_PATH_MAX 4096
+#define STUDY_NAME_MAX 256
+#define STUDY_PATH_BUF STUDY_PATH_MAX
+#define STUDY_MAX_RUNG 99
+
+/* The directories `dehbq init` creates, NULL-terminated. */
+extern const char *const study_dirs[];
+
+/* Create root and every study directory (mode 0777 & ~umask, see docs). */
+int study_create_dirs(const char *root);
+
+/* root + "/" + formatted relative path. */
+int study_path(char *buf, size_t size, const char *root, const char *fmt,
+	       ...) __attribute__((format(printf, 4, 5)));
+
+/* Shard directory number for a trial id. */
+unsigned study_shard(uint64_t id);
+
+int study_pending_name(char *buf, size_t size, int rung, uint64_t id);
+int study_parse_pending(const char *name, int *rung, uint64_t *id);
+
+struct study_claim {
+	uint64_t id;                /* trial id */
+	char host[ID_HOST_LEN];     /* claiming host (sanitised) */
+	long pid;                   /* claiming pid on that host */
+	char worker[ID_WORKER_LEN]; /* random worker id */
+};
+int study_claim_name(char *buf, size_t size, const struct study_claim *c);
+int study_parse_claim(const char *name, struct study_claim *c);
+
+int study_result_name(char *buf, size_t size, uint64_t id, int attempt,
+		      const char *worker);
+int study_parse_result(const char *name, uint64_t *id, int *attempt,
+		       char worker[ID_WORKER_LEN]);
+
+/* workers/HOST.PID.WID.json */
+int study_worker_name(char *buf, size_t size, const char *host, long pid,
+		      const char *worker);
+int study_parse_worker(const char *name, char host[ID_HOST_LEN], long *pid,
+		       char worker[ID_WORKER_LEN]);
+
+#endif

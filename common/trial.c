@@ -1,0 +1,246 @@
+/*
+ * trial.c - parse, validate and render trial files
+ *
+ * Invariant: trial_parse() accepts only files that trial_render() could
+ * have produced for this study's space.
+ */
+#include "trial.h"
+
+#include "err.h"
+#include "jsonfile.h"
+#include "space.h"
+#include "timeutil.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const kind_names[] = {"trial", "promotion", "random"};
+
+const char *trial_kind_name(enum trial_kind k)
+{
+	return (unsigned)k < 3 ? kind_names[k] : "unknown";
+}
+
+int trial_init(struct trial *t, int dim)
+{
+	memset(t, 0, sizeof(*t));
+	t->parent = -1;
+	t->attempt = 1;
+	t->dim = dim;
+	t->vec = calloc((size_t)(dim ? dim : 1), sizeof(*t->vec));
+	t->config = calloc((size_t)(dim ? dim : 1), sizeof(*t->config));
+	if (!t->vec || !t->config) {
+		trial_release(t);
+		return DEHBQ_ENOMEM;
+	}
+	return DEHBQ_OK;
+}
+
+void trial_release(struct trial *t)
+{
+	free(t->vec);
+	free(t->config);
+	t->vec = NULL;
+	t->config = NULL;
+}
+
+static const char *const trial_keys[] = {
+	"format", "id", "study", "epoch", "bracket", "rung", "fidelity",
+	"kind", "parent", "attempt", "created", "seed", "config", "vector",
+	NULL,
+};
+
+static const cJSON *member(const cJSON *o, const char *k)
+{
+	return cJSON_GetObjectItemCaseSensitive(o, k);
+}
+
+static int parse_fields(const struct jsonfile *jf, const struct space *sp,
+			struct trial *t, char *err)
+{
+	const cJSON *root = jsonfile_root(jf), *vec = NULL, *cfg = NULL, *e;
+	const char *s;
+	int64_t v;
+	int i, rc;
+
+	if ((rc = jsonfile_check_format(jf, TRIAL_FORMAT, err)) ||
+	    (rc = jsonfile_check_keys(jf, root, trial_keys, err)) ||
+	    (rc = jsonfile_get_string(jf, root, "id", JSONFILE_REQUIRED, &s,
+				      err)))
+		return rc;
+	if (id_trial_parse(s, &t->id))
+		return jsonfile_errf(jf, member(root, "id"), err,
+				     "field 'id': expected 8 digits");
+	if ((rc = jsonfile_get_string(jf, root, "study", JSONFILE_REQUIRED, &s,
+				      err)))
+		return rc;
+	if (!id_is_study(s))
+		return jsonfile_errf(jf, member(root, "study"), err,
+				     "field 'study': expected a lowercase UUID");
+	memcpy(t->study, s, ID_STUDY_LEN);
+	if ((rc = jsonfile_get_int(jf, root, "epoch", JSONFILE_REQUIRED, 1,
+				   INT32_MAX, &t->epoch, err)) ||
+	    (rc = jsonfile_get_int(jf, root, "bracket", JSONFILE_REQUIRED, 0,
+				   INT32_MAX, &t->bracket, err)) ||
+	    (rc = jsonfile_get_int(jf, root, "rung", JSONFILE_REQUIRED, 0, 99,
+				   &v, err)))
+		return rc;
+	t->rung = (int)v;
+	if ((rc = jsonfile_get_number(jf, root, "fidelity", JSONFILE_REQUIRED,
+				      1e-300, 1e300, &t->fidelity, err)) ||
+	    (rc = jsonfile_get_string(jf, root, "kind", JSONFILE_REQUIRED, &s,
+				      err)))
+		return rc;
+	for (i = 0; i < 3 && strcmp(s, kind_names[i]); i++)
+		;
+	if (i == 3)
+		return jsonfile_errf(jf, member(root, "kind"), err,
+				     "field 'kind': expected trial, promotion "
+				     "or random");
+	t->kind = (enum trial_kind)i;
+	e = member(root, "parent");
+	if (e && !cJSON_IsNull(e)) {
+		uint64_t p;
+
+		if (!cJSON_IsString(e) || id_trial_parse(e->valuestring, &p))
+			return jsonfile_errf(jf, e, err,
+					     "field 'parent': expected null or "
+					     "a trial id");
+		t->parent = (int64_t)p;
+	}
+	if ((rc = jsonfile_get_int(jf, root, "attempt", JSONFILE_REQUIRED, 1,
+				   1000000, &v, err)))
+		return rc;
+	t->attempt = (int)v;
+	if ((rc = jsonfile_get_string(jf, root, "created", JSONFILE_REQUIRED,
+				      &s, err)))
+		return rc;
+	if (timeutil_parse_iso(s, &t->created))
+		return jsonfile_errf(jf, member(root, "created"), err,
+				     "field 'created': expected a UTC time");
+	if ((rc = jsonfile_get_int(jf, root, "seed", JSONFILE_REQUIRED, 0,
+				   INT64_C(9007199254740992), &v, err)))
+		return rc;
+	t->seed = (uint64_t)v;
+	if ((rc = jsonfile_get_array(jf, root, "vector", JSONFILE_REQUIRED,
+				     &vec, err)))
+		return rc;
+	if (cJSON_GetArraySize(vec) != t->dim)
+		return jsonfile_errf(jf, vec, err,
+				     "field 'vector': %d entries, the space has "
+				     "%d parameters",
+				     cJSON_GetArraySize(vec), t->dim);
+	i = 0;
+	cJSON_ArrayForEach(e, vec)
+	{
+		if (!cJSON_IsNumber(e) || !(e->valuedouble >= 0) ||
+		    e->valuedouble > 1)
+			return jsonfile_errf(jf, e, err,
+					     "field 'vector': entry %d must be "
+					     "a number in [0, 1]",
+					     i);
+		t->vec[i++] = e->valuedouble;
+	}
+	if ((rc = jsonfile_get_object(jf, root, "config", JSONFILE_REQUIRED,
+				      &cfg, err)))
+		return rc;
+	return space_config_from_json(jf, cfg, sp, t->config, err);
+}
+
+static int parse_jf(const struct jsonfile *jf, const struct space *sp,
+		    struct trial *t, char *err)
+{
+	int rc;
+
+	if ((rc = trial_init(t, space_dim(sp))))
+		return dehbq_errf(err, rc, "%s: out of memory",
+				  jsonfile_name(jf));
+	rc = parse_fields(jf, sp, t, err);
+	if (rc == DEHBQ_ENOENT)
+		rc = DEHBQ_EINVAL;
+	if (rc)
+		trial_release(t);
+	return rc;
+}
+
+int trial_parse(const char *name, const char *text, size_t len,
+		const struct space *sp, struct trial *t, char *err)
+{
+	struct jsonfile *jf;
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	if ((rc = jsonfile_parse(name, text, len, &jf, err)))
+		return rc;
+	rc = parse_jf(jf, sp, t, err);
+	jsonfile_free(jf);
+	return rc;
+}
+
+int trial_load(const char *path, const struct space *sp, struct trial *t,
+	       char *err)
+{
+	struct jsonfile *jf;
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	if ((rc = jsonfile_load(path, TRIAL_CAP, &jf, err)))
+		return rc;
+	rc = parse_jf(jf, sp, t, err);
+	jsonfile_free(jf);
+	return rc;
+}
+
+int trial_render(const struct trial *t, const struct space *sp, char **out)
+{
+	char id[ID_TRIAL_LEN], parent[ID_TRIAL_LEN], created[TIMEUTIL_ISO_LEN];
+	cJSON *o = cJSON_CreateObject(), *cfg, *vec;
+	char *txt = NULL;
+	int bad = !o;
+
+	*out = NULL;
+	if (!o)
+		return DEHBQ_ENOMEM;
+	if (id_trial_format(t->id, id) || !isfinite(t->fidelity)) {
+		cJSON_Delete(o);
+		return DEHBQ_EINVAL;
+	}
+	timeutil_iso(t->created, created);
+	bad |= !cJSON_AddStringToObject(o, "format", TRIAL_FORMAT) |
+	       !cJSON_AddStringToObject(o, "id", id) |
+	       !cJSON_AddStringToObject(o, "study", t->study) |
+	       !cJSON_AddNumberToObject(o, "epoch", (double)t->epoch) |
+	       !cJSON_AddNumberToObject(o, "bracket", (double)t->bracket) |
+	       !cJSON_AddNumberToObject(o, "rung", t->rung) |
+	       !cJSON_AddNumberToObject(o, "fidelity", t->fidelity) |
+	       !cJSON_AddStringToObject(o, "kind", trial_kind_name(t->kind));
+	if (t->parent >= 0 && !id_trial_format((uint64_t)t->parent, parent))
+		bad |= !cJSON_AddStringToObject(o, "parent", parent);
+	else
+		bad |= !cJSON_AddNullToObject(o, "parent");
+	bad |= !cJSON_AddNumberToObject(o, "attempt", t->attempt) |
+	       !cJSON_AddStringToObject(o, "created", created) |
+	       !cJSON_AddNumberToObject(o, "seed", (double)t->seed);
+	cfg = space_config_to_json(sp, t->config);
+	if (!cfg || !cJSON_AddItemToObject(o, "config", cfg)) {
+		cJSON_Delete(cfg);
+		bad = 1;
+	}
+	vec = cJSON_CreateDoubleArray(t->vec, t->dim);
+	if (!vec || !cJSON_AddItemToObject(o, "vector", vec)) {
+		cJSON_Delete(vec);
+		bad = 1;
+	}
+	if (!bad)
+		txt = cJSON_Print(o);
+	cJSON_Delete(o);
+	if (!txt)
+		return DEHBQ_ENOMEM;
+	*out = malloc(strlen(txt) + 2);
+	if (*out)
+		snprintf(*out, strlen(txt) + 2, "%s\n", txt);
+	cJSON_free(txt);
+	return *out ? DEHBQ_OK : DEHBQ_ENOMEM;
+}
