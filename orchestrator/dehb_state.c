@@ -1,0 +1,879 @@
+/*
+ * dehb_state.c - the engine's whole state to JSON and back (dehb_save,
+ * dehb_load)
+ *
+ * Layout (docs/algorithm.md has the field list):
+ *   {"format": 1, "params": {...}, "rng": "x256:...", "counts": {...},
+ *    "pops": [{"ptr", "rng", "x": [n*dim], "fit", "config_id", "job"}],
+ *    "brackets": [{"id", "pending", "done", "results"}],
+ *    "inflight": [{"id", "level", "bracket", "rung", "kind", "slot",
+ *                  "config_id", "parent_job", "x"}],
+ *    "incumbents": {"any": null|{...}, "max": null|{...}}}
+ *
+ * Invariants:
+ * - Numbers are written as raw JSON text in the shortest form that
+ *   strtod() maps back to the identical double (cJSON's printer is only
+ *   1-ulp exact), so they round-trip bit for bit.  JSON has no infinity:
+ *   a fitness or loss of +inf is written as null; NaN is never stored.
+ *   dehb_load accepts both parsed numbers and such raw items.
+ * - The seed is a 16-digit hex string (JSON numbers lose bits above 2^53);
+ *   all other integers are below 2^53.
+ * - In-flight jobs are written in ascending id order, so equal states
+ *   print equal text whatever the hash table layout.
+ * - dehb_load checks every type, size, range and cross-count (in-flight
+ *   jobs per rung, asked - told) and refuses with DEHBQ_EINVAL and a
+ *   message; it never trusts the snapshot.
+ */
+#include "dehb.h"
+
+#include "dehb_impl.h"
+#include "err.h"
+#include "hb.h"
+#include "rng.h"
+
+#include <cjson/cJSON.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- save ---- */
+
+/*
+ * Numbers are emitted as raw JSON text: cJSON's own printer accepts a
+ * 15-digit form that is only within one ulp of the value, so it does not
+ * round-trip.  Here the shortest of %.15g/%.16g/%.17g that strtod() maps
+ * back to the identical double is used.
+ */
+static cJSON *num(double v)
+{
+	char buf[40];
+	int prec;
+
+	if (!isfinite(v))
+		return cJSON_CreateNull();
+	for (prec = 15; prec <= 17; prec++) {
+		snprintf(buf, sizeof(buf), "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	return cJSON_CreateRaw(buf);
+}
+
+static int add_num(cJSON *o, const char *k, double v)
+{
+	cJSON *n = num(v);
+
+	return n && cJSON_AddItemToObject(o, k, n);
+}
+
+static int add_str(cJSON *o, const char *k, const char *s)
+{
+	return cJSON_AddStringToObject(o, k, s) != NULL;
+}
+
+static cJSON *dbl_array(const double *v, size_t n)
+{
+	cJSON *a = cJSON_CreateArray();
+	size_t i;
+
+	for (i = 0; a && i < n; i++) {
+		cJSON *e = num(v[i]);
+
+		if (!e || !cJSON_AddItemToArray(a, e)) {
+			cJSON_Delete(e);
+			cJSON_Delete(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+static cJSON *i64_array(const int64_t *v, size_t n)
+{
+	cJSON *a = cJSON_CreateArray();
+	size_t i;
+
+	for (i = 0; a && i < n; i++) {
+		cJSON *e = num((double)v[i]);
+
+		if (!e || !cJSON_AddItemToArray(a, e)) {
+			cJSON_Delete(e);
+			cJSON_Delete(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+static cJSON *int_array(const int *v, int n)
+{
+	cJSON *a = cJSON_CreateArray();
+	int i;
+
+	for (i = 0; a && i < n; i++) {
+		cJSON *e = num(v[i]);
+
+		if (!e || !cJSON_AddItemToArray(a, e)) {
+			cJSON_Delete(e);
+			cJSON_Delete(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+static int add_item(cJSON *o, const char *k, cJSON *it)
+{
+	if (!it)
+		return 0;
+	if (!cJSON_AddItemToObject(o, k, it)) {
+		cJSON_Delete(it);
+		return 0;
+	}
+	return 1;
+}
+
+static int add_rng(cJSON *o, const char *k, const struct rng *r)
+{
+	char buf[RNG_STRLEN];
+
+	rng_format(r, buf);
+	return add_str(o, k, buf);
+}
+
+static cJSON *save_params(const struct dehb_params *p)
+{
+	cJSON *o = cJSON_CreateObject();
+	char seed[32];
+
+	snprintf(seed, sizeof(seed), "%016" PRIx64, p->seed);
+	if (!o || !add_str(o, "optimizer", dehb_optimizer_name(p->optimizer)) ||
+	    !add_num(o, "dim", p->dim) ||
+	    !add_num(o, "min_fidelity", p->min_fidelity) ||
+	    !add_num(o, "max_fidelity", p->max_fidelity) ||
+	    !add_num(o, "eta", p->eta) ||
+	    !add_str(o, "mutation", dehb_mutation_name(p->mutation)) ||
+	    !add_str(o, "crossover", dehb_crossover_name(p->crossover)) ||
+	    !add_str(o, "boundary", dehb_boundary_name(p->boundary)) ||
+	    !add_num(o, "mutation_factor", p->mutation_factor) ||
+	    !add_num(o, "crossover_prob", p->crossover_prob) ||
+	    !add_str(o, "seed", seed) ||
+	    !add_num(o, "max_fevals", (double)p->max_fevals) ||
+	    !add_num(o, "max_brackets", (double)p->max_brackets) ||
+	    !add_num(o, "max_cost", p->max_cost) ||
+	    !add_num(o, "max_walltime", p->max_walltime) ||
+	    !add_num(o, "max_active_brackets", p->max_active_brackets) ||
+	    !add_num(o, "de_pop_size", p->de_pop_size)) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	return o;
+}
+
+static cJSON *save_pop(const struct dehb *d, const struct dehb_pop *P)
+{
+	cJSON *o = cJSON_CreateObject();
+	size_t n = (size_t)P->n;
+
+	if (!o || !add_num(o, "ptr", P->ptr) || !add_rng(o, "rng", &P->rng) ||
+	    !add_item(o, "x", dbl_array(P->x, n * (size_t)d->p.dim)) ||
+	    !add_item(o, "fit", dbl_array(P->fit, n)) ||
+	    !add_item(o, "config_id", i64_array(P->cid, n)) ||
+	    !add_item(o, "job", i64_array(P->job, n))) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	return o;
+}
+
+static cJSON *save_bracket(const struct dehb *d, const struct dehb_bracket *b)
+{
+	cJSON *o = cJSON_CreateObject(), *res;
+	int r;
+
+	if (!o || !add_num(o, "id", (double)b->hb.id) ||
+	    !add_item(o, "pending", int_array(b->hb.pending, b->hb.nrungs)) ||
+	    !add_item(o, "done", int_array(b->hb.done, b->hb.nrungs)))
+		goto fail;
+	if (dehb_uses_brackets(d) != 2)
+		return o;
+	res = cJSON_CreateArray();
+	if (!add_item(o, "results", res))
+		goto fail;
+	for (r = 0; r + 1 < b->hb.nrungs; r++) {
+		cJSON *e = cJSON_CreateObject();
+		size_t n = (size_t)b->hb.done[r];
+
+		if (!e || !cJSON_AddItemToArray(res, e)) {
+			cJSON_Delete(e);
+			goto fail;
+		}
+		if (!add_item(e, "loss", dbl_array(b->rloss[r], n)) ||
+		    !add_item(e, "config_id", i64_array(b->rcid[r], n)) ||
+		    !add_item(e, "job", i64_array(b->rjob[r], n)) ||
+		    !add_item(e, "x", dbl_array(b->rx[r],
+						n * (size_t)d->p.dim)))
+			goto fail;
+	}
+	return o;
+fail:
+	cJSON_Delete(o);
+	return NULL;
+}
+
+static cJSON *save_job(const struct dehb *d, const struct dehb_fl *e)
+{
+	cJSON *o = cJSON_CreateObject();
+	const struct dehb_job *j = &e->job;
+
+	if (!o || !add_num(o, "id", (double)j->id) ||
+	    !add_num(o, "level", j->level) ||
+	    !add_num(o, "bracket", (double)j->bracket) ||
+	    !add_num(o, "rung", j->rung) ||
+	    !add_str(o, "kind", dehb_kind_name(j->kind)) ||
+	    !add_num(o, "slot", j->slot) ||
+	    !add_num(o, "config_id", (double)j->config_id) ||
+	    !add_num(o, "parent_job", (double)j->parent_job) ||
+	    !add_item(o, "x", dbl_array(e->x, (size_t)d->p.dim))) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	return o;
+}
+
+static cJSON *save_inc(const struct dehb *d, const struct dehb_inc *in)
+{
+	cJSON *o;
+
+	if (!in->v.valid)
+		return cJSON_CreateNull();
+	o = cJSON_CreateObject();
+	if (!o || !add_num(o, "loss", in->v.loss) ||
+	    !add_num(o, "level", in->v.level) ||
+	    !add_num(o, "job_id", (double)in->v.job_id) ||
+	    !add_num(o, "config_id", (double)in->v.config_id) ||
+	    !add_item(o, "x", dbl_array(in->x, (size_t)d->p.dim))) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	return o;
+}
+
+static int cmp_fl(const void *a, const void *b)
+{
+	uint64_t x = (*(const struct dehb_fl *const *)a)->job.id;
+	uint64_t y = (*(const struct dehb_fl *const *)b)->job.id;
+
+	return x < y ? -1 : x > y;
+}
+
+int dehb_save(const struct dehb *d, struct cJSON **out)
+{
+	cJSON *o = NULL, *c, *a, *inc;
+	const struct dehb_fl **fl = NULL;
+	size_t i, n = 0;
+	int k, rc = DEHBQ_ENOMEM;
+
+	*out = NULL;
+	o = cJSON_CreateObject();
+	if (!o || !add_num(o, "format", 1) ||
+	    !add_item(o, "params", save_params(&d->p)) ||
+	    !add_rng(o, "rng", &d->rng))
+		goto fail;
+	c = cJSON_CreateObject();
+	if (!add_item(o, "counts", c) || !add_num(c, "asked", (double)d->asked) ||
+	    !add_num(c, "told", (double)d->told) ||
+	    !add_num(c, "failed", (double)d->failed) ||
+	    !add_num(c, "total_cost", d->total_cost) ||
+	    !add_num(c, "elapsed", d->elapsed) ||
+	    !add_num(c, "next_config_id", (double)d->next_cid) ||
+	    !add_num(c, "next_bracket", (double)d->next_bracket))
+		goto fail;
+	a = cJSON_CreateArray();
+	if (!add_item(o, "pops", a))
+		goto fail;
+	for (k = 0; k < d->nlevels; k++)
+		if (!cJSON_AddItemToArray(a, save_pop(d, &d->pop[k])))
+			goto fail;
+	a = cJSON_CreateArray();
+	if (!add_item(o, "brackets", a))
+		goto fail;
+	for (k = 0; k < d->nbr; k++)
+		if (!cJSON_AddItemToArray(a, save_bracket(d, &d->br[k])))
+			goto fail;
+	fl = malloc((d->flcount + 1) * sizeof(*fl));
+	if (!fl)
+		goto fail;
+	for (i = 0; i < d->flcap; i++)
+		if (d->fl[i].used)
+			fl[n++] = &d->fl[i];
+	qsort(fl, n, sizeof(*fl), cmp_fl);
+	a = cJSON_CreateArray();
+	if (!add_item(o, "inflight", a))
+		goto fail;
+	for (i = 0; i < n; i++)
+		if (!cJSON_AddItemToArray(a, save_job(d, fl[i])))
+			goto fail;
+	inc = cJSON_CreateObject();
+	if (!add_item(o, "incumbents", inc) ||
+	    !add_item(inc, "any", save_inc(d, &d->inc[DEHB_INC_ANY])) ||
+	    !add_item(inc, "max", save_inc(d, &d->inc[DEHB_INC_MAX])))
+		goto fail;
+	free(fl);
+	*out = o;
+	return DEHBQ_OK;
+fail:
+	free(fl);
+	cJSON_Delete(o);
+	return rc;
+}
+
+/* ---- load: every accessor checks type and range ---- */
+
+static const cJSON *get(const cJSON *o, const char *k, char *err)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+
+	if (!v)
+		dehbq_errf(err, DEHBQ_EINVAL, "snapshot: missing '%s'", k);
+	return v;
+}
+
+static int get_obj(const cJSON *o, const char *k, const cJSON **v,
+		   char *err)
+{
+	*v = get(o, k, err);
+	if (!*v)
+		return DEHBQ_EINVAL;
+	if (!cJSON_IsObject(*v))
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "snapshot: '%s' must be an object", k);
+	return DEHBQ_OK;
+}
+
+static int get_arr(const cJSON *o, const char *k, int len, const cJSON **v,
+		   char *err)
+{
+	*v = get(o, k, err);
+	if (!*v)
+		return DEHBQ_EINVAL;
+	if (!cJSON_IsArray(*v))
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "snapshot: '%s' must be an array", k);
+	if (len >= 0 && cJSON_GetArraySize(*v) != len)
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "snapshot: '%s' must have %d entries", k,
+				  len);
+	return DEHBQ_OK;
+}
+
+/*
+ * The value of a number item: parsed JSON gives cJSON numbers, a tree
+ * straight from dehb_save() holds raw text.  0 if v is neither or is not
+ * finite.
+ */
+static int num_of(const cJSON *v, double *out)
+{
+	char *end;
+
+	if (cJSON_IsNumber(v)) {
+		*out = v->valuedouble;
+	} else if (cJSON_IsRaw(v) && v->valuestring) {
+		*out = strtod(v->valuestring, &end);
+		if (end == v->valuestring || *end)
+			return 0;
+	} else {
+		return 0;
+	}
+	return isfinite(*out);
+}
+
+static int get_dbl(const cJSON *o, const char *k, double *out, char *err)
+{
+	const cJSON *v = get(o, k, err);
+
+	if (!v)
+		return DEHBQ_EINVAL;
+	if (!num_of(v, out))
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "snapshot: '%s' must be a finite number", k);
+	return DEHBQ_OK;
+}
+
+static int is_int(const cJSON *v, int64_t lo, int64_t hi, int64_t *out)
+{
+	double x;
+
+	if (!num_of(v, &x) || x != floor(x) || x < (double)lo ||
+	    x > (double)hi)
+		return 0;
+	*out = (int64_t)x;
+	return 1;
+}
+
+static int get_i64(const cJSON *o, const char *k, int64_t lo, int64_t hi,
+		   int64_t *out, char *err)
+{
+	const cJSON *v = get(o, k, err);
+
+	if (!v)
+		return DEHBQ_EINVAL;
+	if (!is_int(v, lo, hi, out))
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "snapshot: '%s' must be an integer in "
+				  "%" PRId64 "..%" PRId64, k, lo, hi);
+	return DEHBQ_OK;
+}
+
+static int get_int(const cJSON *o, const char *k, int lo, int hi, int *out,
+		   char *err)
+{
+	int64_t v;
+	int rc = get_i64(o, k, lo, hi, &v, err);
+
+	if (rc == DEHBQ_OK)
+		*out = (int)v;
+	return rc;
+}
+
+static int get_str(const cJSON *o, const char *k, const char **out,
+		   char *err)
+{
+	const cJSON *v = get(o, k, err);
+
+	if (!v)
+		return DEHBQ_EINVAL;
+	if (!cJSON_IsString(v))
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "snapshot: '%s' must be a string", k);
+	*out = v->valuestring;
+	return DEHBQ_OK;
+}
+
+static int get_rng(const cJSON *o, const char *k, struct rng *r, char *err)
+{
+	const char *s;
+	int rc = get_str(o, k, &s, err);
+
+	if (rc != DEHBQ_OK)
+		return rc;
+	if (rng_parse(r, s) != DEHBQ_OK)
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "snapshot: '%s' is not an rng state", k);
+	return DEHBQ_OK;
+}
+
+/*
+ * Array k of exactly n doubles into v.  inf_ok: null means +inf.  unit:
+ * values must lie in [0, 1].
+ */
+static int get_dbls(const cJSON *o, const char *k, size_t n, double *v,
+		    int inf_ok, int unit, char *err)
+{
+	const cJSON *a, *e;
+	size_t i = 0;
+	int rc = get_arr(o, k, -1, &a, err);
+
+	if (rc != DEHBQ_OK)
+		return rc;
+	if ((size_t)cJSON_GetArraySize(a) != n)
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "snapshot: '%s' must have %zu entries", k, n);
+	cJSON_ArrayForEach(e, a) {
+		if (inf_ok && cJSON_IsNull(e)) {
+			v[i++] = INFINITY;
+			continue;
+		}
+		if (!num_of(e, &v[i]) || (unit && !(v[i] >= 0 && v[i] <= 1)))
+			return dehbq_errf(err, DEHBQ_EINVAL,
+					  "snapshot: '%s'[%zu] is not a valid "
+					  "number", k, i);
+		i++;
+	}
+	return DEHBQ_OK;
+}
+
+static int get_i64s(const cJSON *o, const char *k, size_t n, int64_t *v,
+		    int64_t lo, int64_t hi, char *err)
+{
+	const cJSON *a, *e;
+	size_t i = 0;
+	int rc = get_arr(o, k, -1, &a, err);
+
+	if (rc != DEHBQ_OK)
+		return rc;
+	if ((size_t)cJSON_GetArraySize(a) != n)
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "snapshot: '%s' must have %zu entries", k, n);
+	cJSON_ArrayForEach(e, a) {
+		if (!is_int(e, lo, hi, &v[i]))
+			return dehbq_errf(err, DEHBQ_EINVAL,
+					  "snapshot: '%s'[%zu] must be an "
+					  "integer in %" PRId64 "..%" PRId64,
+					  k, i, lo, hi);
+		i++;
+	}
+	return DEHBQ_OK;
+}
+
+static int get_ints(const cJSON *o, const char *k, int n, int *v, int lo,
+		    const int *hi, char *err)
+{
+	int64_t t[HB_MAX_LEVELS];
+	int i, rc;
+
+	rc = get_i64s(o, k, (size_t)n, t, lo, INT32_MAX, err);
+	if (rc != DEHBQ_OK)
+		return rc;
+	for (i = 0; i < n; i++) {
+		if (t[i] > hi[i])
+			return dehbq_errf(err, DEHBQ_EINVAL,
+					  "snapshot: '%s'[%d] out of range", k,
+					  i);
+		v[i] = (int)t[i];
+	}
+	return DEHBQ_OK;
+}
+
+#define TRY(x)                                                                \
+	do {                                                                  \
+		rc = (x);                                                     \
+		if (rc != DEHBQ_OK)                                           \
+			goto fail;                                            \
+	} while (0)
+
+static int load_params(const cJSON *o, struct dehb_params *p, char *err)
+{
+	const char *s;
+	char *end;
+	int64_t t;
+	int rc;
+
+	dehb_params_init(p);
+	TRY(get_str(o, "optimizer", &s, err));
+	if (dehb_optimizer_parse(s, &p->optimizer) != DEHBQ_OK)
+		return dehbq_errf(err, DEHBQ_EINVAL, "snapshot: bad optimizer");
+	TRY(get_int(o, "dim", 1, DEHB_MAX_DIM, &p->dim, err));
+	TRY(get_dbl(o, "min_fidelity", &p->min_fidelity, err));
+	TRY(get_dbl(o, "max_fidelity", &p->max_fidelity, err));
+	TRY(get_dbl(o, "eta", &p->eta, err));
+	TRY(get_str(o, "mutation", &s, err));
+	if (dehb_mutation_parse(s, &p->mutation) != DEHBQ_OK)
+		return dehbq_errf(err, DEHBQ_EINVAL, "snapshot: bad mutation");
+	TRY(get_str(o, "crossover", &s, err));
+	if (dehb_crossover_parse(s, &p->crossover) != DEHBQ_OK)
+		return dehbq_errf(err, DEHBQ_EINVAL, "snapshot: bad crossover");
+	TRY(get_str(o, "boundary", &s, err));
+	if (dehb_boundary_parse(s, &p->boundary) != DEHBQ_OK)
+		return dehbq_errf(err, DEHBQ_EINVAL, "snapshot: bad boundary");
+	TRY(get_dbl(o, "mutation_factor", &p->mutation_factor, err));
+	TRY(get_dbl(o, "crossover_prob", &p->crossover_prob, err));
+	TRY(get_str(o, "seed", &s, err));
+	if (strlen(s) != 16 || strspn(s, "0123456789abcdef") != 16)
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "snapshot: 'seed' must be 16 hex digits");
+	p->seed = strtoull(s, &end, 16);
+	TRY(get_i64(o, "max_fevals", 0, DEHB_MAX_ID, &p->max_fevals, err));
+	TRY(get_i64(o, "max_brackets", 0, DEHB_MAX_ID, &p->max_brackets, err));
+	TRY(get_dbl(o, "max_cost", &p->max_cost, err));
+	TRY(get_dbl(o, "max_walltime", &p->max_walltime, err));
+	TRY(get_int(o, "max_active_brackets", 0, INT32_MAX,
+		    &p->max_active_brackets, err));
+	TRY(get_i64(o, "de_pop_size", 0, DEHB_MAX_TOTPOP, &t, err));
+	p->de_pop_size = (int)t;
+	return dehb_params_check(p, err);
+fail:
+	return rc;
+}
+
+static int load_pop(struct dehb *d, const cJSON *o, int k, char *err)
+{
+	struct dehb_pop *P = &d->pop[k];
+	size_t n = (size_t)P->n;
+	int rc, i;
+
+	if (!cJSON_IsObject(o))
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "snapshot: pops[%d] must be an object", k);
+	TRY(get_int(o, "ptr", 0, P->n ? P->n - 1 : 0, &P->ptr, err));
+	TRY(get_rng(o, "rng", &P->rng, err));
+	TRY(get_dbls(o, "x", n * (size_t)d->p.dim, P->x, 0, 1, err));
+	TRY(get_dbls(o, "fit", n, P->fit, 1, 0, err));
+	TRY(get_i64s(o, "config_id", n, P->cid, 0, d->next_cid - 1, err));
+	TRY(get_i64s(o, "job", n, P->job, -1, d->asked - 1, err));
+	for (i = 0; i < P->n; i++)
+		if (P->job[i] < 0 && P->fit[i] < INFINITY)
+			return dehbq_errf(err, DEHBQ_EINVAL,
+					  "snapshot: pops[%d] slot %d has a "
+					  "fitness but no job", k, i);
+	return DEHBQ_OK;
+fail:
+	return rc;
+}
+
+static int load_bracket(struct dehb *d, const cJSON *o, int i, char *err)
+{
+	struct dehb_bracket *b = &d->br[i];
+	const cJSON *res, *e;
+	int64_t id;
+	int rc, r, s, lim[HB_MAX_LEVELS];
+
+	if (!cJSON_IsObject(o))
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "snapshot: brackets[%d] must be an object", i);
+	TRY(get_i64(o, "id", 0, d->next_bracket - 1, &id, err));
+	if (i > 0 && id <= d->br[i - 1].hb.id)
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "snapshot: bracket ids must ascend");
+	s = d->p.optimizer == DEHB_OPT_SH ? d->nlevels - 1
+					  : hb_bracket_s(d->nlevels, id);
+	TRY(hb_bracket_init(&b->hb, id, s, d->nlevels, d->p.eta));
+	TRY(get_ints(o, "pending", b->hb.nrungs, b->hb.pending, 0, b->hb.n,
+		     err));
+	for (r = 0; r < b->hb.nrungs; r++)
+		lim[r] = b->hb.n[r] - b->hb.pending[r];
+	TRY(get_ints(o, "done", b->hb.nrungs, b->hb.done, 0, lim, err));
+	if (hb_bracket_done(&b->hb))
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "snapshot: brackets[%d] is finished", i);
+	for (r = 1; r < b->hb.nrungs; r++)
+		if (b->hb.pending[r] < b->hb.n[r] &&
+		    (b->hb.pending[r - 1] || b->hb.done[r - 1] < b->hb.n[r - 1]))
+			return dehbq_errf(err, DEHBQ_EINVAL,
+					  "snapshot: brackets[%d] rung %d "
+					  "started early", i, r);
+	TRY(dehb_bracket_alloc(d, b));
+	d->nbr++; /* owned from here on, freed by dehb_free */
+	if (dehb_uses_brackets(d) != 2)
+		return DEHBQ_OK;
+	TRY(get_arr(o, "results", b->hb.nrungs - 1, &res, err));
+	r = 0;
+	cJSON_ArrayForEach(e, res) {
+		size_t n = (size_t)b->hb.done[r];
+
+		if (!cJSON_IsObject(e))
+			return dehbq_errf(err, DEHBQ_EINVAL,
+					  "snapshot: bad bracket results");
+		TRY(get_dbls(e, "loss", n, b->rloss[r], 1, 0, err));
+		TRY(get_i64s(e, "config_id", n, b->rcid[r], 0,
+			     d->next_cid - 1, err));
+		TRY(get_i64s(e, "job", n, b->rjob[r], 0, d->asked - 1, err));
+		TRY(get_dbls(e, "x", n * (size_t)d->p.dim, b->rx[r], 0, 1,
+			     err));
+		r++;
+	}
+	return DEHBQ_OK;
+fail:
+	return rc;
+}
+
+static struct dehb_bracket *find_br(struct dehb *d, int64_t id)
+{
+	int i;
+
+	for (i = 0; i < d->nbr; i++)
+		if (d->br[i].hb.id == id)
+			return &d->br[i];
+	return NULL;
+}
+
+static int load_job(struct dehb *d, const cJSON *o, int i, int *cnt,
+		    char *err)
+{
+	struct dehb_job j;
+	const char *s;
+	double *x = NULL;
+	int64_t t;
+	int rc, uses = dehb_uses_brackets(d), kind;
+
+	memset(&j, 0, sizeof(j));
+	if (!cJSON_IsObject(o))
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "snapshot: inflight[%d] must be an object", i);
+	TRY(get_i64(o, "id", 0, d->asked - 1, &t, err));
+	j.id = (uint64_t)t;
+	if (dehb_fl_find(d, j.id))
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "snapshot: job %" PRId64 " twice", t);
+	TRY(get_int(o, "level", 0, d->nlevels - 1, &j.level, err));
+	j.fidelity = d->fid[j.level];
+	TRY(get_i64(o, "bracket", 0, DEHB_MAX_ID, &j.bracket, err));
+	TRY(get_int(o, "rung", 0, HB_MAX_LEVELS - 1, &j.rung, err));
+	TRY(get_str(o, "kind", &s, err));
+	if (dehb_kind_parse(s, &j.kind) != DEHBQ_OK)
+		return dehbq_errf(err, DEHBQ_EINVAL, "snapshot: bad kind");
+	kind = (int)j.kind;
+	TRY(get_int(o, "slot", -1, DEHB_MAX_TOTPOP, &j.slot, err));
+	TRY(get_i64(o, "config_id", 0, d->next_cid - 1, &j.config_id, err));
+	TRY(get_i64(o, "parent_job", -1, d->asked - 1, &j.parent_job, err));
+	if (uses) {
+		struct dehb_bracket *b = find_br(d, j.bracket);
+
+		if (!b || j.rung >= b->hb.nrungs ||
+		    j.level != b->hb.base + j.rung)
+			return dehbq_errf(err, DEHBQ_EINVAL,
+					  "snapshot: inflight[%d] has no "
+					  "matching bracket rung", i);
+		/* counted; must match n - pending - done afterwards */
+		cnt[(b - d->br) * HB_MAX_LEVELS + j.rung]++;
+		if (uses == 2 && (j.slot < 0 || j.slot >= b->hb.n[j.rung]))
+			return dehbq_errf(err, DEHBQ_EINVAL,
+					  "snapshot: inflight[%d] bad slot", i);
+	} else if (j.level != d->nlevels - 1 ||
+		   j.bracket != (int64_t)j.id || j.rung != 0) {
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "snapshot: inflight[%d] bad level/bracket", i);
+	}
+	if (d->pop[j.level].n > 0 &&
+	    (j.slot < 0 || j.slot >= d->pop[j.level].n))
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "snapshot: inflight[%d] bad slot", i);
+	if (d->p.optimizer == DEHB_OPT_RANDOM &&
+	    (j.slot != -1 || kind != DEHB_KIND_RANDOM))
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "snapshot: inflight[%d] bad kind/slot", i);
+	rc = DEHBQ_ENOMEM;
+	x = malloc((size_t)d->p.dim * sizeof(double));
+	if (!x)
+		goto fail;
+	TRY(get_dbls(o, "x", (size_t)d->p.dim, x, 0, 1, err));
+	TRY(dehb_fl_insert(d, &j, x));
+	return DEHBQ_OK;
+fail:
+	free(x);
+	return rc;
+}
+
+static int load_inc(struct dehb *d, const cJSON *o, int which, char *err)
+{
+	struct dehb_inc *in = &d->inc[which];
+	int rc;
+	int64_t t;
+
+	if (cJSON_IsNull(o))
+		return DEHBQ_OK;
+	if (!cJSON_IsObject(o))
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "snapshot: incumbent must be object or null");
+	TRY(get_dbl(o, "loss", &in->v.loss, err));
+	TRY(get_int(o, "level", which == DEHB_INC_MAX ? d->nlevels - 1 : 0,
+		    d->nlevels - 1, &in->v.level, err));
+	in->v.fidelity = d->fid[in->v.level];
+	TRY(get_i64(o, "job_id", 0, d->asked - 1, &t, err));
+	in->v.job_id = (uint64_t)t;
+	TRY(get_i64(o, "config_id", 0, d->next_cid - 1, &in->v.config_id,
+		    err));
+	TRY(get_dbls(o, "x", (size_t)d->p.dim, in->x, 0, 1, err));
+	in->v.valid = 1;
+	return DEHBQ_OK;
+fail:
+	return rc;
+}
+
+int dehb_load(const struct cJSON *json, struct dehb **out, char *err)
+{
+	struct dehb_params p;
+	struct dehb *d = NULL;
+	const cJSON *o, *a, *e;
+	int rc, k, r, *cnt = NULL;
+	int64_t fmt, bound;
+
+	*out = NULL;
+	if (!cJSON_IsObject(json))
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "snapshot: not a JSON object");
+	TRY(get_i64(json, "format", 1, 1, &fmt, err));
+	TRY(get_obj(json, "params", &o, err));
+	TRY(load_params(o, &p, err));
+	TRY(dehb_alloc(&p, &d, err));
+	TRY(get_rng(json, "rng", &d->rng, err));
+	TRY(get_obj(json, "counts", &o, err));
+	TRY(get_i64(o, "asked", 0, DEHB_MAX_ID, &d->asked, err));
+	TRY(get_i64(o, "told", 0, d->asked, &d->told, err));
+	TRY(get_i64(o, "failed", 0, d->told, &d->failed, err));
+	TRY(get_dbl(o, "total_cost", &d->total_cost, err));
+	TRY(get_dbl(o, "elapsed", &d->elapsed, err));
+	if (d->total_cost < 0 || d->elapsed < 0) {
+		rc = dehbq_errf(err, DEHBQ_EINVAL,
+				"snapshot: negative cost or time");
+		goto fail;
+	}
+	TRY(get_i64(o, "next_config_id", d->totpop, DEHB_MAX_ID, &d->next_cid,
+		    err));
+	TRY(get_i64(o, "next_bracket", 0, DEHB_MAX_ID, &d->next_bracket,
+		    err));
+	TRY(get_arr(json, "pops", d->nlevels, &a, err));
+	k = 0;
+	cJSON_ArrayForEach(e, a) {
+		TRY(load_pop(d, e, k, err));
+		k++;
+	}
+	TRY(get_arr(json, "brackets", -1, &a, err));
+	bound = d->next_bracket;
+	if (!dehb_uses_brackets(d))
+		bound = 0;
+	if (cJSON_GetArraySize(a) > bound ||
+	    (p.max_active_brackets > 0 &&
+	     cJSON_GetArraySize(a) > p.max_active_brackets)) {
+		rc = dehbq_errf(err, DEHBQ_EINVAL,
+				"snapshot: too many brackets");
+		goto fail;
+	}
+	rc = DEHBQ_ENOMEM;
+	d->capbr = cJSON_GetArraySize(a) + 1;
+	d->br = calloc((size_t)d->capbr, sizeof(*d->br));
+	if (!d->br)
+		goto fail;
+	k = 0;
+	cJSON_ArrayForEach(e, a) {
+		TRY(load_bracket(d, e, k, err));
+		k++;
+	}
+	TRY(get_arr(json, "inflight", -1, &a, err));
+	if ((int64_t)cJSON_GetArraySize(a) != d->asked - d->told) {
+		rc = dehbq_errf(err, DEHBQ_EINVAL,
+				"snapshot: inflight count != asked - told");
+		goto fail;
+	}
+	rc = DEHBQ_ENOMEM;
+	cnt = calloc((size_t)(d->nbr + 1) * HB_MAX_LEVELS, sizeof(int));
+	if (!cnt)
+		goto fail;
+	k = 0;
+	cJSON_ArrayForEach(e, a) {
+		TRY(load_job(d, e, k, cnt, err));
+		k++;
+	}
+	for (k = 0; k < d->nbr; k++) {
+		const struct hb_bracket *h = &d->br[k].hb;
+
+		for (r = 0; r < h->nrungs; r++) {
+			if (cnt[k * HB_MAX_LEVELS + r] ==
+			    h->n[r] - h->pending[r] - h->done[r])
+				continue;
+			rc = dehbq_errf(err, DEHBQ_EINVAL,
+					"snapshot: bracket %" PRId64 " rung %d:"
+					" in-flight jobs do not match its "
+					"counts", h->id, r);
+			goto fail;
+		}
+	}
+	TRY(get_obj(json, "incumbents", &o, err));
+	if (!(e = get(o, "any", err)))
+		goto bad;
+	TRY(load_inc(d, e, DEHB_INC_ANY, err));
+	if (!(e = get(o, "max", err)))
+		goto bad;
+	TRY(load_inc(d, e, DEHB_INC_MAX, err));
+	free(cnt);
+	*out = d;
+	return DEHBQ_OK;
+bad:
+	rc = DEHBQ_EINVAL;
+fail:
+	free(cnt);
+	dehb_free(d);
+	return rc;
+}

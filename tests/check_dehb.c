@@ -1,0 +1,999 @@
+/*
+ * check_dehb.c - the DEHB engine: spec 5.7 trace, ask/tell contract,
+ * termination, save/load equivalence under random interleavings,
+ * baselines, and a quality check against random search
+ */
+#include "benchfn.h"
+#include "dehb.h"
+#include "err.h"
+#include "rng.h"
+
+#include <check.h>
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAXD 8
+
+static double toy_loss(const double *x, int dim, double fid)
+{
+	double s = 0;
+	int i;
+
+	for (i = 0; i < dim; i++)
+		s += (x[i] - 0.3) * (x[i] - 0.3);
+	return s + 1.0 / fid;
+}
+
+static struct dehb *mk(enum dehb_optimizer o, double min, double max,
+		       int dim, uint64_t seed)
+{
+	struct dehb_params p;
+	struct dehb *d = NULL;
+	char err[DEHBQ_ERRLEN];
+
+	dehb_params_init(&p);
+	p.optimizer = o;
+	p.min_fidelity = min;
+	p.max_fidelity = max;
+	p.dim = dim;
+	p.seed = seed;
+	ck_assert_int_eq(dehb_new(&p, &d, err), DEHBQ_OK);
+	return d;
+}
+
+static struct dehb *mkp(const struct dehb_params *p)
+{
+	struct dehb *d = NULL;
+	char err[DEHBQ_ERRLEN];
+
+	ck_assert_msg(dehb_new(p, &d, err) == DEHBQ_OK, "%s", err);
+	return d;
+}
+
+static char *save_text(const struct dehb *d)
+{
+	cJSON *j;
+	char *s;
+
+	ck_assert_int_eq(dehb_save(d, &j), DEHBQ_OK);
+	s = cJSON_PrintUnformatted(j);
+	ck_assert_ptr_nonnull(s);
+	cJSON_Delete(j);
+	return s;
+}
+
+static struct dehb *reload(const struct dehb *d)
+{
+	char *s = save_text(d), err[DEHBQ_ERRLEN];
+	cJSON *j = cJSON_Parse(s);
+	struct dehb *e = NULL;
+
+	ck_assert_ptr_nonnull(j);
+	ck_assert_msg(dehb_load(j, &e, err) == DEHBQ_OK, "%s", err);
+	cJSON_Delete(j);
+	cJSON_free(s);
+	return e;
+}
+
+/* Sequential ask + tell of one job with the toy loss. */
+static int step(struct dehb *d, struct dehb_job *j, double *x)
+{
+	int rc = dehb_ask(d, j, x);
+
+	if (rc == DEHBQ_OK)
+		ck_assert_int_eq(dehb_tell(d, j->id, DEHB_OK,
+					   toy_loss(x, dehb_get_params(d)->dim,
+						    j->fidelity),
+					   j->fidelity),
+				 DEHBQ_OK);
+	return rc;
+}
+
+/* ---- spec 5.7 trace ---- */
+
+struct trace_row {
+	int bracket, level, count;
+	enum dehb_kind kind;
+	int first_slot;
+};
+
+static const struct trace_row trace57[] = {
+	{0, 0, 27, DEHB_KIND_TRIAL, 0},
+	{0, 1, 9, DEHB_KIND_PROMOTION, 0},
+	{0, 2, 3, DEHB_KIND_PROMOTION, 0},
+	{0, 3, 1, DEHB_KIND_PROMOTION, 0},
+	{1, 1, 9, DEHB_KIND_TRIAL, 0},
+	{1, 2, 3, DEHB_KIND_PROMOTION, 3},
+	{1, 3, 1, DEHB_KIND_PROMOTION, 1},
+	{2, 2, 6, DEHB_KIND_TRIAL, 0},
+	{2, 3, 2, DEHB_KIND_PROMOTION, 2},
+	{3, 3, 4, DEHB_KIND_TRIAL, 0},
+	{4, 0, 27, DEHB_KIND_TRIAL, 0},
+	{4, 1, 9, DEHB_KIND_TRIAL, 0},
+	{4, 2, 3, DEHB_KIND_TRIAL, 0},
+	{4, 3, 1, DEHB_KIND_TRIAL, 0},
+	{5, 1, 9, DEHB_KIND_TRIAL, 0},
+	{5, 2, 3, DEHB_KIND_TRIAL, 3},
+	{5, 3, 1, DEHB_KIND_TRIAL, 1},
+};
+
+START_TEST(test_dehb_sequential_trace_matches_spec_5_7)
+{
+	struct dehb *d = mk(DEHB_OPT_DEHB, 1, 27, 2, 11);
+	static const double fids[] = {1, 3, 9, 27};
+	static const int pops[] = {27, 9, 6, 4};
+	int64_t cid_of[200], lvl_of[200];
+	size_t r;
+	int k;
+	double x[MAXD];
+	struct dehb_job j;
+
+	for (r = 0; r < sizeof(trace57) / sizeof(trace57[0]); r++) {
+		const struct trace_row *t = &trace57[r];
+
+		for (k = 0; k < t->count; k++) {
+			ck_assert_int_eq(step(d, &j, x), DEHBQ_OK);
+			ck_assert_int_eq(j.bracket, t->bracket);
+			ck_assert_int_eq(j.level, t->level);
+			ck_assert(j.fidelity == fids[t->level]);
+			ck_assert_msg(j.kind == t->kind, "row %zu job %d", r, k);
+			ck_assert_int_eq(j.slot,
+					 (t->first_slot + k) % pops[t->level]);
+			ck_assert(j.id < 200);
+			cid_of[j.id] = j.config_id;
+			lvl_of[j.id] = j.level;
+			if (j.kind == DEHB_KIND_PROMOTION) {
+				/* parent_job evaluated this config lower */
+				ck_assert(j.parent_job >= 0 &&
+					  (uint64_t)j.parent_job < j.id);
+				ck_assert_int_eq(cid_of[j.parent_job],
+						 j.config_id);
+				ck_assert_int_eq(lvl_of[j.parent_job],
+						 j.level - 1);
+			} else {
+				ck_assert_int_eq(j.parent_job, -1);
+				ck_assert_int_ge(j.config_id, 46);
+			}
+		}
+	}
+	dehb_free(d);
+}
+END_TEST
+
+START_TEST(test_dehb_job_ids_sequential_and_vectors_in_unit_cube)
+{
+	struct dehb *d = mk(DEHB_OPT_DEHB, 1, 27, 5, 3);
+	struct dehb_job j;
+	double x[MAXD];
+	uint64_t i;
+	int k;
+
+	for (i = 0; i < 500; i++) {
+		ck_assert_int_eq(step(d, &j, x), DEHBQ_OK);
+		ck_assert_uint_eq(j.id, i);
+		for (k = 0; k < 5; k++)
+			ck_assert(x[k] >= 0 && x[k] <= 1);
+	}
+	dehb_free(d);
+}
+END_TEST
+
+START_TEST(test_dehb_same_seed_same_state_different_seed_differs)
+{
+	struct dehb *a = mk(DEHB_OPT_DEHB, 1, 9, 3, 5);
+	struct dehb *b = mk(DEHB_OPT_DEHB, 1, 9, 3, 5);
+	struct dehb *c = mk(DEHB_OPT_DEHB, 1, 9, 3, 6);
+	struct dehb_job j;
+	double x[MAXD];
+	char *sa, *sb, *sc;
+	int i;
+
+	for (i = 0; i < 300; i++) {
+		step(a, &j, x);
+		step(b, &j, x);
+		step(c, &j, x);
+	}
+	sa = save_text(a);
+	sb = save_text(b);
+	sc = save_text(c);
+	ck_assert_str_eq(sa, sb);
+	ck_assert_str_ne(sa, sc);
+	cJSON_free(sa);
+	cJSON_free(sb);
+	cJSON_free(sc);
+	dehb_free(a);
+	dehb_free(b);
+	dehb_free(c);
+}
+END_TEST
+
+START_TEST(test_dehb_out_of_order_tells_and_selection)
+{
+	struct dehb *d = mk(DEHB_OPT_DEHB, 1, 9, 2, 8);
+	struct dehb_job j[9];
+	struct dehb_counts c;
+	double x[9][MAXD];
+	int i;
+
+	for (i = 0; i < 9; i++)
+		ck_assert_int_eq(dehb_ask(d, &j[i], x[i]), DEHBQ_OK);
+	for (i = 8; i >= 0; i--)
+		ck_assert_int_eq(dehb_tell(d, j[i].id, DEHB_OK, 10 + i, 1),
+				 DEHBQ_OK);
+	dehb_get_counts(d, &c);
+	ck_assert_int_eq(c.told, 9);
+	ck_assert_int_eq(c.inflight, 0);
+	ck_assert(c.total_cost == 9);
+	/* the rung-1 promotion is the best (lowest loss) base config */
+	ck_assert_int_eq(dehb_ask(d, &j[0], x[0]), DEHBQ_OK);
+	ck_assert_int_eq(j[0].kind, DEHB_KIND_PROMOTION);
+	ck_assert_int_eq(j[0].parent_job, 0);
+	dehb_free(d);
+}
+END_TEST
+
+START_TEST(test_dehb_failures_and_nan_never_enter_population)
+{
+	struct dehb_params p;
+	struct dehb *d;
+	struct dehb_job j;
+	struct dehb_incumbent inc;
+	struct dehb_counts c;
+	double x[MAXD];
+	char *s;
+	int i;
+
+	dehb_params_init(&p);
+	p.optimizer = DEHB_OPT_DE;
+	p.de_pop_size = 3;
+	p.dim = 2;
+	d = mkp(&p);
+	for (i = 0; i < 3; i++) {
+		ck_assert_int_eq(dehb_ask(d, &j, x), DEHBQ_OK);
+		ck_assert_int_eq(j.kind, DEHB_KIND_RANDOM);
+		ck_assert_int_eq(dehb_tell(d, j.id, DEHB_OK, 1.0 + i, 0),
+				 DEHBQ_OK);
+	}
+	for (i = 0; i < 30; i++) {
+		ck_assert_int_eq(dehb_ask(d, &j, x), DEHBQ_OK);
+		ck_assert_int_eq(j.kind, DEHB_KIND_TRIAL);
+		ck_assert_int_eq(dehb_tell(d, j.id, i % 2 ? DEHB_FAILED : DEHB_OK,
+					   NAN, 0),
+				 DEHBQ_OK);
+	}
+	s = save_text(d);
+	ck_assert_ptr_null(strstr(s, "nan"));
+	ck_assert_ptr_nonnull(strstr(s, "\"fit\":[1,2,3]"));
+	cJSON_free(s);
+	ck_assert_int_eq(dehb_incumbent(d, DEHB_INC_ANY, &inc, x), DEHBQ_OK);
+	ck_assert(inc.loss == 1.0);
+	ck_assert_uint_eq(inc.job_id, 0);
+	dehb_get_counts(d, &c);
+	ck_assert_int_eq(c.failed, 30);
+	dehb_free(d);
+}
+END_TEST
+
+START_TEST(test_dehb_incumbent_is_a_copy_and_strict)
+{
+	struct dehb_params p;
+	struct dehb *d;
+	struct dehb_job j;
+	struct dehb_incumbent inc;
+	double x[MAXD], first[MAXD], v[MAXD];
+	int i;
+
+	dehb_params_init(&p);
+	p.optimizer = DEHB_OPT_DE;
+	p.de_pop_size = 4;
+	p.dim = 3;
+	d = mkp(&p);
+	ck_assert_int_eq(dehb_incumbent(d, DEHB_INC_ANY, &inc, v),
+			 DEHBQ_ENOENT);
+	ck_assert_int_eq(inc.valid, 0);
+	for (i = 0; i < 40; i++) {
+		ck_assert_int_eq(dehb_ask(d, &j, x), DEHBQ_OK);
+		if (i == 0)
+			memcpy(first, x, sizeof(x));
+		/* equal losses: trials replace slots (<=), incumbent stays */
+		ck_assert_int_eq(dehb_tell(d, j.id, DEHB_OK, 0.5, 0), DEHBQ_OK);
+	}
+	ck_assert_int_eq(dehb_incumbent(d, DEHB_INC_ANY, &inc, v), DEHBQ_OK);
+	ck_assert_uint_eq(inc.job_id, 0);
+	ck_assert_mem_eq(v, first, 3 * sizeof(double));
+	ck_assert_int_eq(dehb_incumbent(d, DEHB_INC_MAX, &inc, v), DEHBQ_OK);
+	ck_assert(inc.fidelity == 27);
+	dehb_free(d);
+}
+END_TEST
+
+START_TEST(test_dehb_max_incumbent_only_at_max_fidelity)
+{
+	struct dehb *d = mk(DEHB_OPT_DEHB, 1, 9, 2, 4);
+	struct dehb_job j;
+	struct dehb_incumbent a, m;
+	double x[MAXD];
+	int i;
+
+	for (i = 0; i < 9; i++)
+		step(d, &j, x);
+	ck_assert_int_eq(dehb_incumbent(d, DEHB_INC_ANY, &a, x), DEHBQ_OK);
+	ck_assert_int_eq(a.level, 0);
+	ck_assert_int_eq(dehb_incumbent(d, DEHB_INC_MAX, &m, x),
+			 DEHBQ_ENOENT);
+	for (i = 0; i < 4; i++)
+		step(d, &j, x);
+	ck_assert_int_eq(dehb_incumbent(d, DEHB_INC_MAX, &m, x), DEHBQ_OK);
+	ck_assert_int_eq(m.level, 2);
+	ck_assert(m.fidelity == 9);
+	dehb_free(d);
+}
+END_TEST
+
+/* ---- termination ---- */
+
+START_TEST(test_dehb_never_asks_more_than_max_fevals)
+{
+	struct dehb_params p;
+	struct dehb *d;
+	struct dehb_job j;
+	double x[MAXD];
+	int n = 0, opt;
+
+	for (opt = 0; opt <= DEHB_OPT_DE; opt++) {
+		dehb_params_init(&p);
+		p.optimizer = (enum dehb_optimizer)opt;
+		p.max_fevals = 37;
+		p.min_fidelity = 1;
+		p.max_fidelity = 9;
+		d = mkp(&p);
+		n = 0;
+		while (dehb_ask(d, &j, x) == DEHBQ_OK)
+			n++;
+		ck_assert_int_eq(n, 37);
+		ck_assert_int_eq(dehb_ask(d, &j, x), DEHBQ_EDONE);
+		ck_assert(dehb_exhausted(d));
+		ck_assert(!dehb_finished(d));
+		dehb_free(d);
+	}
+}
+END_TEST
+
+START_TEST(test_dehb_max_brackets_blocks_then_done)
+{
+	struct dehb_params p;
+	struct dehb *d;
+	struct dehb_job j[9];
+	double x[MAXD];
+	int i, n = 0;
+
+	dehb_params_init(&p);
+	p.min_fidelity = 1;
+	p.max_fidelity = 9;
+	p.max_brackets = 1;
+	d = mkp(&p);
+	for (i = 0; i < 9; i++)
+		ck_assert_int_eq(dehb_ask(d, &j[i], x), DEHBQ_OK);
+	/* bracket 0 waits for results; bracket 1 may not open */
+	ck_assert_int_eq(dehb_ask(d, &j[0], x), DEHBQ_EAGAIN);
+	ck_assert(!dehb_exhausted(d));
+	for (i = 0; i < 9; i++)
+		ck_assert_int_eq(dehb_tell(d, (uint64_t)i, DEHB_OK, i, 0),
+				 DEHBQ_OK);
+	while (step(d, &j[0], x) == DEHBQ_OK) {
+		ck_assert_int_eq(j[0].bracket, 0);
+		n++;
+	}
+	ck_assert_int_eq(n, 4);
+	ck_assert_int_eq(dehb_ask(d, &j[0], x), DEHBQ_EDONE);
+	ck_assert(dehb_finished(d));
+	dehb_free(d);
+}
+END_TEST
+
+START_TEST(test_dehb_max_active_brackets_returns_eagain)
+{
+	struct dehb_params p;
+	struct dehb *d;
+	struct dehb_job j;
+	double x[MAXD];
+	int i;
+
+	dehb_params_init(&p);
+	p.min_fidelity = 1;
+	p.max_fidelity = 9;
+	p.max_active_brackets = 2;
+	d = mkp(&p);
+	for (i = 0; i < 9 + 3; i++)
+		ck_assert_int_eq(dehb_ask(d, &j, x), DEHBQ_OK);
+	ck_assert_int_eq(dehb_active_brackets(d), 2);
+	ck_assert_int_eq(dehb_ask(d, &j, x), DEHBQ_EAGAIN);
+	ck_assert(!dehb_exhausted(d));
+	ck_assert_int_eq(dehb_tell(d, 9, DEHB_OK, 1, 0), DEHBQ_OK);
+	ck_assert_int_eq(dehb_ask(d, &j, x), DEHBQ_EAGAIN);
+	dehb_free(d);
+}
+END_TEST
+
+START_TEST(test_dehb_max_cost_and_walltime_stop_asking)
+{
+	struct dehb_params p;
+	struct dehb *d;
+	struct dehb_job j;
+	double x[MAXD];
+
+	dehb_params_init(&p);
+	p.max_cost = 10;
+	d = mkp(&p);
+	ck_assert_int_eq(dehb_ask(d, &j, x), DEHBQ_OK);
+	ck_assert_int_eq(dehb_tell(d, j.id, DEHB_OK, 1, 9.5), DEHBQ_OK);
+	ck_assert_int_eq(dehb_ask(d, &j, x), DEHBQ_OK);
+	ck_assert_int_eq(dehb_tell(d, j.id, DEHB_OK, 1, 0.5), DEHBQ_OK);
+	ck_assert_int_eq(dehb_ask(d, &j, x), DEHBQ_EDONE);
+	ck_assert(dehb_finished(d));
+	dehb_free(d);
+
+	dehb_params_init(&p);
+	p.max_walltime = 60;
+	d = mkp(&p);
+	ck_assert_int_eq(dehb_ask(d, &j, x), DEHBQ_OK);
+	dehb_set_elapsed(d, 59.9);
+	ck_assert_int_eq(dehb_ask(d, &j, x), DEHBQ_OK);
+	dehb_set_elapsed(d, 60);
+	ck_assert_int_eq(dehb_ask(d, &j, x), DEHBQ_EDONE);
+	ck_assert(dehb_exhausted(d));
+	ck_assert(!dehb_finished(d));
+	dehb_free(d);
+}
+END_TEST
+
+/* ---- errors ---- */
+
+START_TEST(test_dehb_tell_twice_or_unknown_refused_unchanged)
+{
+	struct dehb *d = mk(DEHB_OPT_DEHB, 1, 9, 2, 1);
+	struct dehb_job j;
+	double x[MAXD];
+	char *before, *after;
+
+	ck_assert_int_eq(dehb_ask(d, &j, x), DEHBQ_OK);
+	ck_assert_int_eq(dehb_ask(d, &j, x), DEHBQ_OK);
+	ck_assert_int_eq(dehb_tell(d, 0, DEHB_OK, 1, 1), DEHBQ_OK);
+	before = save_text(d);
+	ck_assert_int_eq(dehb_tell(d, 0, DEHB_OK, 0, 1), DEHBQ_ESTATE);
+	ck_assert_int_eq(dehb_tell(d, 2, DEHB_OK, 0, 1), DEHBQ_ENOENT);
+	ck_assert_int_eq(dehb_tell(d, 1, DEHB_OK, 0, -1), DEHBQ_EINVAL);
+	ck_assert_int_eq(dehb_tell(d, 1, DEHB_OK, 0, NAN), DEHBQ_EINVAL);
+	ck_assert_int_eq(dehb_tell(d, 1, DEHB_OK, -INFINITY, 0),
+			 DEHBQ_EINVAL);
+	ck_assert_int_eq(dehb_job_get(d, 0, &j, x), DEHBQ_ENOENT);
+	ck_assert_int_eq(dehb_job_get(d, 1, &j, x), DEHBQ_OK);
+	ck_assert_uint_eq(j.id, 1);
+	after = save_text(d);
+	ck_assert_str_eq(before, after);
+	cJSON_free(before);
+	cJSON_free(after);
+	dehb_free(d);
+}
+END_TEST
+
+START_TEST(test_dehb_params_check_names_the_field)
+{
+	struct dehb_params p;
+	char err[DEHBQ_ERRLEN];
+	struct dehb *d = (struct dehb *)1;
+
+	dehb_params_init(&p);
+	ck_assert_int_eq(dehb_params_check(&p, err), DEHBQ_OK);
+	p.eta = 1;
+	ck_assert_int_eq(dehb_params_check(&p, err), DEHBQ_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "eta"));
+	dehb_params_init(&p);
+	p.dim = 0;
+	ck_assert_int_eq(dehb_params_check(&p, err), DEHBQ_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "dim"));
+	dehb_params_init(&p);
+	p.max_fidelity = p.min_fidelity;
+	ck_assert_int_eq(dehb_params_check(&p, err), DEHBQ_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "max_fidelity"));
+	dehb_params_init(&p);
+	p.min_fidelity = -1;
+	ck_assert_int_eq(dehb_params_check(&p, err), DEHBQ_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "min_fidelity"));
+	dehb_params_init(&p);
+	p.crossover_prob = 1.5;
+	ck_assert_int_eq(dehb_params_check(&p, err), DEHBQ_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "crossover_prob"));
+	dehb_params_init(&p);
+	p.mutation_factor = NAN;
+	ck_assert_int_eq(dehb_params_check(&p, err), DEHBQ_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "mutation_factor"));
+	dehb_params_init(&p);
+	p.max_fevals = -1;
+	ck_assert_int_eq(dehb_params_check(&p, err), DEHBQ_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "max_fevals"));
+	p.max_fevals = 0;
+	p.optimizer = (enum dehb_optimizer)9;
+	ck_assert_int_eq(dehb_params_check(&p, err), DEHBQ_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "optimizer"));
+	ck_assert_int_eq(dehb_new(&p, &d, err), DEHBQ_EINVAL);
+	ck_assert_ptr_null(d);
+}
+END_TEST
+
+START_TEST(test_dehb_enum_names_round_trip)
+{
+	enum dehb_optimizer o;
+	enum dehb_mutation m;
+	enum dehb_crossover c;
+	enum dehb_boundary b;
+	enum dehb_kind k;
+
+	ck_assert_int_eq(dehb_optimizer_parse("hyperband", &o), DEHBQ_OK);
+	ck_assert_str_eq(dehb_optimizer_name(o), "hyperband");
+	ck_assert_int_eq(dehb_mutation_parse("currenttobest1", &m), DEHBQ_OK);
+	ck_assert_str_eq(dehb_mutation_name(m), "currenttobest1");
+	ck_assert_int_eq(dehb_crossover_parse("exp", &c), DEHBQ_OK);
+	ck_assert_str_eq(dehb_crossover_name(c), "exp");
+	ck_assert_int_eq(dehb_boundary_parse("clip", &b), DEHBQ_OK);
+	ck_assert_str_eq(dehb_boundary_name(b), "clip");
+	ck_assert_int_eq(dehb_kind_parse("promotion", &k), DEHBQ_OK);
+	ck_assert_str_eq(dehb_kind_name(k), "promotion");
+	ck_assert_int_eq(dehb_optimizer_parse("best", &o), DEHBQ_EINVAL);
+	ck_assert_int_eq(dehb_mutation_parse("best", &m), DEHBQ_EINVAL);
+	ck_assert_int_eq(dehb_kind_parse(NULL, &k), DEHBQ_EINVAL);
+}
+END_TEST
+
+/* Mutations of a valid snapshot that dehb_load must refuse. */
+static const char *const bad_edits[] = {
+	"format=2", "params.eta=1", "params.dim=0", "params.seed=\"xyz\"",
+	"rng=\"bogus\"", "counts.asked=-1", "counts.told=100000",
+	"pops=[]", "pops.0.ptr=99", "pops.0.fit=[\"a\"]", "pops.0.x=[2]",
+	"pops.1.config_id=[1e300]", "brackets.0.pending=[-1,0,0]",
+	"brackets.0.done=[9,9,9]", "inflight=[]",
+	"inflight.0.level=7", "inflight.0.x=[0.5]", "inflight.0.kind=\"x\"",
+	"incumbents.any=3", "counts.next_config_id=0", "params=null",
+	"brackets.0.id=5",
+};
+
+static cJSON *walk(cJSON *o, char *path)
+{
+	char *dot;
+
+	while ((dot = strchr(path, '.'))) {
+		*dot = 0;
+		if (cJSON_IsArray(o))
+			o = cJSON_GetArrayItem(o, atoi(path));
+		else
+			o = cJSON_GetObjectItem(o, path);
+		if (!o)
+			return NULL;
+		path = dot + 1;
+	}
+	return o;
+}
+
+START_TEST(test_dehb_load_refuses_bad_snapshots)
+{
+	struct dehb *d = mk(DEHB_OPT_DEHB, 1, 9, 2, 1), *e = NULL;
+	struct dehb_job j;
+	double x[MAXD];
+	char buf[256], err[DEHBQ_ERRLEN], *eq, *s;
+	cJSON *json, *parent, *val;
+	int i;
+
+	for (i = 0; i < 5; i++)
+		ck_assert_int_eq(dehb_ask(d, &j, x), DEHBQ_OK);
+	ck_assert_int_eq(dehb_tell(d, 0, DEHB_OK, 1, 1), DEHBQ_OK);
+	s = save_text(d);
+	strncpy(buf, bad_edits[_i], sizeof(buf) - 1);
+	buf[sizeof(buf) - 1] = 0;
+	eq = strchr(buf, '=');
+	*eq = 0;
+	json = cJSON_Parse(s);
+	val = cJSON_Parse(eq + 1);
+	ck_assert_ptr_nonnull(val);
+	{
+		char *last = strrchr(buf, '.');
+		const char *key = last ? last + 1 : buf;
+
+		parent = last ? walk(json, buf) : json;
+		if (last)
+			*last = 0;
+		ck_assert_ptr_nonnull(parent);
+		if (cJSON_IsArray(parent))
+			cJSON_ReplaceItemInArray(parent, atoi(key), val);
+		else
+			cJSON_ReplaceItemInObject(parent, key, val);
+	}
+	err[0] = 0;
+	ck_assert_int_eq(dehb_load(json, &e, err), DEHBQ_EINVAL);
+	ck_assert_ptr_null(e);
+	ck_assert_msg(err[0] != 0, "no message for %s", bad_edits[_i]);
+	cJSON_Delete(json);
+	cJSON_free(s);
+	dehb_free(d);
+}
+END_TEST
+
+/* ---- save/load property ---- */
+
+struct world {
+	uint64_t fl[4096]; /* in-flight job ids */
+	int nfl;           /* count */
+	struct rng ops;    /* drives the interleaving */
+};
+
+/* One random operation; returns a digest of what happened. */
+static uint64_t op(struct dehb *d, struct world *w)
+{
+	struct dehb_job j;
+	double x[MAXD];
+	uint64_t h = 0;
+	int dim = dehb_get_params(d)->dim, i, rc;
+
+	if (w->nfl == 0 || (w->nfl < 4000 && rng_uniform(&w->ops) < 0.55)) {
+		rc = dehb_ask(d, &j, x);
+		h = (uint64_t)rc * 1000003u;
+		if (rc != DEHBQ_OK)
+			return h;
+		w->fl[w->nfl++] = j.id;
+		h ^= j.id * 31 + (uint64_t)j.slot * 7 + (uint64_t)j.kind +
+		     (uint64_t)j.bracket * 131 + (uint64_t)j.level * 17 +
+		     (uint64_t)j.config_id * 1009;
+		for (i = 0; i < dim; i++) {
+			uint64_t b;
+
+			memcpy(&b, &x[i], sizeof(b));
+			h = h * 1099511628211u ^ b;
+		}
+		return h;
+	}
+	i = (int)rng_below(&w->ops, (uint64_t)w->nfl);
+	{
+		uint64_t id = w->fl[i];
+		double u = rng_uniform(&w->ops);
+
+		ck_assert_int_eq(dehb_job_get(d, id, &j, x), DEHBQ_OK);
+		w->fl[i] = w->fl[--w->nfl];
+		rc = dehb_tell(d, id,
+			       u < 0.05 ? DEHB_FAILED : DEHB_OK,
+			       u < 0.08 ? NAN : toy_loss(x, dim, j.fidelity),
+			       u);
+		ck_assert_int_eq(rc, DEHBQ_OK);
+		return id * 7 + 1;
+	}
+}
+
+START_TEST(test_dehb_save_load_continue_equals_continue)
+{
+	static const enum dehb_optimizer opts[] = {
+		DEHB_OPT_DEHB, DEHB_OPT_DEHB, DEHB_OPT_DEHB, DEHB_OPT_RANDOM,
+		DEHB_OPT_SH, DEHB_OPT_HYPERBAND, DEHB_OPT_DE};
+	struct world *w = malloc(sizeof(*w)), *w2 = malloc(sizeof(*w2));
+	int run, runs = 0;
+
+	ck_assert_ptr_nonnull(w);
+	ck_assert_ptr_nonnull(w2);
+	for (run = 0; run < 280; run++) {
+		struct dehb_params p;
+		struct dehb *a, *b;
+		int n1, n2, i;
+		char *sa, *sb;
+
+		dehb_params_init(&p);
+		p.optimizer = opts[run % 7];
+		p.min_fidelity = 1;
+		p.max_fidelity = 9;
+		p.dim = 3;
+		p.seed = (uint64_t)run;
+		p.de_pop_size = 1 + run % 6;
+		p.mutation = (enum dehb_mutation)(run % 5);
+		p.crossover = (enum dehb_crossover)(run / 5 % 2);
+		p.boundary = (enum dehb_boundary)(run / 10 % 2);
+		if (run % 4 == 1)
+			p.max_active_brackets = 2;
+		if (run % 6 == 2)
+			p.max_fevals = 100;
+		if (run % 9 == 4)
+			p.max_brackets = 5;
+		a = mkp(&p);
+		w->nfl = 0;
+		rng_seed(&w->ops, (uint64_t)run * 977);
+		n1 = (int)rng_below(&w->ops, 400);
+		n2 = 50 + (int)rng_below(&w->ops, 250);
+		for (i = 0; i < n1; i++)
+			op(a, w);
+		b = reload(a);
+		*w2 = *w;
+		for (i = 0; i < n2; i++)
+			ck_assert_msg(op(a, w) == op(b, w2),
+				      "run %d diverged at step %d", run, i);
+		sa = save_text(a);
+		sb = save_text(b);
+		ck_assert_str_eq(sa, sb);
+		cJSON_free(sa);
+		cJSON_free(sb);
+		dehb_free(a);
+		dehb_free(b);
+		runs++;
+	}
+	ck_assert_int_eq(runs, 280);
+	free(w);
+	free(w2);
+}
+END_TEST
+
+/* ---- baselines ---- */
+
+START_TEST(test_dehb_random_baseline_samples_at_max_fidelity)
+{
+	struct dehb *d = mk(DEHB_OPT_RANDOM, 1, 27, 3, 2);
+	struct dehb_job j;
+	double x[MAXD];
+	int i;
+
+	for (i = 0; i < 50; i++) {
+		ck_assert_int_eq(step(d, &j, x), DEHBQ_OK);
+		ck_assert_int_eq(j.kind, DEHB_KIND_RANDOM);
+		ck_assert(j.fidelity == 27);
+		ck_assert_int_eq(j.level, 3);
+		ck_assert_int_eq(j.bracket, (int64_t)j.id);
+		ck_assert_int_eq(j.slot, -1);
+		ck_assert_int_eq(j.config_id, i);
+	}
+	ck_assert_int_eq(dehb_active_brackets(d), 0);
+	dehb_free(d);
+}
+END_TEST
+
+/* SH/HB: every promotion is the next best of its own bracket's rung. */
+static void check_sh(enum dehb_optimizer o)
+{
+	struct dehb *d = mk(o, 1, 9, 2, 21);
+	struct dehb_job j;
+	double x[MAXD], loss[400];
+	int64_t br[400], rung[400];
+	int i, n = 0;
+	static const int lv_hb[3][3] = {{0, 1, 2}, {1, 2, -1}, {2, -1, -1}};
+
+	for (i = 0; i < 300; i++) {
+		int k, better = 0, slot;
+
+		ck_assert_int_eq(dehb_ask(d, &j, x), DEHBQ_OK);
+		loss[j.id] = toy_loss(x, 2, 9);
+		br[j.id] = j.bracket;
+		rung[j.id] = j.rung;
+		if (o == DEHB_OPT_SH)
+			ck_assert_int_eq(j.level, j.rung);
+		else
+			ck_assert_int_eq(j.level, lv_hb[j.bracket % 3][j.rung]);
+		if (j.rung == 0) {
+			ck_assert_int_eq(j.kind, DEHB_KIND_RANDOM);
+		} else {
+			ck_assert_int_eq(j.kind, DEHB_KIND_PROMOTION);
+			ck_assert_int_eq(br[j.parent_job], j.bracket);
+			ck_assert_int_eq(rung[j.parent_job], j.rung - 1);
+			/* exactly `slot` configs of that rung were better */
+			slot = j.slot;
+			for (k = 0; k < (int)j.id; k++)
+				if (br[k] == j.bracket && rung[k] == j.rung - 1 &&
+				    loss[k] < loss[j.parent_job])
+					better++;
+			ck_assert_int_eq(better, slot);
+			ck_assert(loss[j.id] == loss[j.parent_job]);
+		}
+		ck_assert_int_eq(dehb_tell(d, j.id, DEHB_OK, loss[j.id], 1),
+				 DEHBQ_OK);
+		n++;
+	}
+	ck_assert_int_eq(n, 300);
+	dehb_free(d);
+}
+
+START_TEST(test_dehb_sh_baseline_promotes_top_of_own_bracket)
+{
+	check_sh(DEHB_OPT_SH);
+}
+END_TEST
+
+START_TEST(test_dehb_hyperband_baseline_cycles_brackets)
+{
+	check_sh(DEHB_OPT_HYPERBAND);
+}
+END_TEST
+
+START_TEST(test_dehb_de_baseline_evaluates_population_then_trials)
+{
+	struct dehb_params p;
+	struct dehb *d;
+	struct dehb_job j;
+	double x[MAXD];
+	int i;
+
+	dehb_params_init(&p);
+	p.optimizer = DEHB_OPT_DE;
+	p.dim = 4;
+	d = mkp(&p);
+	for (i = 0; i < 100; i++) {
+		ck_assert_int_eq(step(d, &j, x), DEHBQ_OK);
+		ck_assert_int_eq(j.kind, i < 20 ? DEHB_KIND_RANDOM
+						: DEHB_KIND_TRIAL);
+		ck_assert_int_eq(j.slot, i % 20);
+		ck_assert(j.fidelity == 27);
+		if (i < 20)
+			ck_assert_int_eq(j.config_id, i);
+	}
+	dehb_free(d);
+}
+END_TEST
+
+/* ---- quality ---- */
+
+/* Sequential run until `budget` fidelity units are spent; regret of the
+ * max-fidelity incumbent (any-fidelity one if none). */
+static double run_branin(enum dehb_optimizer o, uint64_t seed, double budget)
+{
+	struct benchfn f;
+	struct dehb_params p;
+	struct dehb *d;
+	struct dehb_job j;
+	struct dehb_incumbent inc;
+	struct rng noise;
+	double x[MAXD], spent = 0, r;
+	char err[DEHBQ_ERRLEN];
+
+	ck_assert_int_eq(benchfn_init(&f, "branin", err), DEHBQ_OK);
+	dehb_params_init(&p);
+	p.optimizer = o;
+	p.dim = f.dim;
+	p.min_fidelity = f.min_budget;
+	p.max_fidelity = f.max_budget;
+	p.seed = seed;
+	d = mkp(&p);
+	rng_seed(&noise, seed + 1000);
+	while (spent < budget) {
+		ck_assert_int_eq(dehb_ask(d, &j, x), DEHBQ_OK);
+		ck_assert_int_eq(dehb_tell(d, j.id, DEHB_OK,
+					   benchfn_loss(&f, x, j.fidelity,
+							&noise),
+					   j.fidelity),
+				 DEHBQ_OK);
+		spent += j.fidelity;
+	}
+	if (dehb_incumbent(d, DEHB_INC_MAX, &inc, x) != DEHBQ_OK)
+		dehb_incumbent(d, DEHB_INC_ANY, &inc, x);
+	r = benchfn_regret(&f, x);
+	dehb_free(d);
+	return r;
+}
+
+START_TEST(test_dehb_beats_random_search_on_branin)
+{
+	double rd = 0, rr = 0;
+	uint64_t s;
+
+	for (s = 0; s < 10; s++) {
+		rd += run_branin(DEHB_OPT_DEHB, s, 100 * 60);
+		rr += run_branin(DEHB_OPT_RANDOM, s, 100 * 60);
+	}
+	ck_assert_msg(rd < rr, "DEHB mean regret %g, random %g", rd / 10,
+		      rr / 10);
+}
+END_TEST
+
+/* ---- limits ---- */
+
+START_TEST(test_dehb_single_level_and_tiny_populations_work)
+{
+	struct dehb_params p;
+	struct dehb *d;
+	struct dehb_job j;
+	double x[MAXD];
+	int i;
+
+	dehb_params_init(&p);
+	p.min_fidelity = 2;
+	p.max_fidelity = 3; /* one level, population of 1 */
+	p.dim = 1;
+	p.mutation = DEHB_MUT_RAND2;
+	d = mkp(&p);
+	ck_assert_int_eq(dehb_levels(d), 1);
+	for (i = 0; i < 50; i++) {
+		ck_assert_int_eq(step(d, &j, x), DEHBQ_OK);
+		ck_assert(x[0] >= 0 && x[0] <= 1);
+		ck_assert(j.fidelity == 3);
+	}
+	dehb_free(d);
+}
+END_TEST
+
+START_TEST(test_dehb_many_in_flight_then_all_told)
+{
+	struct dehb *d = mk(DEHB_OPT_DEHB, 1, 27, 2, 9);
+	struct dehb_job j;
+	struct dehb_counts c;
+	double x[MAXD];
+	int i;
+
+	for (i = 0; i < 3000; i++)
+		ck_assert_int_eq(dehb_ask(d, &j, x), DEHBQ_OK);
+	dehb_get_counts(d, &c);
+	ck_assert_int_eq(c.inflight, 3000);
+	ck_assert_int_gt(dehb_active_brackets(d), 10);
+	for (i = 2999; i >= 0; i -= 2)
+		ck_assert_int_eq(dehb_tell(d, (uint64_t)i, DEHB_OK, i, 0),
+				 DEHBQ_OK);
+	for (i = 0; i < 3000; i += 2)
+		ck_assert_int_eq(dehb_tell(d, (uint64_t)i, DEHB_OK, i, 0),
+				 DEHBQ_OK);
+	dehb_get_counts(d, &c);
+	ck_assert_int_eq(c.inflight, 0);
+	dehb_free(d);
+}
+END_TEST
+
+START_TEST(test_dehb_huge_populations_refused)
+{
+	struct dehb_params p;
+	char err[DEHBQ_ERRLEN];
+	double fid[8];
+	int n;
+
+	dehb_params_init(&p);
+	p.min_fidelity = 1;
+	p.max_fidelity = 1e12;
+	p.eta = 10;
+	ck_assert_int_eq(dehb_params_check(&p, err), DEHBQ_ETOOBIG);
+	ck_assert_int_eq(dehb_fidelities(1, 27, 3, fid, 8, &n), DEHBQ_OK);
+	ck_assert_int_eq(n, 4);
+	ck_assert(fid[3] == 27);
+	ck_assert_int_eq(dehb_fidelities(1, 27, 3, fid, 2, &n),
+			 DEHBQ_ETOOBIG);
+}
+END_TEST
+
+Suite *dehb_suite(void)
+{
+	Suite *s = suite_create("dehb");
+	TCase *core = tcase_create("core");
+	TCase *errors = tcase_create("errors");
+	TCase *limits = tcase_create("limits");
+
+	tcase_set_timeout(core, 60);
+	tcase_add_test(core, test_dehb_sequential_trace_matches_spec_5_7);
+	tcase_add_test(core,
+		       test_dehb_job_ids_sequential_and_vectors_in_unit_cube);
+	tcase_add_test(core,
+		       test_dehb_same_seed_same_state_different_seed_differs);
+	tcase_add_test(core, test_dehb_out_of_order_tells_and_selection);
+	tcase_add_test(core, test_dehb_failures_and_nan_never_enter_population);
+	tcase_add_test(core, test_dehb_incumbent_is_a_copy_and_strict);
+	tcase_add_test(core, test_dehb_max_incumbent_only_at_max_fidelity);
+	tcase_add_test(core, test_dehb_never_asks_more_than_max_fevals);
+	tcase_add_test(core, test_dehb_max_brackets_blocks_then_done);
+	tcase_add_test(core, test_dehb_max_active_brackets_returns_eagain);
+	tcase_add_test(core, test_dehb_max_cost_and_walltime_stop_asking);
+	tcase_add_test(core, test_dehb_save_load_continue_equals_continue);
+	tcase_add_test(core, test_dehb_random_baseline_samples_at_max_fidelity);
+	tcase_add_test(core, test_dehb_sh_baseline_promotes_top_of_own_bracket);
+	tcase_add_test(core, test_dehb_hyperband_baseline_cycles_brackets);
+	tcase_add_test(core,
+		       test_dehb_de_baseline_evaluates_population_then_trials);
+	tcase_add_test(core, test_dehb_beats_random_search_on_branin);
+	tcase_add_test(errors, test_dehb_tell_twice_or_unknown_refused_unchanged);
+	tcase_add_test(errors, test_dehb_params_check_names_the_field);
+	tcase_add_test(errors, test_dehb_enum_names_round_trip);
+	tcase_add_loop_test(errors, test_dehb_load_refuses_bad_snapshots, 0,
+			    (int)(sizeof(bad_edits) / sizeof(bad_edits[0])));
+	tcase_add_test(limits, test_dehb_single_level_and_tiny_populations_work);
+	tcase_add_test(limits, test_dehb_many_in_flight_then_all_told);
+	tcase_add_test(limits, test_dehb_huge_populations_refused);
+	suite_add_tcase(s, core);
+	suite_add_tcase(s, errors);
+	suite_add_tcase(s, limits);
+	return s;
+}
