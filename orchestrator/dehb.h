@@ -105,10 +105,11 @@ struct dehb_job {
 	uint64_t id;         /* job id: 0, 1, 2, ... in ask order */
 	int level;           /* fidelity level index, 0 = lowest */
 	double fidelity;     /* exact fidelity double to pass on */
-	int64_t bracket;     /* bracket id */
+	int64_t bracket;     /* bracket id (random/de: the job id) */
 	int rung;            /* rung within the bracket, 0 = base */
 	enum dehb_kind kind; /* trial, promotion or random */
-	int slot;            /* target slot in the level's subpopulation */
+	int slot;            /* target slot in the level's subpopulation;
+				sh/hyperband: rank in the rung; random: -1 */
 	int64_t config_id;   /* config id; promotions re-use the lower one */
 	int64_t parent_job;  /* promotion: job that evaluated the config at
 				the lower level; else -1 */
@@ -167,6 +168,7 @@ int dehb_ask(struct dehb *d, struct dehb_job *job, double *vec);
  * Tell a result.  DEHBQ_ENOENT: no such job was asked; DEHBQ_ESTATE: it
  * was already told (a second tell is refused, not applied).  A NaN loss
  * or status DEHB_FAILED counts as +inf.  cost must be finite and >= 0.
+ * DEHBQ_EINVAL: bad cost, unknown status, or a loss of -inf with DEHB_OK.
  */
 int dehb_tell(struct dehb *d, uint64_t job_id, enum dehb_status status,
 	      double loss, double cost);
@@ -175,7 +177,10 @@ int dehb_tell(struct dehb *d, uint64_t job_id, enum dehb_status status,
 int dehb_job_get(const struct dehb *d, uint64_t job_id, struct dehb_job *job,
 		 double *vec);
 
-/* Caller's clock for max_walltime, in seconds since the study started. */
+/*
+ * Caller's clock for max_walltime, in seconds since the study started.
+ * Negative or non-finite values are ignored.
+ */
 void dehb_set_elapsed(struct dehb *d, double seconds);
 
 /* 1 when no more jobs will be issued (termination reached). */
@@ -185,6 +190,10 @@ int dehb_finished(const struct dehb *d);
 
 const struct dehb_params *dehb_get_params(const struct dehb *d);
 void dehb_get_counts(const struct dehb *d, struct dehb_counts *c);
+/*
+ * Copy an incumbent (and its vector when vec is not NULL).  DEHBQ_ENOENT
+ * with inc->valid == 0 while none exists (vec untouched).
+ */
 int dehb_incumbent(const struct dehb *d, enum dehb_inc_which which,
 		   struct dehb_incumbent *inc, double *vec);
 
