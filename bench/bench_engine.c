@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define DIM 64
+#define DIM    64
 #define WINDOW 64
 
 static double now(void)
@@ -112,8 +112,8 @@ out:
 int main(int argc, char **argv)
 {
 	static const enum dehb_optimizer opts[] = {
-		DEHB_OPT_DEHB, DEHB_OPT_RANDOM, DEHB_OPT_SH,
-		DEHB_OPT_HYPERBAND, DEHB_OPT_DE};
+		DEHB_OPT_DEHB, DEHB_OPT_RANDOM, DEHB_OPT_SH, DEHB_OPT_HYPERBAND,
+		DEHB_OPT_DE};
 	long n = 200000, r10 = 0, rend = 0;
 	size_t i;
 	int w;
@@ -123,13 +123,14 @@ int main(int argc, char **argv)
 
 		n = strtol(argv[1], &end, 10);
 		if (*end || n < 10000) {
-			fprintf(stderr, "usage: bench_engine [jobs >= 10000]\n");
+			fprintf(stderr,
+				"usage: bench_engine [jobs >= 10000]\n");
 			return 100;
 		}
 	}
 	printf("# D=%d, (1,27,3), no-op objective, %ld jobs\n", DIM, n);
-	printf("%-10s %6s %12s %12s %12s\n", "optimizer", "window",
-	       "us/job", "rss@10k kB", "rss@end kB");
+	printf("%-10s %6s %12s %12s %12s\n", "optimizer", "window", "us/job",
+	       "rss@10k kB", "rss@end kB");
 	for (i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
 		for (w = 1; w <= WINDOW; w *= WINDOW) {
 			double us = 0;

@@ -59,7 +59,8 @@ int benchfn_init(struct benchfn *f, const char *name, char *err)
 	}
 	return dehbq_errf(err, DEHBQ_EINVAL,
 			  "benchmark '%s': unknown (branin, hartmann6, "
-			  "countingonesN)", name);
+			  "countingonesN)",
+			  name);
 }
 
 static double fid_s(const struct benchfn *f, double b)

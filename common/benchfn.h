@@ -25,16 +25,16 @@
 
 enum benchfn_kind {
 	BENCHFN_COUNTINGONES = 0, /* N categorical + N float dimensions */
-	BENCHFN_BRANIN,           /* 2 dimensions */
-	BENCHFN_HARTMANN6,        /* 6 dimensions */
+	BENCHFN_BRANIN,		  /* 2 dimensions */
+	BENCHFN_HARTMANN6,	  /* 6 dimensions */
 };
 
 struct benchfn {
 	enum benchfn_kind kind; /* which problem */
-	int n;                  /* counting ones: N; else 0 */
-	int dim;                /* unit-vector dimensions */
-	double min_budget;      /* lowest budget */
-	double max_budget;      /* highest budget */
+	int n;			/* counting ones: N; else 0 */
+	int dim;		/* unit-vector dimensions */
+	double min_budget;	/* lowest budget */
+	double max_budget;	/* highest budget */
 };
 
 /* name: "branin", "hartmann6", or "countingones" followed by N (1..256). */

@@ -77,11 +77,12 @@ int dehb_params_check(const struct dehb_params *p, char *err)
 	long tot = 0;
 
 	if ((unsigned)p->optimizer > DEHB_OPT_DE)
-		return dehbq_errf(err, DEHBQ_EINVAL, "optimizer: unknown value %d",
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "optimizer: unknown value %d",
 				  (int)p->optimizer);
 	if (p->dim < 1 || p->dim > DEHB_MAX_DIM)
-		return dehbq_errf(err, DEHBQ_EINVAL,
-				  "dim: %d not in 1..%d", p->dim, DEHB_MAX_DIM);
+		return dehbq_errf(err, DEHBQ_EINVAL, "dim: %d not in 1..%d",
+				  p->dim, DEHB_MAX_DIM);
 	if (!isfinite(p->min_fidelity) || p->min_fidelity <= 0)
 		return dehbq_errf(err, DEHBQ_EINVAL,
 				  "min_fidelity: must be finite and > 0");
@@ -95,7 +96,8 @@ int dehb_params_check(const struct dehb_params *p, char *err)
 	if ((unsigned)p->mutation > DEHB_MUT_RANDTOBEST1)
 		return dehbq_errf(err, DEHBQ_EINVAL, "mutation: unknown value");
 	if ((unsigned)p->crossover > DEHB_CX_EXP)
-		return dehbq_errf(err, DEHBQ_EINVAL, "crossover: unknown value");
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "crossover: unknown value");
 	if ((unsigned)p->boundary > DEHB_BOUND_CLIP)
 		return dehbq_errf(err, DEHBQ_EINVAL, "boundary: unknown value");
 	if (!isfinite(p->mutation_factor) || p->mutation_factor <= 0 ||
@@ -126,8 +128,10 @@ int dehb_params_check(const struct dehb_params *p, char *err)
 				  DEHB_MAX_TOTPOP);
 	rc = hb_levels(p->min_fidelity, p->max_fidelity, p->eta, &nlevels);
 	if (rc != DEHBQ_OK)
-		return dehbq_errf(err, rc, "max_fidelity/min_fidelity: more "
-				  "than %d levels for this eta", HB_MAX_LEVELS);
+		return dehbq_errf(err, rc,
+				  "max_fidelity/min_fidelity: more "
+				  "than %d levels for this eta",
+				  HB_MAX_LEVELS);
 	rc = pop_sizes(p, nlevels, pop, &maxrung);
 	if (rc != DEHBQ_OK)
 		return dehbq_errf(err, rc, "eta: rung sizes exceed %d jobs",
@@ -138,8 +142,8 @@ int dehb_params_check(const struct dehb_params *p, char *err)
 	    (long)maxrung * p->dim > DEHB_MAX_CELLS)
 		return dehbq_errf(err, DEHBQ_ETOOBIG,
 				  "dim: populations of %ld x %d doubles are "
-				  "too large", tot > maxrung ? tot : maxrung,
-				  p->dim);
+				  "too large",
+				  tot > maxrung ? tot : maxrung, p->dim);
 	return DEHBQ_OK;
 }
 
@@ -295,8 +299,7 @@ int dehb_new(const struct dehb_params *p, struct dehb **out, char *err)
 
 static size_t fl_hash(uint64_t id, size_t cap)
 {
-	return (size_t)((id * UINT64_C(0x9e3779b97f4a7c15)) >> 20) &
-	       (cap - 1);
+	return (size_t)((id * UINT64_C(0x9e3779b97f4a7c15)) >> 20) & (cap - 1);
 }
 
 struct dehb_fl *dehb_fl_find(const struct dehb *d, uint64_t id)
@@ -566,8 +569,8 @@ static void make_trial(struct dehb *d, int k, int lower, int n_r, int slot,
 		for (lv = 0; lv < d->nlevels; lv++)
 			for (i = 0; i < d->pop[lv].n; i++)
 				if (lv != k || i != slot)
-					d->glob[g++] = d->pop[lv].x +
-						       (size_t)i * dim;
+					d->glob[g++] =
+						d->pop[lv].x + (size_t)i * dim;
 		for (t = 0; t < need; t++) {
 			double *f = d->fill + (size_t)t * dim;
 
@@ -575,9 +578,8 @@ static void make_trial(struct dehb *d, int k, int lower, int n_r, int slot,
 				de_sample_distinct(&P->rng, g, m, idx);
 				for (i = 0; i < m; i++)
 					don[i] = d->glob[idx[i]];
-				de_mutate(d->p.mutation,
-					  d->p.mutation_factor, dim, don,
-					  best, target, f);
+				de_mutate(d->p.mutation, d->p.mutation_factor,
+					  dim, don, best, target, f);
 				de_repair(d->p.boundary, &P->rng, dim, f);
 			} else {
 				random_vec(&P->rng, dim, f);
@@ -590,8 +592,8 @@ static void make_trial(struct dehb *d, int k, int lower, int n_r, int slot,
 		don[i] = d->pool[idx[i]];
 	de_mutate(d->p.mutation, d->p.mutation_factor, dim, don, best, target,
 		  d->mutant);
-	de_crossover(d->p.crossover, &P->rng, dim, d->p.crossover_prob,
-		     target, d->mutant, out);
+	de_crossover(d->p.crossover, &P->rng, dim, d->p.crossover_prob, target,
+		     d->mutant, out);
 	de_repair(d->p.boundary, &P->rng, dim, out);
 }
 
@@ -690,13 +692,12 @@ static int pick_bracket(struct dehb *d, int *bi, int *rung)
 	}
 	if (bracket_limit_hit(d))
 		return any_pending(d) ? DEHBQ_EAGAIN : DEHBQ_EDONE;
-	if (d->p.max_active_brackets > 0 &&
-	    d->nbr >= d->p.max_active_brackets)
+	if (d->p.max_active_brackets > 0 && d->nbr >= d->p.max_active_brackets)
 		return DEHBQ_EAGAIN;
 	if (d->nbr == d->capbr) {
 		int cap = d->capbr ? 2 * d->capbr : 4;
-		struct dehb_bracket *t = realloc(d->br, (size_t)cap *
-							    sizeof(*t));
+		struct dehb_bracket *t =
+			realloc(d->br, (size_t)cap * sizeof(*t));
 
 		if (!t)
 			return DEHBQ_ENOMEM;
@@ -706,8 +707,7 @@ static int pick_bracket(struct dehb *d, int *bi, int *rung)
 	s = d->p.optimizer == DEHB_OPT_SH
 		    ? d->nlevels - 1
 		    : hb_bracket_s(d->nlevels, d->next_bracket);
-	rc = hb_bracket_init(&nb.hb, d->next_bracket, s, d->nlevels,
-			     d->p.eta);
+	rc = hb_bracket_init(&nb.hb, d->next_bracket, s, d->nlevels, d->p.eta);
 	if (rc != DEHBQ_OK)
 		return rc;
 	rc = dehb_bracket_alloc(d, &nb);
@@ -865,7 +865,7 @@ int dehb_tell(struct dehb *d, uint64_t job_id, enum dehb_status status,
 
 	if (!e)
 		return job_id < (uint64_t)d->asked ? DEHBQ_ESTATE
-						    : DEHBQ_ENOENT;
+						   : DEHBQ_ENOENT;
 	if ((unsigned)status > DEHB_FAILED || !isfinite(cost) || cost < 0)
 		return DEHBQ_EINVAL;
 	if (status == DEHB_OK && loss == -INFINITY)
@@ -1021,8 +1021,7 @@ static const char *name_of(const char *const *names, int n, int v)
 	return v >= 0 && v < n ? names[v] : "unknown";
 }
 
-static int parse_name(const char *const *names, int n, const char *s,
-		      int *v)
+static int parse_name(const char *const *names, int n, const char *s, int *v)
 {
 	int i;
 

@@ -16,73 +16,73 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DEHB_MAX_TOTPOP 1000000     /* most individuals over all levels */
-#define DEHB_MAX_CELLS (1L << 26)   /* most doubles in populations */
-#define DEHB_MAX_ID ((int64_t)1 << 53) /* ids stay exact in JSON */
+#define DEHB_MAX_TOTPOP 1000000	   /* most individuals over all levels */
+#define DEHB_MAX_CELLS	(1L << 26) /* most doubles in populations */
+#define DEHB_MAX_ID	((int64_t)1 << 53) /* ids stay exact in JSON */
 
 /* One subpopulation (one fidelity level). */
 struct dehb_pop {
-	int n;          /* size, fixed; 0 = level unused */
-	double *x;      /* n * dim vectors in [0,1] */
-	double *fit;    /* fitness, +inf until a result is accepted */
-	int64_t *cid;   /* config id per slot */
-	int64_t *job;   /* job whose result set fit[i], -1 if none */
-	int ptr;        /* rolling target pointer, 0 <= ptr < n */
+	int n;		/* size, fixed; 0 = level unused */
+	double *x;	/* n * dim vectors in [0,1] */
+	double *fit;	/* fitness, +inf until a result is accepted */
+	int64_t *cid;	/* config id per slot */
+	int64_t *job;	/* job whose result set fit[i], -1 if none */
+	int ptr;	/* rolling target pointer, 0 <= ptr < n */
 	struct rng rng; /* this level's stream (spec 3) */
 };
 
 /* One active bracket. */
 struct dehb_bracket {
-	struct hb_bracket hb;           /* rung counters */
+	struct hb_bracket hb; /* rung counters */
 	/* SH/Hyperband baselines only: results of rungs 0..s-1, told order
 	 * (sorted by (loss, job) once the next rung starts). */
-	double *rloss[HB_MAX_LEVELS];   /* loss (+inf for failures) */
-	int64_t *rcid[HB_MAX_LEVELS];   /* config id */
-	int64_t *rjob[HB_MAX_LEVELS];   /* job id */
-	double *rx[HB_MAX_LEVELS];      /* vectors, n[r] * dim */
+	double *rloss[HB_MAX_LEVELS]; /* loss (+inf for failures) */
+	int64_t *rcid[HB_MAX_LEVELS]; /* config id */
+	int64_t *rjob[HB_MAX_LEVELS]; /* job id */
+	double *rx[HB_MAX_LEVELS];    /* vectors, n[r] * dim */
 };
 
 /* One in-flight job: a slot of the open-addressing table. */
 struct dehb_fl {
-	int used;            /* 1 = slot holds a job */
+	int used;	     /* 1 = slot holds a job */
 	struct dehb_job job; /* the job as asked */
-	double *x;           /* its vector, dim doubles, owned */
+	double *x;	     /* its vector, dim doubles, owned */
 };
 
 /* An incumbent with its own copy of the vector (fixes spec 9.6). */
 struct dehb_inc {
 	struct dehb_incumbent v; /* public part */
-	double *x;               /* copy of the vector, dim doubles */
+	double *x;		 /* copy of the vector, dim doubles */
 };
 
 struct dehb {
-	struct dehb_params p;            /* validated parameters */
-	int nlevels;                     /* L = s_max + 1 */
-	double fid[HB_MAX_LEVELS];       /* fidelity per level, ascending */
+	struct dehb_params p;		    /* validated parameters */
+	int nlevels;			    /* L = s_max + 1 */
+	double fid[HB_MAX_LEVELS];	    /* fidelity per level, ascending */
 	struct dehb_pop pop[HB_MAX_LEVELS]; /* subpopulations */
-	int totpop;                      /* sum of pop[].n */
-	struct rng rng;                  /* engine stream */
-	struct dehb_bracket *br;         /* active brackets, ascending id */
-	int nbr;                         /* active count */
-	int capbr;                       /* allocated */
-	struct dehb_fl *fl;              /* in-flight table, power of 2 */
-	size_t flcap;                    /* table size */
-	size_t flcount;                  /* jobs in flight */
-	struct dehb_inc inc[2];          /* DEHB_INC_ANY, DEHB_INC_MAX */
-	int64_t asked;                   /* jobs issued = next job id */
-	int64_t told;                    /* results told */
-	int64_t failed;                  /* told as failed */
-	double total_cost;               /* sum of told costs */
-	double elapsed;                  /* last dehb_set_elapsed() */
-	int64_t next_cid;                /* next new config id */
-	int64_t next_bracket;            /* next bracket id */
+	int totpop;			    /* sum of pop[].n */
+	struct rng rng;			    /* engine stream */
+	struct dehb_bracket *br;	    /* active brackets, ascending id */
+	int nbr;			    /* active count */
+	int capbr;			    /* allocated */
+	struct dehb_fl *fl;		    /* in-flight table, power of 2 */
+	size_t flcap;			    /* table size */
+	size_t flcount;			    /* jobs in flight */
+	struct dehb_inc inc[2];		    /* DEHB_INC_ANY, DEHB_INC_MAX */
+	int64_t asked;			    /* jobs issued = next job id */
+	int64_t told;			    /* results told */
+	int64_t failed;			    /* told as failed */
+	double total_cost;		    /* sum of told costs */
+	double elapsed;			    /* last dehb_set_elapsed() */
+	int64_t next_cid;		    /* next new config id */
+	int64_t next_bracket;		    /* next bracket id */
 	/* scratch, contents meaningless between calls */
-	int *order;                      /* sort order, totpop */
-	int *otmp;                       /* merge sort buffer, totpop */
-	const double **pool;             /* parent pool, totpop + donors */
-	const double **glob;             /* global pool, totpop */
-	double *fill;                    /* filler mutants, donors * dim */
-	double *mutant;                  /* dim */
+	int *order;	     /* sort order, totpop */
+	int *otmp;	     /* merge sort buffer, totpop */
+	const double **pool; /* parent pool, totpop + donors */
+	const double **glob; /* global pool, totpop */
+	double *fill;	     /* filler mutants, donors * dim */
+	double *mutant;	     /* dim */
 };
 
 /* Allocate an engine for validated params, state zeroed (no RNG use). */

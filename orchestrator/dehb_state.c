@@ -213,8 +213,8 @@ static cJSON *save_bracket(const struct dehb *d, const struct dehb_bracket *b)
 		if (!add_item(e, "loss", dbl_array(b->rloss[r], n)) ||
 		    !add_item(e, "config_id", i64_array(b->rcid[r], n)) ||
 		    !add_item(e, "job", i64_array(b->rjob[r], n)) ||
-		    !add_item(e, "x", dbl_array(b->rx[r],
-						n * (size_t)d->p.dim)))
+		    !add_item(e, "x",
+			      dbl_array(b->rx[r], n * (size_t)d->p.dim)))
 			goto fail;
 	}
 	return o;
@@ -283,7 +283,8 @@ int dehb_save(const struct dehb *d, struct cJSON **out)
 	    !add_rng(o, "rng", &d->rng))
 		goto fail;
 	c = cJSON_CreateObject();
-	if (!add_item(o, "counts", c) || !add_num(c, "asked", (double)d->asked) ||
+	if (!add_item(o, "counts", c) ||
+	    !add_num(c, "asked", (double)d->asked) ||
 	    !add_num(c, "told", (double)d->told) ||
 	    !add_num(c, "failed", (double)d->failed) ||
 	    !add_num(c, "total_cost", d->total_cost) ||
@@ -341,8 +342,7 @@ static const cJSON *get(const cJSON *o, const char *k, char *err)
 	return v;
 }
 
-static int get_obj(const cJSON *o, const char *k, const cJSON **v,
-		   char *err)
+static int get_obj(const cJSON *o, const char *k, const cJSON **v, char *err)
 {
 	*v = get(o, k, err);
 	if (!*v)
@@ -406,8 +406,7 @@ static int is_int(const cJSON *v, int64_t lo, int64_t hi, int64_t *out)
 {
 	double x;
 
-	if (!num_of(v, &x) || x != floor(x) || x < (double)lo ||
-	    x > (double)hi)
+	if (!num_of(v, &x) || x != floor(x) || x < (double)lo || x > (double)hi)
 		return 0;
 	*out = (int64_t)x;
 	return 1;
@@ -423,7 +422,8 @@ static int get_i64(const cJSON *o, const char *k, int64_t lo, int64_t hi,
 	if (!is_int(v, lo, hi, out))
 		return dehbq_errf(err, DEHBQ_EINVAL,
 				  "snapshot: '%s' must be an integer in "
-				  "%" PRId64 "..%" PRId64, k, lo, hi);
+				  "%" PRId64 "..%" PRId64,
+				  k, lo, hi);
 	return DEHBQ_OK;
 }
 
@@ -438,8 +438,7 @@ static int get_int(const cJSON *o, const char *k, int lo, int hi, int *out,
 	return rc;
 }
 
-static int get_str(const cJSON *o, const char *k, const char **out,
-		   char *err)
+static int get_str(const cJSON *o, const char *k, const char **out, char *err)
 {
 	const cJSON *v = get(o, k, err);
 
@@ -481,7 +480,8 @@ static int get_dbls(const cJSON *o, const char *k, size_t n, double *v,
 	if ((size_t)cJSON_GetArraySize(a) != n)
 		return dehbq_errf(err, DEHBQ_EINVAL,
 				  "snapshot: '%s' must have %zu entries", k, n);
-	cJSON_ArrayForEach(e, a) {
+	cJSON_ArrayForEach(e, a)
+	{
 		if (inf_ok && cJSON_IsNull(e)) {
 			v[i++] = INFINITY;
 			continue;
@@ -489,7 +489,8 @@ static int get_dbls(const cJSON *o, const char *k, size_t n, double *v,
 		if (!num_of(e, &v[i]) || (unit && !(v[i] >= 0 && v[i] <= 1)))
 			return dehbq_errf(err, DEHBQ_EINVAL,
 					  "snapshot: '%s'[%zu] is not a valid "
-					  "number", k, i);
+					  "number",
+					  k, i);
 		i++;
 	}
 	return DEHBQ_OK;
@@ -507,7 +508,8 @@ static int get_i64s(const cJSON *o, const char *k, size_t n, int64_t *v,
 	if ((size_t)cJSON_GetArraySize(a) != n)
 		return dehbq_errf(err, DEHBQ_EINVAL,
 				  "snapshot: '%s' must have %zu entries", k, n);
-	cJSON_ArrayForEach(e, a) {
+	cJSON_ArrayForEach(e, a)
+	{
 		if (!is_int(e, lo, hi, &v[i]))
 			return dehbq_errf(err, DEHBQ_EINVAL,
 					  "snapshot: '%s'[%zu] must be an "
@@ -537,11 +539,11 @@ static int get_ints(const cJSON *o, const char *k, int n, int *v, int lo,
 	return DEHBQ_OK;
 }
 
-#define TRY(x)                                                                \
-	do {                                                                  \
-		rc = (x);                                                     \
-		if (rc != DEHBQ_OK)                                           \
-			goto fail;                                            \
+#define TRY(x)                                                                 \
+	do {                                                                   \
+		rc = (x);                                                      \
+		if (rc != DEHBQ_OK)                                            \
+			goto fail;                                             \
 	} while (0)
 
 static int load_params(const cJSON *o, struct dehb_params *p, char *err)
@@ -607,7 +609,8 @@ static int load_pop(struct dehb *d, const cJSON *o, int k, char *err)
 		if (P->job[i] < 0 && P->fit[i] < INFINITY)
 			return dehbq_errf(err, DEHBQ_EINVAL,
 					  "snapshot: pops[%d] slot %d has a "
-					  "fitness but no job", k, i);
+					  "fitness but no job",
+					  k, i);
 	return DEHBQ_OK;
 fail:
 	return rc;
@@ -622,7 +625,8 @@ static int load_bracket(struct dehb *d, const cJSON *o, int i, char *err)
 
 	if (!cJSON_IsObject(o))
 		return dehbq_errf(err, DEHBQ_EINVAL,
-				  "snapshot: brackets[%d] must be an object", i);
+				  "snapshot: brackets[%d] must be an object",
+				  i);
 	TRY(get_i64(o, "id", 0, d->next_bracket - 1, &id, err));
 	if (i > 0 && id <= d->br[i - 1].hb.id)
 		return dehbq_errf(err, DEHBQ_EINVAL,
@@ -640,25 +644,28 @@ static int load_bracket(struct dehb *d, const cJSON *o, int i, char *err)
 				  "snapshot: brackets[%d] is finished", i);
 	for (r = 1; r < b->hb.nrungs; r++)
 		if (b->hb.pending[r] < b->hb.n[r] &&
-		    (b->hb.pending[r - 1] || b->hb.done[r - 1] < b->hb.n[r - 1]))
+		    (b->hb.pending[r - 1] ||
+		     b->hb.done[r - 1] < b->hb.n[r - 1]))
 			return dehbq_errf(err, DEHBQ_EINVAL,
 					  "snapshot: brackets[%d] rung %d "
-					  "started early", i, r);
+					  "started early",
+					  i, r);
 	TRY(dehb_bracket_alloc(d, b));
 	d->nbr++; /* owned from here on, freed by dehb_free */
 	if (dehb_uses_brackets(d) != 2)
 		return DEHBQ_OK;
 	TRY(get_arr(o, "results", b->hb.nrungs - 1, &res, err));
 	r = 0;
-	cJSON_ArrayForEach(e, res) {
+	cJSON_ArrayForEach(e, res)
+	{
 		size_t n = (size_t)b->hb.done[r];
 
 		if (!cJSON_IsObject(e))
 			return dehbq_errf(err, DEHBQ_EINVAL,
 					  "snapshot: bad bracket results");
 		TRY(get_dbls(e, "loss", n, b->rloss[r], 1, 0, err));
-		TRY(get_i64s(e, "config_id", n, b->rcid[r], 0,
-			     d->next_cid - 1, err));
+		TRY(get_i64s(e, "config_id", n, b->rcid[r], 0, d->next_cid - 1,
+			     err));
 		TRY(get_i64s(e, "job", n, b->rjob[r], 0, d->asked - 1, err));
 		TRY(get_dbls(e, "x", n * (size_t)d->p.dim, b->rx[r], 0, 1,
 			     err));
@@ -679,8 +686,7 @@ static struct dehb_bracket *find_br(struct dehb *d, int64_t id)
 	return NULL;
 }
 
-static int load_job(struct dehb *d, const cJSON *o, int i, int *cnt,
-		    char *err)
+static int load_job(struct dehb *d, const cJSON *o, int i, int *cnt, char *err)
 {
 	struct dehb_job j;
 	const char *s;
@@ -691,7 +697,8 @@ static int load_job(struct dehb *d, const cJSON *o, int i, int *cnt,
 	memset(&j, 0, sizeof(j));
 	if (!cJSON_IsObject(o))
 		return dehbq_errf(err, DEHBQ_EINVAL,
-				  "snapshot: inflight[%d] must be an object", i);
+				  "snapshot: inflight[%d] must be an object",
+				  i);
 	TRY(get_i64(o, "id", 0, d->asked - 1, &t, err));
 	j.id = (uint64_t)t;
 	if (dehb_fl_find(d, j.id))
@@ -715,16 +722,18 @@ static int load_job(struct dehb *d, const cJSON *o, int i, int *cnt,
 		    j.level != b->hb.base + j.rung)
 			return dehbq_errf(err, DEHBQ_EINVAL,
 					  "snapshot: inflight[%d] has no "
-					  "matching bracket rung", i);
+					  "matching bracket rung",
+					  i);
 		/* counted; must match n - pending - done afterwards */
 		cnt[(b - d->br) * HB_MAX_LEVELS + j.rung]++;
 		if (uses == 2 && (j.slot < 0 || j.slot >= b->hb.n[j.rung]))
 			return dehbq_errf(err, DEHBQ_EINVAL,
 					  "snapshot: inflight[%d] bad slot", i);
-	} else if (j.level != d->nlevels - 1 ||
-		   j.bracket != (int64_t)j.id || j.rung != 0) {
+	} else if (j.level != d->nlevels - 1 || j.bracket != (int64_t)j.id ||
+		   j.rung != 0) {
 		return dehbq_errf(err, DEHBQ_EINVAL,
-				  "snapshot: inflight[%d] bad level/bracket", i);
+				  "snapshot: inflight[%d] bad level/bracket",
+				  i);
 	}
 	if (d->pop[j.level].n > 0 &&
 	    (j.slot < 0 || j.slot >= d->pop[j.level].n))
@@ -763,8 +772,7 @@ static int load_inc(struct dehb *d, const cJSON *o, int which, char *err)
 	in->v.fidelity = d->fid[in->v.level];
 	TRY(get_i64(o, "job_id", 0, d->asked - 1, &t, err));
 	in->v.job_id = (uint64_t)t;
-	TRY(get_i64(o, "config_id", 0, d->next_cid - 1, &in->v.config_id,
-		    err));
+	TRY(get_i64(o, "config_id", 0, d->next_cid - 1, &in->v.config_id, err));
 	TRY(get_dbls(o, "x", (size_t)d->p.dim, in->x, 0, 1, err));
 	in->v.valid = 1;
 	return DEHBQ_OK;
@@ -802,11 +810,11 @@ int dehb_load(const struct cJSON *json, struct dehb **out, char *err)
 	}
 	TRY(get_i64(o, "next_config_id", d->totpop, DEHB_MAX_ID, &d->next_cid,
 		    err));
-	TRY(get_i64(o, "next_bracket", 0, DEHB_MAX_ID, &d->next_bracket,
-		    err));
+	TRY(get_i64(o, "next_bracket", 0, DEHB_MAX_ID, &d->next_bracket, err));
 	TRY(get_arr(json, "pops", d->nlevels, &a, err));
 	k = 0;
-	cJSON_ArrayForEach(e, a) {
+	cJSON_ArrayForEach(e, a)
+	{
 		TRY(load_pop(d, e, k, err));
 		k++;
 	}
@@ -827,7 +835,8 @@ int dehb_load(const struct cJSON *json, struct dehb **out, char *err)
 	if (!d->br)
 		goto fail;
 	k = 0;
-	cJSON_ArrayForEach(e, a) {
+	cJSON_ArrayForEach(e, a)
+	{
 		TRY(load_bracket(d, e, k, err));
 		k++;
 	}
@@ -842,7 +851,8 @@ int dehb_load(const struct cJSON *json, struct dehb **out, char *err)
 	if (!cnt)
 		goto fail;
 	k = 0;
-	cJSON_ArrayForEach(e, a) {
+	cJSON_ArrayForEach(e, a)
+	{
 		TRY(load_job(d, e, k, cnt, err));
 		k++;
 	}
@@ -856,7 +866,8 @@ int dehb_load(const struct cJSON *json, struct dehb **out, char *err)
 			rc = dehbq_errf(err, DEHBQ_EINVAL,
 					"snapshot: bracket %" PRId64 " rung %d:"
 					" in-flight jobs do not match its "
-					"counts", h->id, r);
+					"counts",
+					h->id, r);
 			goto fail;
 		}
 	}

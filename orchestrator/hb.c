@@ -136,8 +136,7 @@ int hb_bracket_register(struct hb_bracket *b, int r)
 
 int hb_bracket_complete(struct hb_bracket *b, int r)
 {
-	if (r < 0 || r >= b->nrungs ||
-	    b->done[r] >= b->n[r] - b->pending[r])
+	if (r < 0 || r >= b->nrungs || b->done[r] >= b->n[r] - b->pending[r])
 		return DEHBQ_ESTATE;
 	b->done[r]++;
 	return DEHBQ_OK;

@@ -25,8 +25,8 @@
 
 #include <stdint.h>
 
-#define HB_MAX_LEVELS 64       /* most fidelity levels supported */
-#define HB_MAX_RUNG 1000000    /* most jobs in one rung */
+#define HB_MAX_LEVELS 64      /* most fidelity levels supported */
+#define HB_MAX_RUNG   1000000 /* most jobs in one rung */
 
 /*
  * Number of levels L = s_max + 1, with the robust convention: s_max is the
@@ -60,13 +60,13 @@ int hb_pop_sizes(int nlevels, double eta, int *pop);
  * jobs) only when every lower rung has all of its results in.
  */
 struct hb_bracket {
-	int64_t id;                   /* bracket id */
-	int s;                        /* rungs - 1 */
-	int nrungs;                   /* s + 1 */
-	int base;                     /* level of rung 0: L - 1 - s */
-	int n[HB_MAX_LEVELS];         /* jobs per rung */
-	int pending[HB_MAX_LEVELS];   /* not yet handed out, per rung */
-	int done[HB_MAX_LEVELS];      /* results received, per rung */
+	int64_t id;		    /* bracket id */
+	int s;			    /* rungs - 1 */
+	int nrungs;		    /* s + 1 */
+	int base;		    /* level of rung 0: L - 1 - s */
+	int n[HB_MAX_LEVELS];	    /* jobs per rung */
+	int pending[HB_MAX_LEVELS]; /* not yet handed out, per rung */
+	int done[HB_MAX_LEVELS];    /* results received, per rung */
 };
 
 int hb_bracket_init(struct hb_bracket *b, int64_t id, int s, int nlevels,

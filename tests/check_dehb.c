@@ -26,8 +26,8 @@ static double toy_loss(const double *x, int dim, double fid)
 	return s + 1.0 / fid;
 }
 
-static struct dehb *mk(enum dehb_optimizer o, double min, double max,
-		       int dim, uint64_t seed)
+static struct dehb *mk(enum dehb_optimizer o, double min, double max, int dim,
+		       uint64_t seed)
 {
 	struct dehb_params p;
 	struct dehb *d = NULL;
@@ -100,22 +100,14 @@ struct trace_row {
 };
 
 static const struct trace_row trace57[] = {
-	{0, 0, 27, DEHB_KIND_TRIAL, 0},
-	{0, 1, 9, DEHB_KIND_PROMOTION, 0},
-	{0, 2, 3, DEHB_KIND_PROMOTION, 0},
-	{0, 3, 1, DEHB_KIND_PROMOTION, 0},
-	{1, 1, 9, DEHB_KIND_TRIAL, 0},
-	{1, 2, 3, DEHB_KIND_PROMOTION, 3},
-	{1, 3, 1, DEHB_KIND_PROMOTION, 1},
-	{2, 2, 6, DEHB_KIND_TRIAL, 0},
-	{2, 3, 2, DEHB_KIND_PROMOTION, 2},
-	{3, 3, 4, DEHB_KIND_TRIAL, 0},
-	{4, 0, 27, DEHB_KIND_TRIAL, 0},
-	{4, 1, 9, DEHB_KIND_TRIAL, 0},
-	{4, 2, 3, DEHB_KIND_TRIAL, 0},
-	{4, 3, 1, DEHB_KIND_TRIAL, 0},
-	{5, 1, 9, DEHB_KIND_TRIAL, 0},
-	{5, 2, 3, DEHB_KIND_TRIAL, 3},
+	{0, 0, 27, DEHB_KIND_TRIAL, 0},	   {0, 1, 9, DEHB_KIND_PROMOTION, 0},
+	{0, 2, 3, DEHB_KIND_PROMOTION, 0}, {0, 3, 1, DEHB_KIND_PROMOTION, 0},
+	{1, 1, 9, DEHB_KIND_TRIAL, 0},	   {1, 2, 3, DEHB_KIND_PROMOTION, 3},
+	{1, 3, 1, DEHB_KIND_PROMOTION, 1}, {2, 2, 6, DEHB_KIND_TRIAL, 0},
+	{2, 3, 2, DEHB_KIND_PROMOTION, 2}, {3, 3, 4, DEHB_KIND_TRIAL, 0},
+	{4, 0, 27, DEHB_KIND_TRIAL, 0},	   {4, 1, 9, DEHB_KIND_TRIAL, 0},
+	{4, 2, 3, DEHB_KIND_TRIAL, 0},	   {4, 3, 1, DEHB_KIND_TRIAL, 0},
+	{5, 1, 9, DEHB_KIND_TRIAL, 0},	   {5, 2, 3, DEHB_KIND_TRIAL, 3},
 	{5, 3, 1, DEHB_KIND_TRIAL, 1},
 };
 
@@ -138,7 +130,8 @@ START_TEST(test_dehb_sequential_trace_matches_spec_5_7)
 			ck_assert_int_eq(j.bracket, t->bracket);
 			ck_assert_int_eq(j.level, t->level);
 			ck_assert(j.fidelity == fids[t->level]);
-			ck_assert_msg(j.kind == t->kind, "row %zu job %d", r, k);
+			ck_assert_msg(j.kind == t->kind, "row %zu job %d", r,
+				      k);
 			ck_assert_int_eq(j.slot,
 					 (t->first_slot + k) % pops[t->level]);
 			ck_assert(j.id < 200);
@@ -259,8 +252,9 @@ START_TEST(test_dehb_failures_and_nan_never_enter_population)
 	for (i = 0; i < 30; i++) {
 		ck_assert_int_eq(dehb_ask(d, &j, x), DEHBQ_OK);
 		ck_assert_int_eq(j.kind, DEHB_KIND_TRIAL);
-		ck_assert_int_eq(dehb_tell(d, j.id, i % 2 ? DEHB_FAILED : DEHB_OK,
-					   NAN, 0),
+		ck_assert_int_eq(dehb_tell(d, j.id,
+					   i % 2 ? DEHB_FAILED : DEHB_OK, NAN,
+					   0),
 				 DEHBQ_OK);
 	}
 	s = save_text(d);
@@ -321,13 +315,70 @@ START_TEST(test_dehb_max_incumbent_only_at_max_fidelity)
 		step(d, &j, x);
 	ck_assert_int_eq(dehb_incumbent(d, DEHB_INC_ANY, &a, x), DEHBQ_OK);
 	ck_assert_int_eq(a.level, 0);
-	ck_assert_int_eq(dehb_incumbent(d, DEHB_INC_MAX, &m, x),
-			 DEHBQ_ENOENT);
+	ck_assert_int_eq(dehb_incumbent(d, DEHB_INC_MAX, &m, x), DEHBQ_ENOENT);
 	for (i = 0; i < 4; i++)
 		step(d, &j, x);
 	ck_assert_int_eq(dehb_incumbent(d, DEHB_INC_MAX, &m, x), DEHBQ_OK);
 	ck_assert_int_eq(m.level, 2);
 	ck_assert(m.fidelity == 9);
+	dehb_free(d);
+}
+END_TEST
+
+START_TEST(test_dehb_no_double_promotion_with_jobs_in_flight)
+{
+	struct dehb *d = mk(DEHB_OPT_DEHB, 1, 27, 2, 17);
+	struct dehb_job j, fl[512];
+	struct rng ops;
+	double x[MAXD];
+	int nfl = 0, i, k, promos = 0;
+
+	rng_seed(&ops, 5);
+	for (i = 0; i < 5000; i++) {
+		if (nfl < 512 && (nfl == 0 || rng_uniform(&ops) < 0.5)) {
+			if (dehb_ask(d, &j, x) != DEHBQ_OK)
+				continue;
+			if (j.kind == DEHB_KIND_PROMOTION) {
+				promos++;
+				for (k = 0; k < nfl; k++)
+					ck_assert(fl[k].kind !=
+							  DEHB_KIND_PROMOTION ||
+						  fl[k].level != j.level ||
+						  fl[k].config_id !=
+							  j.config_id);
+			}
+			fl[nfl++] = j;
+			continue;
+		}
+		k = (int)rng_below(&ops, (uint64_t)nfl);
+		ck_assert_int_eq(dehb_job_get(d, fl[k].id, &j, x), DEHBQ_OK);
+		ck_assert_int_eq(dehb_tell(d, j.id, DEHB_OK,
+					   toy_loss(x, 2, j.fidelity), 0),
+				 DEHBQ_OK);
+		fl[k] = fl[--nfl];
+	}
+	ck_assert_int_gt(promos, 10);
+	dehb_free(d);
+}
+END_TEST
+
+START_TEST(test_dehb_promotion_falls_back_to_trial_when_nothing_evaluated)
+{
+	struct dehb *d = mk(DEHB_OPT_DEHB, 1, 9, 2, 2);
+	struct dehb_job j;
+	double x[MAXD];
+	int i;
+
+	for (i = 0; i < 9; i++) {
+		ck_assert_int_eq(dehb_ask(d, &j, x), DEHBQ_OK);
+		ck_assert_int_eq(dehb_tell(d, j.id, DEHB_FAILED, 0, 0),
+				 DEHBQ_OK);
+	}
+	ck_assert_int_eq(dehb_ask(d, &j, x), DEHBQ_OK);
+	ck_assert_int_eq(j.bracket, 0);
+	ck_assert_int_eq(j.rung, 1);
+	ck_assert_int_eq(j.kind, DEHB_KIND_TRIAL);
+	ck_assert_int_eq(j.parent_job, -1);
 	dehb_free(d);
 }
 END_TEST
@@ -466,8 +517,7 @@ START_TEST(test_dehb_tell_twice_or_unknown_refused_unchanged)
 	ck_assert_int_eq(dehb_tell(d, 2, DEHB_OK, 0, 1), DEHBQ_ENOENT);
 	ck_assert_int_eq(dehb_tell(d, 1, DEHB_OK, 0, -1), DEHBQ_EINVAL);
 	ck_assert_int_eq(dehb_tell(d, 1, DEHB_OK, 0, NAN), DEHBQ_EINVAL);
-	ck_assert_int_eq(dehb_tell(d, 1, DEHB_OK, -INFINITY, 0),
-			 DEHBQ_EINVAL);
+	ck_assert_int_eq(dehb_tell(d, 1, DEHB_OK, -INFINITY, 0), DEHBQ_EINVAL);
 	ck_assert_int_eq(dehb_job_get(d, 0, &j, x), DEHBQ_ENOENT);
 	ck_assert_int_eq(dehb_job_get(d, 1, &j, x), DEHBQ_OK);
 	ck_assert_uint_eq(j.id, 1);
@@ -549,13 +599,27 @@ END_TEST
 
 /* Mutations of a valid snapshot that dehb_load must refuse. */
 static const char *const bad_edits[] = {
-	"format=2", "params.eta=1", "params.dim=0", "params.seed=\"xyz\"",
-	"rng=\"bogus\"", "counts.asked=-1", "counts.told=100000",
-	"pops=[]", "pops.0.ptr=99", "pops.0.fit=[\"a\"]", "pops.0.x=[2]",
-	"pops.1.config_id=[1e300]", "brackets.0.pending=[-1,0,0]",
-	"brackets.0.done=[9,9,9]", "inflight=[]",
-	"inflight.0.level=7", "inflight.0.x=[0.5]", "inflight.0.kind=\"x\"",
-	"incumbents.any=3", "counts.next_config_id=0", "params=null",
+	"format=2",
+	"params.eta=1",
+	"params.dim=0",
+	"params.seed=\"xyz\"",
+	"rng=\"bogus\"",
+	"counts.asked=-1",
+	"counts.told=100000",
+	"pops=[]",
+	"pops.0.ptr=99",
+	"pops.0.fit=[\"a\"]",
+	"pops.0.x=[2]",
+	"pops.1.config_id=[1e300]",
+	"brackets.0.pending=[-1,0,0]",
+	"brackets.0.done=[9,9,9]",
+	"inflight=[]",
+	"inflight.0.level=7",
+	"inflight.0.x=[0.5]",
+	"inflight.0.kind=\"x\"",
+	"incumbents.any=3",
+	"counts.next_config_id=0",
+	"params=null",
 	"brackets.0.id=5",
 };
 
@@ -623,8 +687,8 @@ END_TEST
 
 struct world {
 	uint64_t fl[4096]; /* in-flight job ids */
-	int nfl;           /* count */
-	struct rng ops;    /* drives the interleaving */
+	int nfl;	   /* count */
+	struct rng ops;	   /* drives the interleaving */
 };
 
 /* One random operation; returns a digest of what happened. */
@@ -659,8 +723,7 @@ static uint64_t op(struct dehb *d, struct world *w)
 
 		ck_assert_int_eq(dehb_job_get(d, id, &j, x), DEHBQ_OK);
 		w->fl[i] = w->fl[--w->nfl];
-		rc = dehb_tell(d, id,
-			       u < 0.05 ? DEHB_FAILED : DEHB_OK,
+		rc = dehb_tell(d, id, u < 0.05 ? DEHB_FAILED : DEHB_OK,
 			       u < 0.08 ? NAN : toy_loss(x, dim, j.fidelity),
 			       u);
 		ck_assert_int_eq(rc, DEHBQ_OK);
@@ -671,8 +734,9 @@ static uint64_t op(struct dehb *d, struct world *w)
 START_TEST(test_dehb_save_load_continue_equals_continue)
 {
 	static const enum dehb_optimizer opts[] = {
-		DEHB_OPT_DEHB, DEHB_OPT_DEHB, DEHB_OPT_DEHB, DEHB_OPT_RANDOM,
-		DEHB_OPT_SH, DEHB_OPT_HYPERBAND, DEHB_OPT_DE};
+		DEHB_OPT_DEHB,	 DEHB_OPT_DEHB, DEHB_OPT_DEHB,
+		DEHB_OPT_RANDOM, DEHB_OPT_SH,	DEHB_OPT_HYPERBAND,
+		DEHB_OPT_DE};
 	struct world *w = malloc(sizeof(*w)), *w2 = malloc(sizeof(*w2));
 	int run, runs = 0;
 
@@ -780,7 +844,8 @@ static void check_sh(enum dehb_optimizer o)
 			/* exactly `slot` configs of that rung were better */
 			slot = j.slot;
 			for (k = 0; k < (int)j.id; k++)
-				if (br[k] == j.bracket && rung[k] == j.rung - 1 &&
+				if (br[k] == j.bracket &&
+				    rung[k] == j.rung - 1 &&
 				    loss[k] < loss[j.parent_job])
 					better++;
 			ck_assert_int_eq(better, slot);
@@ -820,8 +885,8 @@ START_TEST(test_dehb_de_baseline_evaluates_population_then_trials)
 	d = mkp(&p);
 	for (i = 0; i < 100; i++) {
 		ck_assert_int_eq(step(d, &j, x), DEHBQ_OK);
-		ck_assert_int_eq(j.kind, i < 20 ? DEHB_KIND_RANDOM
-						: DEHB_KIND_TRIAL);
+		ck_assert_int_eq(j.kind,
+				 i < 20 ? DEHB_KIND_RANDOM : DEHB_KIND_TRIAL);
 		ck_assert_int_eq(j.slot, i % 20);
 		ck_assert(j.fidelity == 27);
 		if (i < 20)
@@ -857,11 +922,11 @@ static double run_branin(enum dehb_optimizer o, uint64_t seed, double budget)
 	rng_seed(&noise, seed + 1000);
 	while (spent < budget) {
 		ck_assert_int_eq(dehb_ask(d, &j, x), DEHBQ_OK);
-		ck_assert_int_eq(dehb_tell(d, j.id, DEHB_OK,
-					   benchfn_loss(&f, x, j.fidelity,
-							&noise),
-					   j.fidelity),
-				 DEHBQ_OK);
+		ck_assert_int_eq(
+			dehb_tell(d, j.id, DEHB_OK,
+				  benchfn_loss(&f, x, j.fidelity, &noise),
+				  j.fidelity),
+			DEHBQ_OK);
 		spent += j.fidelity;
 	}
 	if (dehb_incumbent(d, DEHB_INC_MAX, &inc, x) != DEHBQ_OK)
@@ -951,8 +1016,7 @@ START_TEST(test_dehb_huge_populations_refused)
 	ck_assert_int_eq(dehb_fidelities(1, 27, 3, fid, 8, &n), DEHBQ_OK);
 	ck_assert_int_eq(n, 4);
 	ck_assert(fid[3] == 27);
-	ck_assert_int_eq(dehb_fidelities(1, 27, 3, fid, 2, &n),
-			 DEHBQ_ETOOBIG);
+	ck_assert_int_eq(dehb_fidelities(1, 27, 3, fid, 2, &n), DEHBQ_ETOOBIG);
 }
 END_TEST
 
@@ -973,6 +1037,10 @@ Suite *dehb_suite(void)
 	tcase_add_test(core, test_dehb_failures_and_nan_never_enter_population);
 	tcase_add_test(core, test_dehb_incumbent_is_a_copy_and_strict);
 	tcase_add_test(core, test_dehb_max_incumbent_only_at_max_fidelity);
+	tcase_add_test(core, test_dehb_no_double_promotion_with_jobs_in_flight);
+	tcase_add_test(
+		core,
+		test_dehb_promotion_falls_back_to_trial_when_nothing_evaluated);
 	tcase_add_test(core, test_dehb_never_asks_more_than_max_fevals);
 	tcase_add_test(core, test_dehb_max_brackets_blocks_then_done);
 	tcase_add_test(core, test_dehb_max_active_brackets_returns_eagain);
@@ -984,12 +1052,14 @@ Suite *dehb_suite(void)
 	tcase_add_test(core,
 		       test_dehb_de_baseline_evaluates_population_then_trials);
 	tcase_add_test(core, test_dehb_beats_random_search_on_branin);
-	tcase_add_test(errors, test_dehb_tell_twice_or_unknown_refused_unchanged);
+	tcase_add_test(errors,
+		       test_dehb_tell_twice_or_unknown_refused_unchanged);
 	tcase_add_test(errors, test_dehb_params_check_names_the_field);
 	tcase_add_test(errors, test_dehb_enum_names_round_trip);
 	tcase_add_loop_test(errors, test_dehb_load_refuses_bad_snapshots, 0,
 			    (int)(sizeof(bad_edits) / sizeof(bad_edits[0])));
-	tcase_add_test(limits, test_dehb_single_level_and_tiny_populations_work);
+	tcase_add_test(limits,
+		       test_dehb_single_level_and_tiny_populations_work);
 	tcase_add_test(limits, test_dehb_many_in_flight_then_all_told);
 	tcase_add_test(limits, test_dehb_huge_populations_refused);
 	suite_add_tcase(s, core);
