@@ -471,3 +471,29 @@ int jsonfile_get_array(const struct jsonfile *jf, const cJSON *obj,
 	*out = it;
 	return DEHBQ_OK;
 }
+
+cJSON *jsonfile_number(double d)
+{
+	char buf[40];
+	int prec;
+
+	if (!isfinite(d))
+		return NULL;
+	for (prec = 15; prec <= 17; prec++) {
+		snprintf(buf, sizeof(buf), "%.*g", prec, d);
+		if (strtod(buf, NULL) == d)
+			break;
+	}
+	return cJSON_CreateRaw(buf);
+}
+
+int jsonfile_add_number(cJSON *obj, const char *key, double d)
+{
+	cJSON *n = jsonfile_number(d);
+
+	if (!n || !cJSON_AddItemToObject(obj, key, n)) {
+		cJSON_Delete(n);
+		return -1;
+	}
+	return 0;
+}

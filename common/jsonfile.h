@@ -101,6 +101,16 @@ int jsonfile_get_array(const struct jsonfile *jf, const cJSON *obj,
 		       const char *key, enum jsonfile_need need,
 		       const cJSON **out, char *err);
 
+/*
+ * A number item that prints exactly: the shortest of %.15g, %.16g and
+ * %.17g that reads back as the same double.  (cJSON's own printer accepts
+ * a one-ulp difference, which would break exact resume and exact
+ * fidelities.)  NULL for a non-finite value or out of memory.
+ */
+cJSON *jsonfile_number(double d);
+/* Add jsonfile_number(d) to obj under key; 0 ok, -1 on failure. */
+int jsonfile_add_number(cJSON *obj, const char *key, double d);
+
 /* Name of a cJSON item's type for messages: "string", "number", ... */
 const char *jsonfile_type_name(const cJSON *item);
 

@@ -286,7 +286,7 @@ static int add_str(cJSON *o, const char *k, const char *v)
 
 static int add_num(cJSON *o, const char *k, double v)
 {
-	return cJSON_AddNumberToObject(o, k, v) ? 0 : -1;
+	return jsonfile_add_number(o, k, v);
 }
 
 int result_render(const struct result *r, char **out)

@@ -403,19 +403,19 @@ int spec_render(const struct spec *s, char **out)
 		bad |= !cJSON_AddStringToObject(o, "created", created);
 	bad |= !(f = cJSON_AddObjectToObject(o, "fidelity"));
 	if (!bad)
-		bad |= !cJSON_AddNumberToObject(f, "min", s->min_fidelity) |
-		       !cJSON_AddNumberToObject(f, "max", s->max_fidelity) |
-		       !cJSON_AddNumberToObject(f, "eta", s->eta);
+		bad |= jsonfile_add_number(f, "min", s->min_fidelity) |
+		       jsonfile_add_number(f, "max", s->max_fidelity) |
+		       jsonfile_add_number(f, "eta", s->eta);
 	bad |= !(opt = cJSON_AddObjectToObject(o, "optimizer"));
 	if (!bad)
 		bad |= !cJSON_AddStringToObject(opt, "name", s->optimizer) |
 		       !cJSON_AddStringToObject(opt, "mutation", s->mutation) |
 		       !cJSON_AddStringToObject(opt, "crossover", s->crossover) |
 		       !cJSON_AddStringToObject(opt, "boundary", s->boundary) |
-		       !cJSON_AddNumberToObject(opt, "mutation_factor",
-						s->mutation_factor) |
-		       !cJSON_AddNumberToObject(opt, "crossover_prob",
-						s->crossover_prob) |
+		       jsonfile_add_number(opt, "mutation_factor",
+					   s->mutation_factor) |
+		       jsonfile_add_number(opt, "crossover_prob",
+					   s->crossover_prob) |
 		       !cJSON_AddNumberToObject(opt, "max_active_brackets",
 						s->max_active_brackets) |
 		       !cJSON_AddNumberToObject(opt, "de_pop_size",
@@ -426,12 +426,12 @@ int spec_render(const struct spec *s, char **out)
 		bad |= !cJSON_AddNumberToObject(t, "fevals", (double)s->fevals) |
 		       !cJSON_AddNumberToObject(t, "brackets",
 						(double)s->brackets) |
-		       !cJSON_AddNumberToObject(t, "walltime", s->walltime) |
-		       !cJSON_AddNumberToObject(t, "total_cost", s->total_cost);
+		       jsonfile_add_number(t, "walltime", s->walltime) |
+		       jsonfile_add_number(t, "total_cost", s->total_cost);
 	bad |= !(r = cJSON_AddObjectToObject(o, "runtime"));
 	if (!bad)
-		bad |= !cJSON_AddNumberToObject(r, "lease", s->lease) |
-		       !cJSON_AddNumberToObject(r, "poll", s->poll) |
+		bad |= jsonfile_add_number(r, "lease", s->lease) |
+		       jsonfile_add_number(r, "poll", s->poll) |
 		       !cJSON_AddNumberToObject(r, "max_attempts",
 						s->max_attempts) |
 		       !cJSON_AddNumberToObject(r, "prefetch", s->prefetch) |

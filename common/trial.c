@@ -214,7 +214,7 @@ int trial_render(const struct trial *t, const struct space *sp, char **out)
 	       !cJSON_AddNumberToObject(o, "epoch", (double)t->epoch) |
 	       !cJSON_AddNumberToObject(o, "bracket", (double)t->bracket) |
 	       !cJSON_AddNumberToObject(o, "rung", t->rung) |
-	       !cJSON_AddNumberToObject(o, "fidelity", t->fidelity) |
+	       jsonfile_add_number(o, "fidelity", t->fidelity) |
 	       !cJSON_AddStringToObject(o, "kind", trial_kind_name(t->kind));
 	if (t->parent >= 0 && !id_trial_format((uint64_t)t->parent, parent))
 		bad |= !cJSON_AddStringToObject(o, "parent", parent);
@@ -228,10 +228,21 @@ int trial_render(const struct trial *t, const struct space *sp, char **out)
 		cJSON_Delete(cfg);
 		bad = 1;
 	}
-	vec = cJSON_CreateDoubleArray(t->vec, t->dim);
+	vec = cJSON_CreateArray();
 	if (!vec || !cJSON_AddItemToObject(o, "vector", vec)) {
 		cJSON_Delete(vec);
 		bad = 1;
+	} else {
+		int i;
+
+		for (i = 0; i < t->dim; i++) {
+			cJSON *x = jsonfile_number(t->vec[i]);
+
+			if (!x || !cJSON_AddItemToArray(vec, x)) {
+				cJSON_Delete(x);
+				bad = 1;
+			}
+		}
 	}
 	if (!bad)
 		txt = cJSON_Print(o);

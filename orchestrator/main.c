@@ -1,0 +1,207 @@
+/*
+ * main.c - dehbq-orchestrator: run a study, resume it after any crash
+ *
+ * Parses arguments, takes the study lease, opens the scheduler and runs
+ * batches, woken by inotify for local writes and by the poll timer for
+ * remote ones (inotify sees nothing written by other NFS clients).  The
+ * only globals are the signal flags.
+ *
+ * Exit codes: 0 study finished or stopped by a signal (resumable); 100 bad
+ * arguments or study; 111 temporary failure (lease held elsewhere, fenced,
+ * storage).
+ */
+#include "err.h"
+#include "lease.h"
+#include "logmsg.h"
+#include "sched.h"
+#include "snapshot.h"
+#include "spec.h"
+#include "study.h"
+#include "timeutil.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t got_stop; /* SIGTERM/SIGINT seen */
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	got_stop = 1;
+}
+
+static const char usage[] =
+	"usage: dehbq-orchestrator [-v] [-q] [--once] [--no-fsync] STUDY\n"
+	"\n"
+	"Run the study in STUDY (created by `dehbq init`), or resume it.\n"
+	"Stop with SIGTERM or SIGINT: the current batch is finished and\n"
+	"snapshotted, and the study can be resumed by starting again.\n"
+	"\n"
+	"  -v, --verbose   log every trial issued (level D)\n"
+	"  -q, --quiet     log warnings and errors only\n"
+	"      --once      run one batch and exit (for scripts and tests)\n"
+	"      --no-fsync  skip fsync (benchmarks on tmpfs only: unsafe)\n"
+	"  -h, --help      this text\n"
+	"\n"
+	"Exit codes: 0 finished or stopped; 100 bad arguments or study;\n"
+	"111 temporary failure (lease held, fenced, storage).\n";
+
+static int watch_dirs(int fd, const char *root)
+{
+	static const struct {
+		const char *dir; /* relative directory */
+		uint32_t mask;   /* events that should wake us */
+	} w[] = {
+		{"results", IN_MOVED_TO | IN_CLOSE_WRITE},
+		{"pending", IN_MOVED_FROM | IN_DELETE},
+		{"claimed", IN_MOVED_TO},
+		{"workers", IN_MOVED_TO | IN_DELETE},
+		{"state/requests", IN_MOVED_TO | IN_CLOSE_WRITE},
+	};
+	char p[STUDY_PATH_MAX];
+	size_t i;
+
+	for (i = 0; i < sizeof(w) / sizeof(w[0]); i++) {
+		if (study_path(p, sizeof(p), root, "%s", w[i].dir))
+			return -1;
+		if (inotify_add_watch(fd, p, w[i].mask) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Wait for an inotify event or the poll timeout; drain the events. */
+static void wait_events(int fd, double timeout)
+{
+	struct pollfd pfd = {fd, POLLIN, 0};
+	char buf[8192];
+
+	if (fd < 0) {
+		timeutil_sleep(timeout, &got_stop);
+		return;
+	}
+	if (poll(&pfd, 1, (int)(timeout * 1000)) > 0)
+		while (read(fd, buf, sizeof(buf)) > 0)
+			;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"verbose", no_argument, NULL, 'v'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"once", no_argument, NULL, 'o'},
+		{"no-fsync", no_argument, NULL, 'n'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	char err[DEHBQ_ERRLEN];
+	struct sched_opts so = {0, 5.0};
+	struct sigaction sa;
+	struct logmsg lg;
+	struct lease lease;
+	struct spec spec;
+	struct sched *s = NULL;
+	const char *root;
+	int c, once = 0, ifd, rc, code = 100;
+	double backoff = 0;
+
+	logmsg_init(&lg, "dehbq-orchestrator");
+	while ((c = getopt_long(argc, argv, "vqh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'v':
+			lg.min = LOGMSG_DEBUG;
+			break;
+		case 'q':
+			lg.min = LOGMSG_WARN;
+			break;
+		case 'o':
+			once = 1;
+			break;
+		case 'n':
+			so.nosync = 1;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
+		default:
+			fputs(usage, stderr);
+			return 100;
+		}
+	}
+	if (optind != argc - 1) {
+		fputs(usage, stderr);
+		return 100;
+	}
+	root = argv[optind];
+	if ((rc = spec_load_study(root, &spec, err))) {
+		fprintf(stderr, "dehbq-orchestrator: %s\n", err);
+		return rc == DEHBQ_ESYS && errno != ENOENT ? 111 : 100;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	rc = lease_acquire(&lease, root, spec.lease, snapshot_max_epoch(root),
+			   spec.poll < 0.2 ? spec.poll : 0.2, err);
+	if (rc) {
+		logmsg_e(&lg, "%s", err);
+		code = 111;
+		goto out;
+	}
+	logmsg_i(&lg, "lease taken: epoch %lld on %s", (long long)lease.epoch,
+		 lease.host);
+	if ((rc = sched_open(&s, root, &spec, &lease, &lg, &so, err))) {
+		logmsg_e(&lg, "%s", err);
+		code = rc == DEHBQ_EINVAL ? 100 : 111;
+		goto out;
+	}
+	ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (ifd >= 0 && watch_dirs(ifd, root) < 0) {
+		close(ifd);
+		ifd = -1;
+	}
+	for (;;) {
+		rc = sched_batch(s, err);
+		if (rc == DEHBQ_EFENCED) {
+			logmsg_e(&lg, "fenced: %s; stopping without writing",
+				 err);
+			code = 111;
+			break;
+		}
+		if (rc) {
+			backoff = backoff ? backoff * 2 : spec.poll;
+			if (backoff > 30)
+				backoff = 30;
+			logmsg_e(&lg, "%s (retry in %.1f s)", err, backoff);
+		} else {
+			backoff = 0;
+		}
+		if (!rc && sched_finished(s)) {
+			code = sched_finish(s, "budget exhausted") ? 111 : 0;
+			break;
+		}
+		if (got_stop || once) {
+			logmsg_i(&lg, "%s; study can be resumed",
+				 got_stop ? "stopped by signal" : "one batch done");
+			code = 0;
+			break;
+		}
+		wait_events(ifd, backoff ? backoff : spec.poll);
+	}
+	if (ifd >= 0)
+		close(ifd);
+out:
+	sched_close(s);
+	spec_release(&spec);
+	return code;
+}

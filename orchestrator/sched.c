@@ -1,0 +1,1316 @@
+/*
+ * sched.c - the orchestrator's batch: results -> engine -> new trials
+ *
+ * Invariants (docs/protocol.md sections 6 and 8):
+ *   - write-ahead: a trial is published (staging -> pending) only after a
+ *     durable snapshot lists it in flight;
+ *   - archive-after-snapshot: a result leaves results/ only after a
+ *     durable snapshot includes its tell;
+ *   - the engine is told at most once per trial id; later results for it
+ *     are duplicates and are archived with a note;
+ *   - the in-flight table holds exactly the engine's in-flight jobs, each
+ *     with the attempt number of its newest trial file.
+ * Every action that must wait for the snapshot is queued in `acts` and
+ * applied by apply_actions() once snapshot_write() has succeeded.
+ */
+#include "sched.h"
+
+#include "atomicfile.h"
+#include "dehb.h"
+#include "err.h"
+#include "fsutil.h"
+#include "lease.h"
+#include "logmsg.h"
+#include "result.h"
+#include "snapshot.h"
+#include "space.h"
+#include "spec.h"
+#include "study.h"
+#include "timeutil.h"
+#include "trial.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAX_RESULTS_PER_BATCH 20000
+#define TMP_MAX_AGE 3600.0 /* dotfiles older than this are removed */
+
+struct inflight {
+	uint64_t id;          /* trial id */
+	int attempt;          /* attempt of its newest trial file */
+	int seen;             /* found in staging/pending/claimed this batch */
+	int pending;          /* found in pending/ this batch */
+	char claim[STUDY_NAME_MAX]; /* claim file name seen this batch, or "" */
+	double missing_since; /* fs time it was first missing; 0 = present */
+};
+
+enum act_type {
+	ACT_MOVE,  /* rename from -> to */
+	ACT_WRITE, /* write text to `to` */
+	ACT_UNLINK, /* remove `to` */
+};
+
+struct act {
+	enum act_type type; /* what to do */
+	char *from;         /* ACT_MOVE source */
+	char *to;           /* destination path */
+	char *text;         /* ACT_WRITE content */
+};
+
+struct sched {
+	const char *root;        /* study directory, borrowed */
+	struct spec *spec;       /* borrowed */
+	struct lease *lease;     /* borrowed */
+	struct logmsg *lg;       /* borrowed */
+	struct sched_opts opts;  /* options */
+	struct dehb *eng;        /* owned engine */
+	struct snapshot_meta meta; /* snapshot header and counters */
+	struct inflight *inf;    /* in-flight table */
+	size_t ninf, capinf;     /* its length and capacity */
+	struct act *acts;        /* actions waiting for the snapshot */
+	size_t nacts, capacts;   /* their count and capacity */
+	int dirty;               /* engine or table changed since snapshot */
+	double fs_now;           /* filesystem clock this batch */
+	double mono_start;       /* monotonic time at open */
+	double elapsed_base;     /* elapsed time loaded from the snapshot */
+	int live_workers;        /* registry files with a fresh heartbeat */
+	int nclaimed;            /* claims of in-flight trials */
+	int npending;            /* pending or staged in-flight trials */
+	long long told;          /* tells since open */
+	double last_progress;    /* monotonic time of the last progress line */
+	double *vec;             /* scratch vector, dim entries */
+	struct space_value *vals; /* scratch config, dim entries */
+	unsigned flags;          /* atomicfile flags for moves */
+};
+
+/* ---- small helpers ---- */
+
+static double elapsed(const struct sched *s)
+{
+	return s->elapsed_base + (timeutil_mono() - s->mono_start);
+}
+
+static struct inflight *inf_find(struct sched *s, uint64_t id)
+{
+	size_t lo = 0, hi = s->ninf;
+
+	while (lo < hi) { /* sorted by id: ids are issued in order */
+		size_t mid = (lo + hi) / 2;
+
+		if (s->inf[mid].id == id)
+			return &s->inf[mid];
+		if (s->inf[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+static int inf_add(struct sched *s, uint64_t id, int attempt)
+{
+	struct inflight *e;
+	size_t i;
+
+	if (s->ninf == s->capinf) {
+		size_t cap = s->capinf ? 2 * s->capinf : 64;
+		struct inflight *n = realloc(s->inf, cap * sizeof(*n));
+
+		if (!n)
+			return DEHBQ_ENOMEM;
+		s->inf = n;
+		s->capinf = cap;
+	}
+	for (i = s->ninf; i > 0 && s->inf[i - 1].id > id; i--)
+		;
+	memmove(&s->inf[i + 1], &s->inf[i], (s->ninf - i) * sizeof(*e));
+	e = &s->inf[i];
+	memset(e, 0, sizeof(*e));
+	e->id = id;
+	e->attempt = attempt;
+	s->ninf++;
+	return DEHBQ_OK;
+}
+
+static void inf_remove(struct sched *s, uint64_t id)
+{
+	struct inflight *e = inf_find(s, id);
+	size_t i;
+
+	if (!e)
+		return;
+	i = (size_t)(e - s->inf);
+	memmove(e, e + 1, (s->ninf - i - 1) * sizeof(*e));
+	s->ninf--;
+}
+
+static int act_push(struct sched *s, enum act_type t, const char *from,
+		    const char *to, const char *text)
+{
+	struct act *a;
+
+	if (s->nacts == s->capacts) {
+		size_t cap = s->capacts ? 2 * s->capacts : 64;
+		struct act *n = realloc(s->acts, cap * sizeof(*n));
+
+		if (!n)
+			return DEHBQ_ENOMEM;
+		s->acts = n;
+		s->capacts = cap;
+	}
+	a = &s->acts[s->nacts];
+	a->type = t;
+	a->from = from ? strdup(from) : NULL;
+	a->to = strdup(to);
+	a->text = text ? strdup(text) : NULL;
+	if ((from && !a->from) || !a->to || (text && !a->text)) {
+		free(a->from);
+		free(a->to);
+		free(a->text);
+		return DEHBQ_ENOMEM;
+	}
+	s->nacts++;
+	return DEHBQ_OK;
+}
+
+static void acts_clear(struct sched *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nacts; i++) {
+		free(s->acts[i].from);
+		free(s->acts[i].to);
+		free(s->acts[i].text);
+	}
+	s->nacts = 0;
+}
+
+/* Is this path already the source of a queued move? */
+static int act_has_from(const struct sched *s, const char *from)
+{
+	size_t i;
+
+	for (i = 0; i < s->nacts; i++)
+		if (s->acts[i].from && !strcmp(s->acts[i].from, from))
+			return 1;
+	return 0;
+}
+
+static int archive_path(const struct sched *s, char *buf, size_t size,
+			uint64_t id, const char *name)
+{
+	return study_path(buf, size, s->root, "archive/%04u/%s",
+			  study_shard(id), name);
+}
+
+static int ensure_shard(const struct sched *s, uint64_t id)
+{
+	char p[STUDY_PATH_MAX];
+
+	if (study_path(p, sizeof(p), s->root, "archive/%04u", study_shard(id)))
+		return DEHBQ_ETOOBIG;
+	if (mkdir(p, 0777) < 0 && errno != EEXIST)
+		return DEHBQ_ESYS;
+	return DEHBQ_OK;
+}
+
+/*
+ * Move dir/name to quarantine/name and write quarantine/name.reason.
+ * Quarantine is independent of the optimiser state, so it happens at once.
+ */
+static void quarantine(struct sched *s, const char *dir, const char *name,
+		       const char *why)
+{
+	char from[STUDY_PATH_MAX], to[STUDY_PATH_MAX], rp[STUDY_PATH_MAX];
+	char line[DEHBQ_ERRLEN + 600];
+	int n;
+
+	if (study_path(from, sizeof(from), s->root, "%s/%s", dir, name) ||
+	    study_path(to, sizeof(to), s->root, "quarantine/%s.%s", dir, name) ||
+	    study_path(rp, sizeof(rp), s->root, "quarantine/%s.%s.reason", dir,
+		       name))
+		return;
+	if (atomicfile_move(from, to, s->flags) != DEHBQ_OK) {
+		logmsg_w(s->lg, "unable to quarantine '%s': %s", from,
+			 strerror(errno));
+		return;
+	}
+	n = snprintf(line, sizeof(line), "%s/%s: %s\n", dir, name, why);
+	if (n > 0)
+		atomicfile_write(rp, line, strlen(line), 0666, s->flags);
+	s->meta.quarantined++;
+	s->dirty = 1;
+	logmsg_w(s->lg, "quarantined %s/%s: %s", dir, name, why);
+}
+
+/* Remove our dotfiles (crashed atomic writes) older than an hour. */
+static void sweep_tmp(struct sched *s, const char *dir, const char *name)
+{
+	char p[STUDY_PATH_MAX];
+	double mt;
+
+	if (strncmp(name, ".", 1) || !strstr(name, ".tmp") ||
+	    study_path(p, sizeof(p), s->root, "%s/%s", dir, name))
+		return;
+	if (!timeutil_mtime(p, &mt) && s->fs_now - mt > TMP_MAX_AGE)
+		unlink(p);
+}
+
+/* ---- trial files ---- */
+
+static uint64_t trial_seed(uint64_t study_seed, uint64_t id)
+{
+	uint64_t z = study_seed * UINT64_C(0x9e3779b97f4a7c15) + id + 1;
+
+	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return (z ^ (z >> 31)) & ((UINT64_C(1) << 53) - 1);
+}
+
+/* Render the in-flight job id as a trial file with this attempt. */
+static int render_trial(struct sched *s, uint64_t id, int attempt,
+			char **text, int *rung)
+{
+	struct dehb_job job;
+	struct trial t;
+	int rc;
+
+	if ((rc = dehb_job_get(s->eng, id, &job, s->vec)))
+		return rc;
+	memset(&t, 0, sizeof(t));
+	t.id = id;
+	memcpy(t.study, s->spec->study, ID_STUDY_LEN);
+	t.epoch = s->lease->epoch;
+	t.bracket = job.bracket;
+	t.rung = job.rung;
+	t.fidelity = job.fidelity;
+	t.kind = job.kind == DEHB_KIND_PROMOTION ? TRIAL_KIND_PROMOTION
+		 : job.kind == DEHB_KIND_RANDOM  ? TRIAL_KIND_RANDOM
+						 : TRIAL_KIND_TRIAL;
+	t.parent = job.parent_job;
+	t.attempt = attempt;
+	t.created = timeutil_now();
+	t.seed = trial_seed(s->spec->seed, id);
+	t.dim = space_dim(s->spec->space);
+	t.vec = s->vec;
+	t.config = s->vals;
+	if ((rc = space_decode(s->spec->space, s->vec, s->vals)))
+		return rc;
+	*rung = job.rung;
+	return trial_render(&t, s->spec->space, text);
+}
+
+/* Write staging/ID.json and queue its publication. */
+static int stage_trial(struct sched *s, uint64_t id, int attempt)
+{
+	char sp[STUDY_PATH_MAX], pp[STUDY_PATH_MAX], name[STUDY_NAME_MAX];
+	char *text = NULL;
+	int rung = 0, rc;
+
+	if ((rc = render_trial(s, id, attempt, &text, &rung)))
+		return rc;
+	if ((rc = study_path(sp, sizeof(sp), s->root, "staging/%08llu.json",
+			     (unsigned long long)id)) ||
+	    (rc = study_pending_name(name, sizeof(name), rung, id)) ||
+	    (rc = study_path(pp, sizeof(pp), s->root, "pending/%s", name)))
+		goto out;
+	rc = atomicfile_write(sp, text, strlen(text), 0666,
+			      s->flags | ATOMICFILE_NODIRSYNC);
+	if (!rc)
+		rc = act_push(s, ACT_MOVE, sp, pp, NULL);
+out:
+	free(text);
+	return rc;
+}
+
+/* ---- results ---- */
+
+static int archive_note(struct sched *s, uint64_t id, const char *name,
+			const char *note)
+{
+	char p[STUDY_PATH_MAX], buf[STUDY_NAME_MAX + 16];
+	char line[1024];
+
+	snprintf(buf, sizeof(buf), "%s.note", name);
+	if (archive_path(s, p, sizeof(p), id, buf))
+		return DEHBQ_ETOOBIG;
+	snprintf(line, sizeof(line), "%s\n", note);
+	return act_push(s, ACT_WRITE, NULL, p, line);
+}
+
+static int queue_duplicate(struct sched *s, const char *path, uint64_t id,
+			   const char *name, const char *why)
+{
+	char to[STUDY_PATH_MAX], stem[STUDY_NAME_MAX];
+	int rc;
+
+	snprintf(stem, sizeof(stem), "%.*s", (int)strlen(name) - 5, name);
+	if ((rc = ensure_shard(s, id)))
+		return rc;
+	if (archive_path(s, to, sizeof(to), id, stem) ||
+	    strlen(to) + 16 > sizeof(to))
+		return DEHBQ_ETOOBIG;
+	strcat(to, ".duplicate.json");
+	s->meta.duplicates++;
+	s->dirty = 1;
+	logmsg_i(s->lg, "trial=%08llu result %s archived as duplicate: %s",
+		 (unsigned long long)id, name, why);
+	if ((rc = act_push(s, ACT_MOVE, path, to, NULL)))
+		return rc;
+	return archive_note(s, id, stem, why);
+}
+
+static int ingest_result(struct sched *s, const char *name)
+{
+	char path[STUDY_PATH_MAX], err[DEHBQ_ERRLEN], to[STUDY_PATH_MAX];
+	char wid[ID_WORKER_LEN];
+	struct result r;
+	struct inflight *e;
+	struct stat st;
+	uint64_t id;
+	int attempt, rc;
+
+	if (study_path(path, sizeof(path), s->root, "results/%s", name))
+		return DEHBQ_OK;
+	if (act_has_from(s, path))
+		return DEHBQ_OK; /* already handled, waiting for the snapshot */
+	if (study_parse_result(name, &id, &attempt, wid)) {
+		quarantine(s, "results", name,
+			   "not a result file name (IIIIIIII.aN.WID.json)");
+		return DEHBQ_OK;
+	}
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? DEHBQ_OK : DEHBQ_ESYS;
+	if (!S_ISREG(st.st_mode)) {
+		quarantine(s, "results", name, "not a regular file");
+		return DEHBQ_OK;
+	}
+	rc = result_load(path, &r, err);
+	if (rc == DEHBQ_ESYS && errno == ENOENT)
+		return DEHBQ_OK;
+	if (rc == DEHBQ_ENOMEM || (rc == DEHBQ_ESYS && errno != ELOOP))
+		return rc;
+	if (rc) {
+		quarantine(s, "results", name, err);
+		return DEHBQ_OK;
+	}
+	if (strcmp(r.study, s->spec->study) || r.attempt != attempt ||
+	    strcmp(r.worker, wid) || strtoull(r.id, NULL, 10) != id) {
+		result_release(&r);
+		quarantine(s, "results", name,
+			   "id, study, attempt or worker inside does not "
+			   "match the file name and study");
+		return DEHBQ_OK;
+	}
+	e = inf_find(s, id);
+	if (!e) {
+		result_release(&r);
+		return queue_duplicate(s, path, id, name,
+				       "trial already told or unknown; not "
+				       "told again");
+	}
+	rc = dehb_tell(s->eng, id,
+		       r.status == RESULT_OK ? DEHB_OK : DEHB_FAILED,
+		       r.status == RESULT_OK ? r.loss : NAN, r.cost);
+	if (rc) {
+		result_release(&r);
+		logmsg_e(s->lg, "trial=%08llu engine refused result: %s",
+			 (unsigned long long)id, dehbq_strerror(rc));
+		return queue_duplicate(s, path, id, name,
+				       "the optimiser refused this result");
+	}
+	if (r.status == RESULT_OK)
+		logmsg_i(s->lg,
+			 "trial=%08llu attempt=%d told loss=%.6g cost=%.3g "
+			 "host=%s",
+			 (unsigned long long)id, attempt, r.loss, r.cost,
+			 r.host);
+	else
+		logmsg_i(s->lg, "trial=%08llu attempt=%d told status=%s (%s)",
+			 (unsigned long long)id, attempt,
+			 result_status_name(r.status), r.error);
+	result_release(&r);
+	s->told++;
+	s->dirty = 1;
+	if ((rc = ensure_shard(s, id)) ||
+	    (rc = archive_path(s, to, sizeof(to), id, "")))
+		return rc;
+	snprintf(to + strlen(to), sizeof(to) - strlen(to), "%08llu.result.json",
+		 (unsigned long long)id);
+	if ((rc = act_push(s, ACT_MOVE, path, to, NULL)))
+		return rc;
+	if (e->claim[0]) {
+		char cp[STUDY_PATH_MAX];
+
+		if (!study_path(cp, sizeof(cp), s->root, "claimed/%s", e->claim) &&
+		    !archive_path(s, to, sizeof(to), id, ""))
+			snprintf(to + strlen(to), sizeof(to) - strlen(to),
+				 "%08llu.trial.json", (unsigned long long)id);
+		if ((rc = act_push(s, ACT_MOVE, cp, to, NULL)))
+			return rc;
+	}
+	inf_remove(s, id);
+	return DEHBQ_OK;
+}
+
+/* ---- directory scans ---- */
+
+typedef int (*scan_fn)(struct sched *s, const char *name);
+
+static int scan_dir(struct sched *s, const char *dir, scan_fn fn, int cap)
+{
+	char p[STUDY_PATH_MAX];
+	struct dirent *e;
+	DIR *d;
+	int rc = DEHBQ_OK, n = 0;
+
+	if (study_path(p, sizeof(p), s->root, "%s", dir))
+		return DEHBQ_ETOOBIG;
+	if (!(d = opendir(p)))
+		return DEHBQ_ESYS;
+	while ((e = readdir(d)) && n < cap) {
+		if (fsutil_skip_name(e->d_name)) {
+			sweep_tmp(s, dir, e->d_name);
+			continue;
+		}
+		n++;
+		if ((rc = fn(s, e->d_name)))
+			break;
+	}
+	closedir(d);
+	return rc;
+}
+
+static int scan_result(struct sched *s, const char *name)
+{
+	return ingest_result(s, name);
+}
+
+/* Synthetic result for a trial that ran out of attempts. */
+static int fail_expired(struct sched *s, struct inflight *e, const char *who)
+{
+	char to[STUDY_PATH_MAX], *text = NULL;
+	struct result r;
+	uint64_t id = e->id;
+	int rc;
+
+	if ((rc = result_init(&r)))
+		return rc;
+	snprintf(r.id, sizeof(r.id), "%08llu", (unsigned long long)id);
+	memcpy(r.study, s->spec->study, ID_STUDY_LEN);
+	r.attempt = e->attempt;
+	r.status = RESULT_FAILED;
+	memcpy(r.worker, "000000000000", ID_WORKER_LEN);
+	snprintf(r.host, sizeof(r.host), "%s", s->lease->host);
+	r.pid = s->lease->pid;
+	r.started = r.finished = timeutil_now();
+	free(r.error);
+	r.error = malloc(256);
+	if (r.error)
+		snprintf(r.error, 256,
+			 "lease expired on attempt %d of %d (last worker %s); "
+			 "counted as failed",
+			 e->attempt, s->spec->max_attempts, who);
+	rc = r.error ? result_render(&r, &text) : DEHBQ_ENOMEM;
+	result_release(&r);
+	if (rc)
+		return rc;
+	rc = dehb_tell(s->eng, id, DEHB_FAILED, NAN, 0);
+	if (!rc && !(rc = ensure_shard(s, id)) &&
+	    !(rc = archive_path(s, to, sizeof(to), id, ""))) {
+		snprintf(to + strlen(to), sizeof(to) - strlen(to),
+			 "%08llu.result.json", (unsigned long long)id);
+		rc = act_push(s, ACT_WRITE, NULL, to, text);
+	}
+	free(text);
+	if (rc)
+		return rc;
+	logmsg_w(s->lg, "trial=%08llu failed: lease expired %d times",
+		 (unsigned long long)id, e->attempt);
+	s->meta.expired++;
+	s->told++;
+	s->dirty = 1;
+	inf_remove(s, id);
+	return DEHBQ_OK;
+}
+
+/* The claim's mtime, revalidated: open() forces NFS to refetch attributes. */
+static int fresh_mtime(const char *path, double *mt)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return errno == ENOENT ? DEHBQ_ENOENT : DEHBQ_ESYS;
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return DEHBQ_ESYS;
+	}
+	close(fd);
+	*mt = (double)st.st_mtim.tv_sec + (double)st.st_mtim.tv_nsec / 1e9;
+	return DEHBQ_OK;
+}
+
+static int move_to_archive_stale(struct sched *s, const char *dir,
+				 const char *name, uint64_t id)
+{
+	char from[STUDY_PATH_MAX], to[STUDY_PATH_MAX], stem[STUDY_NAME_MAX];
+	int rc;
+
+	snprintf(stem, sizeof(stem), "%s.%.*s.stale.json", dir,
+		 (int)strlen(name) - 5, name);
+	if (study_path(from, sizeof(from), s->root, "%s/%s", dir, name) ||
+	    archive_path(s, to, sizeof(to), id, stem))
+		return DEHBQ_ETOOBIG;
+	if (act_has_from(s, from))
+		return DEHBQ_OK;
+	if ((rc = ensure_shard(s, id)))
+		return rc;
+	return act_push(s, ACT_MOVE, from, to, NULL);
+}
+
+static int scan_claim(struct sched *s, const char *name)
+{
+	char path[STUDY_PATH_MAX], who[ID_HOST_LEN + 40];
+	struct study_claim c;
+	struct inflight *e;
+	struct stat st;
+	double mt;
+	int rc;
+
+	if (study_parse_claim(name, &c)) {
+		quarantine(s, "claimed", name,
+			   "not a claim file name (IIIIIIII@HOST.PID.WID.json)");
+		return DEHBQ_OK;
+	}
+	if (study_path(path, sizeof(path), s->root, "claimed/%s", name))
+		return DEHBQ_OK;
+	if (act_has_from(s, path))
+		return DEHBQ_OK;
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? DEHBQ_OK : DEHBQ_ESYS;
+	if (!S_ISREG(st.st_mode)) {
+		quarantine(s, "claimed", name, "not a regular file");
+		return DEHBQ_OK;
+	}
+	e = inf_find(s, c.id);
+	if (!e) /* told already: a leftover claim */
+		return move_to_archive_stale(s, "claimed", name, c.id);
+	snprintf(e->claim, sizeof(e->claim), "%s", name);
+	e->seen = 1;
+	s->nclaimed++;
+	mt = (double)st.st_mtim.tv_sec + (double)st.st_mtim.tv_nsec / 1e9;
+	if (s->fs_now - mt <= s->spec->lease)
+		return DEHBQ_OK;
+	rc = fresh_mtime(path, &mt);
+	if (rc == DEHBQ_ENOENT)
+		return DEHBQ_OK;
+	if (rc)
+		return rc;
+	if (s->fs_now - mt <= s->spec->lease)
+		return DEHBQ_OK;
+	snprintf(who, sizeof(who), "%s:%ld", c.host, c.pid);
+	s->nclaimed--;
+	if (e->attempt >= s->spec->max_attempts) {
+		if ((rc = move_to_archive_stale(s, "claimed", name, c.id)))
+			return rc;
+		return fail_expired(s, e, who);
+	}
+	logmsg_w(s->lg,
+		 "trial=%08llu claim by %s expired (no heartbeat for %.0f s); "
+		 "requeued as attempt %d",
+		 (unsigned long long)c.id, who, s->fs_now - mt, e->attempt + 1);
+	e->attempt++;
+	e->claim[0] = 0;
+	s->meta.requeues++;
+	s->dirty = 1;
+	s->npending++;
+	if ((rc = move_to_archive_stale(s, "claimed", name, c.id)))
+		return rc;
+	return stage_trial(s, c.id, e->attempt);
+}
+
+static int scan_pending(struct sched *s, const char *name)
+{
+	struct inflight *e;
+	uint64_t id;
+	int rung;
+
+	if (study_parse_pending(name, &rung, &id)) {
+		quarantine(s, "pending", name,
+			   "not a pending file name (PP-IIIIIIII.json)");
+		return DEHBQ_OK;
+	}
+	e = inf_find(s, id);
+	if (!e) /* told through another attempt: retire it */
+		return move_to_archive_stale(s, "pending", name, id);
+	e->seen = 1;
+	e->pending = 1;
+	s->npending++;
+	return DEHBQ_OK;
+}
+
+static int scan_worker(struct sched *s, const char *name)
+{
+	char p[STUDY_PATH_MAX], host[ID_HOST_LEN], wid[ID_WORKER_LEN];
+	long pid;
+	double mt;
+
+	if (study_parse_worker(name, host, &pid, wid)) {
+		quarantine(s, "workers", name,
+			   "not a worker registry name (HOST.PID.WID.json)");
+		return DEHBQ_OK;
+	}
+	if (study_path(p, sizeof(p), s->root, "workers/%s", name) ||
+	    timeutil_mtime(p, &mt))
+		return DEHBQ_OK;
+	if (s->fs_now - mt <= s->spec->lease)
+		s->live_workers++;
+	else if (s->fs_now - mt > 10 * s->spec->lease)
+		unlink(p); /* a worker dead for long: forget it */
+	return DEHBQ_OK;
+}
+
+/* ---- requests from the dehbq command ---- */
+
+static int scan_request(struct sched *s, const char *name)
+{
+	char p[STUDY_PATH_MAX], err[DEHBQ_ERRLEN];
+	struct jsonfile *jf;
+	const char *action = NULL;
+
+	if (study_path(p, sizeof(p), s->root, "state/requests/%s", name))
+		return DEHBQ_OK;
+	if (jsonfile_load(p, JSONFILE_CAP, &jf, err)) {
+		quarantine(s, "state/requests", name, err);
+		return DEHBQ_OK;
+	}
+	if (jsonfile_check_format(jf, "dehbq-request/1", err) ||
+	    jsonfile_get_string(jf, jsonfile_root(jf), "action",
+				JSONFILE_REQUIRED, &action, err)) {
+		jsonfile_free(jf);
+		quarantine(s, "state/requests", name, err);
+		return DEHBQ_OK;
+	}
+	if (!strcmp(action, "stop")) {
+		if (!s->meta.stopping)
+			logmsg_i(s->lg, "stop requested (%s): no new trials; "
+					"finishing",
+				 name);
+		s->meta.stopping = 1;
+		s->dirty = 1;
+		jsonfile_free(jf);
+		return act_push(s, ACT_UNLINK, NULL, p, NULL);
+	}
+	jsonfile_free(jf);
+	quarantine(s, "state/requests", name,
+		   "unknown action (this orchestrator handles: stop)");
+	return DEHBQ_OK;
+}
+
+/* ---- the batch ---- */
+
+static int can_ask(const struct sched *s)
+{
+	return !s->meta.stopping && !dehb_exhausted(s->eng);
+}
+
+static int ask_trials(struct sched *s)
+{
+	int idle = s->live_workers - s->nclaimed;
+	int target = (idle > 0 ? idle : 0) + s->spec->prefetch;
+	int rc;
+
+	dehb_set_elapsed(s->eng, elapsed(s));
+	while (s->npending < target && can_ask(s)) {
+		struct dehb_job job;
+
+		if (s->spec->max_inflight &&
+		    s->ninf >= (size_t)s->spec->max_inflight)
+			break;
+		rc = dehb_ask(s->eng, &job, s->vec);
+		if (rc == DEHBQ_EAGAIN || rc == DEHBQ_EDONE)
+			break;
+		if (rc)
+			return rc;
+		if ((rc = inf_add(s, job.id, 1)) ||
+		    (rc = stage_trial(s, job.id, 1)))
+			return rc;
+		inf_find(s, job.id)->seen = 1;
+		s->npending++;
+		s->dirty = 1;
+		logmsg_d(s->lg, "trial=%08llu issued bracket=%lld rung=%d "
+				"fidelity=%.17g kind=%s",
+			 (unsigned long long)job.id, (long long)job.bracket,
+			 job.rung, job.fidelity, dehb_kind_name(job.kind));
+	}
+	return DEHBQ_OK;
+}
+
+/* In-flight trials with no file anywhere: republish after `lease`. */
+static int check_missing(struct sched *s)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < s->ninf; i++) {
+		struct inflight *e = &s->inf[i];
+
+		if (e->seen) {
+			e->missing_since = 0;
+			continue;
+		}
+		if (e->missing_since == 0) {
+			e->missing_since = s->fs_now;
+			continue;
+		}
+		if (s->fs_now - e->missing_since <= s->spec->lease)
+			continue;
+		logmsg_w(s->lg,
+			 "trial=%08llu has no file for %.0f s; republished "
+			 "(attempt %d)",
+			 (unsigned long long)e->id,
+			 s->fs_now - e->missing_since, e->attempt);
+		e->missing_since = 0;
+		if ((rc = stage_trial(s, e->id, e->attempt)))
+			return rc;
+		s->npending++;
+	}
+	return DEHBQ_OK;
+}
+
+static int write_snapshot(struct sched *s)
+{
+	struct snapshot_inflight *v;
+	size_t i;
+	int rc;
+
+	v = calloc(s->ninf + 1, sizeof(*v));
+	if (!v)
+		return DEHBQ_ENOMEM;
+	for (i = 0; i < s->ninf; i++) {
+		v[i].id = s->inf[i].id;
+		v[i].attempt = s->inf[i].attempt;
+	}
+	s->meta.elapsed = elapsed(s);
+	s->meta.epoch = s->lease->epoch;
+	s->meta.generation++;
+	if (!s->opts.nosync) {
+		char p[STUDY_PATH_MAX];
+
+		/* staged trials are referenced by the snapshot */
+		if (!study_path(p, sizeof(p), s->root, "staging"))
+			fsutil_fsync_dir(p);
+	}
+	rc = snapshot_write(s->root, &s->meta, v, s->ninf, s->eng);
+	free(v);
+	if (rc) {
+		s->meta.generation--;
+		return rc;
+	}
+	snapshot_prune(s->root);
+	s->dirty = 0;
+	return DEHBQ_OK;
+}
+
+static void sync_dir_of(const char *path, char (*done)[STUDY_PATH_MAX],
+			int *ndone, int cap)
+{
+	char dir[STUDY_PATH_MAX];
+	int i;
+
+	if (fsutil_dirname(path, dir, sizeof(dir)))
+		return;
+	for (i = 0; i < *ndone; i++)
+		if (!strcmp(done[i], dir))
+			return;
+	if (*ndone < cap)
+		memcpy(done[(*ndone)++], dir, sizeof(dir));
+}
+
+static int apply_actions(struct sched *s)
+{
+	static char dirs[16][STUDY_PATH_MAX];
+	int ndirs = 0, i;
+	size_t k;
+
+	for (k = 0; k < s->nacts; k++) {
+		struct act *a = &s->acts[k];
+		int rc;
+
+		if (a->type == ACT_WRITE) {
+			rc = atomicfile_write(a->to, a->text, strlen(a->text),
+					      0666, s->flags | ATOMICFILE_NODIRSYNC);
+		} else if (a->type == ACT_UNLINK) {
+			rc = unlink(a->to) < 0 && errno != ENOENT ? DEHBQ_ESYS
+								  : DEHBQ_OK;
+		} else {
+			rc = atomicfile_move(a->from, a->to,
+					     s->flags | ATOMICFILE_NODIRSYNC);
+			if (rc == DEHBQ_ENOENT) /* a worker claimed it first */
+				rc = DEHBQ_OK;
+			sync_dir_of(a->from, dirs, &ndirs, 16);
+		}
+		if (rc) {
+			/* keep the rest queued; they are retried next batch */
+			memmove(s->acts, s->acts + k,
+				(s->nacts - k) * sizeof(*s->acts));
+			s->nacts -= k;
+			return rc;
+		}
+		sync_dir_of(a->to, dirs, &ndirs, 16);
+		free(a->from);
+		free(a->to);
+		free(a->text);
+	}
+	s->nacts = 0;
+	if (!s->opts.nosync)
+		for (i = 0; i < ndirs; i++)
+			fsutil_fsync_dir(dirs[i]);
+	return DEHBQ_OK;
+}
+
+static void write_status(struct sched *s);
+
+int sched_batch(struct sched *s, char *err)
+{
+	size_t i;
+	int rc;
+
+	if ((rc = lease_check(s->lease, err)))
+		return rc;
+	if ((rc = lease_heartbeat(s->lease)) ||
+	    (rc = lease_fs_now(s->root, &s->fs_now))) {
+		dehbq_errf(err, rc, "unable to heartbeat '%s/state': %s",
+			   s->root, strerror(errno));
+		return rc;
+	}
+	if (s->nacts) {
+		/* A previous batch could not finish; redo its commit only. */
+		if (s->dirty && (rc = write_snapshot(s)))
+			goto storage;
+		if ((rc = apply_actions(s)))
+			goto storage;
+		logmsg_i(s->lg, "storage recovered; pending moves applied");
+	}
+	for (i = 0; i < s->ninf; i++) {
+		s->inf[i].seen = 0;
+		s->inf[i].pending = 0;
+		s->inf[i].claim[0] = 0;
+	}
+	s->nclaimed = s->npending = s->live_workers = 0;
+	if ((rc = scan_dir(s, "claimed", scan_claim, 1 << 30)) ||
+	    (rc = scan_dir(s, "results", scan_result, MAX_RESULTS_PER_BATCH)) ||
+	    (rc = scan_dir(s, "pending", scan_pending, 1 << 30)) ||
+	    (rc = scan_dir(s, "workers", scan_worker, 1 << 30)) ||
+	    (rc = scan_dir(s, "state/requests", scan_request, 1000)) ||
+	    (rc = check_missing(s)) || (rc = ask_trials(s)))
+		goto storage;
+	if (s->dirty && (rc = write_snapshot(s)))
+		goto storage;
+	if ((rc = apply_actions(s)))
+		goto storage;
+	write_status(s);
+	return DEHBQ_OK;
+storage:
+	if (rc == DEHBQ_ENOMEM)
+		return dehbq_errf(err, rc, "out of memory");
+	return dehbq_errf(err, rc,
+			  "storage error (%s); keeping the last good snapshot "
+			  "and retrying",
+			  rc == DEHBQ_ESYS ? strerror(errno)
+					   : dehbq_strerror(rc));
+}
+
+int sched_finished(const struct sched *s)
+{
+	if (s->nacts)
+		return 0;
+	if (s->meta.stopping || dehb_exhausted(s->eng))
+		return s->ninf == 0 || !s->spec->drain;
+	return 0;
+}
+
+long long sched_told(const struct sched *s)
+{
+	return s->told;
+}
+
+/* ---- status and summary ---- */
+
+static cJSON *incumbent_json(struct sched *s, enum dehb_inc_which which)
+{
+	struct dehb_incumbent inc;
+	cJSON *o;
+	char id[ID_TRIAL_LEN];
+
+	if (dehb_incumbent(s->eng, which, &inc, s->vec) || !inc.valid)
+		return cJSON_CreateNull();
+	o = cJSON_CreateObject();
+	if (!o)
+		return NULL;
+	id_trial_format(inc.job_id, id);
+	cJSON_AddNumberToObject(o, "loss", inc.loss);
+	cJSON_AddNumberToObject(o, "fidelity", inc.fidelity);
+	cJSON_AddStringToObject(o, "trial", id);
+	if (!space_decode(s->spec->space, s->vec, s->vals))
+		cJSON_AddItemToObject(o, "config",
+				      space_config_to_json(s->spec->space,
+							   s->vals));
+	return o;
+}
+
+static cJSON *summary_json(struct sched *s, const char *format,
+			   const char *reason)
+{
+	char now[TIMEUTIL_ISO_LEN];
+	struct dehb_counts c;
+	cJSON *o = cJSON_CreateObject(), *cnt, *br;
+	int i, nb;
+
+	if (!o)
+		return NULL;
+	dehb_get_counts(s->eng, &c);
+	timeutil_iso(timeutil_now(), now);
+	cJSON_AddStringToObject(o, "format", format);
+	cJSON_AddStringToObject(o, "study", s->spec->study);
+	if (reason)
+		cJSON_AddStringToObject(o, "reason", reason);
+	cJSON_AddStringToObject(o, "updated", now);
+	cJSON_AddNumberToObject(o, "epoch", (double)s->lease->epoch);
+	cJSON_AddStringToObject(o, "host", s->lease->host);
+	cJSON_AddNumberToObject(o, "pid", (double)s->lease->pid);
+	cJSON_AddNumberToObject(o, "elapsed", elapsed(s));
+	cJSON_AddBoolToObject(o, "stopping", s->meta.stopping);
+	cJSON_AddBoolToObject(o, "exhausted", dehb_exhausted(s->eng));
+	cnt = cJSON_AddObjectToObject(o, "counts");
+	if (cnt) {
+		cJSON_AddNumberToObject(cnt, "issued", (double)c.asked);
+		cJSON_AddNumberToObject(cnt, "done", (double)c.told);
+		cJSON_AddNumberToObject(cnt, "failed", (double)c.failed);
+		cJSON_AddNumberToObject(cnt, "inflight", (double)c.inflight);
+		cJSON_AddNumberToObject(cnt, "pending", s->npending);
+		cJSON_AddNumberToObject(cnt, "claimed", s->nclaimed);
+		cJSON_AddNumberToObject(cnt, "quarantined",
+					(double)s->meta.quarantined);
+		cJSON_AddNumberToObject(cnt, "duplicates",
+					(double)s->meta.duplicates);
+		cJSON_AddNumberToObject(cnt, "requeues",
+					(double)s->meta.requeues);
+		cJSON_AddNumberToObject(cnt, "expired", (double)s->meta.expired);
+		cJSON_AddNumberToObject(cnt, "brackets", (double)c.brackets);
+		cJSON_AddNumberToObject(cnt, "total_cost", c.total_cost);
+	}
+	cJSON_AddNumberToObject(o, "live_workers", s->live_workers);
+	cJSON_AddItemToObject(o, "incumbent_max_fidelity",
+			      incumbent_json(s, DEHB_INC_MAX));
+	cJSON_AddItemToObject(o, "incumbent_any_fidelity",
+			      incumbent_json(s, DEHB_INC_ANY));
+	br = cJSON_AddArrayToObject(o, "brackets");
+	nb = dehb_active_brackets(s->eng);
+	for (i = 0; br && i < nb; i++) {
+		struct dehb_rung_info rungs[SPEC_MAX_LEVELS];
+		int64_t bid;
+		int nr, j;
+		cJSON *b = cJSON_CreateObject(), *ra;
+
+		if (!b || dehb_bracket_info(s->eng, i, &bid, rungs,
+					    SPEC_MAX_LEVELS, &nr)) {
+			cJSON_Delete(b);
+			continue;
+		}
+		cJSON_AddItemToArray(br, b);
+		cJSON_AddNumberToObject(b, "id", (double)bid);
+		ra = cJSON_AddArrayToObject(b, "rungs");
+		for (j = 0; ra && j < nr; j++) {
+			cJSON *r = cJSON_CreateObject();
+
+			if (!r)
+				continue;
+			cJSON_AddItemToArray(ra, r);
+			cJSON_AddNumberToObject(r, "fidelity", rungs[j].fidelity);
+			cJSON_AddNumberToObject(r, "n", rungs[j].n);
+			cJSON_AddNumberToObject(r, "pending", rungs[j].pending);
+			cJSON_AddNumberToObject(r, "done", rungs[j].done);
+		}
+	}
+	return o;
+}
+
+static int write_json(struct sched *s, const char *rel, cJSON *o,
+		      unsigned flags)
+{
+	char p[STUDY_PATH_MAX], *txt;
+	int rc;
+
+	if (!o)
+		return DEHBQ_ENOMEM;
+	txt = cJSON_Print(o);
+	cJSON_Delete(o);
+	if (!txt)
+		return DEHBQ_ENOMEM;
+	rc = study_path(p, sizeof(p), s->root, "%s", rel);
+	if (!rc) {
+		size_t n = strlen(txt);
+
+		txt[n] = '\n'; /* replaces the NUL; length passed explicitly */
+		rc = atomicfile_write(p, txt, n + 1, 0666, flags);
+		txt[n] = 0;
+	}
+	cJSON_free(txt);
+	return rc;
+}
+
+static void write_status(struct sched *s)
+{
+	double now = timeutil_mono();
+
+	write_json(s, "state/status.json",
+		   summary_json(s, "dehbq-status/1", NULL),
+		   ATOMICFILE_NOSYNC);
+	if (now - s->last_progress >= s->opts.progress_secs) {
+		struct dehb_counts c;
+		struct dehb_incumbent a, m;
+
+		s->last_progress = now;
+		dehb_get_counts(s->eng, &c);
+		dehb_incumbent(s->eng, DEHB_INC_ANY, &a, NULL);
+		dehb_incumbent(s->eng, DEHB_INC_MAX, &m, NULL);
+		logmsg_i(s->lg,
+			 "progress done=%lld issued=%lld inflight=%lld "
+			 "workers=%d best=%.6g best_at_max=%.6g elapsed=%.0fs",
+			 (long long)c.told, (long long)c.asked,
+			 (long long)c.inflight, s->live_workers,
+			 a.valid ? a.loss : NAN, m.valid ? m.loss : NAN,
+			 elapsed(s));
+	}
+}
+
+int sched_finish(struct sched *s, const char *reason)
+{
+	int rc;
+
+	/* retire whatever is still queued (drain off, or a stop) */
+	scan_dir(s, "pending", scan_pending, 1 << 30);
+	if (s->dirty)
+		write_snapshot(s);
+	apply_actions(s);
+	write_status(s);
+	rc = write_json(s, "FINISHED", summary_json(s, "dehbq-finished/1",
+						    reason),
+			s->flags);
+	if (!rc)
+		logmsg_i(s->lg, "study finished: %s", reason);
+	return rc;
+}
+
+/* ---- open: snapshot + reconciliation ---- */
+
+/* Read the attempt recorded in a trial file; 0 when unreadable. */
+static int file_attempt(struct sched *s, const char *path)
+{
+	char err[DEHBQ_ERRLEN];
+	struct trial t;
+	int a;
+
+	if (trial_load(path, s->spec->space, &t, err))
+		return 0;
+	a = strcmp(t.study, s->spec->study) ? 0 : t.attempt;
+	trial_release(&t);
+	return a;
+}
+
+static int reconcile_staging(struct sched *s, const char *name)
+{
+	char p[STUDY_PATH_MAX], pp[STUDY_PATH_MAX], pn[STUDY_NAME_MAX];
+	struct inflight *e;
+	uint64_t id;
+	size_t n = strlen(name);
+	int a;
+
+	if (study_path(p, sizeof(p), s->root, "staging/%s", name))
+		return DEHBQ_OK;
+	if (n != 13 || strcmp(name + 8, ".json") ||
+	    sscanf(name, "%8llu", (unsigned long long *)&id) != 1) {
+		quarantine(s, "staging", name, "not a staging file name");
+		return DEHBQ_OK;
+	}
+	e = inf_find(s, id);
+	a = e ? file_attempt(s, p) : 0;
+	if (!e || a != e->attempt) {
+		unlink(p); /* never published: safe to drop */
+		return DEHBQ_OK;
+	}
+	{
+		struct dehb_job job;
+
+		if (dehb_job_get(s->eng, id, &job, NULL) ||
+		    study_pending_name(pn, sizeof(pn), job.rung, id) ||
+		    study_path(pp, sizeof(pp), s->root, "pending/%s", pn))
+			return DEHBQ_OK;
+	}
+	e->seen = 1;
+	return act_push(s, ACT_MOVE, p, pp, NULL);
+}
+
+/* pending/ and claimed/ files of older attempts are retired at start. */
+static int reconcile_public(struct sched *s, const char *dir, const char *name)
+{
+	char p[STUDY_PATH_MAX];
+	struct study_claim c;
+	struct inflight *e;
+	uint64_t id;
+	int rung;
+
+	if (!strcmp(dir, "pending") ? study_parse_pending(name, &rung, &id)
+				    : study_parse_claim(name, &c))
+		return DEHBQ_OK; /* the batch scan quarantines it */
+	if (strcmp(dir, "pending"))
+		id = c.id;
+	if (study_path(p, sizeof(p), s->root, "%s/%s", dir, name))
+		return DEHBQ_OK;
+	e = inf_find(s, id);
+	if (e && file_attempt(s, p) == e->attempt)
+		return DEHBQ_OK;
+	return move_to_archive_stale(s, dir, name, id);
+}
+
+static int rec_pending(struct sched *s, const char *name)
+{
+	return reconcile_public(s, "pending", name);
+}
+
+static int rec_claimed(struct sched *s, const char *name)
+{
+	return reconcile_public(s, "claimed", name);
+}
+
+static int new_engine(struct sched *s, char *err)
+{
+	struct dehb_params p;
+	const struct spec *sp = s->spec;
+	int rc;
+
+	dehb_params_init(&p);
+	p.dim = space_dim(sp->space);
+	p.min_fidelity = sp->min_fidelity;
+	p.max_fidelity = sp->max_fidelity;
+	p.eta = sp->eta;
+	p.mutation_factor = sp->mutation_factor;
+	p.crossover_prob = sp->crossover_prob;
+	p.seed = sp->seed;
+	p.max_fevals = sp->fevals;
+	p.max_brackets = sp->brackets;
+	p.max_cost = sp->total_cost;
+	p.max_walltime = sp->walltime;
+	p.max_active_brackets = sp->max_active_brackets;
+	p.de_pop_size = sp->de_pop_size;
+	if (dehb_optimizer_parse(sp->optimizer, &p.optimizer) ||
+	    dehb_mutation_parse(sp->mutation, &p.mutation) ||
+	    dehb_crossover_parse(sp->crossover, &p.crossover) ||
+	    dehb_boundary_parse(sp->boundary, &p.boundary))
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "study.json: unknown optimizer setting");
+	if ((rc = dehb_new(&p, &s->eng, err)))
+		return rc;
+	return DEHBQ_OK;
+}
+
+int sched_open(struct sched **out, const char *root, struct spec *spec,
+	       struct lease *lease, struct logmsg *lg,
+	       const struct sched_opts *opts, char *err)
+{
+	char warn[DEHBQ_ERRLEN];
+	struct snapshot_inflight *v = NULL;
+	struct sched *s;
+	size_t n = 0, i;
+	int skipped, rc, dim = space_dim(spec->space);
+
+	*out = NULL;
+	if (!(s = calloc(1, sizeof(*s))))
+		return DEHBQ_ENOMEM;
+	s->root = root;
+	s->spec = spec;
+	s->lease = lease;
+	s->lg = lg;
+	s->opts = *opts;
+	s->flags = opts->nosync ? ATOMICFILE_NOSYNC : 0;
+	s->mono_start = timeutil_mono();
+	s->last_progress = -1e9;
+	s->vec = calloc((size_t)dim + 1, sizeof(*s->vec));
+	s->vals = calloc((size_t)dim + 1, sizeof(*s->vals));
+	if (!s->vec || !s->vals) {
+		rc = DEHBQ_ENOMEM;
+		goto fail;
+	}
+	rc = snapshot_load(root, spec->study, &s->meta, &v, &n, &s->eng,
+			   &skipped, warn);
+	if (skipped)
+		logmsg_w(lg, "skipped %d unreadable snapshot(s): %s", skipped,
+			 warn);
+	if (rc == DEHBQ_ENOENT) {
+		if (skipped) {
+			rc = dehbq_errf(err, DEHBQ_EINVAL,
+					"no snapshot in '%s/state' can be "
+					"loaded (%s); refusing to start over",
+					root, warn);
+			goto fail;
+		}
+		memcpy(s->meta.study, spec->study, ID_STUDY_LEN);
+		if ((rc = new_engine(s, err)))
+			goto fail;
+		s->dirty = 1;
+		logmsg_i(lg, "new study %s: optimizer %s, %d parameters",
+			 spec->study, spec->optimizer, dim);
+	} else if (rc) {
+		dehbq_errf(err, rc, "unable to read snapshots in '%s/state'",
+			   root);
+		goto fail;
+	} else {
+		logmsg_i(lg, "resumed from snapshot epoch %lld generation %lld "
+			     "(%zu trials in flight)",
+			 (long long)s->meta.epoch, (long long)s->meta.generation,
+			 n);
+		s->dirty = 1; /* re-stamp with our epoch */
+	}
+	s->elapsed_base = s->meta.elapsed;
+	for (i = 0; i < n; i++)
+		if ((rc = inf_add(s, v[i].id, v[i].attempt)))
+			goto fail;
+	free(v);
+	v = NULL;
+	if ((rc = lease_fs_now(root, &s->fs_now)) ||
+	    (rc = scan_dir(s, "staging", reconcile_staging, 1 << 30)) ||
+	    (rc = scan_dir(s, "pending", rec_pending, 1 << 30)) ||
+	    (rc = scan_dir(s, "claimed", rec_claimed, 1 << 30))) {
+		dehbq_errf(err, rc, "unable to reconcile '%s': %s", root,
+			   strerror(errno));
+		goto fail;
+	}
+	*out = s;
+	return DEHBQ_OK;
+fail:
+	free(v);
+	sched_close(s);
+	return rc;
+}
+
+void sched_close(struct sched *s)
+{
+	if (!s)
+		return;
+	acts_clear(s);
+	free(s->acts);
+	free(s->inf);
+	free(s->vec);
+	free(s->vals);
+	dehb_free(s->eng);
+	free(s);
+}

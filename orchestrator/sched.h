@@ -1,0 +1,50 @@
+/*
+ * sched.h - the orchestrator's batch: results -> engine -> new trials
+ *
+ * One batch (docs/protocol.md section 6): fence, scan results, scan
+ * claims (expire stale ones), scan workers, ask the engine for new trials
+ * into staging/, write a snapshot, then apply the deferred moves (archive
+ * told results, publish staged trials).  Nothing leaves results/ and no
+ * trial becomes public before a durable snapshot covers it.
+ *
+ * Calling sequence:
+ *   sched_open(&s, root, &spec, lease, lg, err)   load snapshot, reconcile
+ *   loop: rc = sched_batch(s); ... sched_finished(s) ...
+ *   sched_finish(s, reason)                        write FINISHED
+ *   sched_close(s)
+ *
+ * Error handling: sched_batch returns DEHBQ_OK; DEHBQ_EFENCED (stop now,
+ * write nothing); DEHBQ_ESYS (a storage error: the last snapshot is kept,
+ * the batch's moves stay queued and are retried by the next call).
+ *
+ * Ownership: the scheduler borrows spec, lease and logger (they must
+ * outlive it) and owns the engine.
+ */
+#ifndef DEHBQ_SCHED_H
+#define DEHBQ_SCHED_H
+
+struct sched;
+struct spec;
+struct lease;
+struct logmsg;
+
+struct sched_opts {
+	int nosync;           /* skip fsyncs (benchmarks on tmpfs only) */
+	double progress_secs; /* period of the progress log line */
+};
+
+int sched_open(struct sched **out, const char *root, struct spec *spec,
+	       struct lease *lease, struct logmsg *lg,
+	       const struct sched_opts *opts, char *err);
+void sched_close(struct sched *s);
+
+int sched_batch(struct sched *s, char *err);
+
+/* 1 when the study is complete (nothing more to do). */
+int sched_finished(const struct sched *s);
+/* Write FINISHED (atomically) with the summary. */
+int sched_finish(struct sched *s, const char *reason);
+/* Number of trials told so far (for tests and logs). */
+long long sched_told(const struct sched *s);
+
+#endif

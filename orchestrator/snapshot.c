@@ -1,0 +1,314 @@
+/*
+ * snapshot.c - write, find, load and prune orchestrator snapshots
+ *
+ * Invariant: a snapshot file, once its name exists, is complete (atomic
+ * write with fsync) and is never modified; a newer one is a new name.
+ */
+#include "snapshot.h"
+
+#include "atomicfile.h"
+#include "dehb.h"
+#include "err.h"
+#include "fsutil.h"
+#include "jsonfile.h"
+#include "study.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct snap_name {
+	int64_t epoch; /* from the name */
+	int64_t gen;   /* from the name */
+	char name[64]; /* the file name */
+};
+
+static int parse_name(const char *n, struct snap_name *s)
+{
+	unsigned long long e, g;
+	int len = 0;
+
+	if (strlen(n) != 37 ||
+	    sscanf(n, "snapshot-%6llu-%10llu.json%n", &e, &g, &len) != 2 ||
+	    len != 37 || n[15] != '-')
+		return -1;
+	s->epoch = (int64_t)e;
+	s->gen = (int64_t)g;
+	snprintf(s->name, sizeof(s->name), "%s", n);
+	return 0;
+}
+
+static int cmp_newest_first(const void *a, const void *b)
+{
+	const struct snap_name *x = a, *y = b;
+
+	if (x->epoch != y->epoch)
+		return x->epoch < y->epoch ? 1 : -1;
+	if (x->gen != y->gen)
+		return x->gen < y->gen ? 1 : -1;
+	return 0;
+}
+
+/* List snapshot names, newest first.  Caller frees *out. */
+static int list_snaps(const char *root, struct snap_name **out, size_t *n)
+{
+	char p[STUDY_PATH_MAX];
+	struct snap_name *v = NULL, s;
+	size_t len = 0, cap = 0;
+	struct dirent *e;
+	DIR *d;
+
+	*out = NULL;
+	*n = 0;
+	if (study_path(p, sizeof(p), root, "state"))
+		return DEHBQ_ETOOBIG;
+	if (!(d = opendir(p)))
+		return DEHBQ_ESYS;
+	while ((e = readdir(d))) {
+		if (fsutil_skip_name(e->d_name) || parse_name(e->d_name, &s))
+			continue;
+		if (len == cap) {
+			struct snap_name *nv;
+
+			cap = cap ? 2 * cap : 8;
+			if (!(nv = realloc(v, cap * sizeof(*v)))) {
+				free(v);
+				closedir(d);
+				return DEHBQ_ENOMEM;
+			}
+			v = nv;
+		}
+		v[len++] = s;
+	}
+	closedir(d);
+	qsort(v, len, sizeof(*v), cmp_newest_first);
+	*out = v;
+	*n = len;
+	return DEHBQ_OK;
+}
+
+int64_t snapshot_max_epoch(const char *root)
+{
+	struct snap_name *v;
+	size_t n;
+	int64_t e = 0;
+
+	if (list_snaps(root, &v, &n) == DEHBQ_OK && n)
+		e = v[0].epoch;
+	free(v);
+	return e;
+}
+
+int snapshot_write(const char *root, const struct snapshot_meta *m,
+		   const struct snapshot_inflight *inf, size_t n,
+		   const struct dehb *eng)
+{
+	char p[STUDY_PATH_MAX];
+	cJSON *o = cJSON_CreateObject(), *arr, *e = NULL;
+	char *txt = NULL;
+	size_t i;
+	int bad = !o, rc;
+
+	if (!o)
+		return DEHBQ_ENOMEM;
+	bad |= !cJSON_AddStringToObject(o, "format", "dehbq-snapshot/1") |
+	       !cJSON_AddStringToObject(o, "study", m->study) |
+	       !cJSON_AddNumberToObject(o, "epoch", (double)m->epoch) |
+	       !cJSON_AddNumberToObject(o, "generation", (double)m->generation) |
+	       !cJSON_AddNumberToObject(o, "elapsed", m->elapsed) |
+	       !cJSON_AddBoolToObject(o, "stopping", m->stopping) |
+	       !cJSON_AddNumberToObject(o, "quarantined", (double)m->quarantined) |
+	       !cJSON_AddNumberToObject(o, "duplicates", (double)m->duplicates) |
+	       !cJSON_AddNumberToObject(o, "requeues", (double)m->requeues) |
+	       !cJSON_AddNumberToObject(o, "expired", (double)m->expired);
+	arr = cJSON_AddArrayToObject(o, "inflight");
+	for (i = 0; arr && i < n; i++) {
+		cJSON *pair = cJSON_CreateArray();
+
+		if (!pair || !cJSON_AddItemToArray(arr, pair)) {
+			cJSON_Delete(pair);
+			bad = 1;
+			break;
+		}
+		bad |= !cJSON_AddItemToArray(pair,
+					     cJSON_CreateNumber((double)inf[i].id));
+		bad |= !cJSON_AddItemToArray(pair,
+					     cJSON_CreateNumber(inf[i].attempt));
+	}
+	bad |= !arr;
+	if (!bad && (rc = dehb_save(eng, &e)) == DEHBQ_OK) {
+		if (!cJSON_AddItemToObject(o, "engine", e)) {
+			cJSON_Delete(e);
+			bad = 1;
+		}
+	} else {
+		bad = 1;
+	}
+	if (!bad)
+		txt = cJSON_Print(o);
+	cJSON_Delete(o);
+	if (!txt)
+		return DEHBQ_ENOMEM;
+	rc = study_path(p, sizeof(p), root, "state/snapshot-%06lld-%010lld.json",
+			(long long)m->epoch, (long long)m->generation);
+	if (!rc)
+		rc = atomicfile_write(p, txt, strlen(txt), 0666, 0);
+	cJSON_free(txt);
+	return rc;
+}
+
+static int load_one(const char *path, const char *study,
+		    struct snapshot_meta *m, struct snapshot_inflight **inf,
+		    size_t *n, struct dehb **eng, char *err)
+{
+	static const char *const keys[] = {
+		"format", "study", "epoch", "generation", "elapsed",
+		"stopping", "quarantined", "duplicates", "requeues", "expired",
+		"inflight", "engine", NULL,
+	};
+	struct jsonfile *jf;
+	const cJSON *r, *arr = NULL, *it, *engine = NULL;
+	const char *s;
+	size_t i = 0;
+	int rc;
+
+	*inf = NULL;
+	*n = 0;
+	*eng = NULL;
+	memset(m, 0, sizeof(*m));
+	if ((rc = jsonfile_load(path, SNAPSHOT_CAP, &jf, err)))
+		return rc;
+	r = jsonfile_root(jf);
+	if ((rc = jsonfile_check_format(jf, "dehbq-snapshot/1", err)) ||
+	    (rc = jsonfile_check_keys(jf, r, keys, err)) ||
+	    (rc = jsonfile_get_string(jf, r, "study", JSONFILE_REQUIRED, &s,
+				      err)))
+		goto out;
+	if (strcmp(s, study)) {
+		rc = jsonfile_errf(jf, r, err, "belongs to study %s, not %s",
+				   s, study);
+		goto out;
+	}
+	memcpy(m->study, s, ID_STUDY_LEN);
+	if ((rc = jsonfile_get_int(jf, r, "epoch", JSONFILE_REQUIRED, 1, 999999,
+				   &m->epoch, err)) ||
+	    (rc = jsonfile_get_int(jf, r, "generation", JSONFILE_REQUIRED, 0,
+				   INT64_C(9999999999), &m->generation, err)) ||
+	    (rc = jsonfile_get_number(jf, r, "elapsed", JSONFILE_REQUIRED, 0,
+				      1e12, &m->elapsed, err)) ||
+	    (rc = jsonfile_get_bool(jf, r, "stopping", JSONFILE_REQUIRED,
+				    &m->stopping, err)) ||
+	    (rc = jsonfile_get_int(jf, r, "quarantined", JSONFILE_REQUIRED, 0,
+				   INT64_MAX / 2, &m->quarantined, err)) ||
+	    (rc = jsonfile_get_int(jf, r, "duplicates", JSONFILE_REQUIRED, 0,
+				   INT64_MAX / 2, &m->duplicates, err)) ||
+	    (rc = jsonfile_get_int(jf, r, "requeues", JSONFILE_REQUIRED, 0,
+				   INT64_MAX / 2, &m->requeues, err)) ||
+	    (rc = jsonfile_get_int(jf, r, "expired", JSONFILE_REQUIRED, 0,
+				   INT64_MAX / 2, &m->expired, err)) ||
+	    (rc = jsonfile_get_array(jf, r, "inflight", JSONFILE_REQUIRED, &arr,
+				     err)) ||
+	    (rc = jsonfile_get_object(jf, r, "engine", JSONFILE_REQUIRED,
+				      &engine, err)))
+		goto out;
+	*inf = calloc((size_t)cJSON_GetArraySize(arr) + 1, sizeof(**inf));
+	if (!*inf) {
+		rc = DEHBQ_ENOMEM;
+		goto out;
+	}
+	cJSON_ArrayForEach(it, arr)
+	{
+		const cJSON *a = cJSON_GetArrayItem(it, 0);
+		const cJSON *b = cJSON_GetArrayItem(it, 1);
+
+		if (!cJSON_IsArray(it) || cJSON_GetArraySize(it) != 2 ||
+		    !cJSON_IsNumber(a) || !cJSON_IsNumber(b) ||
+		    a->valuedouble < 0 || a->valuedouble > (double)ID_TRIAL_MAX ||
+		    a->valuedouble != (double)(uint64_t)a->valuedouble ||
+		    b->valuedouble < 1 || b->valuedouble > 1000000 ||
+		    b->valuedouble != (double)(int)b->valuedouble) {
+			rc = jsonfile_errf(jf, it, err,
+					   "field 'inflight': expected [id, "
+					   "attempt] pairs");
+			goto out;
+		}
+		(*inf)[i].id = (uint64_t)a->valuedouble;
+		(*inf)[i].attempt = (int)b->valuedouble;
+		i++;
+	}
+	*n = i;
+	if ((rc = dehb_load(engine, eng, err)))
+		goto out;
+	for (i = 0; i < *n; i++)
+		if (dehb_job_get(*eng, (*inf)[i].id, NULL, NULL)) {
+			rc = jsonfile_errf(jf, arr, err,
+					   "in-flight trial %llu unknown to "
+					   "the engine",
+					   (unsigned long long)(*inf)[i].id);
+			goto out;
+		}
+out:
+	if (rc == DEHBQ_ENOENT)
+		rc = DEHBQ_EINVAL;
+	if (rc) {
+		free(*inf);
+		*inf = NULL;
+		*n = 0;
+		dehb_free(*eng);
+		*eng = NULL;
+	}
+	jsonfile_free(jf);
+	return rc;
+}
+
+int snapshot_load(const char *root, const char *study,
+		  struct snapshot_meta *m, struct snapshot_inflight **inf,
+		  size_t *n, struct dehb **eng, int *skipped, char *warn)
+{
+	char p[STUDY_PATH_MAX], err[DEHBQ_ERRLEN];
+	struct snap_name *v;
+	size_t count, i;
+	int rc;
+
+	*skipped = 0;
+	warn[0] = 0;
+	if ((rc = list_snaps(root, &v, &count)))
+		return rc;
+	for (i = 0; i < count; i++) {
+		if (study_path(p, sizeof(p), root, "state/%s", v[i].name))
+			continue;
+		rc = load_one(p, study, m, inf, n, eng, err);
+		if (rc == DEHBQ_OK) {
+			free(v);
+			return DEHBQ_OK;
+		}
+		if (rc == DEHBQ_ENOMEM) {
+			free(v);
+			return rc;
+		}
+		if (!*skipped)
+			snprintf(warn, DEHBQ_ERRLEN, "%s", err);
+		(*skipped)++;
+	}
+	free(v);
+	return DEHBQ_ENOENT;
+}
+
+int snapshot_prune(const char *root)
+{
+	char p[STUDY_PATH_MAX];
+	struct snap_name *v;
+	size_t n, i;
+	int rc;
+
+	if ((rc = list_snaps(root, &v, &n)))
+		return rc;
+	for (i = SNAPSHOT_KEEP; i < n; i++)
+		if (!study_path(p, sizeof(p), root, "state/%s", v[i].name))
+			unlink(p);
+	free(v);
+	return DEHBQ_OK;
+}

@@ -1,0 +1,66 @@
+/*
+ * snapshot.h - orchestrator snapshots: engine state + in-flight table
+ *
+ * state/snapshot-EEEEEE-GGGGGGGGGG.json ("dehbq-snapshot/1") holds
+ * everything needed to resume: the engine's complete state (dehb_save),
+ * the attempt number of every trial in flight, elapsed running time and
+ * counters.  It holds no history; the archive is the history.
+ *
+ * Snapshots are written atomically (atomicfile, with fsync) under a new
+ * name each time; the newest SNAPSHOT_KEEP are kept.  Loading takes the
+ * newest (epoch, then generation) that parses and validates, and reports
+ * the ones it had to skip.
+ *
+ * Ownership: snapshot_load() returns an engine and an in-flight array the
+ * caller frees (dehb_free, free).
+ */
+#ifndef DEHBQ_SNAPSHOT_H
+#define DEHBQ_SNAPSHOT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "id.h"
+
+struct dehb;
+
+#define SNAPSHOT_KEEP 3
+#define SNAPSHOT_CAP (256u << 20)
+
+struct snapshot_inflight {
+	uint64_t id; /* trial id */
+	int attempt; /* current attempt */
+};
+
+struct snapshot_meta {
+	char study[ID_STUDY_LEN]; /* study uuid */
+	int64_t epoch;            /* writer's fencing epoch */
+	int64_t generation;       /* increases by one per snapshot */
+	double elapsed;           /* seconds of orchestrator running time */
+	int stopping;             /* a stop request was accepted */
+	int64_t quarantined;      /* files quarantined so far */
+	int64_t duplicates;       /* duplicate or late results archived */
+	int64_t requeues;         /* lease expiries requeued */
+	int64_t expired;          /* trials failed after max_attempts */
+};
+
+int snapshot_write(const char *root, const struct snapshot_meta *m,
+		   const struct snapshot_inflight *inf, size_t n,
+		   const struct dehb *eng);
+
+/*
+ * Load the newest valid snapshot of this study.  DEHBQ_ENOENT when there
+ * is none at all.  skipped counts newer snapshots that failed to load;
+ * warn holds the first reason.
+ */
+int snapshot_load(const char *root, const char *study,
+		  struct snapshot_meta *m, struct snapshot_inflight **inf,
+		  size_t *n, struct dehb **eng, int *skipped, char *warn);
+
+/* Highest epoch among snapshot names (0 if none). */
+int64_t snapshot_max_epoch(const char *root);
+
+/* Keep the newest SNAPSHOT_KEEP snapshots; remove older ones. */
+int snapshot_prune(const char *root);
+
+#endif
