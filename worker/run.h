@@ -1,0 +1,123 @@
+/*
+ * run.h - run one attempt of a trial: fork + exec the operator's command
+ *
+ * Calling sequence:
+ *   struct result r;
+ *   result_init(&r);  ... fill id, study, attempt, worker, host, pid ...
+ *   rc = run_trial(&opts, &job, &r, &stopped, err);
+ *   if (!rc && !stopped) run_write_result(root, &r, name);
+ *   result_release(&r);
+ * run_trial() prepares work/SSSS/ID/ (config.json, no stale result.json),
+ * logs/SSSS/ID.aN.{out,err}, substitutes placeholders, builds the
+ * environment, starts the trainer in its own process group, feeds its
+ * output into the size-capped logs, calls opts.tick every opts.heartbeat
+ * seconds, enforces opts.timeout, and fills the outcome fields of r
+ * (status, loss, cost, info, times, max_rss_kb, exit_code, signal, error,
+ * stderr_tail).  When *opts.stop becomes set the trainer is stopped
+ * (SIGTERM, grace, SIGKILL) and *stopped is 1: there is no result, the
+ * caller releases the claim.
+ *
+ * Error handling: a trainer that fails is not an error: it is a result
+ * with a non-ok status.  run_trial() returns DEHBQ_ESYS (errno set, err
+ * names the call and path) when the worker itself cannot work: workdir or
+ * log not creatable, fork or pipe failed; DEHBQ_ENOMEM.
+ *
+ * Ownership: everything in opts and job is borrowed.  run_subst() returns
+ * malloc'ed text the caller frees; r's strings are owned by r.
+ */
+#ifndef DEHBQ_RUN_H
+#define DEHBQ_RUN_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct trial;
+struct space;
+struct result;
+
+#define RUN_LOG_CAP (10u << 20)   /* default cap of each log: 10 MiB */
+#define RUN_OUT_TAIL (256u << 10) /* stdout kept in memory for the report */
+#define RUN_TAIL_LINES 20         /* stderr lines kept in a result */
+
+struct run_opts {
+	char *const *argv;     /* operator's command with placeholders */
+	double timeout;        /* --trial-timeout seconds, 0 = none */
+	double grace;          /* seconds between SIGTERM and SIGKILL */
+	size_t log_cap;        /* bytes kept of each of stdout and stderr */
+	double heartbeat;      /* seconds between tick() calls, > 0 */
+	void (*tick)(void *arg); /* heartbeat callback, may be NULL */
+	void *tick_arg;        /* its argument */
+	int wake_fd;           /* self-pipe read end (signals), or -1 */
+	const volatile sig_atomic_t *stop; /* set: stop and release */
+};
+
+struct run_job {
+	const struct trial *trial; /* validated trial */
+	const struct space *space; /* the study's space */
+	const char *root;          /* absolute study directory */
+	const char *study;         /* study id */
+};
+
+/* Values of the placeholders; every member a NUL-terminated string. */
+struct run_vars {
+	const char *config;         /* {config}: path of config.json */
+	const char *budget;         /* {budget}: fidelity, shortest exact */
+	const char *id;             /* {id}: 8-digit trial id */
+	const char *attempt;        /* {attempt} */
+	const char *workdir;        /* {workdir} */
+	const char *result;         /* {result}: report path */
+	const char *seed;           /* {seed} */
+	const char *parent_workdir; /* {parent_workdir}, "" if none */
+};
+
+/*
+ * Replace every known {name} in `in`; unknown ones stay as they are.
+ * *out is malloc'ed; DEHBQ_OK or DEHBQ_ENOMEM.
+ */
+int run_subst(const char *in, const struct run_vars *v, char **out);
+
+/*
+ * "DEHBQ_P_" + param uppercased, every byte that is not [A-Za-z0-9]
+ * turned into '_'.  DEHBQ_ETOOBIG if it does not fit.
+ */
+int run_env_name(const char *param, char *buf, size_t size);
+
+/* Shortest %.Ng text that reads back as exactly x. */
+void run_fmt_double(double x, char *buf, size_t size);
+
+/*
+ * Find and parse the trainer's report: the file report_path when it
+ * exists (a regular file, at most RESULT_CAP bytes), else the last
+ * non-blank line of out[len].  DEHBQ_OK with *loss, *cost (< 0 when not
+ * reported) and *info (malloc'ed), or DEHBQ_EINVAL with err.
+ */
+int run_report(const char *report_path, const char *out, size_t len,
+	       double *loss, double *cost, char **info, char *err);
+
+int run_trial(const struct run_opts *o, const struct run_job *j,
+	      struct result *r, int *stopped, char *err);
+
+/* Write results/ID.aN.WID.json atomically (mode 0666); name gets NAME. */
+int run_write_result(const char *root, const struct result *r, char *name,
+		     size_t size);
+
+/*
+ * Duration estimator for --time-limit, fed with this worker's own
+ * completed attempts.  The estimate for fidelity f is the longest wall
+ * time seen at exactly f; when f was never run, the largest of
+ * wall(g) * f / g over the fidelities g that were (cost assumed linear in
+ * the budget: conservative when scaling up, since fixed start-up costs get
+ * scaled too); 0 (unknown) before any attempt completed.
+ */
+#define RUN_EST_LEVELS 64
+struct run_est {
+	double fid[RUN_EST_LEVELS];  /* fidelities seen */
+	double wall[RUN_EST_LEVELS]; /* longest wall time at each */
+	int n;                       /* levels used */
+};
+
+void run_est_add(struct run_est *e, double fidelity, double wall);
+double run_est_get(const struct run_est *e, double fidelity);
+
+#endif
