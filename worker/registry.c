@@ -102,8 +102,9 @@ int registry_write(struct registry *rg, const char *trial)
 			 trial ? trial : "");
 	if ((rc = registry_render(rg, &txt)))
 		return rc;
+	/* No fsync: the entry is advisory and rewritten after a crash. */
 	rc = atomicfile_write(rg->path, txt, strlen(txt), 0666,
-			      ATOMICFILE_NODIRSYNC);
+			      ATOMICFILE_NOSYNC);
 	free(txt);
 	return rc;
 }
