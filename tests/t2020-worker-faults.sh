@@ -1,0 +1,142 @@
+#!/bin/sh
+# t2020-worker-faults.sh - dehbq-worker under faults: a hung trainer is
+# killed at --trial-timeout, SIGTERM releases the claim to pending/ with the
+# same attempt, a trainer killed by a signal is "crashed", garbage and NaN
+# reports are "failed", and symlinks, FIFOs, bad names and bad JSON in
+# pending/ are quarantined with a reason, without a crash or a hang.
+
+: "${DEHBQ_BIN:?set DEHBQ_BIN to the directory of the dehbq binaries}"
+T=$(mktemp -d "${TMPDIR:-/tmp}/dehbq-t2020.XXXXXX")
+N=0
+FAIL=0
+BGPID=
+trap '[ -n "$BGPID" ] && kill -9 $BGPID 2>/dev/null; rm -rf "$T"' EXIT
+trap 'exit 130' INT TERM
+
+ok() { N=$((N + 1)); echo "ok $N - $*"; }
+not_ok() { N=$((N + 1)); FAIL=$((FAIL + 1)); echo "not ok $N - $*"; }
+check() {
+	d=$1
+	shift
+	if "$@"; then ok "$d"; else not_ok "$d"; fi
+}
+wait_for() {
+	w_end=$(($(date +%s) + $1))
+	shift
+	while ! "$@"; do
+		[ "$(date +%s)" -ge "$w_end" ] && return 1
+		sleep 0.1
+	done
+}
+
+cat >"$T/space.json" <<'EOF'
+{"format": "dehbq-space/1", "parameters": [
+ {"name": "x", "type": "float", "low": 0, "high": 1}]}
+EOF
+S=$T/s
+"$DEHBQ_BIN/dehbq" init "$S" --space "$T/space.json" --min-budget 1 \
+	--max-budget 9 --fevals 10 --lease 4 >/dev/null || exit 1
+SID=$(sed -n 's/^[[:space:]]*"study":[[:space:]]*"\([^"]*\)".*/\1/p' \
+	"$S/study.json")
+
+# trial ID [ATTEMPT]: publish a rung-0 trial
+trial() {
+	printf '{"format": "dehbq-trial/1", "id": "%s", "study": "%s", "epoch": 1, "bracket": 0, "rung": 0, "fidelity": 1, "kind": "trial", "parent": null, "attempt": %d, "created": "2026-11-22T04:30:00.123Z", "seed": 1, "config": {"x": 0.5}, "vector": [0.5]}\n' \
+		"$1" "$SID" "${2:-1}" >"$S/pending/.$1.tmp"
+	mv "$S/pending/.$1.tmp" "$S/pending/99-$1.json"
+}
+# one ID TRAINER...: run one trial with the given trainer
+one() {
+	id=$1
+	shift
+	trial "$id"
+	timeout 60 "$DEHBQ_BIN/dehbq-worker" --study "$S" --max-trials 1 \
+		--grace 2 "$@" 2>"$T/w$id.log"
+}
+# has ID FIELD REGEX: the result of trial ID has FIELD matching REGEX
+has() {
+	grep -q "^[[:space:]]*\"$2\":[[:space:]]*$3,\{0,1\}\$" \
+		"$S"/results/"$1".a*.json 2>/dev/null ||
+		{ echo "# $1: $2 !~ $3"; return 1; }
+}
+
+echo "1..12"
+
+one 00000001 --trial-timeout 1 -- sh -c 'echo stuck >&2; sleep 60'
+rc=$?
+check "hung trainer: status timeout" eval '[ $rc = 0 ] &&
+	has 00000001 status "\"timeout\"" && has 00000001 error "\"timeout.*\"" &&
+	has 00000001 stderr_tail "\"stuck\""'
+
+one 00000002 -- sh -c 'kill -SEGV $$'
+check "trainer killed by SIGSEGV: status crashed, signal 11" eval \
+	'has 00000002 status "\"crashed\"" && has 00000002 signal 11 &&
+	has 00000002 exit_code -1'
+
+one 00000003 -- sh -c 'echo this is not json; echo oops >&2'
+check "garbage report: status failed with reason and stderr tail" eval \
+	'has 00000003 status "\"failed\"" &&
+	has 00000003 error "\"invalid report.*\"" &&
+	has 00000003 stderr_tail "\"oops\"" && ! grep -q "\"loss\"" \
+	"$S"/results/00000003.a*.json'
+
+one 00000004 -- sh -c 'echo "{\"loss\": NaN}" >"$DEHBQ_RESULT"'
+check "NaN loss: status failed" eval 'has 00000004 status "\"failed\""'
+
+one 00000005 -- sh -c 'echo "{\"loss\": 1}"; exit 3'
+check "non-zero exit: status failed, exit_code 3" eval \
+	'has 00000005 status "\"failed\"" && has 00000005 exit_code 3'
+
+one 00000006 -- "$T/no-such-trainer"
+check "missing trainer: status failed" eval 'has 00000006 status "\"failed\"" &&
+	has 00000006 error "\"cannot execute.*\""'
+
+# SIGTERM mid-trial: the claim goes back to pending/ at once.
+trial 00000007 2
+"$DEHBQ_BIN/dehbq-worker" --study "$S" --grace 2 -- \
+	sh -c 'touch "$0"; sleep 60' "$T/started" 2>"$T/wterm.log" &
+BGPID=$!
+wait_for 30 test -f "$T/started"
+kill -TERM $BGPID
+wait_for 20 eval '! kill -0 $BGPID 2>/dev/null'
+wait $BGPID
+rc=$?
+BGPID=
+check "SIGTERM: worker exits 0" [ $rc = 0 ]
+check "SIGTERM: claim back in pending/ with the same attempt" eval \
+	'[ -f "$S/pending/99-00000007.json" ] &&
+	grep -q "\"attempt\":[[:space:]]*2" "$S/pending/99-00000007.json" &&
+	[ -z "$(ls "$S/claimed" | grep ^00000007)" ]'
+check "SIGTERM: no result, registry removed" eval \
+	'[ -z "$(ls "$S/results" | grep ^00000007)" ] &&
+	[ -z "$(ls "$S/workers")" ]'
+rm -f "$S/pending/99-00000007.json"
+
+# Junk in pending/.
+ln -s /etc/passwd "$S/pending/99-00000010.json"
+mkfifo "$S/pending/99-00000011.json"
+echo '{"format": "dehbq-trial/1", oops' >"$S/pending/99-00000012.json"
+echo hello >"$S/pending/hello.txt"
+printf '{"format": "dehbq-trial/1", "id": "00000099", "study": "%s", "epoch": 1, "bracket": 0, "rung": 0, "fidelity": 1, "kind": "trial", "parent": null, "attempt": 1, "created": "2026-11-22T04:30:00.123Z", "seed": 1, "config": {"x": 0.5}, "vector": [0.5]}\n' \
+	"$SID" >"$S/pending/99-00000013.json"
+echo junk >"$S/pending/.ignored-dotfile"
+timeout 60 "$DEHBQ_BIN/dehbq-worker" --study "$S" --idle-exit 1 \
+	--max-poll 0.3 -- sh -c 'echo "{\"loss\": 1}"' 2>"$T/wjunk.log"
+rc=$?
+check "junk in pending/: worker exits 0" [ $rc = 0 ]
+q() { [ -e "$S/quarantine/$1" ] || [ -L "$S/quarantine/$1" ] &&
+	[ -s "$S/quarantine/$1.reason" ] ||
+	{ echo "# not quarantined: $1"; return 1; }; }
+check "symlink, FIFO, bad JSON, bad name, wrong id quarantined" eval \
+	'q 99-00000010.json && q 99-00000011.json && q 99-00000012.json &&
+	q hello.txt && q 99-00000013.json &&
+	[ -L "$S/quarantine/99-00000010.json" ] &&
+	[ -p "$S/quarantine/99-00000011.json" ]'
+check "reasons name the file; dotfile left alone; nothing ran" eval \
+	'grep -q "^pending/99-00000013.json: .*id" \
+		"$S/quarantine/99-00000013.json.reason" &&
+	[ -f "$S/pending/.ignored-dotfile" ] &&
+	[ -z "$(ls "$S/results" | grep "^0000001")" ]'
+
+[ "$FAIL" = 0 ] || cat "$T"/w*.log
+exit 0
