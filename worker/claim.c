@@ -70,7 +70,10 @@ static int push(struct claim_list *l, const char *name, int rung,
 		uint64_t id)
 {
 	struct claim_entry *e;
+	size_t len = strlen(name);
 
+	if (len >= sizeof(e->name))
+		return DEHBQ_EINVAL; /* cannot happen: the name was parsed */
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? 2 * l->cap : 64;
 
@@ -81,7 +84,7 @@ static int push(struct claim_list *l, const char *name, int rung,
 		l->cap = cap;
 	}
 	e = &l->ents[l->n++];
-	snprintf(e->name, sizeof(e->name), "%s", name);
+	memcpy(e->name, name, len + 1);
 	e->rung = rung;
 	e->id = id;
 	return DEHBQ_OK;
@@ -225,7 +228,7 @@ int claim_try(const struct claim_ctx *cx, const struct claim_entry *e,
 	    (rc = study_path(c->path, sizeof(c->path), cx->root, "claimed/%s",
 			     cname)))
 		return rc == DEHBQ_EINVAL ? DEHBQ_ESTATE : rc;
-	snprintf(c->pending_name, sizeof(c->pending_name), "%s", e->name);
+	memcpy(c->pending_name, e->name, sizeof(c->pending_name));
 	rc = atomicfile_move(from, c->path, 0);
 	if (rc == DEHBQ_ENOENT)
 		return DEHBQ_ELOST;
