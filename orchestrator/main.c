@@ -10,6 +10,7 @@
  * arguments or study; 111 temporary failure (lease held elsewhere, fenced,
  * storage).
  */
+#include "atomicfile.h"
 #include "err.h"
 #include "lease.h"
 #include "logmsg.h"
@@ -29,7 +30,41 @@
 #include <sys/inotify.h>
 #include <unistd.h>
 
+static int atoi_checked(const char *s, long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtol(s, &end, 10);
+	return errno || *end || !*s || *out < 0 || *out > 10000 ? -1 : 0;
+}
+
 static volatile sig_atomic_t got_stop; /* SIGTERM/SIGINT seen */
+static long rename_delay_us;           /* test hook, see below */
+
+/*
+ * Test hook: DEHBQ_TEST_RENAME_DELAY_MS=N sleeps N ms before every rename
+ * of the atomic writer, so a kill -9 lands between tmp and rename often
+ * (tests/t1010).  It only slows things down; it cannot change a result.
+ */
+static int slow_rename(const char *from, const char *to)
+{
+	usleep((useconds_t)rename_delay_us);
+	return rename(from, to);
+}
+
+static void install_test_hooks(void)
+{
+	const char *v = getenv("DEHBQ_TEST_RENAME_DELAY_MS");
+	struct atomicfile_ops ops;
+
+	if (!v || atoi_checked(v, &rename_delay_us))
+		return;
+	rename_delay_us *= 1000;
+	ops = *atomicfile_get_ops();
+	ops.rename = slow_rename;
+	atomicfile_set_ops(&ops);
+}
 
 static void on_stop(int sig)
 {
@@ -150,6 +185,7 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	install_test_hooks();
 
 	rc = lease_acquire(&lease, root, spec.lease, snapshot_max_epoch(root),
 			   spec.poll < 0.2 ? spec.poll : 0.2, err);

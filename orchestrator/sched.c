@@ -192,6 +192,97 @@ static void acts_clear(struct sched *s)
 	s->nacts = 0;
 }
 
+/* ---- the redo list: queued actions, persisted in every snapshot ---- */
+
+static const char *act_names[] = {"move", "write", "unlink"};
+
+/* Path relative to the study root (every act path is inside it). */
+static const char *rel_path(const struct sched *s, const char *abs)
+{
+	size_t n = strlen(s->root);
+
+	return strncmp(abs, s->root, n) || abs[n] != '/' ? abs : abs + n + 1;
+}
+
+/* A relative path from a snapshot: inside one of our directories. */
+static int rel_ok(const char *p)
+{
+	static const char *const top[] = {"staging/", "pending/", "claimed/",
+					  "results/", "archive/",
+					  "state/requests/", NULL};
+	int i;
+
+	for (i = 0; top[i]; i++)
+		if (!strncmp(p, top[i], strlen(top[i])))
+			break;
+	if (!top[i] || strstr(p, "..") || strstr(p, "//"))
+		return 0;
+	for (; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return 0;
+	return 1;
+}
+
+static cJSON *acts_to_json(const struct sched *s)
+{
+	cJSON *arr = cJSON_CreateArray();
+	size_t i;
+
+	for (i = 0; arr && i < s->nacts; i++) {
+		const struct act *a = &s->acts[i];
+		cJSON *o = cJSON_CreateObject();
+
+		if (!o || !cJSON_AddItemToArray(arr, o)) {
+			cJSON_Delete(o);
+			cJSON_Delete(arr);
+			return NULL;
+		}
+		if (!cJSON_AddStringToObject(o, "op", act_names[a->type]) ||
+		    (a->from &&
+		     !cJSON_AddStringToObject(o, "from", rel_path(s, a->from))) ||
+		    !cJSON_AddStringToObject(o, "to", rel_path(s, a->to)) ||
+		    (a->text && !cJSON_AddStringToObject(o, "text", a->text))) {
+			cJSON_Delete(arr);
+			return NULL;
+		}
+	}
+	return arr;
+}
+
+static int acts_from_json(struct sched *s, const cJSON *arr, char *err)
+{
+	const cJSON *o;
+
+	cJSON_ArrayForEach(o, arr)
+	{
+		const cJSON *op = cJSON_GetObjectItemCaseSensitive(o, "op");
+		const cJSON *from = cJSON_GetObjectItemCaseSensitive(o, "from");
+		const cJSON *to = cJSON_GetObjectItemCaseSensitive(o, "to");
+		const cJSON *text = cJSON_GetObjectItemCaseSensitive(o, "text");
+		char f[STUDY_PATH_MAX], t[STUDY_PATH_MAX];
+		int type;
+
+		for (type = 0; type < 3; type++)
+			if (cJSON_IsString(op) &&
+			    !strcmp(op->valuestring, act_names[type]))
+				break;
+		if (type == 3 || !cJSON_IsString(to) || !rel_ok(to->valuestring) ||
+		    (type == ACT_MOVE &&
+		     (!cJSON_IsString(from) || !rel_ok(from->valuestring))) ||
+		    (type == ACT_WRITE && !cJSON_IsString(text)) ||
+		    study_path(t, sizeof(t), s->root, "%s", to->valuestring) ||
+		    (type == ACT_MOVE &&
+		     study_path(f, sizeof(f), s->root, "%s", from->valuestring)))
+			return dehbq_errf(err, DEHBQ_EINVAL,
+					  "snapshot: invalid redo entry");
+		if (act_push(s, (enum act_type)type,
+			     type == ACT_MOVE ? f : NULL, t,
+			     type == ACT_WRITE ? text->valuestring : NULL))
+			return DEHBQ_ENOMEM;
+	}
+	return DEHBQ_OK;
+}
+
 /* Is this path already the source of a queued move? */
 static int act_has_from(const struct sched *s, const char *from)
 {
@@ -789,6 +880,7 @@ static int check_missing(struct sched *s)
 static int write_snapshot(struct sched *s)
 {
 	struct snapshot_inflight *v;
+	cJSON *redo;
 	size_t i;
 	int rc;
 
@@ -809,7 +901,10 @@ static int write_snapshot(struct sched *s)
 		if (!study_path(p, sizeof(p), s->root, "staging"))
 			fsutil_fsync_dir(p);
 	}
-	rc = snapshot_write(s->root, &s->meta, v, s->ninf, s->eng);
+	redo = acts_to_json(s);
+	rc = redo ? snapshot_write(s->root, &s->meta, v, s->ninf, s->eng, redo)
+		  : DEHBQ_ENOMEM;
+	cJSON_Delete(redo);
 	free(v);
 	if (rc) {
 		s->meta.generation--;
@@ -1157,6 +1252,8 @@ static int reconcile_staging(struct sched *s, const char *name)
 			return DEHBQ_OK;
 	}
 	e->seen = 1;
+	if (act_has_from(s, p))
+		return DEHBQ_OK;
 	return act_push(s, ACT_MOVE, p, pp, NULL);
 }
 
@@ -1190,6 +1287,20 @@ static int rec_pending(struct sched *s, const char *name)
 static int rec_claimed(struct sched *s, const char *name)
 {
 	return reconcile_public(s, "claimed", name);
+}
+
+static int dir_has_entries(const char *path)
+{
+	struct dirent *e;
+	DIR *d = opendir(path);
+	int found = 0;
+
+	if (!d)
+		return 0;
+	while (!found && (e = readdir(d)))
+		found = !fsutil_skip_name(e->d_name);
+	closedir(d);
+	return found;
 }
 
 static int new_engine(struct sched *s, char *err)
@@ -1229,6 +1340,7 @@ int sched_open(struct sched **out, const char *root, struct spec *spec,
 {
 	char warn[DEHBQ_ERRLEN];
 	struct snapshot_inflight *v = NULL;
+	cJSON *redo = NULL;
 	struct sched *s;
 	size_t n = 0, i;
 	int skipped, rc, dim = space_dim(spec->space);
@@ -1250,12 +1362,25 @@ int sched_open(struct sched **out, const char *root, struct spec *spec,
 		rc = DEHBQ_ENOMEM;
 		goto fail;
 	}
-	rc = snapshot_load(root, spec->study, &s->meta, &v, &n, &s->eng,
+	rc = snapshot_load(root, spec->study, &s->meta, &v, &n, &s->eng, &redo,
 			   &skipped, warn);
 	if (skipped)
 		logmsg_w(lg, "skipped %d unreadable snapshot(s): %s", skipped,
 			 warn);
 	if (rc == DEHBQ_ENOENT) {
+		char ap[STUDY_PATH_MAX];
+		int started = 0;
+
+		if (!study_path(ap, sizeof(ap), root, "archive"))
+			started = dir_has_entries(ap);
+		if (started && !skipped) {
+			rc = dehbq_errf(err, DEHBQ_EINVAL,
+					"'%s/archive' holds trials but "
+					"'%s/state' has no snapshot; refusing "
+					"to start the study over",
+					root, root);
+			goto fail;
+		}
 		if (skipped) {
 			rc = dehbq_errf(err, DEHBQ_EINVAL,
 					"no snapshot in '%s/state' can be "
@@ -1286,6 +1411,12 @@ int sched_open(struct sched **out, const char *root, struct spec *spec,
 			goto fail;
 	free(v);
 	v = NULL;
+	/* Redo what the crashed run had queued after its last snapshot, before
+	 * reconciling, so those files are not mistaken for strays. */
+	if (redo && (rc = acts_from_json(s, redo, err)))
+		goto fail;
+	cJSON_Delete(redo);
+	redo = NULL;
 	if ((rc = lease_fs_now(root, &s->fs_now)) ||
 	    (rc = scan_dir(s, "staging", reconcile_staging, 1 << 30)) ||
 	    (rc = scan_dir(s, "pending", rec_pending, 1 << 30)) ||
@@ -1298,6 +1429,7 @@ int sched_open(struct sched **out, const char *root, struct spec *spec,
 	return DEHBQ_OK;
 fail:
 	free(v);
+	cJSON_Delete(redo);
 	sched_close(s);
 	return rc;
 }

@@ -31,9 +31,10 @@ static int parse_name(const char *n, struct snap_name *s)
 	unsigned long long e, g;
 	int len = 0;
 
-	if (strlen(n) != 37 ||
+	/* snapshot-EEEEEE-GGGGGGGGGG.json: 9 + 6 + 1 + 10 + 5 = 31 bytes */
+	if (strlen(n) != 31 || strncmp(n, "snapshot-", 9) || n[15] != '-' ||
 	    sscanf(n, "snapshot-%6llu-%10llu.json%n", &e, &g, &len) != 2 ||
-	    len != 37 || n[15] != '-')
+	    len != 31)
 		return -1;
 	s->epoch = (int64_t)e;
 	s->gen = (int64_t)g;
@@ -104,7 +105,7 @@ int64_t snapshot_max_epoch(const char *root)
 
 int snapshot_write(const char *root, const struct snapshot_meta *m,
 		   const struct snapshot_inflight *inf, size_t n,
-		   const struct dehb *eng)
+		   const struct dehb *eng, const cJSON *redo)
 {
 	char p[STUDY_PATH_MAX];
 	cJSON *o = cJSON_CreateObject(), *arr, *e = NULL;
@@ -139,6 +140,14 @@ int snapshot_write(const char *root, const struct snapshot_meta *m,
 					     cJSON_CreateNumber(inf[i].attempt));
 	}
 	bad |= !arr;
+	if (!bad) {
+		cJSON *r = redo ? cJSON_Duplicate(redo, 1) : cJSON_CreateArray();
+
+		if (!r || !cJSON_AddItemToObject(o, "redo", r)) {
+			cJSON_Delete(r);
+			bad = 1;
+		}
+	}
 	if (!bad && (rc = dehb_save(eng, &e)) == DEHBQ_OK) {
 		if (!cJSON_AddItemToObject(o, "engine", e)) {
 			cJSON_Delete(e);
@@ -162,13 +171,14 @@ int snapshot_write(const char *root, const struct snapshot_meta *m,
 
 static int load_one(const char *path, const char *study,
 		    struct snapshot_meta *m, struct snapshot_inflight **inf,
-		    size_t *n, struct dehb **eng, char *err)
+		    size_t *n, struct dehb **eng, cJSON **redo, char *err)
 {
 	static const char *const keys[] = {
 		"format", "study", "epoch", "generation", "elapsed",
 		"stopping", "quarantined", "duplicates", "requeues", "expired",
-		"inflight", "engine", NULL,
+		"inflight", "redo", "engine", NULL,
 	};
+	const cJSON *rd = NULL;
 	struct jsonfile *jf;
 	const cJSON *r, *arr = NULL, *it, *engine = NULL;
 	const char *s;
@@ -178,6 +188,7 @@ static int load_one(const char *path, const char *study,
 	*inf = NULL;
 	*n = 0;
 	*eng = NULL;
+	*redo = NULL;
 	memset(m, 0, sizeof(*m));
 	if ((rc = jsonfile_load(path, SNAPSHOT_CAP, &jf, err)))
 		return rc;
@@ -211,9 +222,15 @@ static int load_one(const char *path, const char *study,
 				   INT64_MAX / 2, &m->expired, err)) ||
 	    (rc = jsonfile_get_array(jf, r, "inflight", JSONFILE_REQUIRED, &arr,
 				     err)) ||
+	    (rc = jsonfile_get_array(jf, r, "redo", JSONFILE_REQUIRED, &rd,
+				     err)) ||
 	    (rc = jsonfile_get_object(jf, r, "engine", JSONFILE_REQUIRED,
 				      &engine, err)))
 		goto out;
+	if (!(*redo = cJSON_Duplicate(rd, 1))) {
+		rc = DEHBQ_ENOMEM;
+		goto out;
+	}
 	*inf = calloc((size_t)cJSON_GetArraySize(arr) + 1, sizeof(**inf));
 	if (!*inf) {
 		rc = DEHBQ_ENOMEM;
@@ -259,6 +276,8 @@ out:
 		*n = 0;
 		dehb_free(*eng);
 		*eng = NULL;
+		cJSON_Delete(*redo);
+		*redo = NULL;
 	}
 	jsonfile_free(jf);
 	return rc;
@@ -266,7 +285,8 @@ out:
 
 int snapshot_load(const char *root, const char *study,
 		  struct snapshot_meta *m, struct snapshot_inflight **inf,
-		  size_t *n, struct dehb **eng, int *skipped, char *warn)
+		  size_t *n, struct dehb **eng, cJSON **redo, int *skipped,
+		  char *warn)
 {
 	char p[STUDY_PATH_MAX], err[DEHBQ_ERRLEN];
 	struct snap_name *v;
@@ -280,7 +300,7 @@ int snapshot_load(const char *root, const char *study,
 	for (i = 0; i < count; i++) {
 		if (study_path(p, sizeof(p), root, "state/%s", v[i].name))
 			continue;
-		rc = load_one(p, study, m, inf, n, eng, err);
+		rc = load_one(p, study, m, inf, n, eng, redo, err);
 		if (rc == DEHBQ_OK) {
 			free(v);
 			return DEHBQ_OK;

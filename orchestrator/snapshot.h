@@ -11,8 +11,8 @@
  * newest (epoch, then generation) that parses and validates, and reports
  * the ones it had to skip.
  *
- * Ownership: snapshot_load() returns an engine and an in-flight array the
- * caller frees (dehb_free, free).
+ * Ownership: snapshot_load() returns an engine, an in-flight array and a
+ * redo list the caller frees (dehb_free, free, cJSON_Delete).
  */
 #ifndef DEHBQ_SNAPSHOT_H
 #define DEHBQ_SNAPSHOT_H
@@ -23,6 +23,7 @@
 #include "id.h"
 
 struct dehb;
+struct cJSON;
 
 #define SNAPSHOT_KEEP 3
 #define SNAPSHOT_CAP (256u << 20)
@@ -44,9 +45,13 @@ struct snapshot_meta {
 	int64_t expired;          /* trials failed after max_attempts */
 };
 
+/*
+ * redo: the moves and writes that must follow this snapshot (a JSON array
+ * owned by the scheduler, see sched.c); borrowed, may be NULL.
+ */
 int snapshot_write(const char *root, const struct snapshot_meta *m,
 		   const struct snapshot_inflight *inf, size_t n,
-		   const struct dehb *eng);
+		   const struct dehb *eng, const struct cJSON *redo);
 
 /*
  * Load the newest valid snapshot of this study.  DEHBQ_ENOENT when there
@@ -55,7 +60,8 @@ int snapshot_write(const char *root, const struct snapshot_meta *m,
  */
 int snapshot_load(const char *root, const char *study,
 		  struct snapshot_meta *m, struct snapshot_inflight **inf,
-		  size_t *n, struct dehb **eng, int *skipped, char *warn);
+		  size_t *n, struct dehb **eng, struct cJSON **redo,
+		  int *skipped, char *warn);
 
 /* Highest epoch among snapshot names (0 if none). */
 int64_t snapshot_max_epoch(const char *root);

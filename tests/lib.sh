@@ -1,0 +1,88 @@
+# lib.sh - helpers for the end-to-end TAP scripts (POSIX sh)
+#
+# Each script: . "$DEHBQ_SRC/tests/lib.sh"; plan N; ...; ok/not_ok; done.
+# Every script gets a fresh scratch directory $T, removed at exit, and
+# every background process it starts with `bg` is killed at exit.
+
+: "${DEHBQ_BIN:?set DEHBQ_BIN to the directory of the dehbq binaries}"
+: "${DEHBQ_SRC:=$(cd "$(dirname "$0")/.." && pwd)}"
+B=$DEHBQ_BIN
+T=$(mktemp -d "${TMPDIR:-/tmp}/dehbq-t.XXXXXX")
+TAP_N=0
+TAP_FAIL=0
+BG_PIDS=
+
+cleanup() {
+	for p in $BG_PIDS; do kill -9 "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	if [ "$TAP_FAIL" = 0 ] || [ -z "${KEEP:-}" ]; then rm -rf "$T"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+plan() { echo "1..$1"; }
+ok() {
+	TAP_N=$((TAP_N + 1))
+	echo "ok $TAP_N - $*"
+}
+not_ok() {
+	TAP_N=$((TAP_N + 1))
+	TAP_FAIL=$((TAP_FAIL + 1))
+	echo "not ok $TAP_N - $*"
+}
+skip() {
+	TAP_N=$((TAP_N + 1))
+	echo "ok $TAP_N # SKIP $*"
+}
+# check DESCRIPTION COMMAND...: ok if the command succeeds
+check() {
+	d=$1
+	shift
+	if "$@"; then ok "$d"; else not_ok "$d"; fi
+}
+diag() { echo "# $*"; }
+
+# bg CMD...: run in the background, remember the pid in $!
+bg() {
+	"$@" &
+	BG_PIDS="$BG_PIDS $!"
+}
+
+# wait_for SECONDS COMMAND...: poll until the command succeeds
+wait_for() {
+	w_end=$(($(date +%s) + $1))
+	shift
+	while ! "$@"; do
+		[ "$(date +%s)" -ge "$w_end" ] && return 1
+		sleep 0.1
+	done
+	return 0
+}
+
+# A 3-parameter space used by most tests.
+write_space() {
+	cat >"$1" <<'SP'
+{"format": "dehbq-space/1", "parameters": [
+ {"name": "x", "type": "float", "low": 0, "high": 1},
+ {"name": "layers", "type": "int", "low": 1, "high": 8},
+ {"name": "opt", "type": "categorical", "choices": ["adam", "sgd"]}]}
+SP
+}
+
+# mkspec FILE FEVALS [RUNTIME-JSON]: a study spec on the test space
+mkspec() {
+	rt=${3:-}
+	[ -n "$rt" ] || rt='{"lease": 5, "poll": 0.1}'
+	write_space "$T/space.json"
+	cat >"$1" <<SP
+{"format": "dehbq-study/1", "space": "space.json",
+ "fidelity": {"min": 1, "max": 9, "eta": 3}, "seed": 7,
+ "termination": {"fevals": $2},
+ "runtime": $rt}
+SP
+}
+
+# A deterministic trainer: loss from x and layers, scaled by the budget.
+TRAINER='awk -v x="$DEHBQ_P_X" -v l="$DEHBQ_P_LAYERS" -v b="$DEHBQ_BUDGET" "BEGIN{printf \"{\\\"loss\\\": %.10g, \\\"cost\\\": %s}\\n\", (x-0.3)^2 + l/100 + 1/b, b}"'
+
+study_id() { sed -n 's/.*"study":[[:space:]]*"\([0-9a-f-]*\)".*/\1/p' "$1/study.json" | head -1; }

@@ -1,0 +1,50 @@
+#!/bin/sh
+# t1000: orchestrator + real workers run a study to completion; exit
+# codes; SIGTERM leaves a resumable study.
+. "${DEHBQ_SRC:-.}/tests/lib.sh"
+plan 12
+
+"$B/dehbq-orchestrator" --help >/dev/null
+check "orchestrator --help exits 0" test $? = 0
+"$B/dehbq-orchestrator" 2>/dev/null
+check "orchestrator without STUDY exits 100" test $? = 100
+"$B/dehbq-orchestrator" "$T/nope" 2>"$T/err"
+rc=$?
+check "orchestrator on a missing study exits 100" test $rc = 100
+check "... and names the file" grep -q "nope/study.json" "$T/err"
+
+mkspec "$T/spec.json" 60
+"$B/dehbq" init "$T/s" --spec "$T/spec.json" >/dev/null
+bg "$B/dehbq-orchestrator" "$T/s" 2>"$T/orch.log"
+orch=$!
+for i in 1 2 3 4; do
+	bg "$B/dehbq-worker" --study "$T/s" --idle-exit 20 -- sh -c "$TRAINER" 2>>"$T/workers.log"
+done
+wait_for 60 test -e "$T/s/FINISHED"
+check "study finishes with 4 workers" test -e "$T/s/FINISHED"
+wait $orch
+check "orchestrator exits 0 when finished" test $? = 0
+check "independent checker accepts the study" \
+	python3 "$DEHBQ_SRC/tests/checkstudy.py" "$T/s" --finished
+
+# SIGTERM mid-study, then resume
+mkspec "$T/spec2.json" 40
+"$B/dehbq" init "$T/s2" --spec "$T/spec2.json" >/dev/null
+bg "$B/dehbq-orchestrator" "$T/s2" 2>"$T/orch2.log"
+orch=$!
+bg "$B/dehbq-worker" --study "$T/s2" --idle-exit 30 -- sh -c "sleep 0.05; $TRAINER" 2>>"$T/workers2.log"
+wait_for 20 sh -c "ls '$T/s2/archive/0000' 2>/dev/null | grep -q result"
+kill -TERM $orch
+wait $orch
+check "SIGTERM: orchestrator exits 0 without FINISHED" \
+	sh -c "test ! -e '$T/s2/FINISHED'"
+bg "$B/dehbq-orchestrator" "$T/s2" 2>>"$T/orch2.log"
+wait_for 60 test -e "$T/s2/FINISHED"
+check "restarted orchestrator resumes and finishes" \
+	python3 "$DEHBQ_SRC/tests/checkstudy.py" "$T/s2" --finished
+check "it resumed from the snapshot, not from scratch" \
+	grep -q "resumed from snapshot" "$T/orch2.log"
+check "a clean SIGTERM leaves no duplicate results" \
+	grep -q '"duplicates":[[:space:]]*0,' "$T/s2/FINISHED"
+check "only the newest 3 snapshots are kept" \
+	test "$(ls "$T/s2/state" | grep -c '^snapshot-')" = 3
