@@ -64,7 +64,7 @@ CFG='{"lr": 0.01, "n-layers": 3, "opt": "sgd"}'
 S=$T/s
 mkstudy "$S"
 
-echo "1..23"
+echo "1..26"
 
 # 1. A shell trainer sees every placeholder and variable.
 trial "$S" 00000042 1 3 2 00000007 "$CFG"
@@ -172,6 +172,31 @@ check "FINISHED: registry removed" [ -z "$(ls "$S/workers")" ]
 check "bad study: exit 100" [ $? = 100 ]
 "$DEHBQ_BIN/dehbq-worker" --study "$S" 2>/dev/null
 check "no command: exit 100" [ $? = 100 ]
+
+# 4. Log cap: the log stops at the cap, the report is still found.
+rm -f "$S/FINISHED"
+trial "$S" 00000044 0 1 1 null "$CFG"
+timeout 30 "$DEHBQ_BIN/dehbq-worker" --study "$S" --max-trials 1 \
+	--log-cap 1K -- sh -c 'i=0; while [ $i -lt 2000 ]; do
+	echo "line $i of noise noise noise"; i=$((i + 1)); done
+	echo "{\"loss\": 3}"' 2>"$T/w5.log"
+R=$(ls "$S"/results/00000044.a1.*.json 2>/dev/null)
+check "--log-cap 1K: log capped, report past the cap found" eval \
+	'[ "$(wc -c <"$S/logs/0000/00000044.a1.out")" -eq 1024 ] &&
+	[ -n "$R" ] && field status "\"ok\"" && field loss 3'
+
+# 5. --help and the manual page list the same options.
+"$DEHBQ_BIN/dehbq-worker" --help >"$T/help"
+check "--help exits 0 with a usage line" eval '[ $? = 0 ] &&
+	grep -q "^usage: dehbq-worker --study DIR" "$T/help"'
+MAN=${DEHBQ_SRC:-.}/docs/dehbq-worker.1
+missing=
+for o in $(grep -o -- '--[a-z][a-z-]*' "$T/help" | sort -u); do
+	m=$(printf '%s' "$o" | sed 's/-/\\\\-/g')
+	grep -q -- "$m" "$MAN" || missing="$missing $o"
+done
+check "every --help option is in docs/dehbq-worker.1${missing:+ (missing:$missing)}" \
+	[ -z "$missing" ]
 
 [ "$FAIL" = 0 ] || cat "$T"/w*.log
 exit 0

@@ -82,5 +82,9 @@ ls "$S/results" | cut -c1-8 | sort >"$T/results"
 check "every claim has its result" cmp -s "$T/claims" "$T/results"
 check "all results ok" eval '! grep -l "\"status\":[[:space:]]*\"[^o]" \
 	"$S"/results/*.json >/dev/null'
-[ "$FAIL" = 0 ] || tail -n 5 "$T"/w*.log
+if [ "$FAIL" != 0 ]; then
+	head -n 3 "$S"/quarantine/*.reason 2>/dev/null | sed 's/^/# /'
+	grep -h ' [WE] ' "$T"/w*.log | head -n 20 | sed 's/^/# /'
+	grep -h 'exiting' "$T"/w*.log | sort | uniq -c | sed 's/^/# /'
+fi
 exit 0
