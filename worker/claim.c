@@ -12,6 +12,8 @@
  *   - Claim = rename(pending/PP-ID.json, claimed/ID@HOST.PID.WID.json).
  *     ENOENT means another worker won (atomicfile_move() already checked
  *     whether a retried NFS rename in fact succeeded): DEHBQ_ELOST.
+ *   - The claim's mtime is set to now right after the rename (it is the
+ *     heartbeat; rename keeps the old mtime).
  *   - Only after the rename is the file read, with O_NOFOLLOW and a size
  *     cap, and validated against study.json: the id matches the name, the
  *     study id matches, the rung matches PP, every field is legal.  A bad
@@ -27,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <utime.h>
 
 #include "atomicfile.h"
 #include "err.h"
@@ -184,7 +187,8 @@ int claim_scan(const struct claim_ctx *cx, struct claim_list *l)
 		if ((rc = push(l, de->d_name, rung, id)))
 			goto fail;
 	}
-	qsort(l->ents, l->n, sizeof(l->ents[0]), cmp_entry);
+	if (l->n > 1)
+		qsort(l->ents, l->n, sizeof(l->ents[0]), cmp_entry);
 	closedir(d);
 	return DEHBQ_OK;
 fail:
@@ -234,6 +238,12 @@ int claim_try(const struct claim_ctx *cx, const struct claim_entry *e,
 		return DEHBQ_ELOST;
 	if (rc)
 		return rc;
+	/*
+	 * rename() keeps the mtime the orchestrator wrote, which may be older
+	 * than the lease: start the heartbeat now, or the fresh claim would
+	 * look expired.  Failure is harmless here: the run's heartbeat retries.
+	 */
+	utime(c->path, NULL);
 	/* Ours now: read it (O_NOFOLLOW, capped) and check every field. */
 	rc = trial_load(c->path, cx->spec->space, &c->trial, why);
 	if (rc == DEHBQ_ENOMEM)
