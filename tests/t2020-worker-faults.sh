@@ -60,7 +60,7 @@ has() {
 		{ echo "# $1: $2 !~ $3"; return 1; }
 }
 
-echo "1..12"
+echo "1..15"
 
 one 00000001 --trial-timeout 1 -- sh -c 'echo stuck >&2; sleep 60'
 rc=$?
@@ -137,6 +137,27 @@ check "reasons name the file; dotfile left alone; nothing ran" eval \
 		"$S/quarantine/99-00000013.json.reason" &&
 	[ -f "$S/pending/.ignored-dotfile" ] &&
 	[ -z "$(ls "$S/results" | grep "^0000001")" ]'
+
+# --time-limit: nothing to claim -> exit when the limit is reached.
+timeout 60 "$DEHBQ_BIN/dehbq-worker" --study "$S" --time-limit 1 \
+	--max-poll 0.3 -- true 2>"$T/wtl1.log"
+rc=$?
+check "--time-limit with nothing to do: exit 0" eval '[ $rc = 0 ] &&
+	grep -q "exiting: time limit reached" "$T/wtl1.log"'
+
+# --time-limit: after a 1 s trial, the next one (estimate 1 s + grace 2 s)
+# does not fit in the 3 s limit: it is released and the worker exits.
+trial 00000020
+trial 00000021
+timeout 60 "$DEHBQ_BIN/dehbq-worker" --study "$S" --time-limit 3 \
+	--grace 2 -- sh -c 'sleep 1; echo "{\"loss\": 1}"' 2>"$T/wtl2.log"
+rc=$?
+check "--time-limit: one trial run, the next released, exit 0" eval \
+	'[ $rc = 0 ] && [ "$(ls "$S/results" | grep -c "^0000002")" = 1 ] &&
+	[ "$(ls "$S/pending" | grep -c "^99-0000002")" = 1 ] &&
+	grep -q "released: needs" "$T/wtl2.log"'
+check "--time-limit: the released trial keeps its attempt" eval \
+	'grep -q "\"attempt\":[[:space:]]*1" "$S"/pending/99-0000002*.json'
 
 [ "$FAIL" = 0 ] || cat "$T"/w*.log
 exit 0
