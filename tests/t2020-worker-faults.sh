@@ -60,7 +60,7 @@ has() {
 		{ echo "# $1: $2 !~ $3"; return 1; }
 }
 
-echo "1..15"
+echo "1..17"
 
 one 00000001 --trial-timeout 1 -- sh -c 'echo stuck >&2; sleep 60'
 rc=$?
@@ -137,6 +137,29 @@ check "reasons name the file; dotfile left alone; nothing ran" eval \
 		"$S/quarantine/99-00000013.json.reason" &&
 	[ -f "$S/pending/.ignored-dotfile" ] &&
 	[ -z "$(ls "$S/results" | grep "^0000001")" ]'
+
+# Heartbeat: the claim's mtime moves; a vanished claim is finished anyway.
+trial 00000030
+"$DEHBQ_BIN/dehbq-worker" --study "$S" --max-trials 1 --heartbeat 0.2 -- \
+	sh -c 'touch "$0"; while [ ! -f "$0.go" ]; do sleep 0.1; done
+	echo "{\"loss\": 2}"' "$T/hb" 2>"$T/whb.log" &
+BGPID=$!
+wait_for 30 test -f "$T/hb"
+c=$(ls "$S"/claimed/00000030@*.json)
+m1=$(stat -c %y "$c")
+sleep 1.5
+m2=$(stat -c %y "$c")
+check "heartbeat: the claim's mtime is refreshed" [ "$m1" != "$m2" ]
+rm -f "$c"
+sleep 1
+touch "$T/hb.go"
+wait_for 30 eval '! kill -0 $BGPID 2>/dev/null'
+wait $BGPID
+rc=$?
+BGPID=
+check "claim lost: warned, result still written" eval '[ $rc = 0 ] &&
+	grep -q "claim lost (requeued?)" "$T/whb.log" &&
+	has 00000030 status "\"ok\""'
 
 # --time-limit: nothing to claim -> exit when the limit is reached.
 timeout 60 "$DEHBQ_BIN/dehbq-worker" --study "$S" --time-limit 1 \
