@@ -14,6 +14,7 @@
 #include "err.h"
 #include "lease.h"
 #include "logmsg.h"
+#include "rng.h"
 #include "sched.h"
 #include "snapshot.h"
 #include "spec.h"
@@ -21,6 +22,7 @@
 #include "timeutil.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <poll.h>
 #include <signal.h>
@@ -47,23 +49,116 @@ static long rename_delay_us;           /* test hook, see below */
  * of the atomic writer, so a kill -9 lands between tmp and rename often
  * (tests/t1010).  It only slows things down; it cannot change a result.
  */
-static int slow_rename(const char *from, const char *to)
+/*
+ * Test hook: DEHBQ_TEST_FAULTS="write=ENOSPC:0.3,fsync=EIO:0.1,short=0.5,
+ * rename=EIO:0.05,open=EMFILE:0.1" makes each listed call of the atomic
+ * writer fail with that errno with that probability ("short" truncates a
+ * write), for the storage-fault tests (tests/t3xxx).  Never set in
+ * production; it only exercises the error paths.
+ */
+static struct {
+	int err[5];      /* errno per op: open, write, fsync, rename, short */
+	double prob[5];  /* probability per op */
+	struct rng rng;  /* fault stream */
+} faults;
+
+enum { F_OPEN, F_WRITE, F_FSYNC, F_RENAME, F_SHORT };
+
+static int fault_hit(int op)
+{
+	if (faults.prob[op] <= 0 || rng_uniform(&faults.rng) >= faults.prob[op])
+		return 0;
+	errno = faults.err[op];
+	return 1;
+}
+
+static int f_open(const char *p, int flags, mode_t mode)
+{
+	return fault_hit(F_OPEN) ? -1 : open(p, flags, mode);
+}
+
+static ssize_t f_write(int fd, const void *buf, size_t n)
+{
+	if (fault_hit(F_WRITE))
+		return -1;
+	if (n > 1 && faults.prob[F_SHORT] > 0 &&
+	    rng_uniform(&faults.rng) < faults.prob[F_SHORT])
+		n = 1 + rng_below(&faults.rng, n - 1);
+	return write(fd, buf, n);
+}
+
+static int f_fsync(int fd)
+{
+	return fault_hit(F_FSYNC) ? -1 : fsync(fd);
+}
+
+static int f_rename(const char *from, const char *to)
 {
 	usleep((useconds_t)rename_delay_us);
-	return rename(from, to);
+	return fault_hit(F_RENAME) ? -1 : rename(from, to);
+}
+
+static int parse_errno(const char *name)
+{
+	static const struct {
+		const char *name; /* errno name */
+		int value;        /* its value */
+	} names[] = {{"ENOSPC", ENOSPC}, {"EIO", EIO}, {"EDQUOT", EDQUOT},
+		     {"EMFILE", EMFILE}, {"EROFS", EROFS}, {"ESTALE", ESTALE}};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(name, names[i].name))
+			return names[i].value;
+	return EIO;
 }
 
 static void install_test_hooks(void)
 {
+	static const char *const ops[] = {"open", "write", "fsync", "rename",
+					  "short"};
 	const char *v = getenv("DEHBQ_TEST_RENAME_DELAY_MS");
-	struct atomicfile_ops ops;
+	const char *f = getenv("DEHBQ_TEST_FAULTS");
+	struct atomicfile_ops table;
+	char buf[256], *tok, *save = NULL;
+	int any = 0, i;
 
-	if (!v || atoi_checked(v, &rename_delay_us))
+	if (v && !atoi_checked(v, &rename_delay_us)) {
+		rename_delay_us *= 1000;
+		any = 1;
+	}
+	if (f && strlen(f) < sizeof(buf)) {
+		memcpy(buf, f, strlen(f) + 1);
+		rng_seed(&faults.rng, (uint64_t)getpid());
+		for (tok = strtok_r(buf, ",", &save); tok;
+		     tok = strtok_r(NULL, ",", &save)) {
+			char *eq = strchr(tok, '='), *colon;
+
+			if (!eq)
+				continue;
+			*eq++ = 0;
+			colon = strrchr(eq, ':');
+			for (i = 0; i < 5; i++)
+				if (!strcmp(tok, ops[i]))
+					break;
+			if (i == 5)
+				continue;
+			faults.prob[i] = strtod(colon ? colon + 1 : eq, NULL);
+			if (colon) {
+				*colon = 0;
+				faults.err[i] = parse_errno(eq);
+			}
+			any = 1;
+		}
+	}
+	if (!any)
 		return;
-	rename_delay_us *= 1000;
-	ops = *atomicfile_get_ops();
-	ops.rename = slow_rename;
-	atomicfile_set_ops(&ops);
+	table = *atomicfile_get_ops();
+	table.open = f_open;
+	table.write = f_write;
+	table.fsync = f_fsync;
+	table.rename = f_rename;
+	atomicfile_set_ops(&table);
 }
 
 static void on_stop(int sig)
@@ -146,7 +241,7 @@ int main(int argc, char **argv)
 	struct sched *s = NULL;
 	const char *root;
 	int c, once = 0, ifd, rc, code = 100;
-	double backoff = 0;
+	double backoff = 0, max_backoff;
 
 	logmsg_init(&lg, "dehbq-orchestrator");
 	while ((c = getopt_long(argc, argv, "vqh", opts, NULL)) != -1) {
@@ -176,10 +271,16 @@ int main(int argc, char **argv)
 		return 100;
 	}
 	root = argv[optind];
+	max_backoff = 10;
 	if ((rc = spec_load_study(root, &spec, err))) {
 		fprintf(stderr, "dehbq-orchestrator: %s\n", err);
 		return rc == DEHBQ_ESYS && errno != ENOENT ? 111 : 100;
 	}
+	/* retry storage errors at most every min(10 s, lease / 2) */
+	if (max_backoff > spec.lease / 2)
+		max_backoff = spec.lease / 2;
+	if (max_backoff < spec.poll)
+		max_backoff = spec.poll;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_stop;
 	sigaction(SIGTERM, &sa, NULL);
@@ -187,20 +288,30 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	install_test_hooks();
 
-	rc = lease_acquire(&lease, root, spec.lease, snapshot_max_epoch(root),
-			   spec.poll < 0.2 ? spec.poll : 0.2, err);
-	if (rc) {
-		logmsg_e(&lg, "%s", err);
-		code = 111;
-		goto out;
+	/* Storage errors at start are retried with backoff, like those of a
+	 * running study; a lease held by a live orchestrator is not. */
+	for (;;) {
+		rc = lease_acquire(&lease, root, spec.lease,
+				   snapshot_max_epoch(root),
+				   spec.poll < 0.2 ? spec.poll : 0.2, err);
+		if (!rc)
+			rc = sched_open(&s, root, &spec, &lease, &lg, &so, err);
+		if (rc != DEHBQ_ESYS || got_stop)
+			break;
+		backoff = backoff ? backoff * 2 : spec.poll;
+		if (backoff > max_backoff)
+			backoff = max_backoff;
+		logmsg_e(&lg, "%s (retry in %.1f s)", err, backoff);
+		timeutil_sleep(backoff, &got_stop);
 	}
-	logmsg_i(&lg, "lease taken: epoch %lld on %s", (long long)lease.epoch,
-		 lease.host);
-	if ((rc = sched_open(&s, root, &spec, &lease, &lg, &so, err))) {
+	backoff = 0;
+	if (rc) {
 		logmsg_e(&lg, "%s", err);
 		code = rc == DEHBQ_EINVAL ? 100 : 111;
 		goto out;
 	}
+	logmsg_i(&lg, "lease taken: epoch %lld on %s", (long long)lease.epoch,
+		 lease.host);
 	ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	if (ifd >= 0 && watch_dirs(ifd, root) < 0) {
 		close(ifd);
@@ -216,8 +327,8 @@ int main(int argc, char **argv)
 		}
 		if (rc) {
 			backoff = backoff ? backoff * 2 : spec.poll;
-			if (backoff > 30)
-				backoff = 30;
+			if (backoff > max_backoff)
+				backoff = max_backoff;
 			logmsg_e(&lg, "%s (retry in %.1f s)", err, backoff);
 		} else {
 			backoff = 0;

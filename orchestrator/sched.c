@@ -49,6 +49,7 @@ struct inflight {
 	int pending;          /* found in pending/ this batch */
 	char claim[STUDY_NAME_MAX]; /* claim file name seen this batch, or "" */
 	double missing_since; /* fs time it was first missing; 0 = present */
+	int unstaged;         /* its trial file could not be written yet */
 };
 
 enum act_type {
@@ -418,6 +419,12 @@ static int stage_trial(struct sched *s, uint64_t id, int attempt)
 		rc = act_push(s, ACT_MOVE, sp, pp, NULL);
 out:
 	free(text);
+	{
+		struct inflight *e = inf_find(s, id);
+
+		if (e) /* retried on the next batch, see check_missing() */
+			e->unstaged = rc != DEHBQ_OK;
+	}
 	return rc;
 }
 
@@ -854,6 +861,12 @@ static int check_missing(struct sched *s)
 	for (i = 0; i < s->ninf; i++) {
 		struct inflight *e = &s->inf[i];
 
+		if (e->unstaged) { /* a storage error interrupted it */
+			if ((rc = stage_trial(s, e->id, e->attempt)))
+				return rc;
+			s->npending++;
+			continue;
+		}
 		if (e->seen) {
 			e->missing_since = 0;
 			continue;
