@@ -256,6 +256,8 @@ int result_parse(const char *name, const char *text, size_t len,
 	jsonfile_free(jf);
 	if (!rc)
 		return DEHBQ_OK;
+	if (rc == DEHBQ_ENOENT) /* a missing field is invalid input */
+		rc = DEHBQ_EINVAL;
 fail:
 	result_release(r);
 	return rc;
@@ -274,6 +276,8 @@ int result_load(const char *path, struct result *r, char *err)
 	jsonfile_free(jf);
 	if (!rc)
 		return DEHBQ_OK;
+	if (rc == DEHBQ_ENOENT)
+		rc = DEHBQ_EINVAL;
 fail:
 	result_release(r);
 	return rc;

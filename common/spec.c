@@ -14,6 +14,7 @@
 #include "study.h"
 #include "timeutil.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,7 +125,17 @@ static int parse_space(const struct jsonfile *jf, const cJSON *root,
 			return jsonfile_errf(jf, sp, err,
 					     "field 'space': path too long");
 		}
-		return space_load(path, &s->space, err);
+		{
+			int rc = space_load(path, &s->space, err);
+
+			if (rc == DEHBQ_ESYS)
+				return jsonfile_errf(jf, sp, err,
+						     "field 'space': cannot read "
+						     "'%s': %s (paths are relative "
+						     "to the spec file)",
+						     path, strerror(errno));
+			return rc;
+		}
 	}
 	if (!cJSON_IsObject(sp))
 		return jsonfile_errf(jf, sp, err,

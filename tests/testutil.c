@@ -26,9 +26,9 @@ void tu_setup(void)
 {
 	const char *base = getenv("TMPDIR");
 
-	snprintf(tu_dir, sizeof(tu_dir), "%s/dehbq-test.XXXXXX",
-		 base ? base : "/tmp");
-	if (!mkdtemp(tu_dir))
+	if (snprintf(tu_dir, sizeof(tu_dir), "%s/dehbq-test.XXXXXX",
+		     base ? base : "/tmp") >= (int)sizeof(tu_dir) ||
+	    !mkdtemp(tu_dir))
 		abort();
 }
 
@@ -50,7 +50,8 @@ const char *tu_path(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(rel, sizeof(rel), fmt, ap);
 	va_end(ap);
-	snprintf(buf, 4096, "%s/%s", tu_dir, rel);
+	if (snprintf(buf, 4096, "%s/%s", tu_dir, rel) >= 4096)
+		abort();
 	return buf;
 }
 

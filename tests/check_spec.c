@@ -1,0 +1,163 @@
+/*
+ * check_spec.c - the study spec: defaults, round trip, and every
+ * tests/data/spec_bad_*.json failing with its own precise message
+ */
+#include "err.h"
+#include "space.h"
+#include "spec.h"
+#include "dehb.h"
+#include "testutil.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct {
+	const char *file; /* tests/data/spec_bad_<file>.json */
+	int code;         /* expected return code */
+	const char *msg;  /* expected message substring */
+} bad[] = {
+	{"cr_range", DEHBQ_EINVAL,
+	 "spec_bad_cr_range.json:2:50: field 'crossover_prob': 1.5 is out of "
+	 "range [0, 1]"},
+	{"drain_type", DEHBQ_EINVAL,
+	 ":3:14: field 'drain': expected true or false, found string"},
+	{"eta_one", DEHBQ_EINVAL, ":2:35: field 'eta': 1 is out of range"},
+	{"fevals_fraction", DEHBQ_EINVAL,
+	 ":2:52: field 'fevals': expected an integer, found 10.5"},
+	{"format", DEHBQ_EINVAL, ":1:2: field 'format': expected "
+				 "\"dehbq-study/1\""},
+	{"min_ge_max", DEHBQ_EINVAL,
+	 ":2:26: fidelity: 'min' (27) must be < 'max' (9)"},
+	{"mutation", DEHBQ_EINVAL,
+	 "field 'mutation': unknown value 'best' (use one of: rand1, rand2, "
+	 "best1, currenttobest1, randtobest1)"},
+	{"no_fidelity", DEHBQ_EINVAL, ":1:1: missing required field "
+				      "'fidelity'"},
+	{"no_space", DEHBQ_EINVAL, "missing required field 'space'"},
+	{"no_termination", DEHBQ_EINVAL,
+	 "termination: set at least one of 'fevals', 'brackets', 'walltime', "
+	 "'total_cost'"},
+	{"optimizer_name", DEHBQ_EINVAL,
+	 "field 'name': unknown value 'bohb' (use one of: dehb, random, sh, "
+	 "hyperband, de)"},
+	{"poll_vs_lease", DEHBQ_EINVAL,
+	 ":3:27: runtime: 'poll' (6 s) must be at most half of 'lease' "
+	 "(10 s)"},
+	{"seed_negative", DEHBQ_EINVAL, ":2:36: field 'seed': -1 is out of "
+					"range"},
+	{"space_bad", DEHBQ_EINVAL,
+	 ":1:113: parameter 'lr': 'low' (0.1) must be < 'high' (0.01)"},
+	{"space_path", DEHBQ_EINVAL,
+	 "field 'space': cannot read '"},
+	{"study_id", DEHBQ_EINVAL, ":1:29: field 'study': expected a "
+				   "lowercase UUID"},
+	{"too_many_levels", DEHBQ_EINVAL,
+	 "gives more than 64 levels with eta 1.5; raise 'eta' or 'min'"},
+	{"unknown_runtime", DEHBQ_EINVAL, ":3:14: unknown field 'leese' "
+					  "(typo?)"},
+};
+
+START_TEST(test_spec_bad_file_fails_with_its_message)
+{
+	char path[512], err[DEHBQ_ERRLEN];
+	struct spec s;
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/spec_bad_%s.json", tu_datadir(),
+		 bad[_i].file);
+	rc = spec_load(path, 1, &s, err);
+	ck_assert_msg(rc == bad[_i].code, "%s: rc %d", path, rc);
+	ck_assert_msg(strstr(err, bad[_i].msg), "%s: got '%s', want '%s'",
+		      path, err, bad[_i].msg);
+	ck_assert_ptr_null(s.space);
+}
+END_TEST
+
+static const char good[] =
+	"{\"format\": \"dehbq-study/1\", \"name\": \"t\",\n"
+	" \"space\": {\"format\": \"dehbq-space/1\", \"parameters\": [\n"
+	"  {\"name\": \"x\", \"type\": \"float\", \"low\": 0, \"high\": 1}]},\n"
+	" \"fidelity\": {\"min\": 1, \"max\": 343, \"eta\": 7},\n"
+	" \"optimizer\": {\"crossover_prob\": 0.30000000000000004},\n"
+	" \"seed\": 9007199254740992,\n"
+	" \"termination\": {\"walltime\": 0.1}}";
+
+START_TEST(test_spec_defaults_and_exact_round_trip)
+{
+	char err[DEHBQ_ERRLEN], *text;
+	struct spec a, b;
+
+	ck_assert_int_eq(spec_parse("g.json", good, strlen(good), 0, &a, err),
+			 DEHBQ_OK);
+	ck_assert_str_eq(a.optimizer, "dehb");
+	ck_assert_str_eq(a.mutation, "rand1");
+	ck_assert(a.lease == 60 && a.poll == 1 && a.max_attempts == 3);
+	ck_assert(a.drain == 1 && a.prefetch == 1);
+	ck_assert(a.crossover_prob == 0.30000000000000004);
+	ck_assert_uint_eq(a.seed, 9007199254740992ULL);
+	ck_assert_int_eq(spec_render(&a, &text), DEHBQ_OK);
+	ck_assert_int_eq(spec_parse("r.json", text, strlen(text), 0, &b, err),
+			 DEHBQ_OK);
+	ck_assert(b.crossover_prob == a.crossover_prob);
+	ck_assert(b.walltime == a.walltime && b.eta == a.eta);
+	ck_assert(space_equal(a.space, b.space));
+	free(text);
+	spec_release(&a);
+	spec_release(&b);
+}
+END_TEST
+
+START_TEST(test_spec_study_json_must_embed_space)
+{
+	char err[DEHBQ_ERRLEN];
+	struct spec s;
+	const char *t = "{\"format\": \"dehbq-study/1\", \"space\": \"s.json\","
+			" \"fidelity\": {\"min\": 1, \"max\": 9},"
+			" \"termination\": {\"fevals\": 3}}";
+
+	ck_assert_int_eq(spec_parse("study.json", t, strlen(t), 0, &s, err),
+			 DEHBQ_EINVAL);
+	ck_assert_msg(strstr(err, "must be embedded"), "%s", err);
+}
+END_TEST
+
+/* The spec's name lists must be exactly what the engine accepts. */
+START_TEST(test_spec_names_match_engine)
+{
+	enum dehb_optimizer o;
+	enum dehb_mutation m;
+	enum dehb_crossover c;
+	enum dehb_boundary b;
+	int i;
+
+	for (i = 0; spec_optimizers[i]; i++)
+		ck_assert_int_eq(dehb_optimizer_parse(spec_optimizers[i], &o), 0);
+	ck_assert_int_eq(i, 5);
+	for (i = 0; spec_mutations[i]; i++)
+		ck_assert_int_eq(dehb_mutation_parse(spec_mutations[i], &m), 0);
+	ck_assert_int_eq(i, 5);
+	for (i = 0; spec_crossovers[i]; i++)
+		ck_assert_int_eq(dehb_crossover_parse(spec_crossovers[i], &c), 0);
+	for (i = 0; spec_boundaries[i]; i++)
+		ck_assert_int_eq(dehb_boundary_parse(spec_boundaries[i], &b), 0);
+	ck_assert_int_ne(dehb_mutation_parse("best", &m), 0);
+}
+END_TEST
+
+Suite *spec_suite(void)
+{
+	Suite *s = suite_create("spec");
+	TCase *core = tcase_create("core");
+	TCase *errors = tcase_create("errors");
+
+	tcase_add_test(core, test_spec_defaults_and_exact_round_trip);
+	tcase_add_test(core, test_spec_names_match_engine);
+	tcase_add_test(errors, test_spec_study_json_must_embed_space);
+	tcase_add_loop_test(errors, test_spec_bad_file_fails_with_its_message,
+			    0, (int)(sizeof(bad) / sizeof(bad[0])));
+	suite_add_tcase(s, core);
+	suite_add_tcase(s, errors);
+	return s;
+}

@@ -1,0 +1,113 @@
+/*
+ * check_study.c - file-name grammar of the study directory: every name
+ * round-trips, and nothing path-hostile parses
+ */
+#include "err.h"
+#include "study.h"
+#include "testutil.h"
+
+#include <check.h>
+#include <string.h>
+#include <sys/stat.h>
+
+START_TEST(test_study_names_round_trip)
+{
+	char buf[STUDY_NAME_MAX], host[ID_HOST_LEN], wid[ID_WORKER_LEN];
+	struct study_claim c = {42, "node-17", 4242, "0123456789ab"}, d;
+	uint64_t id;
+	int rung, attempt;
+	long pid;
+
+	ck_assert_int_eq(study_pending_name(buf, sizeof(buf), 2, 42), 0);
+	ck_assert_str_eq(buf, "97-00000042.json");
+	ck_assert_int_eq(study_parse_pending(buf, &rung, &id), 0);
+	ck_assert(rung == 2 && id == 42);
+	ck_assert_int_eq(study_claim_name(buf, sizeof(buf), &c), 0);
+	ck_assert_str_eq(buf, "00000042@node-17.4242.0123456789ab.json");
+	ck_assert_int_eq(study_parse_claim(buf, &d), 0);
+	ck_assert(d.id == 42 && d.pid == 4242);
+	ck_assert_str_eq(d.host, "node-17");
+	ck_assert_str_eq(d.worker, "0123456789ab");
+	ck_assert_int_eq(study_result_name(buf, sizeof(buf), 7, 3, c.worker), 0);
+	ck_assert_str_eq(buf, "00000007.a3.0123456789ab.json");
+	ck_assert_int_eq(study_parse_result(buf, &id, &attempt, wid), 0);
+	ck_assert(id == 7 && attempt == 3);
+	ck_assert_int_eq(study_worker_name(buf, sizeof(buf), "n1", 9, c.worker),
+			 0);
+	ck_assert_int_eq(study_parse_worker(buf, host, &pid, wid), 0);
+	ck_assert(pid == 9 && !strcmp(host, "n1"));
+	ck_assert_uint_eq(study_shard(123456), 12);
+}
+END_TEST
+
+START_TEST(test_study_hostile_names_rejected)
+{
+	static const char *bad[] = {
+		"97-0000042.json", "97-000000421.json", "9-00000042.json",
+		"97-00000042.json.tmp", ".97-00000042.json", "97-0000004/.json",
+		"00000042@../x.1.0123456789ab.json",
+		"00000042@host.0.0123456789ab.json",
+		"00000042@host.01.0123456789ab.json",
+		"00000042@ho/st.1.0123456789ab.json",
+		"00000042@host.1.0123456789AB.json",
+		"00000042.a0.0123456789ab.json", "00000042.a.0123456789ab.json",
+		"00000042.a1.0123456789a.json", "../00000042.a1.0123456789ab.json",
+		"", "..", ".json",
+	};
+	char wid[ID_WORKER_LEN];
+	struct study_claim c;
+	uint64_t id;
+	int r, a;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ck_assert_msg(study_parse_pending(bad[i], &r, &id), "%s", bad[i]);
+		ck_assert_msg(study_parse_claim(bad[i], &c), "%s", bad[i]);
+		ck_assert_msg(study_parse_result(bad[i], &id, &a, wid), "%s",
+			      bad[i]);
+	}
+}
+END_TEST
+
+START_TEST(test_study_builders_refuse_invalid_parts)
+{
+	char buf[STUDY_NAME_MAX];
+	struct study_claim c = {1, "bad/host", 1, "0123456789ab"};
+
+	ck_assert_int_ne(study_claim_name(buf, sizeof(buf), &c), 0);
+	ck_assert_int_ne(study_pending_name(buf, sizeof(buf), 100, 1), 0);
+	ck_assert_int_ne(study_pending_name(buf, 8, 1, 1), 0);
+	ck_assert_int_ne(study_result_name(buf, sizeof(buf), 1, 0,
+					   "0123456789ab"), 0);
+}
+END_TEST
+
+START_TEST(test_study_create_dirs_is_idempotent)
+{
+	struct stat st;
+	int i;
+
+	ck_assert_int_eq(study_create_dirs(tu_path("s")), 0);
+	ck_assert_int_eq(study_create_dirs(tu_path("s")), 0);
+	for (i = 0; study_dirs[i]; i++)
+		ck_assert_msg(stat(tu_path("s/%s", study_dirs[i]), &st) == 0 &&
+				      S_ISDIR(st.st_mode),
+			      "%s", study_dirs[i]);
+}
+END_TEST
+
+Suite *study_suite(void)
+{
+	Suite *s = suite_create("study");
+	TCase *core = tcase_create("core");
+	TCase *errors = tcase_create("errors");
+
+	tcase_add_checked_fixture(core, tu_setup, tu_teardown);
+	tcase_add_test(core, test_study_names_round_trip);
+	tcase_add_test(core, test_study_create_dirs_is_idempotent);
+	tcase_add_test(errors, test_study_hostile_names_rejected);
+	tcase_add_test(errors, test_study_builders_refuse_invalid_parts);
+	suite_add_tcase(s, core);
+	suite_add_tcase(s, errors);
+	return s;
+}
