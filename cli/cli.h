@@ -11,12 +11,30 @@
 
 #include <stdint.h>
 
+#include <stdio.h>
+
+#include "id.h"
+#include "result.h"
+#include "trial.h"
+
+struct dirent;
+struct space;
+struct spec;
+
 #define CLI_OK 0
 #define CLI_EINPUT 100
 #define CLI_ESYS 111
 
 int cli_validate(int argc, char **argv);
 int cli_init(int argc, char **argv);
+int cli_status(int argc, char **argv);
+int cli_workers(int argc, char **argv);
+int cli_trials(int argc, char **argv);
+int cli_show(int argc, char **argv);
+int cli_export(int argc, char **argv);
+int cli_plot(int argc, char **argv);
+int cli_stop(int argc, char **argv);
+int cli_requeue(int argc, char **argv);
 
 /* Print "dehbq <cmd>: <msg>" to stderr; returns code. */
 int cli_fail(const char *cmd, int code, const char *fmt, ...)
@@ -29,5 +47,71 @@ int cli_parse_double(const char *s, double *out);
 int cli_parse_int(const char *s, int64_t min, int64_t max, int64_t *out);
 /* 1 when argv holds -h or --help. */
 int cli_wants_help(int argc, char **argv);
+
+/* Print "dehbq <cmd>: warning: <msg>" to stderr. */
+void cli_warn(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* ---- study.c: reading a study directory ---- */
+
+/*
+ * Load root/study.json into s (caller releases with spec_release()).
+ * Prints the error and returns the exit code on failure (s zeroed).
+ */
+int cli_open_study(const char *cmd, const char *root, struct spec *s);
+/* Filesystem "now" (see study.c); *local set when the local clock was
+ * used instead. */
+double cli_fs_now(const char *root, int *local);
+/* lstat() mtime; 0 ok, -1 (errno) otherwise. */
+int cli_lmtime(const char *path, double *mt);
+/* Sorted listing without dotfiles; caller frees with cli_list_free().
+ * A missing directory is an empty listing; other errors warn. */
+int cli_list(const char *cmd, const char *dir, struct dirent ***out);
+void cli_list_free(struct dirent **list, int n);
+/* 1 when name is a 4-digit archive shard. */
+int cli_is_shard(const char *name);
+/* Visible entries of root/dir (0 when missing). */
+int cli_count_dir(const char *root, const char *dir);
+/* Archived trials, and names in archive/ that are not ours. */
+void cli_count_archive(const char *root, long *trials, long *other);
+
+/* One trial as found on disk; borrowed by the scan callback. */
+struct cli_row {
+	const char *state;     /* pending claimed done failed archived */
+	struct trial t;        /* the trial file */
+	int has_result;        /* r is valid (archived with a result) */
+	struct result r;       /* its result */
+	char host[ID_HOST_LEN]; /* claiming host, or the result's host */
+};
+
+enum cli_scan_flags {
+	CLI_SCAN_ARCHIVE = 1 << 0,  /* archive/SSSS/ID.trial.json */
+	CLI_SCAN_CLAIMED = 1 << 1,  /* claimed/ */
+	CLI_SCAN_PENDING = 1 << 2,  /* pending/ */
+	CLI_SCAN_NORESULT = 1 << 3, /* do not load archived results */
+	CLI_SCAN_ALL = 7,
+};
+
+/*
+ * Call fn for every readable trial (archive, then claimed, then pending);
+ * unreadable files are skipped with a warning.  Stops at and returns the
+ * first non-zero value fn returns.
+ */
+int cli_scan_trials(const char *cmd, const char *root, const struct space *sp,
+		    unsigned flags, int (*fn)(void *arg, struct cli_row *row),
+		    void *arg);
+
+/* ---- output helpers (util.c) ---- */
+
+/* Write s as one RFC 4180 CSV field. */
+void cli_csv_field(FILE *f, const char *s);
+/* Shortest %.15g/%.16g/%.17g text of d that reads back exactly. */
+void cli_fmt_double(char *buf, size_t size, double d);
+/*
+ * Write what fn writes to f either to stdout (path "-") or atomically to
+ * path (buffered in memory, then atomicfile_write).  Returns exit code.
+ */
+int cli_write_output(const char *cmd, const char *path,
+		     int (*fn)(void *arg, FILE *f), void *arg);
 
 #endif

@@ -15,6 +15,14 @@ static const char usage[] =
 	"commands:\n"
 	"  init STUDY ...      create a study (dehbq init --help)\n"
 	"  validate FILE       check a search space or study spec\n"
+	"  status STUDY        progress, incumbents, workers, warnings\n"
+	"  trials STUDY        one row per trial\n"
+	"  show STUDY ID       one trial: files, result, log tails\n"
+	"  export STUDY        every evaluation as CSV or JSON lines\n"
+	"  plot STUDY -o F.svg incumbent and evaluations as an SVG\n"
+	"  workers STUDY       the worker registry\n"
+	"  stop STUDY          ask the orchestrator to finish\n"
+	"  requeue STUDY ID    ask the orchestrator to run a trial again\n"
 	"\n"
 	"Every command takes --help.  Exit codes: 0 ok, 100 bad input,\n"
 	"111 system failure.\n";
@@ -25,6 +33,14 @@ static const struct {
 } commands[] = {
 	{"init", cli_init},
 	{"validate", cli_validate},
+	{"status", cli_status},
+	{"trials", cli_trials},
+	{"show", cli_show},
+	{"export", cli_export},
+	{"plot", cli_plot},
+	{"workers", cli_workers},
+	{"stop", cli_stop},
+	{"requeue", cli_requeue},
 };
 
 int main(int argc, char **argv)

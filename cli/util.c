@@ -3,6 +3,7 @@
  */
 #include "cli.h"
 
+#include "atomicfile.h"
 #include "err.h"
 
 #include <errno.h>
@@ -80,4 +81,68 @@ int cli_wants_help(int argc, char **argv)
 			return 1;
 	}
 	return 0;
+}
+
+void cli_csv_field(FILE *f, const char *s)
+{
+	const char *p;
+
+	if (!strpbrk(s, ",\"\r\n") && s[0] != ' ' &&
+	    (!*s || s[strlen(s) - 1] != ' ')) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (p = s; *p; p++) {
+		if (*p == '"')
+			fputc('"', f);
+		fputc(*p, f);
+	}
+	fputc('"', f);
+}
+
+void cli_fmt_double(char *buf, size_t size, double d)
+{
+	static const char *const fmts[] = {"%.15g", "%.16g", "%.17g"};
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		snprintf(buf, size, fmts[i], d);
+		if (strtod(buf, NULL) == d)
+			return;
+	}
+}
+
+int cli_write_output(const char *cmd, const char *path,
+		     int (*fn)(void *arg, FILE *f), void *arg)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int rc;
+
+	if (!strcmp(path, "-")) {
+		rc = fn(arg, stdout);
+		if (fflush(stdout) == EOF || ferror(stdout))
+			return rc ? rc
+				  : cli_fail(cmd, CLI_ESYS,
+					     "fatal: unable to write to "
+					     "standard output: %s",
+					     strerror(errno));
+		return rc;
+	}
+	if (!(f = open_memstream(&buf, &len)))
+		return cli_fail(cmd, CLI_ESYS, "fatal: out of memory");
+	rc = fn(arg, f);
+	if (fclose(f) == EOF && !rc)
+		rc = cli_fail(cmd, CLI_ESYS, "fatal: out of memory");
+	if (!rc && atomicfile_write(path, buf, len, 0666, 0))
+		rc = cli_fail(cmd, errno == ENOENT || errno == EACCES ||
+					   errno == ENOTDIR || errno == EISDIR
+				       ? CLI_EINPUT
+				       : CLI_ESYS,
+			      "fatal: unable to write '%s': %s", path,
+			      strerror(errno));
+	free(buf);
+	return rc;
 }

@@ -1,0 +1,175 @@
+/*
+ * request.c - `dehbq stop STUDY` and `dehbq requeue STUDY ID|--failed`
+ *
+ * The CLI never changes a study itself: it writes one request file,
+ * state/requests/<action>-<unixtime-ms>-<pid>.json, atomically (tmp +
+ * rename, so the orchestrator never sees half a request), and the
+ * orchestrator acts on it at its next batch and removes it:
+ *   {"format": "dehbq-request/1", "action": "stop"}
+ *   {"format": "dehbq-request/1", "action": "requeue", "trial": "ID"}
+ *   {"format": "dehbq-request/1", "action": "requeue-failed"}
+ */
+#include "cli.h"
+
+#include "atomicfile.h"
+#include "err.h"
+#include "id.h"
+#include "spec.h"
+#include "study.h"
+#include "timeutil.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char stop_usage[] =
+	"usage: dehbq stop STUDY\n"
+	"\n"
+	"Ask the orchestrator to stop: it issues no new trials, lets the\n"
+	"trials in flight finish (unless runtime.drain is false), writes\n"
+	"FINISHED and exits.  Writes a request file into state/requests/;\n"
+	"the orchestrator acts on it at its next batch.\n";
+
+static const char requeue_usage[] =
+	"usage: dehbq requeue STUDY ID\n"
+	"   or: dehbq requeue STUDY --failed\n"
+	"\n"
+	"Ask the orchestrator to run trial ID again (with attempt + 1), or\n"
+	"every failed trial.  Writes a request file into state/requests/;\n"
+	"the orchestrator acts on it at its next batch.\n";
+
+static int write_request(const char *cmd, const char *root,
+			 const char *action, const char *trial)
+{
+	char p[STUDY_PATH_MAX], text[256];
+	long long ms = (long long)(timeutil_now() * 1000.0);
+
+	if (trial)
+		snprintf(text, sizeof(text),
+			 "{\"format\": \"dehbq-request/1\", \"action\": "
+			 "\"%s\", \"trial\": \"%s\"}\n",
+			 action, trial);
+	else
+		snprintf(text, sizeof(text),
+			 "{\"format\": \"dehbq-request/1\", \"action\": "
+			 "\"%s\"}\n",
+			 action);
+	if (study_path(p, sizeof(p), root, "state/requests/%s-%lld-%ld.json",
+		       action, ms, (long)getpid()))
+		return cli_fail(cmd, CLI_EINPUT, "'%s': path too long", root);
+	if (atomicfile_write(p, text, strlen(text), 0666, 0))
+		return cli_fail(cmd, CLI_ESYS, "fatal: unable to write '%s': %s",
+				p, strerror(errno));
+	return CLI_OK;
+}
+
+static int study_finished(const char *root)
+{
+	char p[STUDY_PATH_MAX];
+
+	return !study_path(p, sizeof(p), root, "FINISHED") &&
+	       access(p, F_OK) == 0;
+}
+
+int cli_stop(int argc, char **argv)
+{
+	struct spec s;
+	int rc;
+
+	if (cli_wants_help(argc, argv)) {
+		fputs(stop_usage, stdout);
+		return CLI_OK;
+	}
+	if (argc != 2 || argv[1][0] == '-') {
+		fputs(stop_usage, stderr);
+		return CLI_EINPUT;
+	}
+	if ((rc = cli_open_study("stop", argv[1], &s)))
+		return rc;
+	spec_release(&s);
+	if (study_finished(argv[1])) {
+		printf("study %s is already finished; nothing to stop\n",
+		       argv[1]);
+		return CLI_OK;
+	}
+	if ((rc = write_request("stop", argv[1], "stop", NULL)))
+		return rc;
+	printf("requested stop of %s; the orchestrator will act on it at its "
+	       "next batch\n",
+	       argv[1]);
+	return CLI_OK;
+}
+
+/* 1 when trial id has a file anywhere in the study. */
+static int trial_exists(const char *root, uint64_t id)
+{
+	static const char *const dirs[] = {"pending", "claimed", "staging",
+					   NULL};
+	char p[STUDY_PATH_MAX], idtxt[ID_TRIAL_LEN];
+	struct dirent **names;
+	int i, j, n, found = 0;
+
+	id_trial_format(id, idtxt);
+	if (!study_path(p, sizeof(p), root, "archive/%04u/%s.trial.json",
+			study_shard(id), idtxt) &&
+	    access(p, F_OK) == 0)
+		return 1;
+	for (i = 0; dirs[i] && !found; i++) {
+		if (study_path(p, sizeof(p), root, "%s", dirs[i]))
+			continue;
+		n = cli_list("requeue", p, &names);
+		for (j = 0; j < n && !found; j++)
+			found = strstr(names[j]->d_name, idtxt) != NULL;
+		cli_list_free(names, n);
+	}
+	return found;
+}
+
+int cli_requeue(int argc, char **argv)
+{
+	struct spec s;
+	uint64_t id;
+	int rc;
+
+	if (cli_wants_help(argc, argv)) {
+		fputs(requeue_usage, stdout);
+		return CLI_OK;
+	}
+	if (argc != 3 || argv[1][0] == '-' ||
+	    (argv[2][0] == '-' && strcmp(argv[2], "--failed"))) {
+		fputs(requeue_usage, stderr);
+		return CLI_EINPUT;
+	}
+	if ((rc = cli_open_study("requeue", argv[1], &s)))
+		return rc;
+	spec_release(&s);
+	if (study_finished(argv[1]))
+		cli_warn("requeue", "study %s is finished; the request waits "
+				    "until an orchestrator runs it again",
+			 argv[1]);
+	if (!strcmp(argv[2], "--failed")) {
+		if ((rc = write_request("requeue", argv[1], "requeue-failed",
+					NULL)))
+			return rc;
+		printf("requested requeue of every failed trial of %s; the "
+		       "orchestrator will act on it at its next batch\n",
+		       argv[1]);
+		return CLI_OK;
+	}
+	if (id_trial_parse(argv[2], &id))
+		return cli_fail("requeue", CLI_EINPUT,
+				"'%s': not a trial id (8 digits, e.g. 00000042)",
+				argv[2]);
+	if (!trial_exists(argv[1], id))
+		return cli_fail("requeue", CLI_EINPUT,
+				"trial %s: no such trial in %s", argv[2],
+				argv[1]);
+	if ((rc = write_request("requeue", argv[1], "requeue", argv[2])))
+		return rc;
+	printf("requested requeue of trial %s; the orchestrator will act on "
+	       "it at its next batch\n",
+	       argv[2]);
+	return CLI_OK;
+}

@@ -1,0 +1,524 @@
+/*
+ * status.c - `dehbq status STUDY [--watch [SECS]]` and `dehbq workers STUDY`
+ *
+ * status reads state/status.json (rewritten by the orchestrator every
+ * batch, fields in orchestrator/sched.c summary_json) or FINISHED, plus
+ * the directory itself: counts by directory, the worker registry and the
+ * claims.  Ages are filesystem time (see study.c, cli_fs_now).  A missing
+ * or damaged status.json is reported and the directory counts are still
+ * shown.  The screen is rendered into memory and written at once, so
+ * --watch redraws without flicker.
+ */
+#include "cli.h"
+
+#include "err.h"
+#include "jsonfile.h"
+#include "space.h"
+#include "spec.h"
+#include "study.h"
+#include "timeutil.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char status_usage[] =
+	"usage: dehbq status STUDY [--watch [SECS]]\n"
+	"\n"
+	"Show a study's progress toward termination with an ETA, counts by\n"
+	"state, both incumbents, the active brackets by rung, live workers,\n"
+	"stale claims, throughput and warnings.  --watch redraws every SECS\n"
+	"seconds (default 2) until the study finishes or Ctrl-C.\n";
+
+static const char workers_usage[] =
+	"usage: dehbq workers STUDY\n"
+	"\n"
+	"List the worker registry (workers/*.json): host, pid, worker id,\n"
+	"SLURM job/array ids, current trial, start time, heartbeat age and\n"
+	"whether the worker is live (heartbeat within runtime.lease).\n";
+
+/* Number member of obj, or dflt. */
+static double num(const cJSON *obj, const char *key, double dflt)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+	return cJSON_IsNumber(it) ? it->valuedouble : dflt;
+}
+
+static const char *str(const cJSON *obj, const char *key, const char *dflt)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+	return cJSON_IsString(it) ? it->valuestring : dflt;
+}
+
+static void fmt_dur(char *buf, size_t size, double s)
+{
+	if (!isfinite(s) || s < 0)
+		snprintf(buf, size, "?");
+	else if (s < 60)
+		snprintf(buf, size, "%.0fs", s);
+	else if (s < 3600)
+		snprintf(buf, size, "%dm%02ds", (int)(s / 60), (int)s % 60);
+	else if (s < 86400 * 99.0)
+		snprintf(buf, size, "%dh%02dm", (int)(s / 3600),
+			 (int)(s / 60) % 60);
+	else
+		snprintf(buf, size, "%.0fd", s / 86400);
+}
+
+static void bar(FILE *f, const char *what, double cur, double max,
+		double eta, const char *unit)
+{
+	char e[32];
+	double frac = max > 0 ? cur / max : 0;
+	int i, w = 30, fill;
+
+	if (frac > 1)
+		frac = 1;
+	if (frac < 0)
+		frac = 0;
+	fill = (int)(frac * w + 0.5);
+	fprintf(f, "  %-9s [", what);
+	for (i = 0; i < w; i++)
+		fputc(i < fill ? '#' : '.', f);
+	fmt_dur(e, sizeof(e), eta);
+	fprintf(f, "] %5.1f%%  %g/%g%s  ETA %s\n", frac * 100, cur, max, unit,
+		frac >= 1 ? "reached" : e);
+}
+
+static void incumbent(FILE *f, const char *label, const cJSON *inc)
+{
+	const cJSON *cfg, *it;
+	char *txt;
+
+	if (!cJSON_IsObject(inc)) {
+		fprintf(f, "  %-22s none yet\n", label);
+		return;
+	}
+	fprintf(f, "  %-22s loss %.6g at fidelity %g (trial %s)\n", label,
+		num(inc, "loss", NAN), num(inc, "fidelity", NAN),
+		str(inc, "trial", "?"));
+	cfg = cJSON_GetObjectItemCaseSensitive(inc, "config");
+	if (!cJSON_IsObject(cfg))
+		return;
+	fprintf(f, "  %-22s", "");
+	cJSON_ArrayForEach(it, cfg)
+	{
+		txt = cJSON_IsString(it) ? NULL : cJSON_PrintUnformatted(it);
+		fprintf(f, " %s=%s", it->string ? it->string : "?",
+			txt ? txt : (it->valuestring ? it->valuestring : "?"));
+		cJSON_free(txt);
+	}
+	fputc('\n', f);
+}
+
+static void brackets(FILE *f, const cJSON *br)
+{
+	const cJSON *b, *r;
+	int nb = 0;
+
+	if (!cJSON_IsArray(br))
+		return;
+	cJSON_ArrayForEach(b, br)
+	{
+		const cJSON *rungs = cJSON_GetObjectItemCaseSensitive(b, "rungs");
+		int j = 0;
+
+		if (!cJSON_IsArray(rungs))
+			continue;
+		if (!nb++)
+			fprintf(f, "active brackets\n");
+		if (nb > 20) {
+			fprintf(f, "  ... %d more\n", cJSON_GetArraySize(br) - 20);
+			break;
+		}
+		fprintf(f, "  bracket %.0f:", num(b, "id", -1));
+		cJSON_ArrayForEach(r, rungs)
+		{
+			double n = num(r, "n", 0), d = num(r, "done", 0);
+			double p = num(r, "pending", 0);
+
+			fprintf(f, "%s rung%d %.0f/%.0f done", j ? "," : "", j,
+				d, n);
+			if (p > 0)
+				fprintf(f, " %.0f running", p);
+			j++;
+		}
+		fputc('\n', f);
+	}
+}
+
+struct wk_scan {
+	FILE *f;      /* output */
+	double now;   /* filesystem now */
+	double lease; /* runtime.lease */
+	int live;     /* live workers seen */
+	int stale;    /* stale registry entries */
+	int table;    /* 1: full table (workers), 0: live list (status) */
+};
+
+static void worker_row(const char *root, const char *name, struct wk_scan *w)
+{
+	char p[STUDY_PATH_MAX], err[DEHBQ_ERRLEN], age[32];
+	char host[ID_HOST_LEN], wid[ID_WORKER_LEN];
+	struct jsonfile *jf;
+	const cJSON *o, *tr;
+	double mt;
+	long pid;
+	int live;
+
+	if (study_parse_worker(name, host, &pid, wid)) {
+		cli_warn(w->table ? "workers" : "status",
+			 "skipping '%s/workers/%s': unexpected name", root, name);
+		return;
+	}
+	if (study_path(p, sizeof(p), root, "workers/%s", name))
+		return;
+	if (jsonfile_load(p, JSONFILE_CAP, &jf, err)) {
+		if (errno != ENOENT) /* a worker may exit meanwhile */
+			cli_warn(w->table ? "workers" : "status",
+				 "skipping %s", err);
+		return;
+	}
+	if (cli_lmtime(p, &mt)) {
+		jsonfile_free(jf);
+		return;
+	}
+	o = jsonfile_root(jf);
+	live = w->now - mt <= w->lease;
+	w->live += live;
+	w->stale += !live;
+	fmt_dur(age, sizeof(age), w->now - mt < 0 ? 0 : w->now - mt);
+	tr = cJSON_GetObjectItemCaseSensitive(o, "trial");
+	if (w->table) {
+		const char *aj = str(o, "slurm_array_job_id", "");
+		const char *at = str(o, "slurm_array_task_id", "");
+		char slurm[80];
+
+		if (*aj)
+			snprintf(slurm, sizeof(slurm), "%s/%s_%s",
+				 str(o, "slurm_job_id", "-"), aj, at);
+		else
+			snprintf(slurm, sizeof(slurm), "%s",
+				 str(o, "slurm_job_id", "-"));
+		fprintf(w->f, "%-20s %8ld %-12s %-18s %-8s %-24s %8s %s\n",
+			host, pid, wid, slurm,
+			cJSON_IsString(tr) ? tr->valuestring : "-",
+			str(o, "started", "?"), age, live ? "live" : "stale");
+	} else if (live) {
+		fprintf(w->f, "  %s:%ld %s  trial %s  heartbeat %s ago\n", host,
+			pid, wid, cJSON_IsString(tr) ? tr->valuestring : "idle",
+			age);
+	}
+	jsonfile_free(jf);
+}
+
+static void scan_workers(const char *root, struct wk_scan *w)
+{
+	char p[STUDY_PATH_MAX];
+	struct dirent **names;
+	int n, i;
+
+	if (study_path(p, sizeof(p), root, "workers"))
+		return;
+	n = cli_list(w->table ? "workers" : "status", p, &names);
+	for (i = 0; i < n; i++)
+		worker_row(root, names[i]->d_name, w);
+	cli_list_free(names, n);
+}
+
+/* Claims whose mtime is older than the lease, listed. */
+static int stale_claims(FILE *f, const char *root, double now, double lease)
+{
+	char p[STUDY_PATH_MAX], age[32];
+	struct dirent **names;
+	int n, i, k = 0;
+
+	if (study_path(p, sizeof(p), root, "claimed"))
+		return 0;
+	n = cli_list("status", p, &names);
+	for (i = 0; i < n; i++) {
+		struct study_claim c;
+		double mt;
+
+		if (study_parse_claim(names[i]->d_name, &c) ||
+		    study_path(p, sizeof(p), root, "claimed/%s",
+			       names[i]->d_name) ||
+		    cli_lmtime(p, &mt) || now - mt <= lease)
+			continue;
+		if (!k++)
+			fprintf(f, "stale claims (no heartbeat for > %gs)\n",
+				lease);
+		fmt_dur(age, sizeof(age), now - mt);
+		fprintf(f, "  trial %08llu on %s:%ld (%s), last heartbeat %s "
+			   "ago\n",
+			(unsigned long long)c.id, c.host, c.pid, c.worker, age);
+	}
+	cli_list_free(names, n);
+	return k;
+}
+
+/* Render one screen into f; sets *finished. */
+static void render(FILE *f, const char *root, const struct spec *s,
+		   int *finished)
+{
+	char p[STUDY_PATH_MAX], err[DEHBQ_ERRLEN], e[32];
+	struct jsonfile *jf = NULL;
+	const cJSON *o = NULL, *c = NULL;
+	struct wk_scan w;
+	long archived, other;
+	int local, nstale, nwarn = 0;
+	double now = cli_fs_now(root, &local), mt;
+	double elapsed = 0, done = 0, issued = 0, failed = 0, rate = 0;
+	double lease_age = 0;
+	int have_lease = 0;
+
+	*finished = 0;
+	if (!study_path(p, sizeof(p), root, "FINISHED") &&
+	    access(p, F_OK) == 0) {
+		*finished = 1;
+		if (jsonfile_load(p, JSONFILE_CAP, &jf, err)) {
+			cli_warn("status", "%s", err);
+			jf = NULL;
+		}
+	}
+	if (!jf && !study_path(p, sizeof(p), root, "state/status.json") &&
+	    access(p, F_OK) == 0 && jsonfile_load(p, JSONFILE_CAP, &jf, err)) {
+		cli_warn("status", "%s", err);
+		jf = NULL;
+	}
+	if (jf)
+		o = jsonfile_root(jf);
+	if (o && !cJSON_IsObject(o))
+		o = NULL;
+	fprintf(f, "study %s  %s%s%s\n", s->study, root,
+		s->name[0] ? "  " : "", s->name);
+	if (o) {
+		c = cJSON_GetObjectItemCaseSensitive(o, "counts");
+		elapsed = num(o, "elapsed", 0);
+		done = num(c, "done", 0);
+		issued = num(c, "issued", 0);
+		failed = num(c, "failed", 0);
+		rate = elapsed > 0 ? done / elapsed : 0;
+		fmt_dur(e, sizeof(e), elapsed);
+		fprintf(f, "orchestrator %s:%.0f epoch %.0f, running %s, updated "
+			   "%s%s\n",
+			str(o, "host", "?"), num(o, "pid", 0), num(o, "epoch", 0),
+			e, str(o, "updated", "?"),
+			*finished ? "  FINISHED" : "");
+		if (*finished)
+			fprintf(f, "finished: %s\n", str(o, "reason", "?"));
+		fprintf(f, "progress\n");
+		if (s->fevals) {
+			bar(f, "issued", issued, (double)s->fevals,
+			    rate > 0 ? (s->fevals - issued) / rate : NAN, "");
+			bar(f, "done", done, (double)s->fevals,
+			    rate > 0 ? (s->fevals - done) / rate : NAN, "");
+		}
+		if (s->brackets) {
+			double nb = num(c, "brackets", 0);
+
+			bar(f, "brackets", nb, (double)s->brackets,
+			    nb > 0 ? (s->brackets - nb) * elapsed / nb : NAN,
+			    "");
+		}
+		if (s->walltime > 0)
+			bar(f, "walltime", elapsed, s->walltime,
+			    s->walltime - elapsed, "s");
+		if (s->total_cost > 0) {
+			double tc = num(c, "total_cost", 0);
+
+			bar(f, "cost", tc, s->total_cost,
+			    tc > 0 ? (s->total_cost - tc) * elapsed / tc : NAN,
+			    "");
+		}
+		fprintf(f, "counts: issued %.0f, done %.0f, failed %.0f, in "
+			   "flight %.0f (pending %.0f, claimed %.0f)\n",
+			issued, done, failed, num(c, "inflight", 0),
+			num(c, "pending", 0), num(c, "claimed", 0));
+		fprintf(f, "        requeues %.0f, expired %.0f, duplicates "
+			   "%.0f, quarantined %.0f, brackets %.0f, total cost "
+			   "%g\n",
+			num(c, "requeues", 0), num(c, "expired", 0),
+			num(c, "duplicates", 0), num(c, "quarantined", 0),
+			num(c, "brackets", 0), num(c, "total_cost", 0));
+		fprintf(f, "throughput: %.2f done/min\n", rate * 60);
+		fprintf(f, "incumbents\n");
+		incumbent(f, "at max fidelity:",
+			  cJSON_GetObjectItemCaseSensitive(
+				  o, "incumbent_max_fidelity"));
+		incumbent(f, "at any fidelity:",
+			  cJSON_GetObjectItemCaseSensitive(
+				  o, "incumbent_any_fidelity"));
+		if (!*finished)
+			brackets(f, cJSON_GetObjectItemCaseSensitive(
+					    o, "brackets"));
+	} else {
+		fprintf(f, "no state/status.json: the orchestrator has not run "
+			   "yet (start: dehbq-orchestrator %s)\n",
+			root);
+	}
+	cli_count_archive(root, &archived, &other);
+	fprintf(f, "directory: staging %d, pending %d, claimed %d, results "
+		   "%d, archived %ld, quarantine %d\n",
+		cli_count_dir(root, "staging"), cli_count_dir(root, "pending"),
+		cli_count_dir(root, "claimed"), cli_count_dir(root, "results"),
+		archived, cli_count_dir(root, "quarantine"));
+	memset(&w, 0, sizeof(w));
+	w.f = f;
+	w.now = now;
+	w.lease = s->lease;
+	fprintf(f, "live workers%s\n", local ? " (local clock)" : "");
+	scan_workers(root, &w);
+	if (!w.live)
+		fprintf(f, "  none\n");
+	if (w.stale)
+		fprintf(f, "  (%d stale registry entries: dehbq workers %s)\n",
+			w.stale, root);
+	nstale = stale_claims(f, root, now, s->lease);
+	if (!study_path(p, sizeof(p), root, "state/lease.json") &&
+	    !cli_lmtime(p, &mt)) {
+		lease_age = now - mt;
+		have_lease = 1;
+	}
+#define WARN(...)                                                              \
+	do {                                                                   \
+		if (!nwarn++)                                                  \
+			fprintf(f, "warnings\n");                              \
+		fprintf(f, "  ");                                              \
+		fprintf(f, __VA_ARGS__);                                       \
+		fputc('\n', f);                                                \
+	} while (0)
+	if (*finished)
+		WARN("FINISHED is present: the study is complete");
+	if (!*finished && !w.live)
+		WARN("no live workers: start some with dehbq-worker --study %s "
+		     "-- TRAINER ...",
+		     root);
+	if (done > 0 && failed > 0.2 * done)
+		WARN("many failures: %.0f of %.0f trials failed (dehbq trials "
+		     "%s --state failed)",
+		     failed, done, root);
+	if (!*finished && have_lease && lease_age > s->lease) {
+		fmt_dur(e, sizeof(e), lease_age);
+		WARN("orchestrator lease stale: no heartbeat for %s (is "
+		     "dehbq-orchestrator running?)",
+		     e);
+	}
+	if (!*finished && !have_lease)
+		WARN("no orchestrator has ever run on this study");
+	if (nstale)
+		WARN("%d stale claim%s (the orchestrator requeues them)",
+		     nstale, nstale == 1 ? "" : "s");
+	if (other)
+		WARN("%ld unexpected name%s in archive/", other,
+		     other == 1 ? "" : "s");
+#undef WARN
+	jsonfile_free(jf);
+}
+
+int cli_status(int argc, char **argv)
+{
+	const char *root = NULL;
+	double every = -1;
+	struct spec s;
+	int i, rc, finished;
+
+	if (cli_wants_help(argc, argv)) {
+		fputs(status_usage, stdout);
+		return CLI_OK;
+	}
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--watch")) {
+			every = 2;
+			if (i + 1 < argc && argv[i + 1][0] != '-' &&
+			    !cli_parse_double(argv[i + 1], &every)) {
+				i++;
+				if (every < 0.1 || every > 86400) {
+					cli_fail("status", CLI_EINPUT,
+						 "--watch: '%s' is not between "
+						 "0.1 and 86400 seconds",
+						 argv[i]);
+					fputs(status_usage, stderr);
+					return CLI_EINPUT;
+				}
+			}
+		} else if (argv[i][0] == '-' || root) {
+			cli_fail("status", CLI_EINPUT, "unexpected argument '%s'",
+				 argv[i]);
+			fputs(status_usage, stderr);
+			return CLI_EINPUT;
+		} else {
+			root = argv[i];
+		}
+	}
+	if (!root) {
+		fputs(status_usage, stderr);
+		return CLI_EINPUT;
+	}
+	if ((rc = cli_open_study("status", root, &s)))
+		return rc;
+	for (;;) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+
+		if (!f) {
+			spec_release(&s);
+			return cli_fail("status", CLI_ESYS, "fatal: out of memory");
+		}
+		render(f, root, &s, &finished);
+		fclose(f);
+		if (every > 0)
+			fputs("\033[H\033[2J", stdout);
+		fwrite(buf, 1, len, stdout);
+		free(buf);
+		if (fflush(stdout) == EOF) {
+			spec_release(&s);
+			return cli_fail("status", CLI_ESYS,
+					"fatal: unable to write to standard "
+					"output: %s",
+					strerror(errno));
+		}
+		if (every <= 0 || finished)
+			break;
+		timeutil_sleep(every, NULL);
+	}
+	spec_release(&s);
+	return CLI_OK;
+}
+
+int cli_workers(int argc, char **argv)
+{
+	struct wk_scan w;
+	struct spec s;
+	int local, rc;
+
+	if (cli_wants_help(argc, argv)) {
+		fputs(workers_usage, stdout);
+		return CLI_OK;
+	}
+	if (argc != 2 || argv[1][0] == '-') {
+		fputs(workers_usage, stderr);
+		return CLI_EINPUT;
+	}
+	if ((rc = cli_open_study("workers", argv[1], &s)))
+		return rc;
+	memset(&w, 0, sizeof(w));
+	w.f = stdout;
+	w.now = cli_fs_now(argv[1], &local);
+	w.lease = s.lease;
+	w.table = 1;
+	printf("%-20s %8s %-12s %-18s %-8s %-24s %8s %s\n", "host", "pid",
+	       "worker", "slurm", "trial", "started", "hbeat", "state");
+	scan_workers(argv[1], &w);
+	printf("%d live, %d stale (lease %gs%s)\n", w.live, w.stale, s.lease,
+	       local ? ", local clock" : "");
+	spec_release(&s);
+	return CLI_OK;
+}

@@ -1,0 +1,385 @@
+/*
+ * study.c - reading a study directory for the dehbq subcommands
+ *
+ * The CLI only reads a study (docs/protocol.md), except request files in
+ * state/requests/.  Everything here is defensive: a file that does not
+ * parse, a name outside the grammar, a symlink or a FIFO is skipped with
+ * one warning line on stderr naming it; nothing is ever followed, opened
+ * for writing or deleted.
+ *
+ * Trials are visited in this order: the archive (shards ascending, ids
+ * ascending within a shard), then claimed/, then pending/.  One trial is
+ * held in memory at a time, so 100k archived trials cost no more memory
+ * than one (plus one shard's name list).
+ *
+ * Clock: ages (heartbeats, claims, the lease) are server time against
+ * server time, like the orchestrator's.  "Now" is the mtime of a dotfile
+ * created in state/requests/ and removed at once (every scanner skips
+ * dotfiles, and requests/ is the one directory the CLI may write).  When
+ * that fails (read-only study) the local clock is used and said so.
+ */
+#include "cli.h"
+
+#include "err.h"
+#include "fsutil.h"
+#include "result.h"
+#include "space.h"
+#include "spec.h"
+#include "study.h"
+#include "timeutil.h"
+#include "trial.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+void cli_warn(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "dehbq %s: warning: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int cli_open_study(const char *cmd, const char *root, struct spec *s)
+{
+	char p[STUDY_PATH_MAX], err[DEHBQ_ERRLEN];
+	struct stat st;
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	if (study_path(p, sizeof(p), root, "study.json"))
+		return cli_fail(cmd, CLI_EINPUT, "'%s': path too long", root);
+	if (lstat(p, &st) < 0) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			return cli_fail(cmd, CLI_EINPUT,
+					"'%s': not a study directory (no "
+					"study.json)",
+					root);
+		return cli_fail(cmd, CLI_ESYS, "fatal: unable to stat '%s': %s",
+				p, strerror(errno));
+	}
+	if ((rc = spec_load_study(root, s, err))) {
+		rc = cli_exit_code(rc);
+		memset(s, 0, sizeof(*s));
+		return cli_fail(cmd, rc, "%s", err);
+	}
+	return CLI_OK;
+}
+
+double cli_fs_now(const char *root, int *local)
+{
+	char p[STUDY_PATH_MAX];
+	double now;
+
+	*local = 1;
+	if (study_path(p, sizeof(p), root, "state/requests/.clock.%ld",
+		       (long)getpid()))
+		return timeutil_now();
+	if (timeutil_fs_now(p, &now)) {
+		unlink(p);
+		return timeutil_now();
+	}
+	unlink(p);
+	*local = 0;
+	return now;
+}
+
+int cli_lmtime(const char *path, double *mt)
+{
+	struct stat st;
+
+	if (lstat(path, &st) < 0)
+		return -1;
+	*mt = (double)st.st_mtim.tv_sec + (double)st.st_mtim.tv_nsec / 1e9;
+	return 0;
+}
+
+/* scandir() filter: everything but dotfiles. */
+static int visible(const struct dirent *d)
+{
+	return !fsutil_skip_name(d->d_name);
+}
+
+int cli_list(const char *cmd, const char *dir, struct dirent ***out)
+{
+	int n = scandir(dir, out, visible, alphasort);
+
+	if (n < 0) {
+		*out = NULL;
+		if (errno != ENOENT)
+			cli_warn(cmd, "unable to list '%s': %s", dir,
+				 strerror(errno));
+		return 0;
+	}
+	return n;
+}
+
+void cli_list_free(struct dirent **list, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		free(list[i]);
+	free(list);
+}
+
+int cli_is_shard(const char *name)
+{
+	int i;
+
+	for (i = 0; i < 4; i++)
+		if (name[i] < '0' || name[i] > '9')
+			return 0;
+	return name[4] == 0;
+}
+
+/* Archive names that are ours but not a trial: results, duplicates,
+ * notes, stale claims; 1 when name is one of them. */
+static int archive_other(const char *name)
+{
+	size_t n = strlen(name);
+	static const char *const sfx[] = {".result.json", ".duplicate.json",
+					  ".note", ".stale.json", NULL};
+	int i;
+
+	for (i = 0; sfx[i]; i++) {
+		size_t k = strlen(sfx[i]);
+
+		if (n > k && !strcmp(name + n - k, sfx[i]))
+			return 1;
+	}
+	return 0;
+}
+
+/* "IIIIIIII.trial.json" -> id; 0 ok. */
+static int archive_trial_name(const char *name, uint64_t *id)
+{
+	char buf[ID_TRIAL_LEN];
+
+	if (strlen(name) != 19 || strcmp(name + 8, ".trial.json"))
+		return -1;
+	memcpy(buf, name, 8);
+	buf[8] = 0;
+	return id_trial_parse(buf, id) ? -1 : 0;
+}
+
+static void row_reset(struct cli_row *row)
+{
+	trial_release(&row->t);
+	if (row->has_result)
+		result_release(&row->r);
+	memset(row, 0, sizeof(*row));
+}
+
+/* Load one archived trial + result into row; 0 ok, -1 skipped. */
+static int load_archived(const char *cmd, const char *root,
+			 const struct space *sp, const char *shard,
+			 uint64_t id, unsigned flags, struct cli_row *row)
+{
+	char p[STUDY_PATH_MAX], err[DEHBQ_ERRLEN];
+
+	if (study_path(p, sizeof(p), root, "archive/%s/%08llu.trial.json",
+		       shard, (unsigned long long)id))
+		return -1;
+	if (trial_load(p, sp, &row->t, err)) {
+		cli_warn(cmd, "skipping %s", err);
+		memset(&row->t, 0, sizeof(row->t));
+		return -1;
+	}
+	if (row->t.id != id) {
+		cli_warn(cmd, "skipping '%s': id %08llu does not match the "
+			      "file name",
+			 p, (unsigned long long)row->t.id);
+		trial_release(&row->t);
+		return -1;
+	}
+	row->state = "archived";
+	if (flags & CLI_SCAN_NORESULT)
+		return 0;
+	if (study_path(p, sizeof(p), root, "archive/%s/%08llu.result.json",
+		       shard, (unsigned long long)id))
+		return 0;
+	if (result_load(p, &row->r, err)) {
+		cli_warn(cmd, "skipping %s", err);
+		memset(&row->r, 0, sizeof(row->r));
+		return 0;
+	}
+	row->has_result = 1;
+	row->state = row->r.status == RESULT_OK ? "done" : "failed";
+	snprintf(row->host, sizeof(row->host), "%s", row->r.host);
+	return 0;
+}
+
+static int scan_archive(const char *cmd, const char *root,
+			const struct space *sp, unsigned flags,
+			int (*fn)(void *arg, struct cli_row *row), void *arg)
+{
+	char p[STUDY_PATH_MAX];
+	struct dirent **shards, **names;
+	int ns, nn, i, j, rc = 0;
+
+	if (study_path(p, sizeof(p), root, "archive"))
+		return 0;
+	ns = cli_list(cmd, p, &shards);
+	for (i = 0; i < ns && !rc; i++) {
+		const char *sh = shards[i]->d_name;
+
+		if (!cli_is_shard(sh)) {
+			cli_warn(cmd, "skipping '%s/archive/%s': not a shard "
+				      "directory",
+				 root, sh);
+			continue;
+		}
+		if (study_path(p, sizeof(p), root, "archive/%s", sh))
+			continue;
+		nn = cli_list(cmd, p, &names);
+		for (j = 0; j < nn && !rc; j++) {
+			struct cli_row row;
+			uint64_t id;
+
+			if (archive_trial_name(names[j]->d_name, &id)) {
+				if (!archive_other(names[j]->d_name))
+					cli_warn(cmd, "skipping '%s/%s': "
+						      "unexpected name",
+						 p, names[j]->d_name);
+				continue;
+			}
+			memset(&row, 0, sizeof(row));
+			if (load_archived(cmd, root, sp, sh, id, flags, &row))
+				continue;
+			rc = fn(arg, &row);
+			row_reset(&row);
+		}
+		cli_list_free(names, nn);
+	}
+	cli_list_free(shards, ns);
+	return rc;
+}
+
+static int scan_live(const char *cmd, const char *root,
+		     const struct space *sp, const char *dir,
+		     int (*fn)(void *arg, struct cli_row *row), void *arg)
+{
+	char p[STUDY_PATH_MAX], err[DEHBQ_ERRLEN];
+	struct dirent **names;
+	int n, j, rc = 0;
+
+	if (study_path(p, sizeof(p), root, "%s", dir))
+		return 0;
+	n = cli_list(cmd, p, &names);
+	for (j = 0; j < n && !rc; j++) {
+		const char *name = names[j]->d_name;
+		struct study_claim c;
+		struct cli_row row;
+		uint64_t id;
+		int rung;
+
+		memset(&row, 0, sizeof(row));
+		if (!strcmp(dir, "claimed")) {
+			if (study_parse_claim(name, &c)) {
+				cli_warn(cmd, "skipping '%s/%s': unexpected name",
+					 p, name);
+				continue;
+			}
+			id = c.id;
+			snprintf(row.host, sizeof(row.host), "%s", c.host);
+			row.state = "claimed";
+		} else {
+			if (study_parse_pending(name, &rung, &id)) {
+				cli_warn(cmd, "skipping '%s/%s': unexpected name",
+					 p, name);
+				continue;
+			}
+			row.state = "pending";
+		}
+		if (study_path(p, sizeof(p), root, "%s/%s", dir, name))
+			continue;
+		if (trial_load(p, sp, &row.t, err)) {
+			/* a worker may have moved it meanwhile: not damage */
+			if (access(p, F_OK) == 0 || errno != ENOENT)
+				cli_warn(cmd, "skipping %s", err);
+			if (study_path(p, sizeof(p), root, "%s", dir))
+				break;
+			continue;
+		}
+		if (row.t.id != id)
+			cli_warn(cmd, "'%s': id %08llu does not match the name",
+				 p, (unsigned long long)row.t.id);
+		rc = fn(arg, &row);
+		row_reset(&row);
+		if (study_path(p, sizeof(p), root, "%s", dir))
+			break;
+	}
+	cli_list_free(names, n);
+	return rc;
+}
+
+int cli_scan_trials(const char *cmd, const char *root, const struct space *sp,
+		    unsigned flags, int (*fn)(void *arg, struct cli_row *row),
+		    void *arg)
+{
+	int rc = 0;
+
+	if (flags & CLI_SCAN_ARCHIVE)
+		rc = scan_archive(cmd, root, sp, flags, fn, arg);
+	if (!rc && (flags & CLI_SCAN_CLAIMED))
+		rc = scan_live(cmd, root, sp, "claimed", fn, arg);
+	if (!rc && (flags & CLI_SCAN_PENDING))
+		rc = scan_live(cmd, root, sp, "pending", fn, arg);
+	return rc;
+}
+
+int cli_count_dir(const char *root, const char *dir)
+{
+	char p[STUDY_PATH_MAX];
+	struct dirent *d;
+	DIR *dp;
+	int n = 0;
+
+	if (study_path(p, sizeof(p), root, "%s", dir) || !(dp = opendir(p)))
+		return 0;
+	while ((d = readdir(dp)))
+		if (!fsutil_skip_name(d->d_name))
+			n++;
+	closedir(dp);
+	return n;
+}
+
+void cli_count_archive(const char *root, long *trials, long *other)
+{
+	char p[STUDY_PATH_MAX];
+	struct dirent *d, *e;
+	DIR *dp, *sp;
+
+	*trials = *other = 0;
+	if (study_path(p, sizeof(p), root, "archive") || !(dp = opendir(p)))
+		return;
+	while ((d = readdir(dp))) {
+		if (!cli_is_shard(d->d_name) ||
+		    study_path(p, sizeof(p), root, "archive/%s", d->d_name) ||
+		    !(sp = opendir(p)))
+			continue;
+		while ((e = readdir(sp))) {
+			uint64_t id;
+
+			if (fsutil_skip_name(e->d_name))
+				continue;
+			if (!archive_trial_name(e->d_name, &id))
+				(*trials)++;
+			else if (!archive_other(e->d_name))
+				(*other)++;
+		}
+		closedir(sp);
+	}
+	closedir(dp);
+}
