@@ -1,0 +1,81 @@
+#!/bin/sh
+# t0100: dehbq status, workers, stop and requeue on a real study with
+# two workers; argument errors exit 100 with a usage line.
+. "${DEHBQ_SRC:-.}/tests/lib.sh"
+plan 24
+
+cat >"$T/trainer.sh" <<'TR'
+#!/bin/sh
+sleep 0.3
+awk -v x="$DEHBQ_P_X" -v l="$DEHBQ_P_LAYERS" -v b="$DEHBQ_BUDGET" 'BEGIN{
+ loss = (x-0.3)^2 + l/100 + 1/b
+ printf "{\"loss\": %.10g, \"cost\": %s, \"info\": {\"acc\": %.4f, \"nested\": {\"a\": 1}}}\n", loss, b, 1-loss }'
+TR
+chmod +x "$T/trainer.sh"
+
+"$B/dehbq" status --help >"$T/out"
+check "status --help exits 0 and prints usage" \
+	sh -c "test $? = 0 && grep -q 'usage: dehbq status' '$T/out'"
+"$B/dehbq" status 2>"$T/err"
+check "status without STUDY exits 100 with usage" \
+	sh -c "test $? = 100 && grep -q usage: '$T/err'"
+"$B/dehbq" status "$T" 2>"$T/err"
+rc=$?
+check "status on a non-study exits 100" test $rc = 100
+check "... saying there is no study.json" \
+	grep -q "dehbq status: '$T': not a study directory (no study.json)" "$T/err"
+"$B/dehbq" status "$T/s" --bogus 2>/dev/null
+check "status with an unknown option exits 100" test $? = 100
+
+mkspec "$T/spec.json" 200
+"$B/dehbq" init "$T/s" --spec "$T/spec.json" >/dev/null
+"$B/dehbq" status "$T/s" >"$T/out" 2>"$T/err"
+check "status before the orchestrator ran exits 0" test $? = 0
+check "... says the orchestrator has not run" grep -q "has not run" "$T/out"
+check "... and shows directory counts" grep -q "^directory: .*pending 0" "$T/out"
+
+bg "$B/dehbq-orchestrator" "$T/s" 2>"$T/orch.log"
+orch=$!
+for i in 1 2; do
+	bg "$B/dehbq-worker" --study "$T/s" --idle-exit 30 -- "$T/trainer.sh" 2>>"$T/workers.log"
+done
+wait_for 30 sh -c "ls '$T/s/archive/0000' 2>/dev/null | grep -q result"
+wait_for 10 sh -c "test \$(ls '$T/s/workers' | wc -l) = 2"
+"$B/dehbq" status "$T/s" >"$T/out" 2>"$T/err"
+check "status of a running study exits 0" test $? = 0
+check "... shows the fevals progress bar" grep -q "issued *\[#*\.*\]" "$T/out"
+check "... shows an active bracket by rung" grep -q "bracket [0-9]*: rung0" "$T/out"
+check "... shows both live workers" test "$(grep -c 'heartbeat .* ago' "$T/out")" = 2
+check "... shows the max-fidelity incumbent first" \
+	sh -c "grep -n 'fidelity:' '$T/out' | head -1 | grep -q 'at max fidelity'"
+check "... and no warning about the lease" sh -c "! grep -q 'lease stale' '$T/out'"
+"$B/dehbq" workers "$T/s" >"$T/out"
+check "workers lists two live workers" \
+	sh -c "test $? = 0 && test \$(grep -c ' live\$' '$T/out') = 2"
+
+"$B/dehbq" stop "$T/s" >"$T/out"
+check "stop exits 0 and says the orchestrator will act" \
+	sh -c "test $? = 0 && grep -q 'next batch' '$T/out'"
+wait_for 60 test -e "$T/s/FINISHED"
+check "the orchestrator honours the stop request" test -e "$T/s/FINISHED"
+wait $orch
+timeout 20 "$B/dehbq" status "$T/s" --watch 0.2 >"$T/out"
+check "status --watch returns once FINISHED exists" test $? = 0
+check "... and warns that the study is finished" grep -q "FINISHED is present" "$T/out"
+
+"$B/dehbq" requeue "$T/s" 00000001 >"$T/out"
+check "requeue ID exits 0" test $? = 0
+check "... and writes a requeue request" python3 -c "
+import json, glob, sys
+f = glob.glob(sys.argv[1] + '/state/requests/requeue-*.json')
+d = json.load(open(f[0]))
+assert d == {'format': 'dehbq-request/1', 'action': 'requeue', 'trial': '00000001'}, d
+" "$T/s"
+"$B/dehbq" requeue "$T/s" --failed >"$T/out"
+check "requeue --failed writes a requeue-failed request" \
+	sh -c "grep -q '\"requeue-failed\"' '$T/s'/state/requests/requeue-failed-*.json"
+"$B/dehbq" requeue "$T/s" 1x 2>"$T/err"
+check "requeue of a malformed id exits 100" test $? = 100
+"$B/dehbq" requeue "$T/s" 99999999 2>"$T/err"
+check "requeue of an unknown id exits 100" \
+	sh -c "test $? = 100 && grep -q 'no such trial' '$T/err'"
