@@ -334,7 +334,11 @@ int main(int argc, char **argv)
 			backoff = 0;
 		}
 		if (!rc && sched_finished(s)) {
-			code = sched_finish(s, "budget exhausted") ? 111 : 0;
+			code = sched_finish(s, sched_stopping(s)
+							 ? "stopped by request"
+							 : "budget exhausted")
+				       ? 111
+				       : 0;
 			break;
 		}
 		if (got_stop || once) {

@@ -321,13 +321,19 @@ static void quarantine(struct sched *s, const char *dir, const char *name,
 		       const char *why)
 {
 	char from[STUDY_PATH_MAX], to[STUDY_PATH_MAX], rp[STUDY_PATH_MAX];
-	char line[DEHBQ_ERRLEN + 600];
+	char line[DEHBQ_ERRLEN + 600], flat[64], *c;
 	int n;
 
+	/* "state/requests" -> "state-requests": one name in quarantine/ */
+	snprintf(flat, sizeof(flat), "%s", dir);
+	for (c = flat; *c; c++)
+		if (*c == '/')
+			*c = '-';
 	if (study_path(from, sizeof(from), s->root, "%s/%s", dir, name) ||
-	    study_path(to, sizeof(to), s->root, "quarantine/%s.%s", dir, name) ||
-	    study_path(rp, sizeof(rp), s->root, "quarantine/%s.%s.reason", dir,
-		       name))
+	    study_path(to, sizeof(to), s->root, "quarantine/%s.%s", flat,
+		       name) ||
+	    study_path(rp, sizeof(rp), s->root, "quarantine/%s.%s.reason",
+		       flat, name))
 		return;
 	if (atomicfile_move(from, to, s->flags) != DEHBQ_OK) {
 		logmsg_w(s->lg, "unable to quarantine '%s': %s", from,
@@ -778,13 +784,43 @@ static int scan_worker(struct sched *s, const char *name)
 
 /* ---- requests from the dehbq command ---- */
 
+static int requeue_now(struct sched *s, uint64_t id, const char *why)
+{
+	struct inflight *e = inf_find(s, id);
+	int rc;
+
+	if (!e) {
+		logmsg_w(s->lg,
+			 "trial=%08llu not requeued (%s): it is not in flight; "
+			 "a trial whose result the optimiser has used cannot "
+			 "be re-run",
+			 (unsigned long long)id, why);
+		return DEHBQ_OK;
+	}
+	/* retire its current files; a late result still counts if first */
+	if (e->claim[0] &&
+	    (rc = move_to_archive_stale(s, "claimed", e->claim, id)))
+		return rc;
+	e->claim[0] = 0;
+	e->attempt++;
+	s->meta.requeues++;
+	s->dirty = 1;
+	logmsg_i(s->lg, "trial=%08llu requeued by request (%s) as attempt %d",
+		 (unsigned long long)id, why, e->attempt);
+	return stage_trial(s, id, e->attempt);
+}
+
 static int scan_request(struct sched *s, const char *name)
 {
 	char p[STUDY_PATH_MAX], err[DEHBQ_ERRLEN];
 	struct jsonfile *jf;
-	const char *action = NULL;
+	const char *action = NULL, *trial = NULL;
+	uint64_t id;
+	int rc = DEHBQ_OK;
 
 	if (study_path(p, sizeof(p), s->root, "state/requests/%s", name))
+		return DEHBQ_OK;
+	if (act_has_from(s, p))
 		return DEHBQ_OK;
 	if (jsonfile_load(p, JSONFILE_CAP, &jf, err)) {
 		quarantine(s, "state/requests", name, err);
@@ -792,7 +828,9 @@ static int scan_request(struct sched *s, const char *name)
 	}
 	if (jsonfile_check_format(jf, "dehbq-request/1", err) ||
 	    jsonfile_get_string(jf, jsonfile_root(jf), "action",
-				JSONFILE_REQUIRED, &action, err)) {
+				JSONFILE_REQUIRED, &action, err) ||
+	    jsonfile_get_string(jf, jsonfile_root(jf), "trial",
+				JSONFILE_OPTIONAL, &trial, err)) {
 		jsonfile_free(jf);
 		quarantine(s, "state/requests", name, err);
 		return DEHBQ_OK;
@@ -804,13 +842,26 @@ static int scan_request(struct sched *s, const char *name)
 				 name);
 		s->meta.stopping = 1;
 		s->dirty = 1;
+	} else if (!strcmp(action, "requeue") && trial &&
+		   !id_trial_parse(trial, &id)) {
+		rc = requeue_now(s, id, name);
+	} else if (!strcmp(action, "requeue-failed")) {
+		logmsg_w(s->lg,
+			 "%s: requeue-failed is not supported yet: failed "
+			 "results are told to the optimiser at once (as loss "
+			 "+inf) and cannot be re-run",
+			 name);
+	} else {
 		jsonfile_free(jf);
-		return act_push(s, ACT_UNLINK, NULL, p, NULL);
+		quarantine(s, "state/requests", name,
+			   "unknown action or bad trial id (known: stop, "
+			   "requeue with \"trial\": \"IIIIIIII\")");
+		return DEHBQ_OK;
 	}
 	jsonfile_free(jf);
-	quarantine(s, "state/requests", name,
-		   "unknown action (this orchestrator handles: stop)");
-	return DEHBQ_OK;
+	if (rc)
+		return rc;
+	return act_push(s, ACT_UNLINK, NULL, p, NULL);
 }
 
 /* ---- the batch ---- */
@@ -1044,6 +1095,11 @@ int sched_finished(const struct sched *s)
 	if (s->meta.stopping || dehb_exhausted(s->eng))
 		return s->ninf == 0 || !s->spec->drain;
 	return 0;
+}
+
+int sched_stopping(const struct sched *s)
+{
+	return s->meta.stopping;
 }
 
 long long sched_told(const struct sched *s)

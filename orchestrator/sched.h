@@ -44,6 +44,8 @@ int sched_batch(struct sched *s, char *err);
 int sched_finished(const struct sched *s);
 /* Write FINISHED (atomically) with the summary. */
 int sched_finish(struct sched *s, const char *reason);
+/* 1 when a stop request was accepted. */
+int sched_stopping(const struct sched *s);
 /* Number of trials told so far (for tests and logs). */
 long long sched_told(const struct sched *s);
 

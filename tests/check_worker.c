@@ -355,7 +355,7 @@ START_TEST(test_worker_claim_quarantines_bad_trials)
 	e = ent(0, 7);
 	ck_assert_int_eq(claim_try(&cx, &e, &c, err), DEHBQ_ELOST);
 	ck_assert_ptr_nonnull(strstr(err, "study"));
-	why = tu_read(tu_path("quarantine/99-00000007.json.reason"), NULL);
+	why = tu_read(tu_path("quarantine/pending.99-00000007.json.reason"), NULL);
 	ck_assert_ptr_nonnull(strstr(why, "pending/99-00000007.json: "));
 	ck_assert_ptr_nonnull(strchr(why, '\n'));
 	free(why);

@@ -124,17 +124,17 @@ timeout 60 "$DEHBQ_BIN/dehbq-worker" --study "$S" --idle-exit 1 \
 	--max-poll 0.3 -- sh -c 'echo "{\"loss\": 1}"' 2>"$T/wjunk.log"
 rc=$?
 check "junk in pending/: worker exits 0" [ $rc = 0 ]
-q() { [ -e "$S/quarantine/$1" ] || [ -L "$S/quarantine/$1" ] &&
-	[ -s "$S/quarantine/$1.reason" ] ||
+q() { [ -e "$S/quarantine/pending.$1" ] || [ -L "$S/quarantine/pending.$1" ] &&
+	[ -s "$S/quarantine/pending.$1.reason" ] ||
 	{ echo "# not quarantined: $1"; return 1; }; }
 check "symlink, FIFO, bad JSON, bad name, wrong id quarantined" eval \
 	'q 99-00000010.json && q 99-00000011.json && q 99-00000012.json &&
 	q hello.txt && q 99-00000013.json &&
-	[ -L "$S/quarantine/99-00000010.json" ] &&
-	[ -p "$S/quarantine/99-00000011.json" ]'
+	[ -L "$S/quarantine/pending.99-00000010.json" ] &&
+	[ -p "$S/quarantine/pending.99-00000011.json" ]'
 check "reasons name the file; dotfile left alone; nothing ran" eval \
 	'grep -q "^pending/99-00000013.json: .*id" \
-		"$S/quarantine/99-00000013.json.reason" &&
+		"$S/quarantine/pending.99-00000013.json.reason" &&
 	[ -f "$S/pending/.ignored-dotfile" ] &&
 	[ -z "$(ls "$S/results" | grep "^0000001")" ]'
 

@@ -5,7 +5,8 @@
  *   - pending/ holds only PP-IIIIIIII.json regular files.  Dotfiles are
  *     temporary files or NFS silly renames and are skipped.  Anything else
  *     (bad name, symlink, FIFO, directory) is renamed into quarantine/
- *     without being opened, plus quarantine/NAME.reason (one line).
+ *     without being opened, as quarantine/pending.NAME, plus
+ *     quarantine/pending.NAME.reason (one line).
  *   - Names sort best first (PP = 99 - rung).  A worker picks at random
  *     among the first k names of the best rung, so a thousand workers do
  *     not all race for the same file.
@@ -106,7 +107,9 @@ int claim_quarantine(const struct claim_ctx *cx, const char *from_path,
 	char shown[STUDY_NAME_MAX];
 	int rc, n;
 
-	if (study_path(to, sizeof(to), cx->root, "quarantine/%s", name))
+	/* quarantine/DIR.NAME, as the orchestrator names them */
+	if (study_path(to, sizeof(to), cx->root, "quarantine/%s.%s", where,
+		       name))
 		return DEHBQ_ETOOBIG;
 	rc = atomicfile_move(from_path, to, 0);
 	if (rc)
@@ -115,8 +118,8 @@ int claim_quarantine(const struct claim_ctx *cx, const char *from_path,
 	n = snprintf(line, sizeof(line), "%s/%s: %s\n", where, shown, why);
 	if (n < 0 || (size_t)n >= sizeof(line))
 		n = (int)sizeof(line) - 1, line[n - 1] = '\n';
-	if (study_path(rpath, sizeof(rpath), cx->root, "quarantine/%s.reason",
-		       name) ||
+	if (study_path(rpath, sizeof(rpath), cx->root,
+		       "quarantine/%s.%s.reason", where, name) ||
 	    atomicfile_write(rpath, line, (size_t)n, 0666, 0))
 		logmsg_w(cx->lg, "cannot write 'quarantine/%s.reason': %s",
 			 shown, strerror(errno));
