@@ -104,13 +104,13 @@ $(B)/tests/check_main: $(call obj,$(TEST_SRCS)) $(LIBCLI) $(LIBWORKER) $(LIBORCH
 # fuzz smoke run.  Any failure fails the target.
 check: deps-check all $(B)/tests/check_main
 	DEHBQ_TESTDATA=tests/data $(B)/tests/check_main
-	DEHBQ_BIN=$(CURDIR)/$(B)/bin DEHBQ_SRC=$(CURDIR) prove -f tests/t[0-9]*.sh
+	DEHBQ_BIN=$(abspath $(B))/bin DEHBQ_SRC=$(CURDIR) prove -f tests/t[0-9]*.sh
 	$(MAKE) --no-print-directory fuzz-smoke
 
 bench: all $(BENCHES)
-	DEHBQ_BIN=$(CURDIR)/$(B)/bin sh bench/run.sh full
+	DEHBQ_BIN=$(abspath $(B))/bin sh bench/run.sh full
 bench-quick: all $(BENCHES)
-	DEHBQ_BIN=$(CURDIR)/$(B)/bin sh bench/run.sh quick
+	DEHBQ_BIN=$(abspath $(B))/bin sh bench/run.sh quick
 
 # Fuzzing: libFuzzer targets built with clang into build-fuzz/.
 FUZZ_SRCS   = $(sort $(wildcard fuzz/fuzz_*.c))
@@ -134,14 +134,14 @@ fuzz-smoke:
 	else echo "fuzz smoke: SKIPPED ($(FUZZCC) not installed: apt-get install -y clang libclang-rt-14-dev)"; fi
 
 chaos: all
-	DEHBQ_BIN=$(CURDIR)/$(B)/bin DEHBQ_SRC=$(CURDIR) DEHBQ_CHAOS=long prove -v tests/t[0-9]*.sh
+	DEHBQ_BIN=$(abspath $(B))/bin DEHBQ_SRC=$(CURDIR) DEHBQ_CHAOS=long prove -v tests/t[0-9]*.sh
 
 # Missing Debian packages: installed when root, else the exact command.
 deps-check:
 	@sh deploy/deps.sh build
 
 demo: deps-check all
-	sh examples/demo.sh $(CURDIR)/$(B)/bin
+	sh examples/demo.sh $(abspath $(B))/bin
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
