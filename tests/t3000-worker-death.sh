@@ -1,0 +1,196 @@
+#!/bin/bash
+# t3000-worker-death.sh - issue 7 item 3: workers die or stall mid-trial.
+#  (a) SIGKILL a worker (and its trainer, as a lost node would) while the
+#      trainer sleeps: the trial is requeued within lease + poll (+ margin;
+#      the delay is measured and printed) and later completes.
+#  (b) SIGSTOP a worker past its lease, let the requeued copy finish, then
+#      SIGCONT it: its late result is archived as a duplicate with a note and
+#      never told; the requeued copy's result is told exactly once.
+# The study completes and tests/checkstudy.py --finished accepts it.
+# DEHBQ_CHAOS=long: 20 kills + 3 stalls on a longer study.
+. "${DEHBQ_SRC:-.}/tests/lib.sh"
+plan 11
+
+LEASE=2
+POLL=0.1
+MARGIN=1.5 # scheduling slack on a loaded 2-core machine
+kills=4
+stalls=1
+fevals=160
+if [ "${DEHBQ_CHAOS:-}" = long ]; then
+	kills=20
+	stalls=3
+	fevals=700
+fi
+NW=4
+mkspec "$T/spec.json" $fevals "{\"lease\": $LEASE, \"poll\": $POLL, \"max_attempts\": 5}"
+"$B/dehbq" init "$T/s" --spec "$T/spec.json" >/dev/null || exit 1
+S=$T/s
+: >"$T/exec.log"
+# the trainer logs "id attempt" and then sleeps, so a kill lands mid-trial
+TR="echo \"\$DEHBQ_TRIAL_ID \$DEHBQ_ATTEMPT\" >>'$T/exec.log'; sleep 0.6; $TRAINER"
+
+WPIDS=
+start_worker() {
+	"$B/dehbq-worker" --study "$S" --idle-exit 60 --max-poll 0.2 -- \
+		sh -c "$TR" 2>>"$T/workers.log" &
+	BG_PIDS="$BG_PIDS $!"
+	WPIDS="$WPIDS $!"
+}
+bg "$B/dehbq-orchestrator" "$S" 2>"$T/orch.log"
+ORCH=$!
+for _ in $(seq $NW); do start_worker; done
+
+now() { echo "$EPOCHREALTIME"; }
+# live_claimer: the pid of one of our live workers that holds a claim
+live_claimer() {
+	local f n p
+	for f in "$S"/claimed/*@*.json; do
+		[ -e "$f" ] || continue
+		n=${f##*/}
+		p=${n#*@}
+		p=${p#*.}
+		p=${p%%.*}
+		case " $WPIDS " in *" $p "*) ;; *) continue ;; esac
+		case " $DEAD " in *" $p "*) continue ;; esac
+		kill -0 "$p" 2>/dev/null || continue
+		echo "$p"
+		return 0
+	done
+	return 1
+}
+# claim_of PID: "ID WID" of the claim PID holds, if it has written no
+# result for it yet (i.e. the worker was stopped/killed mid-trial)
+claim_of() {
+	local f n id w
+	for f in "$S"/claimed/*@*."$1".*.json; do
+		[ -e "$f" ] || continue
+		n=${f##*/}
+		id=${n%%@*}
+		w=${n%.json}
+		w=${w##*.}
+		ls "$S/results" "$S"/archive/*/ 2>/dev/null | grep -q "^$id\.a[0-9]*\.$w\." && return 1
+		echo "$id $w"
+		return 0
+	done
+	return 1
+}
+nrequeued() { grep -c "trial=$1 claim by .* expired.*requeued" "$T/orch.log"; }
+requeued() { [ "$(nrequeued "$1")" -gt "$2" ]; }
+LIMIT=$(awk "BEGIN{print $LEASE + $POLL + $MARGIN}")
+DEAD=
+kill_tree() { # SIGNAL PID: the worker and its trainer's process group
+	for c in $(cat /proc/"$2"/task/*/children 2>/dev/null); do
+		kill "-$1" -- "-$c" 2>/dev/null
+	done
+	kill "-$1" "$2" 2>/dev/null
+}
+
+killed_ids=
+delays=
+maxdelay=0
+late=0
+n=0
+between=0
+while [ $n -lt $kills ] && [ ! -e "$S/FINISHED" ]; do
+	wait_for 20 live_claimer >/dev/null || break
+	pid=$(live_claimer) || continue
+	sleep 0.1
+	t0=$(now)
+	kill_tree KILL "$pid"
+	wait "$pid" 2>/dev/null
+	DEAD="$DEAD $pid"
+	start_worker
+	if ! set -- $(claim_of "$pid") || [ -z "${1:-}" ]; then
+		between=$((between + 1)) # landed between two trials: not counted
+		continue
+	fi
+	id=$1
+	before=$(($(nrequeued "$id") + 0))
+	n=$((n + 1))
+	killed_ids="$killed_ids $id"
+	if wait_for 20 requeued "$id" "$before"; then
+		d=$(awk -v a="$t0" -v b="$(now)" 'BEGIN{printf "%.2f", b - a}')
+		delays="$delays $d"
+		if awk -v d="$d" -v m="$LIMIT" 'BEGIN{exit !(d > m)}'; then late=$((late + 1)); fi
+		maxdelay=$(awk -v a="$maxdelay" -v b="$d" 'BEGIN{print (b > a) ? b : a}')
+	else
+		delays="$delays never"
+		late=$((late + 1))
+	fi
+done
+diag "kills that landed between two trials (not counted): $between"
+diag "workers SIGKILLed mid-trial: $n; requeue delays (s):$delays; max $maxdelay (lease $LEASE + poll $POLL)"
+check "SIGKILLed $kills workers mid-trial (got $n)" test "$n" = "$kills"
+check "every killed worker's trial was requeued within lease + poll + ${MARGIN}s" test "$late" = 0
+
+# (b) stalls
+stalled_ids=
+m=0
+while [ $m -lt $stalls ] && [ ! -e "$S/FINISHED" ]; do
+	wait_for 20 live_claimer >/dev/null || break
+	pid=$(live_claimer) || continue
+	sleep 0.1
+	kill -STOP "$pid"
+	if ! set -- $(claim_of "$pid") || [ -z "${1:-}" ]; then
+		kill -CONT "$pid"
+		continue
+	fi
+	id=$1
+	DEAD="$DEAD $pid"
+	start_worker
+	# the requeued attempt is run and told by another worker; the stopped
+	# worker's trainer (its own process group, not stopped) finishes
+	# meanwhile, but the stopped worker cannot write its result
+	wait_for 30 grep -q "trial=$id attempt=[2-9] told" "$T/orch.log"
+	kill -CONT "$pid"
+	m=$((m + 1))
+	stalled_ids="$stalled_ids $id"
+	# its late result: archived as a duplicate before the study ends
+	wait_for 30 sh -c "ls '$S'/archive/*/ | grep -q '^$id\.a1\..*\.note\$'"
+done
+diag "workers SIGSTOPped past the lease and resumed: $m ($stalled_ids)"
+check "stalled $stalls workers past their lease (got $m)" test "$m" = "$stalls"
+
+wait_for 240 test -e "$S/FINISHED"
+check "study completes" test -e "$S/FINISHED"
+# workers exit when they see FINISHED
+for p in $WPIDS; do wait_for 20 sh -c "! kill -0 $p 2>/dev/null"; done
+sleep 0.5
+check "independent checker: one state per trial, results told once, exact accounting, replay" \
+	python3 "$DEHBQ_SRC/tests/checkstudy.py" "$S" --finished
+
+# every killed trial completed, on a later attempt
+notdone=0
+for id in $killed_ids $stalled_ids; do
+	f=$S/archive/$(printf '%04d' $((10#$id / 10000)))/$id.result.json
+	[ -e "$f" ] || notdone=$((notdone + 1))
+done
+check "every killed/stalled trial completed (missing: $notdone)" test $notdone = 0
+
+# the stalled workers' late results: one duplicate + note each, one tell
+dup_missing=0
+told_twice=0
+for id in $stalled_ids; do
+	sh_=$(printf '%04d' $((10#$id / 10000)))
+	ls "$S/archive/$sh_/" | grep -q "^$id\.a1\..*duplicate\.json$" || dup_missing=$((dup_missing + 1))
+	ls "$S/archive/$sh_/" | grep -q "^$id\.a1\..*\.note$" || dup_missing=$((dup_missing + 1))
+	t=$(grep -c "trial=$id attempt=[0-9]* told" "$T/orch.log")
+	[ "$t" = 1 ] || told_twice=$((told_twice + 1))
+done
+check "each late result was archived as a duplicate with a note" test $dup_missing = 0
+check "no stalled trial was told twice" test $told_twice = 0
+alltold=$(grep -o 'trial=[0-9]* attempt=[0-9]* told' "$T/orch.log" | cut -d' ' -f1 | sort | uniq -d | wc -l)
+check "no trial told twice in the whole study ($alltold)" test "$alltold" = 0
+
+c=$(python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["counts"]; print(c["requeues"], c["duplicates"], c["expired"], c["done"], c["issued"])' "$S/FINISHED")
+set -- $c
+execs=$(wc -l <"$T/exec.log")
+uniq=$(cut -d' ' -f1 "$T/exec.log" | sort -u | wc -l)
+twice=$(cut -d' ' -f1 "$T/exec.log" | sort | uniq -d | wc -l)
+diag "trials issued $5, done $4, requeues $1, duplicates archived $2, failed by expiry $3"
+diag "trainer executions $execs, distinct trials run $uniq, trials run more than once $twice (expected: the killed/stalled ones), trials lost $(($5 - uniq))"
+check "requeues >= kills + stalls ($1 >= $((n + m)))" test "$1" -ge $((n + m))
+check "duplicates archived == stalls ($2 == $m)" test "$2" = "$m"
+wait "$ORCH" 2>/dev/null
+exit 0
