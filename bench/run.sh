@@ -1,0 +1,380 @@
+#!/bin/sh
+# run.sh - the dehbq benchmark suite (issue 8): `make bench`, `make bench-quick`
+#
+# Usage: DEHBQ_BIN=build/bin sh bench/run.sh quick|full
+#
+# Sections (bench/README.md says how each figure is measured):
+#   1. overhead: no-op trainer, k dehbq-workers, tmpfs and local disk, next to
+#      the bare protocol (bench_protocol) on the same filesystem
+#   2. scale: orchestrator peak RSS and per-batch time at 10k/100k/1M trials
+#      (fastworker), and the time to resume a stopped 100k-trial study
+#   3. utilisation: W workers, fixed-duration trials
+#   4. quality: bench_quality (DEHB vs random, Hyperband, DE)
+#   5. peer: Optuna JournalFileStorage, k processes, zero-cost objective
+# Tables go to stdout, CSV/SVG to bench/results/ (full) or
+# bench/results/quick/ (quick).  Goals are printed as MET or MISSED; the exit
+# status is non-zero only when something is broken (a program failed).
+# Every process started here is killed and every temp dir removed at exit.
+
+set -u
+MODE=${1:-quick}
+case $MODE in
+quick | full) ;;
+*)
+	echo "usage: run.sh quick|full" >&2
+	exit 100
+	;;
+esac
+: "${DEHBQ_BIN:?set DEHBQ_BIN to the directory of the dehbq binaries}"
+B=$DEHBQ_BIN
+HERE=$(cd "$(dirname "$0")" && pwd)
+PY=python3
+OPY=/usr/bin/python3 # Debian's python3, which has python3-optuna
+if [ "$MODE" = full ]; then OUT=$HERE/results; else OUT=$HERE/results/quick; fi
+mkdir -p "$OUT" || exit 111
+
+if [ -d /dev/shm ] && [ -w /dev/shm ]; then SHMROOT=/dev/shm; else SHMROOT=; fi
+DISKROOT=${DEHBQ_BENCH_DISK:-/var/tmp}
+PIDS=
+TMPS=
+BROKEN=0
+cleanup() {
+	for p in $PIDS; do kill -9 "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	for d in $TMPS; do rm -rf "$d"; done
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+WDISK=$(mktemp -d "$DISKROOT/dehbq-bench.XXXXXX") || exit 111
+TMPS="$TMPS $WDISK"
+if [ -n "$SHMROOT" ]; then
+	WSHM=$(mktemp -d "$SHMROOT/dehbq-bench.XXXXXX") || exit 111
+	TMPS="$TMPS $WSHM"
+else
+	WSHM=
+fi
+
+broken() {
+	echo "BROKEN: $*"
+	BROKEN=$((BROKEN + 1))
+}
+fstype() { df -PT "$1" 2>/dev/null | awk 'NR == 2 { print $2 }'; }
+# calc EXPR: awk arithmetic, printed with %g unless a format is given
+calc() { awk "BEGIN { printf \"${2:-%.4g}\", $1 }"; }
+GOALS=$OUT/goals.csv
+echo "goal,measured,target,verdict" >"$GOALS"
+# goal NAME MEASURED TARGET OKEXPR
+goal() {
+	if [ "$(awk "BEGIN { print ($4) ? 1 : 0 }")" = 1 ]; then v=MET; else v=MISSED; fi
+	echo "$1,$2,$3,$v" >>"$GOALS"
+}
+
+# ---------------------------------------------------------------- header
+T_START=$(date +%s)
+{
+	echo "dehbq benchmark ($MODE)"
+	echo "date:      $(date -u '+%Y-%m-%dT%H:%M:%SZ')"
+	echo "kernel:    $(uname -r)"
+	echo "nproc:     $(nproc)"
+	echo "cpu:       $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
+	echo "commit:    $(cd "$HERE/.." && git rev-parse --short HEAD 2>/dev/null)"
+	echo "disk dir:  $WDISK ($(fstype "$WDISK"))"
+	if [ -n "$WSHM" ]; then
+		echo "tmpfs dir: $WSHM ($(fstype "$WSHM"))"
+	else
+		echo "tmpfs dir: none (/dev/shm missing or not writable)"
+	fi
+} | tee "$OUT/env.txt"
+echo
+
+# mkstudy DIR FEVALS PREFETCH [POLL]: a 2-parameter study, fidelity 1..27
+mkstudy() {
+	cat >"$1.space.json" <<'EOF'
+{"format": "dehbq-space/1", "parameters": [
+ {"name": "x", "type": "float", "low": 0, "high": 1},
+ {"name": "y", "type": "float", "low": 0, "high": 1}]}
+EOF
+	cat >"$1.spec.json" <<EOF
+{"format": "dehbq-study/1", "space": "$(basename "$1").space.json",
+ "fidelity": {"min": 1, "max": 27, "eta": 3}, "seed": 1,
+ "termination": {"fevals": $2},
+ "runtime": {"lease": 60, "poll": ${4:-0.1}, "prefetch": $3}}
+EOF
+	"$B/dehbq" init "$1" --spec "$1.spec.json" >/dev/null
+}
+
+# snapshot generation of the newest snapshot = batches that changed state
+generations() {
+	ls "$1/state" 2>/dev/null | sed -n 's/^snapshot-[0-9]*-0*\([0-9][0-9]*\)\.json$/\1/p' |
+		sort -n | tail -1
+}
+
+# run_workers DIR K N FSYNC TRAINER-ARGS...: start K dehbq-workers, run the
+# orchestrator to FINISHED; sets R_WALL R_CPU R_RSS R_STATS
+run_workers() {
+	rw_d=$1 rw_k=$2 rw_n=$3 rw_sync=$4
+	shift 4
+	R_WALL=nan R_CPU=nan R_RSS=nan R_STATS=
+	if ! mkstudy "$rw_d" "$rw_n" 8; then
+		broken "dehbq init $rw_d"
+		return 1
+	fi
+	rw_i=0 rw_pids=
+	while [ $rw_i -lt "$rw_k" ]; do
+		"$B/dehbq-worker" --study "$rw_d" --idle-exit 60 --max-poll 1 \
+			-- "$B/noop_trainer" "$@" 2>>"$rw_d.wlog" &
+		rw_pids="$rw_pids $!"
+		rw_i=$((rw_i + 1))
+	done
+	PIDS="$PIDS $rw_pids"
+	sleep "$(calc "0.3 + $rw_k / 200" %.2f)"
+	if [ "$rw_sync" = 1 ]; then rw_nf=; else rw_nf=--no-fsync; fi
+	timeout 600 "$B/benchexec" "$rw_d.rus" "$B/dehbq-orchestrator" -q $rw_nf \
+		"$rw_d" 2>"$rw_d.olog"
+	rw_rc=$?
+	for p in $rw_pids; do wait "$p" 2>/dev/null; done
+	if [ $rw_rc != 0 ] || [ ! -e "$rw_d/FINISHED" ]; then
+		broken "orchestrator exit $rw_rc on $rw_d: $(tail -2 "$rw_d.olog")"
+		return 1
+	fi
+	read -r R_WALL R_CPU R_RSS rw_x <"$rw_d.rus"
+	R_STATS=$($PY "$HERE/studystats.py" "$rw_d" "$rw_k")
+	return 0
+}
+# sget VAR from R_STATS ("n=.. lat_p50_ms=.. ...")
+sget() { echo "$R_STATS" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+
+# ---------------------------------------------------------------- 1. overhead
+echo "== 1. overhead and throughput (no-op trainer, dehbq-worker) =="
+if [ "$MODE" = full ]; then
+	KS="1 8 64 256" NSHM=3000 NDISK=1000 NPROTO_SHM=20000 NPROTO_DISK=2000
+else
+	KS="1 8" NSHM=600 NDISK=200 NPROTO_SHM=5000 NPROTO_DISK=300
+fi
+OV=$OUT/overhead.csv
+echo "fs,fsync,k,trials,wall_s,trials_per_s,us_per_trial,orch_cpu_us_per_trial,lat_p50_ms,lat_p99_ms,protocol_us_per_trial,ratio_to_protocol" >"$OV"
+PR=$OUT/protocol.csv
+echo "fs,fsync,trials,us_per_trial" >"$PR"
+printf '%-6s %5s %5s %7s %10s %10s %12s %9s %9s %9s\n' fs fsync k trials \
+	trials/s us/trial orch_cpu_us p50_ms p99_ms x_limit
+BEST_RATIO_SHM=
+RATE_SHM_MAX=0 RATE_SHM_256=
+for fs in tmpfs disk; do
+	if [ $fs = tmpfs ]; then
+		[ -n "$WSHM" ] || continue
+		root=$WSHM sync=0 n=$NSHM np=$NPROTO_SHM popt=
+	else
+		root=$WDISK sync=1 n=$NDISK np=$NPROTO_DISK popt=--fsync
+	fi
+	pl=$("$B/bench_protocol" $popt "$root/proto" "$np") || broken "bench_protocol on $fs"
+	pus=$(echo "$pl" | awk '{ print $6 }')
+	echo "$fs,$sync,$np,$pus" >>"$PR"
+	printf '%-6s %5s %5s %7s %10s %10s %12s %9s %9s %9s\n' "$fs" $sync "-" "$np" \
+		"$(calc "1e6 / $pus" %.0f)" "$pus" "(limit: bench_protocol, one process)" "" "" ""
+	for k in $KS; do
+		nn=$n
+		[ "$k" = 1 ] && nn=$((n / 2))
+		d=$root/noop-$k
+		if run_workers "$d" "$k" "$nn" $sync; then
+			tps=$(calc "$nn / $R_WALL" %.1f)
+			us=$(calc "1e6 * $R_WALL / $nn" %.1f)
+			cus=$(calc "1e6 * $R_CPU / $nn" %.1f)
+			ratio=$(calc "$us / $pus" %.2f)
+			p50=$(sget lat_p50_ms) p99=$(sget lat_p99_ms)
+			echo "$fs,$sync,$k,$nn,$R_WALL,$tps,$us,$cus,$p50,$p99,$pus,$ratio" >>"$OV"
+			printf '%-6s %5s %5s %7s %10s %10s %12s %9s %9s %9s\n' "$fs" $sync "$k" "$nn" \
+				"$tps" "$us" "$cus" "$p50" "$p99" "$ratio"
+			if [ $fs = tmpfs ]; then
+				if [ -z "$BEST_RATIO_SHM" ] || [ "$(calc "$ratio < $BEST_RATIO_SHM" %d)" = 1 ]; then
+					BEST_RATIO_SHM=$ratio BEST_K=$k
+				fi
+				[ "$(calc "$tps > $RATE_SHM_MAX" %d)" = 1 ] && RATE_SHM_MAX=$tps
+				[ "$k" = 256 ] && RATE_SHM_256=$tps
+				eval "DEHBQ_TPS_$k=$tps"
+			fi
+		fi
+		rm -rf "$d" "$d".*
+	done
+done
+echo "(latency: trial 'created' -> result 'started', see bench/README.md)"
+if [ -n "$BEST_RATIO_SHM" ]; then
+	goal "tmpfs: dehbq us/trial vs bare protocol (best k=$BEST_K)" "${BEST_RATIO_SHM}x" "<= 3x" "$BEST_RATIO_SHM <= 3"
+fi
+if [ -n "$RATE_SHM_256" ]; then
+	goal "tmpfs: no collapse at 256 workers (trials/s vs best k)" \
+		"$RATE_SHM_256 vs $RATE_SHM_MAX trials/s" ">= 50% of best" "$RATE_SHM_256 >= 0.5 * $RATE_SHM_MAX"
+fi
+echo
+
+# ---------------------------------------------------------------- 2. scale
+echo "== 2. scale (fastworker, tmpfs, --no-fsync) =="
+if [ "$MODE" = full ]; then SIZES="10000 100000 1000000" NRES=100000; else SIZES="2000 10000" NRES=10000; fi
+SROOT=${WSHM:-$WDISK}
+SC=$OUT/scale.csv
+echo "trials,wall_s,trials_per_s,orch_cpu_us_per_trial,maxrss_kb,batches,per_batch_ms,trials_per_batch" >"$SC"
+printf '%9s %9s %10s %12s %10s %8s %12s %12s\n' trials wall_s trials/s orch_cpu_us maxrss_kb batches per_batch_ms trials/batch
+RSS_MIN= RSS_MAX=0
+for n in $SIZES; do
+	d=$SROOT/scale-$n
+	if ! mkstudy "$d" "$n" 256; then
+		broken "dehbq init $d"
+		continue
+	fi
+	"$B/fastworker" --prune "$d" 2>"$d.wlog" &
+	fw=$!
+	PIDS="$PIDS $fw"
+	timeout 1200 "$B/benchexec" "$d.rus" "$B/dehbq-orchestrator" -q --no-fsync "$d" 2>"$d.olog"
+	rc=$?
+	wait $fw || broken "fastworker on $d: $(tail -1 "$d.wlog")"
+	if [ $rc != 0 ]; then
+		broken "orchestrator exit $rc on $d: $(tail -2 "$d.olog")"
+		rm -rf "$d" "$d".*
+		continue
+	fi
+	read -r wall cpu rss x <"$d.rus"
+	gen=$(generations "$d")
+	tps=$(calc "$n / $wall" %.0f)
+	cus=$(calc "1e6 * $cpu / $n" %.1f)
+	pb=$(calc "1e3 * $wall / $gen" %.2f)
+	tpb=$(calc "$n / $gen" %.1f)
+	echo "$n,$wall,$tps,$cus,$rss,$gen,$pb,$tpb" >>"$SC"
+	printf '%9s %9s %10s %12s %10s %8s %12s %12s\n' "$n" "$wall" "$tps" "$cus" "$rss" "$gen" "$pb" "$tpb"
+	[ -z "$RSS_MIN" ] || [ "$rss" -lt "$RSS_MIN" ] && RSS_MIN=$rss
+	[ "$rss" -gt "$RSS_MAX" ] && RSS_MAX=$rss
+	[ "$n" = 10000 ] && FAST_US=$(calc "1e6 * $wall / $n" %.1f)
+	rm -rf "$d" "$d".*
+done
+if [ -n "$RSS_MIN" ]; then
+	goal "orchestrator peak RSS flat and < 16 MB ($(echo $SIZES | tr ' ' '/') trials)" \
+		"$RSS_MIN..$RSS_MAX kB" "< 16384 kB and max/min <= 1.25" \
+		"$RSS_MAX < 16384 && $RSS_MAX <= 1.25 * $RSS_MIN"
+fi
+if [ -n "${FAST_US:-}" ] && [ -n "$WSHM" ]; then
+	pus=$(awk -F, '$1 == "tmpfs" { print $4 }' "$PR")
+	echo "orchestrator alone (fastworker, 10k trials): $FAST_US us/trial = $(calc "$FAST_US / $pus" %.2f)x the bare protocol"
+fi
+
+# resume: stop a study after NRES results, then time one batch of a restart
+d=$SROOT/resume
+RES=$OUT/resume.csv
+echo "trials_done,wall_ms,cpu_ms,maxrss_kb" >"$RES"
+if mkstudy "$d" $((NRES + 2000)) 256; then
+	"$B/dehbq-orchestrator" -q --no-fsync "$d" 2>"$d.olog" &
+	orch=$!
+	PIDS="$PIDS $orch"
+	if timeout 600 "$B/fastworker" --prune --max "$NRES" "$d" 2>"$d.wlog"; then
+		sleep 1
+		kill -TERM $orch
+		wait $orch || broken "orchestrator SIGTERM exit on $d"
+		if timeout 60 "$B/benchexec" "$d.rus" "$B/dehbq-orchestrator" -q --once --no-fsync "$d" 2>>"$d.olog"; then
+			read -r wall cpu rss x <"$d.rus"
+			wms=$(calc "$wall * 1000" %.1f)
+			cms=$(calc "$cpu * 1000" %.1f)
+			echo "$NRES,$wms,$cms,$rss" >>"$RES"
+			echo "resume after $NRES trials: ${wms} ms wall (${cms} ms CPU, includes the lease take-over wait of one poll period = 100 ms), RSS $rss kB"
+			goal "resume a ${NRES}-trial study (first batch)" "$wms ms" "< 200 ms" "$wms < 200"
+		else
+			broken "orchestrator --once resume on $d: $(tail -2 "$d.olog")"
+		fi
+	else
+		broken "fastworker --max on $d"
+		kill -TERM $orch 2>/dev/null
+		wait $orch
+	fi
+else
+	broken "dehbq init $d"
+fi
+rm -rf "$d" "$d".*
+echo
+
+# ---------------------------------------------------------------- 3. utilisation
+echo "== 3. utilisation (W dehbq-workers, fixed trial time) =="
+if [ "$MODE" = full ]; then
+	UCASES="64:0.5:8 256:0.5:6 64:2:3 256:2:3"
+else
+	UCASES="16:0.2:8"
+fi
+UT=$OUT/utilisation.csv
+echo "fs,workers,trial_s,trials,makespan_s,busy_s,utilisation,lat_p50_ms,lat_p99_ms" >"$UT"
+printf '%-6s %7s %7s %7s %11s %11s %7s %9s %9s\n' fs W trial_s trials makespan_s busy_s util p50_ms p99_ms
+UROOT=${WSHM:-$WDISK}
+UFS=$(fstype "$UROOT")
+for c in $UCASES; do
+	w=${c%%:*} rest=${c#*:}
+	s=${rest%%:*} reps=${rest#*:}
+	n=$((w * reps))
+	d=$UROOT/util-$w-$s
+	if run_workers "$d" "$w" "$n" 0 "$s"; then
+		u=$(sget util)
+		printf '%-6s %7s %7s %7s %11s %11s %7s %9s %9s\n' "$UFS" "$w" "$s" "$n" \
+			"$(sget makespan_s)" "$(sget busy_s)" "$u" "$(sget lat_p50_ms)" "$(sget lat_p99_ms)"
+		echo "$UFS,$w,$s,$n,$(sget makespan_s),$(sget busy_s),$u,$(sget lat_p50_ms),$(sget lat_p99_ms)" >>"$UT"
+		goal "utilisation W=$w with ${s} s trials" "$(calc "$u * 100" %.1f)%" ">= 98%" "$u >= 0.98"
+	fi
+	rm -rf "$d" "$d".*
+done
+echo
+
+# ---------------------------------------------------------------- 4. quality
+echo "== 4. optimiser quality (in-process engine, equal budget) =="
+if [ "$MODE" = full ]; then
+	QARGS="--seeds 50 --budget 300 countingones4 countingones8 countingones16 countingones32 branin hartmann6"
+else
+	QARGS="--seeds 5 --budget 100 countingones8 branin hartmann6"
+fi
+# shellcheck disable=SC2086
+if "$B/bench_quality" --csv "$OUT" $QARGS | tee "$OUT/quality.txt"; then
+	$PY "$HERE/svgplot.py" "$OUT/quality_traj.csv" "$OUT" || broken "svgplot.py"
+	best=$(awk -F, '$1 == "ALL" { print $6, $2 }' "$OUT/quality_final.csv" | sort -n | head -1)
+	dr=$(awk -F, '$1 == "ALL" && $2 == "dehb" { print $6 }' "$OUT/quality_final.csv")
+	goal "DEHB has the best mean rank (vs random/hyperband/de)" "dehb $dr; best $best" "dehb best" \
+		"\"${best#* }\" == \"dehb\""
+else
+	broken "bench_quality"
+fi
+echo
+
+# ---------------------------------------------------------------- 5. peer
+echo "== 5. peer: Optuna JournalFileStorage (zero-cost objective) =="
+PE=$OUT/peer.csv
+echo "system,version,fs,k,trials,wall_s,trials_per_s,dehbq_trials_per_s_same_k,dehbq_ratio" >"$PE"
+if $OPY -c 'import optuna' 2>/dev/null; then
+	ov=$(dpkg-query -W -f '${Version}' python3-optuna 2>/dev/null || echo unknown)
+	pyv=$(dpkg-query -W -f '${Version}' python3 2>/dev/null || echo unknown)
+	sav=$(dpkg-query -W -f '${Version}' python3-sqlalchemy 2>/dev/null || echo unknown)
+	echo "python3-optuna $ov, python3 $pyv, python3-sqlalchemy $sav"
+	if [ "$MODE" = full ]; then OCASES="1:1000 8:250"; else OCASES="1:200 8:25"; fi
+	OROOT=${WSHM:-$WDISK}
+	printf '%-8s %5s %7s %10s %12s %14s %8s\n' system k trials wall_s trials/s dehbq_trials/s dehbq/x
+	for c in $OCASES; do
+		k=${c%%:*} per=${c#*:}
+		j=$OROOT/optuna-$k.journal
+		if line=$($OPY "$HERE/optuna_peer.py" "$j" "$k" "$per" 2>"$OROOT/optuna.err"); then
+			set -- $line
+			eval "dq=\${DEHBQ_TPS_$k:-nan}"
+			ratio=$(calc "$dq / $7" %.2f)
+			echo "optuna,$ov,$(fstype "$OROOT"),$k,$3,$5,$7,$dq,$ratio" >>"$PE"
+			printf '%-8s %5s %7s %10s %12s %14s %8s\n' optuna "$k" "$3" "$5" "$7" "$dq" "$ratio"
+		else
+			broken "optuna_peer.py k=$k: $(tail -1 "$OROOT/optuna.err")"
+		fi
+		rm -f "$j" "$j".* "$OROOT/optuna.err"
+	done
+else
+	echo "optuna: NOT INSTALLED (apt-get install -y python3-optuna); no figure, no estimate"
+	echo "optuna,not installed,,,,,,," >>"$PE"
+fi
+echo
+
+# ---------------------------------------------------------------- goals
+T_END=$(date +%s)
+echo "== goals =="
+awk -F, 'NR > 1 { printf "%-7s %-62s %-34s (target %s)\n", $4, $1, $2, $3 }' "$GOALS"
+echo "runtime: $((T_END - T_START)) s ($MODE); results in $OUT"
+echo "runtime_s,$((T_END - T_START))" >"$OUT/runtime.csv"
+if [ $BROKEN != 0 ]; then
+	echo "$BROKEN benchmark(s) BROKEN"
+	exit 1
+fi
+exit 0
