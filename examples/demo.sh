@@ -90,7 +90,7 @@ progress() {
 		cp "$st" "$LOGS/.status" 2>/dev/null || return 0
 		best=$(sed -n '/"incumbent_any_fidelity"/,/}/s/^[[:space:]]*"loss":[[:space:]]*\([-0-9.eE+]*\),*$/\1/p' \
 			"$LOGS/.status" | head -1)
-		printf '[%3ss] bracket %s/%s  issued %3s  done %3s  running %2s  pending %2s  failed %s  best loss %s\n' \
+		printf '[%3ss] bracket %s/%s  issued %3s  done %3s  running %2s  pending %2s  failed %s  best loss (any budget) %s\n' \
 			"$el" "$(json_num "$LOGS/.status" brackets)" "$BRACKETS" \
 			"$(json_num "$LOGS/.status" issued)" \
 			"$(json_num "$LOGS/.status" done)" \
@@ -194,6 +194,13 @@ else
 	say "(dehbq plot is not in this build yet: no $STUDY/plot.svg)"
 fi
 say ""
+if have_sub trials; then
+	say "More to try:"
+	say "  dehbq trials $STUDY | head        one row per trial"
+	have_sub show && say "  dehbq show $STUDY 00000001      one trial: files, result, logs"
+	have_sub export && say "  dehbq export $STUDY --csv $STUDY/trials.csv"
+	say ""
+fi
 say "Every trial is a file: $STUDY/archive/0000/*.trial.json and *.result.json;"
 say "trainer output is in $STUDY/logs/, working directories in $STUDY/work/."
 say "The optimum of Branin is 0.397887."
