@@ -1372,6 +1372,47 @@ static int dir_has_entries(const char *path)
 	return found;
 }
 
+/*
+ * After falling back to an older snapshot, some trials it counts in flight
+ * may already have an archived result (told and archived under the lost
+ * newer snapshot).  The archive is the history: tell them from there.
+ */
+static int retell_archived(struct sched *s)
+{
+	char p[STUDY_PATH_MAX], err[DEHBQ_ERRLEN];
+	size_t i = 0;
+	int rc;
+
+	while (i < s->ninf) {
+		struct inflight *e = &s->inf[i];
+		uint64_t id = e->id;
+		struct result r;
+
+		if (archive_path(s, p, sizeof(p), id, "") ||
+		    fsutil_pathf(p + strlen(p), sizeof(p) - strlen(p),
+				 "%08llu.result.json", (unsigned long long)id) ||
+		    access(p, F_OK) < 0 || result_load(p, &r, err)) {
+			i++;
+			continue;
+		}
+		rc = dehb_tell(s->eng, id,
+			       r.status == RESULT_OK ? DEHB_OK : DEHB_FAILED,
+			       r.status == RESULT_OK ? r.loss : NAN, r.cost);
+		result_release(&r);
+		if (rc) {
+			i++;
+			continue;
+		}
+		logmsg_w(s->lg, "trial=%08llu re-told from its archived result "
+				"(newer snapshot was lost)",
+			 (unsigned long long)id);
+		s->told++;
+		s->dirty = 1;
+		inf_remove(s, id); /* e now points at the next entry */
+	}
+	return DEHBQ_OK;
+}
+
 static int new_engine(struct sched *s, char *err)
 {
 	struct dehb_params p;
@@ -1480,6 +1521,8 @@ int sched_open(struct sched **out, const char *root, struct spec *spec,
 			goto fail;
 	free(v);
 	v = NULL;
+	if (skipped && (rc = retell_archived(s)))
+		goto fail;
 	/* Redo what the crashed run had queued after its last snapshot, before
 	 * reconciling, so those files are not mistaken for strays. */
 	if (redo && (rc = acts_from_json(s, redo, err)))

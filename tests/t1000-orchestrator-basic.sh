@@ -2,7 +2,7 @@
 # t1000: orchestrator + real workers run a study to completion; exit
 # codes; SIGTERM leaves a resumable study.
 . "${DEHBQ_SRC:-.}/tests/lib.sh"
-plan 12
+plan 15
 
 "$B/dehbq-orchestrator" --help >/dev/null
 check "orchestrator --help exits 0" test $? = 0
@@ -48,3 +48,23 @@ check "a clean SIGTERM leaves no duplicate results" \
 	grep -q '"duplicates":[[:space:]]*0,' "$T/s2/FINISHED"
 check "only the newest 3 snapshots are kept" \
 	test "$(ls "$T/s2/state" | grep -c '^snapshot-')" = 3
+
+# a corrupt newest snapshot: warn, fall back to the previous one, lose nothing
+mkspec "$T/spec3.json" 40
+"$B/dehbq" init "$T/s3" --spec "$T/spec3.json" >/dev/null
+bg "$B/dehbq-orchestrator" "$T/s3" 2>"$T/orch3.log"
+orch=$!
+bg "$B/dehbq-worker" --study "$T/s3" --idle-exit 30 -- sh -c "sleep 0.05; $TRAINER" 2>>"$T/workers3.log"
+wait_for 20 sh -c "[ \$(ls '$T/s3/archive/0000' 2>/dev/null | grep -c result) -ge 10 ]"
+kill -9 $orch
+wait $orch 2>/dev/null
+newest=$(ls "$T/s3/state" | grep '^snapshot-' | tail -1)
+printf '{"format": "dehbq-snapshot/1", "truncated' >"$T/s3/state/$newest"
+bg "$B/dehbq-orchestrator" "$T/s3" 2>>"$T/orch3.log"
+wait_for 60 test -e "$T/s3/FINISHED"
+check "a corrupt newest snapshot is skipped with a warning" \
+	grep -q "skipped 1 unreadable snapshot" "$T/orch3.log"
+check "... the previous one is loaded and the study finishes" \
+	python3 "$DEHBQ_SRC/tests/checkstudy.py" "$T/s3" --finished
+check "... and no result is lost or told twice" \
+	grep -q '"done":[[:space:]]*40,' "$T/s3/FINISHED"
