@@ -174,7 +174,8 @@ static struct jsonfile *row_info(struct export_ctx *x, struct cli_row *row)
 	}
 	if (flatten(&x->lv, "info", jsonfile_root(jf)))
 		x->oom = 1;
-	qsort(x->lv.v, x->lv.n, sizeof(*x->lv.v), leaf_cmp);
+	if (x->lv.n > 1)
+		qsort(x->lv.v, x->lv.n, sizeof(*x->lv.v), leaf_cmp);
 	return jf;
 }
 

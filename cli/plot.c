@@ -472,7 +472,8 @@ int cli_plot(int argc, char **argv)
 		rc = cli_fail("plot", CLI_ESYS, "fatal: out of memory");
 		goto out;
 	}
-	qsort(x.ev, x.n, sizeof(*x.ev), ev_cmp);
+	if (x.n > 1)
+		qsort(x.ev, x.n, sizeof(*x.ev), ev_cmp);
 	for (i = 0; i < x.n; i++) {
 		int j, k;
 
