@@ -85,7 +85,8 @@ static int list_snaps(const char *root, struct snap_name **out, size_t *n)
 		v[len++] = s;
 	}
 	closedir(d);
-	qsort(v, len, sizeof(*v), cmp_newest_first);
+	if (len > 1) /* qsort(NULL, 0, ...) is undefined behaviour */
+		qsort(v, len, sizeof(*v), cmp_newest_first);
 	*out = v;
 	*n = len;
 	return DEHBQ_OK;
