@@ -550,16 +550,6 @@ static int ingest_result(struct sched *s, const char *name)
 		 (unsigned long long)id);
 	if ((rc = act_push(s, ACT_MOVE, path, to, NULL)))
 		return rc;
-	if (e->claim[0]) {
-		char cp[STUDY_PATH_MAX];
-
-		if (!study_path(cp, sizeof(cp), s->root, "claimed/%s", e->claim) &&
-		    !archive_path(s, to, sizeof(to), id, ""))
-			snprintf(to + strlen(to), sizeof(to) - strlen(to),
-				 "%08llu.trial.json", (unsigned long long)id);
-		if ((rc = act_push(s, ACT_MOVE, cp, to, NULL)))
-			return rc;
-	}
 	inf_remove(s, id);
 	return DEHBQ_OK;
 }
@@ -680,6 +670,39 @@ static int move_to_archive_stale(struct sched *s, const char *dir,
 	return act_push(s, ACT_MOVE, from, to, NULL);
 }
 
+/* Is this path already the target of a queued action? */
+static int act_has_to(const struct sched *s, const char *to)
+{
+	size_t i;
+
+	for (i = 0; i < s->nacts; i++)
+		if (!strcmp(s->acts[i].to, to))
+			return 1;
+	return 0;
+}
+
+/*
+ * The claim of a trial that has been told becomes archive/SSSS/ID.trial.json
+ * (the trial file as it was run), unless that name is taken, in which case
+ * it is an older copy and is archived as stale.
+ */
+static int archive_trial_file(struct sched *s, const char *path,
+			      const char *name, uint64_t id)
+{
+	char to[STUDY_PATH_MAX], base[ID_TRIAL_LEN + 16];
+	int rc;
+
+	snprintf(base, sizeof(base), "%08llu.trial.json",
+		 (unsigned long long)id);
+	if (archive_path(s, to, sizeof(to), id, base))
+		return DEHBQ_ETOOBIG;
+	if (access(to, F_OK) == 0 || act_has_to(s, to))
+		return move_to_archive_stale(s, "claimed", name, id);
+	if ((rc = ensure_shard(s, id)))
+		return rc;
+	return act_push(s, ACT_MOVE, path, to, NULL);
+}
+
 static int scan_claim(struct sched *s, const char *name)
 {
 	char path[STUDY_PATH_MAX], who[ID_HOST_LEN + 40];
@@ -705,8 +728,8 @@ static int scan_claim(struct sched *s, const char *name)
 		return DEHBQ_OK;
 	}
 	e = inf_find(s, c.id);
-	if (!e) /* told already: a leftover claim */
-		return move_to_archive_stale(s, "claimed", name, c.id);
+	if (!e) /* told (maybe this batch): archive it as the trial file */
+		return archive_trial_file(s, path, name, c.id);
 	snprintf(e->claim, sizeof(e->claim), "%s", name);
 	e->seen = 1;
 	s->nclaimed++;
@@ -1065,8 +1088,10 @@ int sched_batch(struct sched *s, char *err)
 		s->inf[i].claim[0] = 0;
 	}
 	s->nclaimed = s->npending = s->live_workers = 0;
-	if ((rc = scan_dir(s, "claimed", scan_claim, 1 << 30)) ||
-	    (rc = scan_dir(s, "results", scan_result, MAX_RESULTS_PER_BATCH)) ||
+	/* results first: a finished trial is told before its claim's age is
+	 * looked at, so downtime never requeues work that is already done */
+	if ((rc = scan_dir(s, "results", scan_result, MAX_RESULTS_PER_BATCH)) ||
+	    (rc = scan_dir(s, "claimed", scan_claim, 1 << 30)) ||
 	    (rc = scan_dir(s, "pending", scan_pending, 1 << 30)) ||
 	    (rc = scan_dir(s, "workers", scan_worker, 1 << 30)) ||
 	    (rc = scan_dir(s, "state/requests", scan_request, 1000)) ||
