@@ -15,9 +15,15 @@
  * batch (the orchestrator's rule); without it nothing is synced, which is
  * what `dehbq-orchestrator --no-fsync` does on tmpfs.
  *
+ * With --spawn it instead times fork + exec + wait of TRAINER, N times,
+ * with stdout to /dev/null: the floor of any worker that runs each trial
+ * as a new process.
+ *
  * Usage: bench_protocol [--fsync] DIR N
+ *        bench_protocol --spawn TRAINER N
  *   DIR must not exist (it is created, and removed again at the end).
- * Output: one line "protocol N trials W s U us/trial".
+ * Output: one line "protocol N trials W s U us/trial", or
+ *         "fork+exec+wait U us".
  * Exit codes: 0 ok, 100 usage, 111 system failure.
  */
 #include <dirent.h>
@@ -27,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -205,6 +212,32 @@ static void proto_rmtree(const char *path)
 	rmdir(path);
 }
 
+static int proto_spawn(const char *trainer, long n)
+{
+	double t0 = proto_mono();
+	long i;
+	int st, fd;
+	pid_t pid;
+
+	for (i = 0; i < n; i++) {
+		pid = fork();
+		if (pid < 0)
+			return proto_fail("fork", trainer);
+		if (pid == 0) {
+			fd = open("/dev/null", O_WRONLY);
+			if (fd >= 0)
+				dup2(fd, 1);
+			execl(trainer, trainer, (char *)NULL);
+			_exit(127);
+		}
+		if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) ||
+		    WEXITSTATUS(st) != 0)
+			return proto_fail("exec", trainer);
+	}
+	printf("fork+exec+wait %.1f us\n", (proto_mono() - t0) * 1e6 / n);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const char *const subs[] = {"pending", "claimed", "results",
@@ -217,14 +250,19 @@ int main(int argc, char **argv)
 	size_t i;
 
 	memset(&p, 0, sizeof(p));
+	if (argc == 4 && !strcmp(argv[1], "--spawn")) {
+		errno = 0;
+		n = strtol(argv[3], &end, 10);
+		if (errno || *end || n <= 0)
+			goto usage;
+		return proto_spawn(argv[2], n);
+	}
 	if (argc > ai && !strcmp(argv[ai], "--fsync")) {
 		p.sync = 1;
 		ai++;
 	}
-	if (argc - ai != 2) {
-		fputs("usage: bench_protocol [--fsync] DIR N\n", stderr);
-		return 100;
-	}
+	if (argc - ai != 2)
+		goto usage;
 	p.dir = argv[ai];
 	errno = 0;
 	n = strtol(argv[ai + 1], &end, 10);
@@ -253,4 +291,8 @@ int main(int argc, char **argv)
 out:
 	proto_rmtree(p.dir);
 	return rc;
+usage:
+	fputs("usage: bench_protocol [--fsync] DIR N\n"
+	      "       bench_protocol --spawn TRAINER N\n", stderr);
+	return 100;
 }

@@ -61,7 +61,7 @@ broken() {
 }
 fstype() { df -PT "$1" 2>/dev/null | awk 'NR == 2 { print $2 }'; }
 # calc EXPR: awk arithmetic, printed with %g unless a format is given
-calc() { awk "BEGIN { printf \"${2:-%.4g}\", $1 }"; }
+calc() { awk "BEGIN { printf \"${2:-%.4g}\", ($1) }"; }
 GOALS=$OUT/goals.csv
 echo "goal,measured,target,verdict" >"$GOALS"
 # goal NAME MEASURED TARGET OKEXPR
@@ -79,6 +79,7 @@ T_START=$(date +%s)
 	echo "nproc:     $(nproc)"
 	echo "cpu:       $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
 	echo "commit:    $(cd "$HERE/.." && git rev-parse --short HEAD 2>/dev/null)"
+	echo "loadavg:   $(cut -d' ' -f1-3 /proc/loadavg) (other jobs share this machine)"
 	echo "disk dir:  $WDISK ($(fstype "$WDISK"))"
 	if [ -n "$WSHM" ]; then
 		echo "tmpfs dir: $WSHM ($(fstype "$WSHM"))"
@@ -198,6 +199,7 @@ for fs in tmpfs disk; do
 	done
 done
 echo "(latency: trial 'created' -> result 'started', see bench/README.md)"
+echo "(fork+exec+wait of noop_trainer alone, for scale: $("$B/bench_protocol" --spawn "$B/noop_trainer" 300 2>/dev/null || echo n/a))"
 if [ -n "$BEST_RATIO_SHM" ]; then
 	goal "tmpfs: dehbq us/trial vs bare protocol (best k=$BEST_K)" "${BEST_RATIO_SHM}x" "<= 3x" "$BEST_RATIO_SHM <= 3"
 fi
@@ -291,13 +293,13 @@ echo
 # ---------------------------------------------------------------- 3. utilisation
 echo "== 3. utilisation (W dehbq-workers, fixed trial time) =="
 if [ "$MODE" = full ]; then
-	UCASES="64:0.5:8 256:0.5:6 64:2:3 256:2:3"
+	UCASES="64:0.5:10 256:0.5:10 64:2:5 256:2:5"
 else
 	UCASES="16:0.2:8"
 fi
 UT=$OUT/utilisation.csv
-echo "fs,workers,trial_s,trials,makespan_s,busy_s,utilisation,lat_p50_ms,lat_p99_ms" >"$UT"
-printf '%-6s %7s %7s %7s %11s %11s %7s %9s %9s\n' fs W trial_s trials makespan_s busy_s util p50_ms p99_ms
+echo "fs,workers,trial_s,trials,makespan_s,busy_s,utilisation,idle_startup,idle_gaps,idle_tail,lat_p50_ms,lat_p99_ms" >"$UT"
+printf '%-6s %5s %7s %6s %10s %9s %7s %8s %8s %8s %7s %7s\n' fs W trial_s trials makespan_s busy_s util startup gaps tail p50_ms p99_ms
 UROOT=${WSHM:-$WDISK}
 UFS=$(fstype "$UROOT")
 for c in $UCASES; do
@@ -307,9 +309,10 @@ for c in $UCASES; do
 	d=$UROOT/util-$w-$s
 	if run_workers "$d" "$w" "$n" 0 "$s"; then
 		u=$(sget util)
-		printf '%-6s %7s %7s %7s %11s %11s %7s %9s %9s\n' "$UFS" "$w" "$s" "$n" \
-			"$(sget makespan_s)" "$(sget busy_s)" "$u" "$(sget lat_p50_ms)" "$(sget lat_p99_ms)"
-		echo "$UFS,$w,$s,$n,$(sget makespan_s),$(sget busy_s),$u,$(sget lat_p50_ms),$(sget lat_p99_ms)" >>"$UT"
+		printf '%-6s %5s %7s %6s %10s %9s %7s %8s %8s %8s %7s %7s\n' "$UFS" "$w" "$s" "$n" \
+			"$(sget makespan_s)" "$(sget busy_s)" "$u" "$(sget idle_startup)" \
+			"$(sget idle_gaps)" "$(sget idle_tail)" "$(sget lat_p50_ms)" "$(sget lat_p99_ms)"
+		echo "$UFS,$w,$s,$n,$(sget makespan_s),$(sget busy_s),$u,$(sget idle_startup),$(sget idle_gaps),$(sget idle_tail),$(sget lat_p50_ms),$(sget lat_p99_ms)" >>"$UT"
 		goal "utilisation W=$w with ${s} s trials" "$(calc "$u * 100" %.1f)%" ">= 98%" "$u >= 0.98"
 	fi
 	rm -rf "$d" "$d".*
@@ -371,7 +374,7 @@ echo
 T_END=$(date +%s)
 echo "== goals =="
 awk -F, 'NR > 1 { printf "%-7s %-62s %-34s (target %s)\n", $4, $1, $2, $3 }' "$GOALS"
-echo "runtime: $((T_END - T_START)) s ($MODE); results in $OUT"
+echo "runtime: $((T_END - T_START)) s ($MODE); loadavg at end $(cut -d' ' -f1-3 /proc/loadavg); results in $OUT"
 echo "runtime_s,$((T_END - T_START))" >"$OUT/runtime.csv"
 if [ $BROKEN != 0 ]; then
 	echo "$BROKEN benchmark(s) BROKEN"

@@ -12,6 +12,11 @@ the orchestrator wrote the trial) and ID.result.json ("started",
   upper bound of publish -> claim: it also holds the batch's snapshot
   write before the publish, and the worker's validation and fork/exec
   after the claim.  Timestamps have millisecond resolution.
+- With W, the idle time is split into: startup (first trial "created" to
+  each worker's first "started"), gaps (between a worker's "finished" and
+  its next "started") and tail (a worker's last "finished" to the end),
+  each as a fraction of W * makespan; workers that ran nothing count as
+  idle for the whole makespan, under startup.
 - Trials whose trial file is missing (n < trials) are skipped.
 - util (with W given): sum of wall_time / (W * makespan), makespan from the
   first trial's "created" to the last result's "finished".
@@ -41,6 +46,7 @@ def main():
     root = sys.argv[1]
     w = int(sys.argv[2]) if len(sys.argv) > 2 else 0
     lat, busy, first, last = [], 0.0, None, None
+    runs = {}
     arch = os.path.join(root, "archive")
     for shard in sorted(os.listdir(arch)):
         d = os.path.join(arch, shard)
@@ -67,14 +73,26 @@ def main():
                 continue
             c, s, e = ts(t["created"]), ts(r["started"]), ts(r["finished"])
             lat.append(s - c)
+            runs.setdefault(r["worker"], []).append((s, e))
             busy += r["wall_time"]
             first = c if first is None else min(first, c)
             last = e if last is None else max(last, e)
     span = (last - first) if lat else float("nan")
     util = busy / (w * span) if w and lat and span > 0 else float("nan")
+    startup = gaps = tail = float("nan")
+    if w and lat and span > 0:
+        startup = gaps = tail = 0.0
+        for v in runs.values():
+            v.sort()
+            startup += v[0][0] - first
+            gaps += sum(v[i + 1][0] - v[i][1] for i in range(len(v) - 1))
+            tail += last - v[-1][1]
+        startup += max(0, w - len(runs)) * span
+        startup, gaps, tail = (x / (w * span) for x in (startup, gaps, tail))
     print("n=%d lat_p50_ms=%.1f lat_p99_ms=%.1f makespan_s=%.3f busy_s=%.3f "
-          "util=%.4f" % (len(lat), pct(lat, 0.5) * 1e3, pct(lat, 0.99) * 1e3,
-                         span, busy, util))
+          "util=%.4f idle_startup=%.4f idle_gaps=%.4f idle_tail=%.4f"
+          % (len(lat), pct(lat, 0.5) * 1e3, pct(lat, 0.99) * 1e3, span, busy,
+             util, startup, gaps, tail))
     return 0
 
 
