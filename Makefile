@@ -151,8 +151,10 @@ install: all
 	install -m 644 docs/dehbq-orchestrator.8 $(DESTDIR)$(MANDIR)/man8/
 	cp -R deploy $(DESTDIR)$(DATADIR)/
 
+FORMAT_SRCS = $(wildcard common/*.[ch] orchestrator/*.[ch] worker/*.[ch] \
+	cli/*.[ch] fuzz/*.c examples/*.c bench/*.c tests/check_*.c tests/testutil.[ch])
 format-check:
-	clang-format --dry-run --Werror $(COMMON_SRCS) $(wildcard common/*.h)
+	clang-format --dry-run --Werror $(FORMAT_SRCS)
 
 clean:
 	rm -rf build build-san build-fuzz

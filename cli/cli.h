@@ -21,9 +21,9 @@ struct dirent;
 struct space;
 struct spec;
 
-#define CLI_OK 0
+#define CLI_OK	   0
 #define CLI_EINPUT 100
-#define CLI_ESYS 111
+#define CLI_ESYS   111
 
 int cli_validate(int argc, char **argv);
 int cli_init(int argc, char **argv);
@@ -77,10 +77,10 @@ void cli_count_archive(const char *root, long *trials, long *other);
 
 /* One trial as found on disk; borrowed by the scan callback. */
 struct cli_row {
-	const char *state;     /* pending claimed done failed archived */
-	struct trial t;        /* the trial file */
-	int has_result;        /* r is valid (archived with a result) */
-	struct result r;       /* its result */
+	const char *state;	/* pending claimed done failed archived */
+	struct trial t;		/* the trial file */
+	int has_result;		/* r is valid (archived with a result) */
+	struct result r;	/* its result */
 	char host[ID_HOST_LEN]; /* claiming host, or the result's host */
 };
 

@@ -42,13 +42,13 @@ static const char export_usage[] =
 
 /* A flattened info leaf: key and its text (CSV) or item (JSONL). */
 struct leaf {
-	char *key;         /* "info.a.b", owned */
+	char *key;	   /* "info.a.b", owned */
 	const cJSON *item; /* borrowed from the parsed info */
 };
 
 struct leaves {
 	struct leaf *v; /* entries */
-	size_t n, cap;  /* used, allocated */
+	size_t n, cap;	/* used, allocated */
 };
 
 static int leaves_add(struct leaves *l, const char *key, const cJSON *item)
@@ -83,8 +83,8 @@ static int flatten(struct leaves *l, const char *prefix, const cJSON *o)
 
 	cJSON_ArrayForEach(it, o)
 	{
-		size_t n = strlen(prefix) + strlen(it->string ? it->string : "")
-			   + 2;
+		size_t n = strlen(prefix) +
+			   strlen(it->string ? it->string : "") + 2;
 		char *k = malloc(n);
 		int rc;
 
@@ -144,14 +144,14 @@ static int keyset_add(struct keyset *ks, const char *k)
 }
 
 struct export_ctx {
-	const char *root;        /* study directory */
+	const char *root;	 /* study directory */
 	const struct spec *spec; /* study spec */
-	int jsonl;               /* 0 csv, 1 jsonl */
-	FILE *f;                 /* output */
-	struct keyset keys;      /* info columns (csv) */
-	struct leaves lv;        /* current row's info leaves */
-	int oom;                 /* out of memory seen */
-	long rows;               /* rows written */
+	int jsonl;		 /* 0 csv, 1 jsonl */
+	FILE *f;		 /* output */
+	struct keyset keys;	 /* info columns (csv) */
+	struct leaves lv;	 /* current row's info leaves */
+	int oom;		 /* out of memory seen */
+	long rows;		 /* rows written */
 };
 
 /* Parse row's info and flatten it into x->lv (sorted).  The returned
@@ -368,8 +368,8 @@ static int write_export(void *arg, FILE *f)
 		}
 		fputc('\n', f);
 	}
-	if (cli_scan_trials("export", x->root, x->spec->space,
-			    CLI_SCAN_ARCHIVE, pass_rows, x)) {
+	if (cli_scan_trials("export", x->root, x->spec->space, CLI_SCAN_ARCHIVE,
+			    pass_rows, x)) {
 		if (x->oom)
 			return cli_fail("export", CLI_ESYS,
 					"fatal: out of memory");
@@ -423,9 +423,8 @@ int cli_export(int argc, char **argv)
 		return rc;
 	x.root = argv[optind];
 	x.spec = &s;
-	if (!x.jsonl &&
-	    cli_scan_trials("export", x.root, s.space, CLI_SCAN_ARCHIVE,
-			    pass_keys, &x)) {
+	if (!x.jsonl && cli_scan_trials("export", x.root, s.space,
+					CLI_SCAN_ARCHIVE, pass_keys, &x)) {
 		rc = cli_fail("export", CLI_ESYS, "fatal: out of memory");
 		goto out;
 	}

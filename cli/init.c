@@ -29,7 +29,8 @@ static const char validate_usage[] =
 	"usage: dehbq validate FILE\n"
 	"\n"
 	"Check a search space (dehbq-space/1 or ConfigSpace JSON) or a study\n"
-	"spec (dehbq-study/1).  Prints a summary and exits 0 when valid; prints\n"
+	"spec (dehbq-study/1).  Prints a summary and exits 0 when valid; "
+	"prints\n"
 	"one error line (file:line:col: ...) and exits 100 when not.\n";
 
 int cli_validate(int argc, char **argv)
@@ -88,14 +89,27 @@ static const char init_usage[] =
 	"                  [--name NAME] [--lease SECS] [--poll SECS]\n"
 	"                  [--max-attempts N]\n"
 	"\n"
-	"Create the study directory STUDY.  Options given with --spec override\n"
+	"Create the study directory STUDY.  Options given with --spec "
+	"override\n"
 	"the spec's values.  At least one termination option is required.\n"
 	"An existing study is never overwritten.\n";
 
 enum {
-	OPT_SPEC = 256, OPT_SPACE, OPT_MIN, OPT_MAX, OPT_ETA, OPT_FEVALS,
-	OPT_BRACKETS, OPT_WALLTIME, OPT_COST, OPT_SEED, OPT_OPTIMIZER,
-	OPT_NAME, OPT_LEASE, OPT_POLL, OPT_ATTEMPTS,
+	OPT_SPEC = 256,
+	OPT_SPACE,
+	OPT_MIN,
+	OPT_MAX,
+	OPT_ETA,
+	OPT_FEVALS,
+	OPT_BRACKETS,
+	OPT_WALLTIME,
+	OPT_COST,
+	OPT_SEED,
+	OPT_OPTIMIZER,
+	OPT_NAME,
+	OPT_LEASE,
+	OPT_POLL,
+	OPT_ATTEMPTS,
 };
 
 static const struct option init_opts[] = {
@@ -125,8 +139,8 @@ struct init_over {
 
 static int bad_opt(const char *name, const char *val, const char *want)
 {
-	cli_fail("init", CLI_EINPUT, "option '--%s': '%s' is not %s", name,
-		 val, want);
+	cli_fail("init", CLI_EINPUT, "option '--%s': '%s' is not %s", name, val,
+		 want);
 	fputs(init_usage, stderr);
 	return CLI_EINPUT;
 }
@@ -263,8 +277,9 @@ int cli_init(int argc, char **argv)
 			return CLI_OK;
 		}
 		if (c == '?' || c == ':') {
-			cli_fail("init", CLI_EINPUT, "unknown or incomplete "
-						     "option '%s'",
+			cli_fail("init", CLI_EINPUT,
+				 "unknown or incomplete "
+				 "option '%s'",
 				 argv[optind - 1]);
 			fputs(init_usage, stderr);
 			return CLI_EINPUT;
@@ -329,9 +344,10 @@ int cli_init(int argc, char **argv)
 		goto out;
 	}
 	if (study_create_dirs(root)) {
-		rc = cli_fail("init", CLI_ESYS,
-			      "fatal: unable to create study directory '%s': %s",
-			      root, strerror(errno));
+		rc = cli_fail(
+			"init", CLI_ESYS,
+			"fatal: unable to create study directory '%s': %s",
+			root, strerror(errno));
 		goto out;
 	}
 	if ((rc = publish_study(root, text)))

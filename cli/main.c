@@ -28,19 +28,14 @@ static const char usage[] =
 	"111 system failure.\n";
 
 static const struct {
-	const char *name;               /* subcommand */
+	const char *name;		   /* subcommand */
 	int (*run)(int argc, char **argv); /* its entry point */
 } commands[] = {
-	{"init", cli_init},
-	{"validate", cli_validate},
-	{"status", cli_status},
-	{"trials", cli_trials},
-	{"show", cli_show},
-	{"export", cli_export},
-	{"plot", cli_plot},
-	{"workers", cli_workers},
-	{"stop", cli_stop},
-	{"requeue", cli_requeue},
+	{"init", cli_init},	{"validate", cli_validate},
+	{"status", cli_status}, {"trials", cli_trials},
+	{"show", cli_show},	{"export", cli_export},
+	{"plot", cli_plot},	{"workers", cli_workers},
+	{"stop", cli_stop},	{"requeue", cli_requeue},
 };
 
 int main(int argc, char **argv)

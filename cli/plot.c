@@ -41,12 +41,12 @@ struct ev {
 
 struct plot_ctx {
 	const struct spec *spec; /* study spec */
-	const char *root;        /* study directory */
-	struct ev *ev;           /* evaluations */
-	size_t n, cap;           /* used, allocated */
-	double fids[64];         /* distinct fidelities, sorted */
-	int nfid;                /* used entries of fids */
-	int oom;                 /* out of memory seen */
+	const char *root;	 /* study directory */
+	struct ev *ev;		 /* evaluations */
+	size_t n, cap;		 /* used, allocated */
+	double fids[64];	 /* distinct fidelities, sorted */
+	int nfid;		 /* used entries of fids */
+	int oom;		 /* out of memory seen */
 };
 
 static int collect(void *arg, struct cli_row *row)
@@ -159,16 +159,18 @@ static void axis_draw(FILE *f, const struct axis *a, int vertical,
 
 		tick_label(lab, sizeof(lab), v / scale);
 		if (vertical)
-			fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
-				   "y2=\"%.1f\" class=\"grid\"/>\n"
-				   "<text x=\"%.1f\" y=\"%.1f\" "
-				   "text-anchor=\"end\">%s</text>\n",
+			fprintf(f,
+				"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+				"y2=\"%.1f\" class=\"grid\"/>\n"
+				"<text x=\"%.1f\" y=\"%.1f\" "
+				"text-anchor=\"end\">%s</text>\n",
 				other0, p, other1, p, other0 - 6, p + 4, lab);
 		else
-			fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
-				   "y2=\"%.1f\" class=\"grid\"/>\n"
-				   "<text x=\"%.1f\" y=\"%.1f\" "
-				   "text-anchor=\"middle\">%s</text>\n",
+			fprintf(f,
+				"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+				"y2=\"%.1f\" class=\"grid\"/>\n"
+				"<text x=\"%.1f\" y=\"%.1f\" "
+				"text-anchor=\"middle\">%s</text>\n",
 				p, other0, p, other1, p, other0 + 16, lab);
 	}
 }
@@ -211,17 +213,21 @@ struct panel {
 static void frame(FILE *f, const struct panel *p, const char *title,
 		  const char *xlabel, const char *ylabel)
 {
-	fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-		   "class=\"frame\"/>\n",
+	fprintf(f,
+		"<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+		"class=\"frame\"/>\n",
 		p->x0, p->y0, p->x1 - p->x0, p->y1 - p->y0);
-	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" "
-		   "class=\"title\">%s</text>\n",
+	fprintf(f,
+		"<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" "
+		"class=\"title\">%s</text>\n",
 		(p->x0 + p->x1) / 2, p->y0 - 10, title);
-	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s"
-		   "</text>\n",
+	fprintf(f,
+		"<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s"
+		"</text>\n",
 		(p->x0 + p->x1) / 2, p->y1 + 36, xlabel);
-	fprintf(f, "<text transform=\"translate(%.1f,%.1f) rotate(-90)\" "
-		   "text-anchor=\"middle\">%s</text>\n",
+	fprintf(f,
+		"<text transform=\"translate(%.1f,%.1f) rotate(-90)\" "
+		"text-anchor=\"middle\">%s</text>\n",
 		p->x0 - 58, (p->y0 + p->y1) / 2, ylabel);
 }
 
@@ -244,8 +250,9 @@ static void incumbent_line(FILE *f, const struct plot_ctx *x,
 			continue;
 		best = e->loss;
 		if (!started) {
-			fprintf(f, "<path fill=\"none\" stroke=\"%s\" "
-				   "stroke-width=\"2\"%s d=\"M%.1f,%.1f",
+			fprintf(f,
+				"<path fill=\"none\" stroke=\"%s\" "
+				"stroke-width=\"2\"%s d=\"M%.1f,%.1f",
 				color, dash, map(ax, xv), map(ay, best));
 			started = 1;
 		} else {
@@ -255,22 +262,25 @@ static void incumbent_line(FILE *f, const struct plot_ctx *x,
 		py = map(ay, best);
 	}
 	if (started)
-		fprintf(f, " H%.1f\"/>\n<circle cx=\"%.1f\" cy=\"%.1f\" "
-			   "r=\"3\" fill=\"%s\"/>\n",
+		fprintf(f,
+			" H%.1f\"/>\n<circle cx=\"%.1f\" cy=\"%.1f\" "
+			"r=\"3\" fill=\"%s\"/>\n",
 			map(ax, ax->hi), px, py, color);
 }
 
 static void legend_incumbent(FILE *f, const struct panel *p)
 {
-	fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-		   "stroke=\"#1f77b4\" stroke-width=\"2\"/>"
-		   "<text x=\"%.1f\" y=\"%.1f\">best, any fidelity</text>\n",
+	fprintf(f,
+		"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+		"stroke=\"#1f77b4\" stroke-width=\"2\"/>"
+		"<text x=\"%.1f\" y=\"%.1f\">best, any fidelity</text>\n",
 		p->x1 - 170, p->y0 + 16, p->x1 - 145, p->y0 + 16, p->x1 - 140,
 		p->y0 + 20);
-	fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-		   "stroke=\"#d62728\" stroke-width=\"2\" "
-		   "stroke-dasharray=\"6,3\"/>"
-		   "<text x=\"%.1f\" y=\"%.1f\">best, max fidelity</text>\n",
+	fprintf(f,
+		"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+		"stroke=\"#d62728\" stroke-width=\"2\" "
+		"stroke-dasharray=\"6,3\"/>"
+		"<text x=\"%.1f\" y=\"%.1f\">best, max fidelity</text>\n",
 		p->x1 - 170, p->y0 + 34, p->x1 - 145, p->y0 + 34, p->x1 - 140,
 		p->y0 + 38);
 }
@@ -390,8 +400,7 @@ static int write_svg(void *arg, FILE *f)
 	at2.p1 = pc.x1;
 	axis_draw(f, &ay2, 1, pc.x0, pc.x1, 1);
 	axis_draw(f, &at2, 0, pc.y1, pc.y0, scale);
-	snprintf(title, sizeof(title), "finish time since creation (%s)",
-		 unit);
+	snprintf(title, sizeof(title), "finish time since creation (%s)", unit);
 	frame(f, &pc, "all evaluations", title,
 	      ay.log ? "loss (log scale)" : "loss");
 	fputs("<g fill-opacity=\"0.7\">\n", f);
@@ -400,14 +409,16 @@ static int write_svg(void *arg, FILE *f)
 
 		if (isnan(e->loss))
 			continue;
-		fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" "
-			   "fill=\"%s\"/>\n",
+		fprintf(f,
+			"<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" "
+			"fill=\"%s\"/>\n",
 			map(&at2, e->t), map(&ay2, e->loss),
 			fid_color(x, e->fid));
 	}
 	fputs("</g>\n", f);
-	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"title\">fidelity"
-		   "</text>\n",
+	fprintf(f,
+		"<text x=\"%.1f\" y=\"%.1f\" class=\"title\">fidelity"
+		"</text>\n",
 		pc.x1 + 20, pc.y0 + 14);
 	for (i = 0; i < (size_t)x->nfid && i < 30; i++) {
 		char lab[40];
@@ -415,9 +426,10 @@ static int write_svg(void *arg, FILE *f)
 		cli_fmt_double(lab, sizeof(lab), x->fids[i]);
 		if (strlen(lab) > 10)
 			snprintf(lab, sizeof(lab), "%.6g", x->fids[i]);
-		fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" "
-			   "fill=\"%s\"/><text x=\"%.1f\" y=\"%.1f\">%s"
-			   "</text>\n",
+		fprintf(f,
+			"<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" "
+			"fill=\"%s\"/><text x=\"%.1f\" y=\"%.1f\">%s"
+			"</text>\n",
 			pc.x1 + 26, pc.y0 + 34 + 20.0 * (double)i,
 			palette[i % 10], pc.x1 + 38,
 			pc.y0 + 38 + 20.0 * (double)i, lab);
@@ -453,8 +465,8 @@ int cli_plot(int argc, char **argv)
 			out = optarg;
 			continue;
 		}
-		cli_fail("plot", CLI_EINPUT, "unknown or incomplete option '%s'",
-			 argv[optind - 1]);
+		cli_fail("plot", CLI_EINPUT,
+			 "unknown or incomplete option '%s'", argv[optind - 1]);
 		fputs(plot_usage, stderr);
 		return CLI_EINPUT;
 	}

@@ -40,8 +40,8 @@ static const char requeue_usage[] =
 	"every failed trial.  Writes a request file into state/requests/;\n"
 	"the orchestrator acts on it at its next batch.\n";
 
-static int write_request(const char *cmd, const char *root,
-			 const char *action, const char *trial)
+static int write_request(const char *cmd, const char *root, const char *action,
+			 const char *trial)
 {
 	char p[STUDY_PATH_MAX], text[256];
 	long long ms = (long long)(timeutil_now() * 1000.0);
@@ -60,8 +60,9 @@ static int write_request(const char *cmd, const char *root,
 		       action, ms, (long)getpid()))
 		return cli_fail(cmd, CLI_EINPUT, "'%s': path too long", root);
 	if (atomicfile_write(p, text, strlen(text), 0666, 0))
-		return cli_fail(cmd, CLI_ESYS, "fatal: unable to write '%s': %s",
-				p, strerror(errno));
+		return cli_fail(cmd, CLI_ESYS,
+				"fatal: unable to write '%s': %s", p,
+				strerror(errno));
 	return CLI_OK;
 }
 
@@ -146,8 +147,9 @@ int cli_requeue(int argc, char **argv)
 		return rc;
 	spec_release(&s);
 	if (study_finished(argv[1]))
-		cli_warn("requeue", "study %s is finished; the request waits "
-				    "until an orchestrator runs it again",
+		cli_warn("requeue",
+			 "study %s is finished; the request waits "
+			 "until an orchestrator runs it again",
 			 argv[1]);
 	if (!strcmp(argv[2], "--failed")) {
 		if ((rc = write_request("requeue", argv[1], "requeue-failed",
@@ -159,9 +161,10 @@ int cli_requeue(int argc, char **argv)
 		return CLI_OK;
 	}
 	if (id_trial_parse(argv[2], &id))
-		return cli_fail("requeue", CLI_EINPUT,
-				"'%s': not a trial id (8 digits, e.g. 00000042)",
-				argv[2]);
+		return cli_fail(
+			"requeue", CLI_EINPUT,
+			"'%s': not a trial id (8 digits, e.g. 00000042)",
+			argv[2]);
 	if (!trial_exists(argv[1], id))
 		return cli_fail("requeue", CLI_EINPUT,
 				"trial %s: no such trial in %s", argv[2],

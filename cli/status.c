@@ -71,8 +71,8 @@ static void fmt_dur(char *buf, size_t size, double s)
 		snprintf(buf, size, "%.0fd", s / 86400);
 }
 
-static void bar(FILE *f, const char *what, double cur, double max,
-		double eta, const char *unit)
+static void bar(FILE *f, const char *what, double cur, double max, double eta,
+		const char *unit)
 {
 	char e[32];
 	double frac = max > 0 ? cur / max : 0;
@@ -126,7 +126,8 @@ static void brackets(FILE *f, const cJSON *br)
 		return;
 	cJSON_ArrayForEach(b, br)
 	{
-		const cJSON *rungs = cJSON_GetObjectItemCaseSensitive(b, "rungs");
+		const cJSON *rungs =
+			cJSON_GetObjectItemCaseSensitive(b, "rungs");
 		int j = 0;
 
 		if (!cJSON_IsArray(rungs))
@@ -134,7 +135,8 @@ static void brackets(FILE *f, const cJSON *br)
 		if (!nb++)
 			fprintf(f, "active brackets\n");
 		if (nb > 20) {
-			fprintf(f, "  ... %d more\n", cJSON_GetArraySize(br) - 20);
+			fprintf(f, "  ... %d more\n",
+				cJSON_GetArraySize(br) - 20);
 			break;
 		}
 		fprintf(f, "  bracket %.0f:", num(b, "id", -1));
@@ -174,15 +176,16 @@ static void worker_row(const char *root, const char *name, struct wk_scan *w)
 
 	if (study_parse_worker(name, host, &pid, wid)) {
 		cli_warn(w->table ? "workers" : "status",
-			 "skipping '%s/workers/%s': unexpected name", root, name);
+			 "skipping '%s/workers/%s': unexpected name", root,
+			 name);
 		return;
 	}
 	if (study_path(p, sizeof(p), root, "workers/%s", name))
 		return;
 	if (jsonfile_load(p, JSONFILE_CAP, &jf, err)) {
 		if (errno != ENOENT) /* a worker may exit meanwhile */
-			cli_warn(w->table ? "workers" : "status",
-				 "skipping %s", err);
+			cli_warn(w->table ? "workers" : "status", "skipping %s",
+				 err);
 		return;
 	}
 	if (cli_lmtime(p, &mt)) {
@@ -255,8 +258,9 @@ static int stale_claims(FILE *f, const char *root, double now, double lease)
 			fprintf(f, "stale claims (no heartbeat for > %gs)\n",
 				lease);
 		fmt_dur(age, sizeof(age), now - mt);
-		fprintf(f, "  trial %08llu on %s:%ld (%s), last heartbeat %s "
-			   "ago\n",
+		fprintf(f,
+			"  trial %08llu on %s:%ld (%s), last heartbeat %s "
+			"ago\n",
 			(unsigned long long)c.id, c.host, c.pid, c.worker, age);
 	}
 	cli_list_free(names, n);
@@ -296,8 +300,8 @@ static void render(FILE *f, const char *root, const struct spec *s,
 		o = jsonfile_root(jf);
 	if (o && !cJSON_IsObject(o))
 		o = NULL;
-	fprintf(f, "study %s  %s%s%s\n", s->study, root,
-		s->name[0] ? "  " : "", s->name);
+	fprintf(f, "study %s  %s%s%s\n", s->study, root, s->name[0] ? "  " : "",
+		s->name);
 	if (o) {
 		c = cJSON_GetObjectItemCaseSensitive(o, "counts");
 		elapsed = num(o, "elapsed", 0);
@@ -306,10 +310,11 @@ static void render(FILE *f, const char *root, const struct spec *s,
 		failed = num(c, "failed", 0);
 		rate = elapsed > 0 ? done / elapsed : 0;
 		fmt_dur(e, sizeof(e), elapsed);
-		fprintf(f, "orchestrator %s:%.0f epoch %.0f, running %s, updated "
-			   "%s%s\n",
-			str(o, "host", "?"), num(o, "pid", 0), num(o, "epoch", 0),
-			e, str(o, "updated", "?"),
+		fprintf(f,
+			"orchestrator %s:%.0f epoch %.0f, running %s, updated "
+			"%s%s\n",
+			str(o, "host", "?"), num(o, "pid", 0),
+			num(o, "epoch", 0), e, str(o, "updated", "?"),
 			*finished ? "  FINISHED" : "");
 		if (*finished)
 			fprintf(f, "finished: %s\n", str(o, "reason", "?"));
@@ -337,13 +342,15 @@ static void render(FILE *f, const char *root, const struct spec *s,
 			    tc > 0 ? (s->total_cost - tc) * elapsed / tc : NAN,
 			    "");
 		}
-		fprintf(f, "counts: issued %.0f, done %.0f, failed %.0f, in "
-			   "flight %.0f (pending %.0f, claimed %.0f)\n",
+		fprintf(f,
+			"counts: issued %.0f, done %.0f, failed %.0f, in "
+			"flight %.0f (pending %.0f, claimed %.0f)\n",
 			issued, done, failed, num(c, "inflight", 0),
 			num(c, "pending", 0), num(c, "claimed", 0));
-		fprintf(f, "        requeues %.0f, expired %.0f, duplicates "
-			   "%.0f, quarantined %.0f, brackets %.0f, total cost "
-			   "%g\n",
+		fprintf(f,
+			"        requeues %.0f, expired %.0f, duplicates "
+			"%.0f, quarantined %.0f, brackets %.0f, total cost "
+			"%g\n",
 			num(c, "requeues", 0), num(c, "expired", 0),
 			num(c, "duplicates", 0), num(c, "quarantined", 0),
 			num(c, "brackets", 0), num(c, "total_cost", 0));
@@ -359,13 +366,15 @@ static void render(FILE *f, const char *root, const struct spec *s,
 			brackets(f, cJSON_GetObjectItemCaseSensitive(
 					    o, "brackets"));
 	} else {
-		fprintf(f, "no state/status.json: the orchestrator has not run "
-			   "yet (start: dehbq-orchestrator %s)\n",
+		fprintf(f,
+			"no state/status.json: the orchestrator has not run "
+			"yet (start: dehbq-orchestrator %s)\n",
 			root);
 	}
 	cli_count_archive(root, &archived, &other);
-	fprintf(f, "directory: staging %d, pending %d, claimed %d, results "
-		   "%d, archived %ld, quarantine %d\n",
+	fprintf(f,
+		"directory: staging %d, pending %d, claimed %d, results "
+		"%d, archived %ld, quarantine %d\n",
 		cli_count_dir(root, "staging"), cli_count_dir(root, "pending"),
 		cli_count_dir(root, "claimed"), cli_count_dir(root, "results"),
 		archived, cli_count_dir(root, "quarantine"));
@@ -449,8 +458,8 @@ int cli_status(int argc, char **argv)
 				}
 			}
 		} else if (argv[i][0] == '-' || root) {
-			cli_fail("status", CLI_EINPUT, "unexpected argument '%s'",
-				 argv[i]);
+			cli_fail("status", CLI_EINPUT,
+				 "unexpected argument '%s'", argv[i]);
 			fputs(status_usage, stderr);
 			return CLI_EINPUT;
 		} else {
@@ -470,7 +479,8 @@ int cli_status(int argc, char **argv)
 
 		if (!f) {
 			spec_release(&s);
-			return cli_fail("status", CLI_ESYS, "fatal: out of memory");
+			return cli_fail("status", CLI_ESYS,
+					"fatal: out of memory");
 		}
 		render(f, root, &s, &finished);
 		fclose(f);

@@ -183,8 +183,8 @@ static void row_reset(struct cli_row *row)
 
 /* Load one archived trial + result into row; 0 ok, -1 skipped. */
 static int load_archived(const char *cmd, const char *root,
-			 const struct space *sp, const char *shard,
-			 uint64_t id, unsigned flags, struct cli_row *row)
+			 const struct space *sp, const char *shard, uint64_t id,
+			 unsigned flags, struct cli_row *row)
 {
 	char p[STUDY_PATH_MAX], err[DEHBQ_ERRLEN];
 
@@ -197,8 +197,9 @@ static int load_archived(const char *cmd, const char *root,
 		return -1;
 	}
 	if (row->t.id != id) {
-		cli_warn(cmd, "skipping '%s': id %08llu does not match the "
-			      "file name",
+		cli_warn(cmd,
+			 "skipping '%s': id %08llu does not match the "
+			 "file name",
 			 p, (unsigned long long)row->t.id);
 		trial_release(&row->t);
 		return -1;
@@ -235,8 +236,9 @@ static int scan_archive(const char *cmd, const char *root,
 		const char *sh = shards[i]->d_name;
 
 		if (!cli_is_shard(sh)) {
-			cli_warn(cmd, "skipping '%s/archive/%s': not a shard "
-				      "directory",
+			cli_warn(cmd,
+				 "skipping '%s/archive/%s': not a shard "
+				 "directory",
 				 root, sh);
 			continue;
 		}
@@ -249,8 +251,9 @@ static int scan_archive(const char *cmd, const char *root,
 
 			if (archive_trial_name(names[j]->d_name, &id)) {
 				if (!archive_other(names[j]->d_name))
-					cli_warn(cmd, "skipping '%s/%s': "
-						      "unexpected name",
+					cli_warn(cmd,
+						 "skipping '%s/%s': "
+						 "unexpected name",
 						 p, names[j]->d_name);
 				continue;
 			}
@@ -266,9 +269,9 @@ static int scan_archive(const char *cmd, const char *root,
 	return rc;
 }
 
-static int scan_live(const char *cmd, const char *root,
-		     const struct space *sp, const char *dir,
-		     int (*fn)(void *arg, struct cli_row *row), void *arg)
+static int scan_live(const char *cmd, const char *root, const struct space *sp,
+		     const char *dir, int (*fn)(void *arg, struct cli_row *row),
+		     void *arg)
 {
 	char p[STUDY_PATH_MAX], err[DEHBQ_ERRLEN];
 	struct dirent **names;
@@ -287,8 +290,9 @@ static int scan_live(const char *cmd, const char *root,
 		memset(&row, 0, sizeof(row));
 		if (!strcmp(dir, "claimed")) {
 			if (study_parse_claim(name, &c)) {
-				cli_warn(cmd, "skipping '%s/%s': unexpected name",
-					 p, name);
+				cli_warn(cmd,
+					 "skipping '%s/%s': unexpected name", p,
+					 name);
 				continue;
 			}
 			id = c.id;
@@ -296,8 +300,9 @@ static int scan_live(const char *cmd, const char *root,
 			row.state = "claimed";
 		} else {
 			if (study_parse_pending(name, &rung, &id)) {
-				cli_warn(cmd, "skipping '%s/%s': unexpected name",
-					 p, name);
+				cli_warn(cmd,
+					 "skipping '%s/%s': unexpected name", p,
+					 name);
 				continue;
 			}
 			row.state = "pending";

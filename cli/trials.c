@@ -47,16 +47,16 @@ enum fmt { FMT_TABLE, FMT_CSV, FMT_JSONL };
 
 struct trials_ctx {
 	const char *want; /* state filter, NULL = all */
-	enum fmt fmt;     /* output format */
-	long rows;        /* rows written */
+	enum fmt fmt;	  /* output format */
+	long rows;	  /* rows written */
 };
 
 static int trials_row(void *arg, struct cli_row *row)
 {
 	struct trials_ctx *x = arg;
 	char loss[40] = "", fid[40], id[ID_TRIAL_LEN];
-	const char *status = row->has_result ? result_status_name(row->r.status)
-					     : "";
+	const char *status =
+		row->has_result ? result_status_name(row->r.status) : "";
 	const char *kind = trial_kind_name(row->t.kind);
 
 	if (x->want && strcmp(x->want, row->state))
@@ -172,14 +172,13 @@ int cli_trials(int argc, char **argv)
 	else if (x.fmt == FMT_CSV)
 		printf("id,state,bracket,rung,fidelity,kind,attempt,loss,"
 		       "status,host\n");
-	rc = cli_scan_trials("trials", argv[optind], s.space,
-			     x.want && !strcmp(x.want, "pending")
-				     ? CLI_SCAN_PENDING
-			     : x.want && !strcmp(x.want, "claimed")
-				     ? CLI_SCAN_CLAIMED
-			     : x.want ? CLI_SCAN_ARCHIVE
-				      : CLI_SCAN_ALL,
-			     trials_row, &x);
+	rc = cli_scan_trials(
+		"trials", argv[optind], s.space,
+		x.want && !strcmp(x.want, "pending")   ? CLI_SCAN_PENDING
+		: x.want && !strcmp(x.want, "claimed") ? CLI_SCAN_CLAIMED
+		: x.want			       ? CLI_SCAN_ARCHIVE
+						       : CLI_SCAN_ALL,
+		trials_row, &x);
 	spec_release(&s);
 	if (fflush(stdout) == EOF || rc)
 		return cli_fail("trials", CLI_ESYS,
@@ -322,9 +321,10 @@ int cli_show(int argc, char **argv)
 	root = argv[1];
 	idtxt = argv[2];
 	if (id_trial_parse(idtxt, &id))
-		return cli_fail("show", CLI_EINPUT,
-				"'%s': not a trial id (8 digits, e.g. 00000042)",
-				idtxt);
+		return cli_fail(
+			"show", CLI_EINPUT,
+			"'%s': not a trial id (8 digits, e.g. 00000042)",
+			idtxt);
 	if ((rc = cli_open_study("show", root, &s)))
 		return rc;
 	snprintf(sh, sizeof(sh), "%04u", study_shard(id));
@@ -336,8 +336,9 @@ int cli_show(int argc, char **argv)
 		show_dir(root, "results", idtxt, NULL, 0);
 	if (!found) {
 		spec_release(&s);
-		return cli_fail("show", CLI_EINPUT, "trial %s: no such trial in "
-						    "%s",
+		return cli_fail("show", CLI_EINPUT,
+				"trial %s: no such trial in "
+				"%s",
 				idtxt, root);
 	}
 	printf("trial %s of study %s\n", idtxt, root);

@@ -137,10 +137,12 @@ int cli_write_output(const char *cmd, const char *path,
 	if (fclose(f) == EOF && !rc)
 		rc = cli_fail(cmd, CLI_ESYS, "fatal: out of memory");
 	if (!rc && atomicfile_write(path, buf, len, 0666, 0))
-		rc = cli_fail(cmd, errno == ENOENT || errno == EACCES ||
-					   errno == ENOTDIR || errno == EISDIR
-				       ? CLI_EINPUT
-				       : CLI_ESYS,
+		rc = cli_fail(cmd,
+			      errno == ENOENT || errno == EACCES ||
+					      errno == ENOTDIR ||
+					      errno == EISDIR
+				      ? CLI_EINPUT
+				      : CLI_ESYS,
 			      "fatal: unable to write '%s': %s", path,
 			      strerror(errno));
 	free(buf);

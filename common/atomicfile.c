@@ -96,13 +96,14 @@ static int tmp_name(const char *path, char *tmp, size_t size, char *dir,
 	if (fsutil_dirname(path, dir, dirsize))
 		return DEHBQ_ETOOBIG;
 	uuid_generate_random(u);
-	return fsutil_pathf(tmp, size, "%s/.%.64s.%ld.%02x%02x%02x%02x%02x%02x%02x%02x.tmp",
-			    dir, base, (long)getpid(), u[0], u[1], u[2], u[3],
-			    u[4], u[5], u[6], u[7]);
+	return fsutil_pathf(
+		tmp, size, "%s/.%.64s.%ld.%02x%02x%02x%02x%02x%02x%02x%02x.tmp",
+		dir, base, (long)getpid(), u[0], u[1], u[2], u[3], u[4], u[5],
+		u[6], u[7]);
 }
 
-int atomicfile_write(const char *path, const void *buf, size_t len,
-		     mode_t mode, unsigned flags)
+int atomicfile_write(const char *path, const void *buf, size_t len, mode_t mode,
+		     unsigned flags)
 {
 	char tmp[4096], dir[4096];
 	int fd, rc, e;

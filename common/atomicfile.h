@@ -32,10 +32,10 @@
 struct atomicfile_ops {
 	int (*open)(const char *path, int flags, mode_t mode); /* open(2) */
 	ssize_t (*write)(int fd, const void *buf, size_t n);   /* write(2) */
-	int (*fsync)(int fd);                                  /* fsync(2) */
-	int (*close)(int fd);                                  /* close(2) */
+	int (*fsync)(int fd);				       /* fsync(2) */
+	int (*close)(int fd);				       /* close(2) */
 	int (*rename)(const char *from, const char *to);       /* rename(2) */
-	int (*unlink)(const char *path);                       /* unlink(2) */
+	int (*unlink)(const char *path);		       /* unlink(2) */
 };
 
 enum atomicfile_flags {
@@ -44,8 +44,8 @@ enum atomicfile_flags {
 };
 
 /* Replace path with len bytes of buf, created with mode (umask applies). */
-int atomicfile_write(const char *path, const void *buf, size_t len,
-		     mode_t mode, unsigned flags);
+int atomicfile_write(const char *path, const void *buf, size_t len, mode_t mode,
+		     unsigned flags);
 
 /*
  * Atomically move an existing file: rename(from, to), then fsync the

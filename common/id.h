@@ -19,11 +19,11 @@
 
 #include <stdint.h>
 
-#define ID_STUDY_LEN 37  /* 36 + NUL */
+#define ID_STUDY_LEN  37 /* 36 + NUL */
 #define ID_WORKER_LEN 13 /* 12 + NUL */
-#define ID_TRIAL_LEN 9   /* 8 + NUL */
-#define ID_HOST_LEN 64   /* 63 + NUL */
-#define ID_TRIAL_MAX 99999999ULL
+#define ID_TRIAL_LEN  9	 /* 8 + NUL */
+#define ID_HOST_LEN   64 /* 63 + NUL */
+#define ID_TRIAL_MAX  99999999ULL
 
 void id_study_new(char out[ID_STUDY_LEN]);
 void id_worker_new(char out[ID_WORKER_LEN]);

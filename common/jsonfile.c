@@ -31,11 +31,11 @@ struct jsonfile {
 /* ---- locating items in the source text ---- */
 
 struct locate {
-	const char *t;        /* text */
-	size_t len;           /* its length */
-	size_t pos;           /* cursor */
-	const cJSON *target;  /* item looked for */
-	size_t found;         /* its offset, SIZE_MAX if not yet found */
+	const char *t;	     /* text */
+	size_t len;	     /* its length */
+	size_t pos;	     /* cursor */
+	const cJSON *target; /* item looked for */
+	size_t found;	     /* its offset, SIZE_MAX if not yet found */
 };
 
 static void loc_ws(struct locate *l)

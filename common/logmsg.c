@@ -50,8 +50,8 @@ static size_t vformat(char *buf, size_t size, const char *prog, long pid,
 }
 
 size_t logmsg_format(char *buf, size_t size, const char *prog, long pid,
-		     enum logmsg_level level, double unix_time,
-		     const char *fmt, ...)
+		     enum logmsg_level level, double unix_time, const char *fmt,
+		     ...)
 {
 	va_list ap;
 	size_t n;
@@ -62,8 +62,8 @@ size_t logmsg_format(char *buf, size_t size, const char *prog, long pid,
 	return n;
 }
 
-void logmsg(const struct logmsg *lg, enum logmsg_level level,
-	    const char *fmt, ...)
+void logmsg(const struct logmsg *lg, enum logmsg_level level, const char *fmt,
+	    ...)
 {
 	char buf[LOGMSG_LINE];
 	struct timespec ts;

@@ -19,15 +19,15 @@
 
 enum logmsg_level {
 	LOGMSG_DEBUG = 0, /* D: details for developers */
-	LOGMSG_INFO,      /* I: one line per state change */
-	LOGMSG_WARN,      /* W: something is wrong but handled */
-	LOGMSG_ERROR,     /* E: an operation failed */
+	LOGMSG_INFO,	  /* I: one line per state change */
+	LOGMSG_WARN,	  /* W: something is wrong but handled */
+	LOGMSG_ERROR,	  /* E: an operation failed */
 };
 
 struct logmsg {
 	const char *prog;      /* program name, borrowed */
 	enum logmsg_level min; /* lowest level written */
-	int fd;                /* destination, normally 2 */
+	int fd;		       /* destination, normally 2 */
 };
 
 #define LOGMSG_LINE 2048 /* longest record; longer ones are truncated */
@@ -36,11 +36,11 @@ void logmsg_init(struct logmsg *lg, const char *prog);
 
 /* Format one record (with its newline) into buf; returns its length. */
 size_t logmsg_format(char *buf, size_t size, const char *prog, long pid,
-		     enum logmsg_level level, double unix_time,
-		     const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+		     enum logmsg_level level, double unix_time, const char *fmt,
+		     ...) __attribute__((format(printf, 7, 8)));
 
-void logmsg(const struct logmsg *lg, enum logmsg_level level,
-	    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void logmsg(const struct logmsg *lg, enum logmsg_level level, const char *fmt,
+	    ...) __attribute__((format(printf, 3, 4)));
 
 #define logmsg_d(lg, ...) logmsg((lg), LOGMSG_DEBUG, __VA_ARGS__)
 #define logmsg_i(lg, ...) logmsg((lg), LOGMSG_INFO, __VA_ARGS__)

@@ -67,15 +67,15 @@ static int copy_str(const struct jsonfile *jf, const cJSON *obj,
 	if (rc || !s)
 		return rc;
 	if (strlen(s) >= size)
-		return jsonfile_errf(jf, cJSON_GetObjectItemCaseSensitive(obj, key),
-				     err, "field '%s': longer than %zu bytes",
-				     key, size - 1);
+		return jsonfile_errf(
+			jf, cJSON_GetObjectItemCaseSensitive(obj, key), err,
+			"field '%s': longer than %zu bytes", key, size - 1);
 	memcpy(dst, s, strlen(s) + 1);
 	return DEHBQ_OK;
 }
 
-static int dup_str(const struct jsonfile *jf, const cJSON *obj,
-		   const char *key, char **dst, char *err)
+static int dup_str(const struct jsonfile *jf, const cJSON *obj, const char *key,
+		   char **dst, char *err)
 {
 	const char *s = NULL;
 	int rc = jsonfile_get_string(jf, obj, key, JSONFILE_OPTIONAL, &s, err);
@@ -99,16 +99,16 @@ static int get_time(const struct jsonfile *jf, const cJSON *obj,
 	if (rc)
 		return rc;
 	if (timeutil_parse_iso(s, t))
-		return jsonfile_errf(jf, cJSON_GetObjectItemCaseSensitive(obj, key),
-				     err,
-				     "field '%s': expected a UTC time like "
-				     "\"2026-01-31T12:00:00.000Z\"",
-				     key);
+		return jsonfile_errf(
+			jf, cJSON_GetObjectItemCaseSensitive(obj, key), err,
+			"field '%s': expected a UTC time like "
+			"\"2026-01-31T12:00:00.000Z\"",
+			key);
 	return DEHBQ_OK;
 }
 
-static int print_info(const struct jsonfile *jf, const cJSON *info,
-		      char **out, char *err)
+static int print_info(const struct jsonfile *jf, const cJSON *info, char **out,
+		      char *err)
 {
 	char *s = cJSON_PrintUnformatted(info);
 
@@ -127,15 +127,32 @@ static int print_info(const struct jsonfile *jf, const cJSON *info,
 }
 
 static const char *const result_keys[] = {
-	"format", "id", "study", "attempt", "status", "loss", "cost", "info",
-	"worker", "host", "pid", "started", "finished", "wall_time",
-	"max_rss_kb", "exit_code", "signal", "slurm_job_id",
-	"slurm_array_job_id", "slurm_array_task_id", "error", "stderr_tail",
+	"format",
+	"id",
+	"study",
+	"attempt",
+	"status",
+	"loss",
+	"cost",
+	"info",
+	"worker",
+	"host",
+	"pid",
+	"started",
+	"finished",
+	"wall_time",
+	"max_rss_kb",
+	"exit_code",
+	"signal",
+	"slurm_job_id",
+	"slurm_array_job_id",
+	"slurm_array_task_id",
+	"error",
+	"stderr_tail",
 	NULL,
 };
 
-static int parse_fields(const struct jsonfile *jf, struct result *r,
-			char *err)
+static int parse_fields(const struct jsonfile *jf, struct result *r, char *err)
 {
 	const cJSON *root = jsonfile_root(jf), *info = NULL, *loss;
 	const char *s;
@@ -150,15 +167,17 @@ static int parse_fields(const struct jsonfile *jf, struct result *r,
 				      err)))
 		return rc;
 	if (id_trial_parse(s, &idn))
-		return jsonfile_errf(jf, cJSON_GetObjectItemCaseSensitive(root, "id"),
-				     err, "field 'id': expected 8 digits");
+		return jsonfile_errf(
+			jf, cJSON_GetObjectItemCaseSensitive(root, "id"), err,
+			"field 'id': expected 8 digits");
 	memcpy(r->id, s, ID_TRIAL_LEN);
 	if ((rc = jsonfile_get_string(jf, root, "study", JSONFILE_REQUIRED, &s,
 				      err)))
 		return rc;
 	if (!id_is_study(s))
-		return jsonfile_errf(jf, cJSON_GetObjectItemCaseSensitive(root, "study"),
-				     err, "field 'study': expected a UUID");
+		return jsonfile_errf(
+			jf, cJSON_GetObjectItemCaseSensitive(root, "study"),
+			err, "field 'study': expected a UUID");
 	memcpy(r->study, s, ID_STUDY_LEN);
 	if ((rc = jsonfile_get_int(jf, root, "attempt", JSONFILE_REQUIRED, 1,
 				   1000000, &v, err)))
@@ -168,10 +187,11 @@ static int parse_fields(const struct jsonfile *jf, struct result *r,
 				      err)))
 		return rc;
 	if (result_status_parse(s, &r->status))
-		return jsonfile_errf(jf, cJSON_GetObjectItemCaseSensitive(root, "status"),
-				     err,
-				     "field 'status': expected ok, failed, "
-				     "timeout or crashed");
+		return jsonfile_errf(
+			jf, cJSON_GetObjectItemCaseSensitive(root, "status"),
+			err,
+			"field 'status': expected ok, failed, "
+			"timeout or crashed");
 	loss = cJSON_GetObjectItemCaseSensitive(root, "loss");
 	if (r->status == RESULT_OK) {
 		if ((rc = jsonfile_get_number(jf, root, "loss",
@@ -190,21 +210,23 @@ static int parse_fields(const struct jsonfile *jf, struct result *r,
 		return rc;
 	if (info && (rc = print_info(jf, info, &r->info, err)))
 		return rc;
-	if ((rc = jsonfile_get_string(jf, root, "worker", JSONFILE_REQUIRED,
-				      &s, err)))
+	if ((rc = jsonfile_get_string(jf, root, "worker", JSONFILE_REQUIRED, &s,
+				      err)))
 		return rc;
 	if (!id_is_worker(s))
-		return jsonfile_errf(jf, cJSON_GetObjectItemCaseSensitive(root, "worker"),
-				     err,
-				     "field 'worker': expected 12 lowercase "
-				     "hex digits");
+		return jsonfile_errf(
+			jf, cJSON_GetObjectItemCaseSensitive(root, "worker"),
+			err,
+			"field 'worker': expected 12 lowercase "
+			"hex digits");
 	memcpy(r->worker, s, ID_WORKER_LEN);
 	if ((rc = jsonfile_get_string(jf, root, "host", JSONFILE_REQUIRED, &s,
 				      err)))
 		return rc;
 	if (!id_is_host(s))
-		return jsonfile_errf(jf, cJSON_GetObjectItemCaseSensitive(root, "host"),
-				     err, "field 'host': not a valid host name");
+		return jsonfile_errf(
+			jf, cJSON_GetObjectItemCaseSensitive(root, "host"), err,
+			"field 'host': not a valid host name");
 	memcpy(r->host, s, strlen(s) + 1);
 	if ((rc = jsonfile_get_int(jf, root, "pid", JSONFILE_REQUIRED, 1,
 				   INT32_MAX, &v, err)))
@@ -226,8 +248,8 @@ static int parse_fields(const struct jsonfile *jf, struct result *r,
 		return rc;
 	r->exit_code = (int)v;
 	v = 0;
-	if ((rc = jsonfile_get_int(jf, root, "signal", JSONFILE_OPTIONAL, 0, 128,
-				   &v, err)))
+	if ((rc = jsonfile_get_int(jf, root, "signal", JSONFILE_OPTIONAL, 0,
+				   128, &v, err)))
 		return rc;
 	r->signal = (int)v;
 	if ((rc = copy_str(jf, root, "slurm_job_id", r->slurm_job,

@@ -22,40 +22,40 @@
 
 #include "id.h"
 
-#define RESULT_FORMAT "dehbq-result/1"
-#define RESULT_CAP (1u << 20)        /* file size cap */
-#define RESULT_INFO_CAP (64u << 10)  /* printed info cap */
-#define RESULT_TAIL_CAP 4096         /* stderr tail kept */
+#define RESULT_FORMAT	"dehbq-result/1"
+#define RESULT_CAP	(1u << 20)  /* file size cap */
+#define RESULT_INFO_CAP (64u << 10) /* printed info cap */
+#define RESULT_TAIL_CAP 4096	    /* stderr tail kept */
 
 enum result_status {
-	RESULT_OK = 0,  /* trainer reported a finite loss */
-	RESULT_FAILED,  /* non-zero exit, missing/invalid report, NaN loss */
+	RESULT_OK = 0,	/* trainer reported a finite loss */
+	RESULT_FAILED,	/* non-zero exit, missing/invalid report, NaN loss */
 	RESULT_TIMEOUT, /* killed at --trial-timeout */
 	RESULT_CRASHED, /* trainer killed by a signal */
 };
 
 struct result {
-	char id[ID_TRIAL_LEN];         /* trial id */
-	char study[ID_STUDY_LEN];      /* study uuid */
-	int attempt;                   /* attempt that produced it, >= 1 */
-	enum result_status status;     /* outcome */
-	double loss;                   /* valid when status == RESULT_OK */
-	double cost;                   /* >= 0 */
-	char *info;                    /* printed JSON object, never NULL */
-	char worker[ID_WORKER_LEN];    /* worker id */
-	char host[ID_HOST_LEN];        /* worker host */
-	long pid;                      /* worker pid */
-	double started;                /* unix time trainer started */
-	double finished;               /* unix time it ended */
-	double wall_time;              /* seconds */
-	long max_rss_kb;               /* trainer peak RSS, -1 unknown */
-	int exit_code;                 /* -1 when killed by a signal */
-	int signal;                    /* 0 when it exited */
-	char slurm_job[32];            /* SLURM_JOB_ID or "" */
-	char slurm_array_job[32];      /* SLURM_ARRAY_JOB_ID or "" */
-	char slurm_array_task[16];     /* SLURM_ARRAY_TASK_ID or "" */
-	char *error;                   /* why it failed, "" when ok */
-	char *stderr_tail;             /* last stderr lines, "" if none */
+	char id[ID_TRIAL_LEN];	    /* trial id */
+	char study[ID_STUDY_LEN];   /* study uuid */
+	int attempt;		    /* attempt that produced it, >= 1 */
+	enum result_status status;  /* outcome */
+	double loss;		    /* valid when status == RESULT_OK */
+	double cost;		    /* >= 0 */
+	char *info;		    /* printed JSON object, never NULL */
+	char worker[ID_WORKER_LEN]; /* worker id */
+	char host[ID_HOST_LEN];	    /* worker host */
+	long pid;		    /* worker pid */
+	double started;		    /* unix time trainer started */
+	double finished;	    /* unix time it ended */
+	double wall_time;	    /* seconds */
+	long max_rss_kb;	    /* trainer peak RSS, -1 unknown */
+	int exit_code;		    /* -1 when killed by a signal */
+	int signal;		    /* 0 when it exited */
+	char slurm_job[32];	    /* SLURM_JOB_ID or "" */
+	char slurm_array_job[32];   /* SLURM_ARRAY_JOB_ID or "" */
+	char slurm_array_task[16];  /* SLURM_ARRAY_TASK_ID or "" */
+	char *error;		    /* why it failed, "" when ok */
+	char *stderr_tail;	    /* last stderr lines, "" if none */
 };
 
 const char *result_status_name(enum result_status s);

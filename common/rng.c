@@ -91,7 +91,8 @@ uint64_t rng_split(struct rng *r)
 void rng_format(const struct rng *r, char buf[RNG_STRLEN])
 {
 	snprintf(buf, RNG_STRLEN,
-		 "x256:%016" PRIx64 ":%016" PRIx64 ":%016" PRIx64 ":%016" PRIx64,
+		 "x256:%016" PRIx64 ":%016" PRIx64 ":%016" PRIx64
+		 ":%016" PRIx64,
 		 r->s[0], r->s[1], r->s[2], r->s[3]);
 }
 

@@ -20,9 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const spec_optimizers[] = {"dehb", "random", "sh", "hyperband",
-				       "de", NULL};
-const char *const spec_mutations[] = {"rand1", "rand2", "best1",
+const char *const spec_optimizers[] = {"dehb",	    "random", "sh",
+				       "hyperband", "de",     NULL};
+const char *const spec_mutations[] = {"rand1",		"rand2",       "best1",
 				      "currenttobest1", "randtobest1", NULL};
 const char *const spec_crossovers[] = {"bin", "exp", NULL};
 const char *const spec_boundaries[] = {"random", "clip", NULL};
@@ -81,7 +81,8 @@ static int get_choice(const struct jsonfile *jf, const cJSON *obj,
 			 list[i]);
 	}
 	return jsonfile_errf(jf, cJSON_GetObjectItemCaseSensitive(obj, key),
-			     err, "field '%s': unknown value '%s' (use one of: %s)",
+			     err,
+			     "field '%s': unknown value '%s' (use one of: %s)",
 			     key, v, names);
 }
 
@@ -119,7 +120,8 @@ static int parse_space(const struct jsonfile *jf, const cJSON *root,
 				return jsonfile_errf(jf, sp, err,
 						     "field 'space': path too "
 						     "long");
-		} else if (fsutil_dirname(jsonfile_name(jf), dir, sizeof(dir)) ||
+		} else if (fsutil_dirname(jsonfile_name(jf), dir,
+					  sizeof(dir)) ||
 			   fsutil_pathf(path, sizeof(path), "%s/%s", dir,
 					sp->valuestring)) {
 			return jsonfile_errf(jf, sp, err,
@@ -129,11 +131,12 @@ static int parse_space(const struct jsonfile *jf, const cJSON *root,
 			int rc = space_load(path, &s->space, err);
 
 			if (rc == DEHBQ_ESYS)
-				return jsonfile_errf(jf, sp, err,
-						     "field 'space': cannot read "
-						     "'%s': %s (paths are relative "
-						     "to the spec file)",
-						     path, strerror(errno));
+				return jsonfile_errf(
+					jf, sp, err,
+					"field 'space': cannot read "
+					"'%s': %s (paths are relative "
+					"to the spec file)",
+					path, strerror(errno));
 			return rc;
 		}
 	}
@@ -146,19 +149,26 @@ static int parse_space(const struct jsonfile *jf, const cJSON *root,
 }
 
 static const char *const root_keys[] = {
-	"format", "study", "name", "created", "space", "fidelity",
-	"optimizer", "seed", "termination", "runtime", NULL,
+	"format",    "study", "name",	     "created", "space", "fidelity",
+	"optimizer", "seed",  "termination", "runtime", NULL,
 };
 static const char *const fid_keys[] = {"min", "max", "eta", NULL};
 static const char *const opt_keys[] = {
-	"name", "mutation", "crossover", "boundary", "mutation_factor",
-	"crossover_prob", "max_active_brackets", "de_pop_size", NULL,
+	"name",
+	"mutation",
+	"crossover",
+	"boundary",
+	"mutation_factor",
+	"crossover_prob",
+	"max_active_brackets",
+	"de_pop_size",
+	NULL,
 };
 static const char *const term_keys[] = {"fevals", "brackets", "walltime",
 					"total_cost", NULL};
-static const char *const run_keys[] = {"lease", "poll", "max_attempts",
-				       "prefetch", "max_inflight", "drain",
-				       NULL};
+static const char *const run_keys[] = {
+	"lease", "poll", "max_attempts", "prefetch", "max_inflight",
+	"drain", NULL};
 
 static int parse_fields(const struct jsonfile *jf, int allow_path,
 			struct spec *s, char *err)
@@ -176,10 +186,12 @@ static int parse_fields(const struct jsonfile *jf, int allow_path,
 		return rc;
 	if (str) {
 		if (!id_is_study(str))
-			return jsonfile_errf(jf, cJSON_GetObjectItemCaseSensitive(root, "study"),
-					     err,
-					     "field 'study': expected a "
-					     "lowercase UUID");
+			return jsonfile_errf(
+				jf,
+				cJSON_GetObjectItemCaseSensitive(root, "study"),
+				err,
+				"field 'study': expected a "
+				"lowercase UUID");
 		memcpy(s->study, str, ID_STUDY_LEN);
 	}
 	str = NULL;
@@ -188,9 +200,12 @@ static int parse_fields(const struct jsonfile *jf, int allow_path,
 		return rc;
 	if (str) {
 		if (strlen(str) >= sizeof(s->name))
-			return jsonfile_errf(jf, cJSON_GetObjectItemCaseSensitive(root, "name"),
-					     err, "field 'name': longer than "
-						  "127 bytes");
+			return jsonfile_errf(
+				jf,
+				cJSON_GetObjectItemCaseSensitive(root, "name"),
+				err,
+				"field 'name': longer than "
+				"127 bytes");
 		memcpy(s->name, str, strlen(str) + 1);
 	}
 	str = NULL;
@@ -198,9 +213,11 @@ static int parse_fields(const struct jsonfile *jf, int allow_path,
 				      &str, err)))
 		return rc;
 	if (str && timeutil_parse_iso(str, &s->created))
-		return jsonfile_errf(jf, cJSON_GetObjectItemCaseSensitive(root, "created"),
-				     err, "field 'created': expected a UTC "
-					  "time like 2026-01-31T12:00:00.000Z");
+		return jsonfile_errf(
+			jf, cJSON_GetObjectItemCaseSensitive(root, "created"),
+			err,
+			"field 'created': expected a UTC "
+			"time like 2026-01-31T12:00:00.000Z");
 
 	/* fidelity */
 	if ((rc = jsonfile_get_object(jf, root, "fidelity", JSONFILE_REQUIRED,
@@ -214,10 +231,10 @@ static int parse_fields(const struct jsonfile *jf, int allow_path,
 				      1e6, &s->eta, err)))
 		return rc == DEHBQ_ENOENT ? DEHBQ_EINVAL : rc;
 	if (s->min_fidelity >= s->max_fidelity)
-		return jsonfile_errf(jf, cJSON_GetObjectItemCaseSensitive(o, "max"),
-				     err,
-				     "fidelity: 'min' (%g) must be < 'max' (%g)",
-				     s->min_fidelity, s->max_fidelity);
+		return jsonfile_errf(
+			jf, cJSON_GetObjectItemCaseSensitive(o, "max"), err,
+			"fidelity: 'min' (%g) must be < 'max' (%g)",
+			s->min_fidelity, s->max_fidelity);
 
 	/* optimizer */
 	o = NULL;
@@ -270,19 +287,19 @@ static int parse_fields(const struct jsonfile *jf, int allow_path,
 	if ((rc = jsonfile_get_object(jf, root, "runtime", JSONFILE_OPTIONAL,
 				      &o, err)))
 		return rc;
-	if (o && ((rc = jsonfile_check_keys(jf, o, run_keys, err)) ||
-		  (rc = jsonfile_get_number(jf, o, "lease", JSONFILE_OPTIONAL,
-					    1, 86400 * 7, &s->lease, err)) ||
-		  (rc = jsonfile_get_number(jf, o, "poll", JSONFILE_OPTIONAL,
-					    0.01, 3600, &s->poll, err)) ||
-		  (rc = get_intf(jf, o, "max_attempts", 1, 1000,
-				 &s->max_attempts, err)) ||
-		  (rc = get_intf(jf, o, "prefetch", 0, 100000, &s->prefetch,
-				 err)) ||
-		  (rc = get_intf(jf, o, "max_inflight", 0, 1000000,
-				 &s->max_inflight, err)) ||
-		  (rc = jsonfile_get_bool(jf, o, "drain", JSONFILE_OPTIONAL,
-					  &s->drain, err))))
+	if (o &&
+	    ((rc = jsonfile_check_keys(jf, o, run_keys, err)) ||
+	     (rc = jsonfile_get_number(jf, o, "lease", JSONFILE_OPTIONAL, 1,
+				       86400 * 7, &s->lease, err)) ||
+	     (rc = jsonfile_get_number(jf, o, "poll", JSONFILE_OPTIONAL, 0.01,
+				       3600, &s->poll, err)) ||
+	     (rc = get_intf(jf, o, "max_attempts", 1, 1000, &s->max_attempts,
+			    err)) ||
+	     (rc = get_intf(jf, o, "prefetch", 0, 100000, &s->prefetch, err)) ||
+	     (rc = get_intf(jf, o, "max_inflight", 0, 1000000, &s->max_inflight,
+			    err)) ||
+	     (rc = jsonfile_get_bool(jf, o, "drain", JSONFILE_OPTIONAL,
+				     &s->drain, err))))
 		return rc;
 	if (o && (it = cJSON_GetObjectItemCaseSensitive(o, "poll")) &&
 	    s->poll * 2 > s->lease)
@@ -356,8 +373,7 @@ int spec_parse(const char *name, const char *text, size_t len,
 	return rc;
 }
 
-int spec_load(const char *path, int allow_space_path, struct spec *s,
-	      char *err)
+int spec_load(const char *path, int allow_space_path, struct spec *s, char *err)
 {
 	struct jsonfile *jf;
 	int rc;
@@ -421,7 +437,8 @@ int spec_render(const struct spec *s, char **out)
 	if (!bad)
 		bad |= !cJSON_AddStringToObject(opt, "name", s->optimizer) |
 		       !cJSON_AddStringToObject(opt, "mutation", s->mutation) |
-		       !cJSON_AddStringToObject(opt, "crossover", s->crossover) |
+		       !cJSON_AddStringToObject(opt, "crossover",
+						s->crossover) |
 		       !cJSON_AddStringToObject(opt, "boundary", s->boundary) |
 		       jsonfile_add_number(opt, "mutation_factor",
 					   s->mutation_factor) |
@@ -434,7 +451,8 @@ int spec_render(const struct spec *s, char **out)
 	bad |= !cJSON_AddNumberToObject(o, "seed", (double)s->seed);
 	bad |= !(t = cJSON_AddObjectToObject(o, "termination"));
 	if (!bad)
-		bad |= !cJSON_AddNumberToObject(t, "fevals", (double)s->fevals) |
+		bad |= !cJSON_AddNumberToObject(t, "fevals",
+						(double)s->fevals) |
 		       !cJSON_AddNumberToObject(t, "brackets",
 						(double)s->brackets) |
 		       jsonfile_add_number(t, "walltime", s->walltime) |

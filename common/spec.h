@@ -22,38 +22,38 @@
 
 struct space;
 
-#define SPEC_FORMAT "dehbq-study/1"
-#define SPEC_CAP (8u << 20)
-#define SPEC_NAME_MAX 128
+#define SPEC_FORMAT	"dehbq-study/1"
+#define SPEC_CAP	(8u << 20)
+#define SPEC_NAME_MAX	128
 #define SPEC_MAX_LEVELS 64
 
 struct spec {
 	char study[ID_STUDY_LEN]; /* uuid; "" until init assigns one */
 	char name[SPEC_NAME_MAX]; /* free-form label */
-	double created;           /* unix time of init; 0 until then */
-	struct space *space;      /* owned */
-	double min_fidelity;      /* > 0 */
-	double max_fidelity;      /* > min_fidelity */
-	double eta;               /* > 1 */
-	char optimizer[16];       /* dehb | random | sh | hyperband | de */
-	char mutation[16];        /* rand1 | rand2 | best1 | ... */
-	char crossover[8];        /* bin | exp */
-	char boundary[8];         /* random | clip */
-	double mutation_factor;   /* F in (0, 2] */
-	double crossover_prob;    /* CR in [0, 1] */
+	double created;		  /* unix time of init; 0 until then */
+	struct space *space;	  /* owned */
+	double min_fidelity;	  /* > 0 */
+	double max_fidelity;	  /* > min_fidelity */
+	double eta;		  /* > 1 */
+	char optimizer[16];	  /* dehb | random | sh | hyperband | de */
+	char mutation[16];	  /* rand1 | rand2 | best1 | ... */
+	char crossover[8];	  /* bin | exp */
+	char boundary[8];	  /* random | clip */
+	double mutation_factor;	  /* F in (0, 2] */
+	double crossover_prob;	  /* CR in [0, 1] */
 	int max_active_brackets;  /* 0 = unlimited */
-	int de_pop_size;          /* DE baseline population, >= 4 */
-	uint64_t seed;            /* 0 .. 2^53 */
-	int64_t fevals;           /* termination; 0 = not used */
-	int64_t brackets;         /* termination; 0 = not used */
-	double walltime;          /* seconds; 0 = not used */
-	double total_cost;        /* sum of costs; 0 = not used */
-	double lease;             /* seconds without heartbeat before requeue */
-	double poll;              /* orchestrator rescan period, seconds */
-	int max_attempts;         /* attempts before a trial is failed */
-	int prefetch;             /* pending trials beyond idle workers */
-	int max_inflight;         /* cap on trials in flight; 0 = none */
-	int drain;                /* 1: finish in-flight trials at the end */
+	int de_pop_size;	  /* DE baseline population, >= 4 */
+	uint64_t seed;		  /* 0 .. 2^53 */
+	int64_t fevals;		  /* termination; 0 = not used */
+	int64_t brackets;	  /* termination; 0 = not used */
+	double walltime;	  /* seconds; 0 = not used */
+	double total_cost;	  /* sum of costs; 0 = not used */
+	double lease;		  /* seconds without heartbeat before requeue */
+	double poll;		  /* orchestrator rescan period, seconds */
+	int max_attempts;	  /* attempts before a trial is failed */
+	int prefetch;		  /* pending trials beyond idle workers */
+	int max_inflight;	  /* cap on trials in flight; 0 = none */
+	int drain;		  /* 1: finish in-flight trials at the end */
 };
 
 /* Defaults for every optional field (space NULL, no termination). */

@@ -18,8 +18,9 @@
 #include <sys/stat.h>
 
 const char *const study_dirs[] = {
-	"staging", "pending", "claimed", "results", "archive", "quarantine",
-	"state", "state/requests", "workers", "logs", "work", NULL,
+	"staging", "pending",	 "claimed", "results",
+	"archive", "quarantine", "state",   "state/requests",
+	"workers", "logs",	 "work",    NULL,
 };
 
 int study_create_dirs(const char *root)
@@ -86,8 +87,8 @@ int study_pending_name(char *buf, size_t size, int rung, uint64_t id)
 {
 	if (rung < 0 || rung > STUDY_MAX_RUNG || id > ID_TRIAL_MAX)
 		return DEHBQ_ETOOBIG;
-	return fsutil_pathf(buf, size, "%02d-%08llu.json", STUDY_MAX_RUNG - rung,
-			    (unsigned long long)id);
+	return fsutil_pathf(buf, size, "%02d-%08llu.json",
+			    STUDY_MAX_RUNG - rung, (unsigned long long)id);
 }
 
 int study_parse_pending(const char *name, int *rung, uint64_t *id)

@@ -44,8 +44,8 @@ extern const char *const study_dirs[];
 int study_create_dirs(const char *root);
 
 /* root + "/" + formatted relative path. */
-int study_path(char *buf, size_t size, const char *root, const char *fmt,
-	       ...) __attribute__((format(printf, 4, 5)));
+int study_path(char *buf, size_t size, const char *root, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 /* Shard directory number for a trial id. */
 unsigned study_shard(uint64_t id);
@@ -54,9 +54,9 @@ int study_pending_name(char *buf, size_t size, int rung, uint64_t id);
 int study_parse_pending(const char *name, int *rung, uint64_t *id);
 
 struct study_claim {
-	uint64_t id;                /* trial id */
-	char host[ID_HOST_LEN];     /* claiming host (sanitised) */
-	long pid;                   /* claiming pid on that host */
+	uint64_t id;		    /* trial id */
+	char host[ID_HOST_LEN];	    /* claiming host (sanitised) */
+	long pid;		    /* claiming pid on that host */
 	char worker[ID_WORKER_LEN]; /* random worker id */
 };
 int study_claim_name(char *buf, size_t size, const struct study_claim *c);

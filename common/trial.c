@@ -47,9 +47,9 @@ void trial_release(struct trial *t)
 }
 
 static const char *const trial_keys[] = {
-	"format", "id", "study", "epoch", "bracket", "rung", "fidelity",
-	"kind", "parent", "attempt", "created", "seed", "config", "vector",
-	NULL,
+	"format",  "id",       "study",	 "epoch",  "bracket",
+	"rung",	   "fidelity", "kind",	 "parent", "attempt",
+	"created", "seed",     "config", "vector", NULL,
 };
 
 static const cJSON *member(const cJSON *o, const char *k)
@@ -77,8 +77,9 @@ static int parse_fields(const struct jsonfile *jf, const struct space *sp,
 				      err)))
 		return rc;
 	if (!id_is_study(s))
-		return jsonfile_errf(jf, member(root, "study"), err,
-				     "field 'study': expected a lowercase UUID");
+		return jsonfile_errf(
+			jf, member(root, "study"), err,
+			"field 'study': expected a lowercase UUID");
 	memcpy(t->study, s, ID_STUDY_LEN);
 	if ((rc = jsonfile_get_int(jf, root, "epoch", JSONFILE_REQUIRED, 1,
 				   INT32_MAX, &t->epoch, err)) ||
@@ -128,10 +129,11 @@ static int parse_fields(const struct jsonfile *jf, const struct space *sp,
 				     &vec, err)))
 		return rc;
 	if (cJSON_GetArraySize(vec) != t->dim)
-		return jsonfile_errf(jf, vec, err,
-				     "field 'vector': %d entries, the space has "
-				     "%d parameters",
-				     cJSON_GetArraySize(vec), t->dim);
+		return jsonfile_errf(
+			jf, vec, err,
+			"field 'vector': %d entries, the space has "
+			"%d parameters",
+			cJSON_GetArraySize(vec), t->dim);
 	i = 0;
 	cJSON_ArrayForEach(e, vec)
 	{

@@ -29,29 +29,29 @@ struct space;
 struct space_value;
 
 #define TRIAL_FORMAT "dehbq-trial/1"
-#define TRIAL_CAP (4u << 20)
+#define TRIAL_CAP    (4u << 20)
 
 enum trial_kind {
-	TRIAL_KIND_TRIAL = 0,  /* "trial": a new DE trial vector */
-	TRIAL_KIND_PROMOTION,  /* "promotion": a survivor re-run higher */
-	TRIAL_KIND_RANDOM,     /* "random": a random sample (baselines) */
+	TRIAL_KIND_TRIAL = 0, /* "trial": a new DE trial vector */
+	TRIAL_KIND_PROMOTION, /* "promotion": a survivor re-run higher */
+	TRIAL_KIND_RANDOM,    /* "random": a random sample (baselines) */
 };
 
 struct trial {
-	uint64_t id;                 /* trial id (engine job id) */
-	char study[ID_STUDY_LEN];    /* study uuid */
-	int64_t epoch;               /* fencing epoch of the writer */
-	int64_t bracket;             /* bracket id */
-	int rung;                    /* rung within the bracket */
-	double fidelity;             /* exact fidelity to train at */
-	enum trial_kind kind;        /* how the config was produced */
-	int64_t parent;              /* promotion: trial evaluated lower; -1 */
-	int attempt;                 /* 1 + number of requeues */
-	double created;              /* unix time the file was written */
-	uint64_t seed;               /* seed for the trainer, {seed} */
-	int dim;                     /* entries in vec and config */
-	double *vec;                 /* unit-cube vector, owned */
-	struct space_value *config;  /* decoded config, owned */
+	uint64_t id;		    /* trial id (engine job id) */
+	char study[ID_STUDY_LEN];   /* study uuid */
+	int64_t epoch;		    /* fencing epoch of the writer */
+	int64_t bracket;	    /* bracket id */
+	int rung;		    /* rung within the bracket */
+	double fidelity;	    /* exact fidelity to train at */
+	enum trial_kind kind;	    /* how the config was produced */
+	int64_t parent;		    /* promotion: trial evaluated lower; -1 */
+	int attempt;		    /* 1 + number of requeues */
+	double created;		    /* unix time the file was written */
+	uint64_t seed;		    /* seed for the trainer, {seed} */
+	int dim;		    /* entries in vec and config */
+	double *vec;		    /* unit-cube vector, owned */
+	struct space_value *config; /* decoded config, owned */
 };
 
 const char *trial_kind_name(enum trial_kind k);

@@ -47,13 +47,13 @@
 #include "jsonfile.h"
 #include "rng.h"
 
-#define BT_USAGE                                                            \
-	"usage: bench_trainer PROBLEM CONFIG BUDGET [--sleep-per-unit SECS] " \
-	"[--seed S] [--n N]\n"                                              \
+#define BT_USAGE                                                               \
+	"usage: bench_trainer PROBLEM CONFIG BUDGET [--sleep-per-unit SECS] "  \
+	"[--seed S] [--n N]\n"                                                 \
 	"PROBLEM: branin, hartmann6, countingones or countingonesN\n"
 
 #define BT_EXIT_USAGE 100 /* bad arguments or configuration */
-#define BT_EXIT_SYS 111	  /* out of memory, write error */
+#define BT_EXIT_SYS   111 /* out of memory, write error */
 
 struct bt_opts {
 	const char *problem; /* as given on the command line */
@@ -103,8 +103,8 @@ static void bt_parse_args(int argc, char **argv, struct bt_opts *o)
 	memset(o, 0, sizeof(*o));
 	env = getenv("DEHBQ_SEED");
 	if (env && *env && bt_parse_u64(env, &o->seed))
-		bt_die(BT_EXIT_USAGE, "DEHBQ_SEED '%s': not an unsigned integer%s",
-		       env, "");
+		bt_die(BT_EXIT_USAGE,
+		       "DEHBQ_SEED '%s': not an unsigned integer%s", env, "");
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 
@@ -144,11 +144,13 @@ static void bt_parse_args(int argc, char **argv, struct bt_opts *o)
 			continue;
 		}
 		if (a[0] == '-' && a[1] != '\0')
-			bt_die(BT_EXIT_USAGE, "unknown option '%s' (try --help)%s",
-			       a, "");
+			bt_die(BT_EXIT_USAGE,
+			       "unknown option '%s' (try --help)%s", a, "");
 		if (npos == 3)
-			bt_die(BT_EXIT_USAGE, "unexpected argument '%s' (try "
-			       "--help)%s", a, "");
+			bt_die(BT_EXIT_USAGE,
+			       "unexpected argument '%s' (try "
+			       "--help)%s",
+			       a, "");
 		pos[npos++] = a;
 	}
 	if (npos < 3) {
@@ -163,8 +165,8 @@ static void bt_parse_args(int argc, char **argv, struct bt_opts *o)
 }
 
 /* A float parameter in [low, high]; the unit value is written to *u. */
-static void bt_get_float(const struct jsonfile *jf, const char *key,
-			 double low, double high, double *u)
+static void bt_get_float(const struct jsonfile *jf, const char *key, double low,
+			 double high, double *u)
 {
 	char err[DEHBQ_ERRLEN];
 	double v;

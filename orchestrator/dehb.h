@@ -45,9 +45,9 @@ struct dehb;
 enum dehb_optimizer {
 	DEHB_OPT_DEHB = 0,  /* DEHB (default) */
 	DEHB_OPT_RANDOM,    /* random search at the maximum fidelity */
-	DEHB_OPT_SH,        /* successive halving, random sampling */
+	DEHB_OPT_SH,	    /* successive halving, random sampling */
 	DEHB_OPT_HYPERBAND, /* Hyperband, random sampling in SH brackets */
-	DEHB_OPT_DE,        /* asynchronous DE at the maximum fidelity */
+	DEHB_OPT_DE,	    /* asynchronous DE at the maximum fidelity */
 };
 
 enum dehb_mutation {
@@ -60,7 +60,7 @@ enum dehb_mutation {
 
 enum dehb_crossover {
 	DEHB_CX_BIN = 0, /* binomial, default */
-	DEHB_CX_EXP,     /* exponential, on a copy of the target */
+	DEHB_CX_EXP,	 /* exponential, on a copy of the target */
 };
 
 enum dehb_boundary {
@@ -75,40 +75,40 @@ enum dehb_kind {
 };
 
 enum dehb_status {
-	DEHB_OK = 0,  /* the loss is valid */
-	DEHB_FAILED,  /* the evaluation failed: counts as loss +inf */
+	DEHB_OK = 0, /* the loss is valid */
+	DEHB_FAILED, /* the evaluation failed: counts as loss +inf */
 };
 
 struct dehb_params {
 	enum dehb_optimizer optimizer; /* algorithm */
-	int dim;                       /* dimensions, 1..DEHB_MAX_DIM */
-	double min_fidelity;           /* > 0 */
-	double max_fidelity;           /* > min_fidelity */
-	double eta;                    /* > 1 */
+	int dim;		       /* dimensions, 1..DEHB_MAX_DIM */
+	double min_fidelity;	       /* > 0 */
+	double max_fidelity;	       /* > min_fidelity */
+	double eta;		       /* > 1 */
 	enum dehb_mutation mutation;   /* DE mutation strategy */
 	enum dehb_crossover crossover; /* DE crossover */
 	enum dehb_boundary boundary;   /* boundary repair */
-	double mutation_factor;        /* F, default 0.5 */
-	double crossover_prob;         /* CR, default 0.5 */
-	uint64_t seed;                 /* everything random derives from it */
-	int64_t max_fevals;            /* 0 = no limit */
-	int64_t max_brackets;          /* 0 = no limit */
-	double max_cost;               /* sum of told costs; 0 = no limit */
-	double max_walltime;           /* seconds; 0 = no limit */
+	double mutation_factor;	       /* F, default 0.5 */
+	double crossover_prob;	       /* CR, default 0.5 */
+	uint64_t seed;		       /* everything random derives from it */
+	int64_t max_fevals;	       /* 0 = no limit */
+	int64_t max_brackets;	       /* 0 = no limit */
+	double max_cost;	       /* sum of told costs; 0 = no limit */
+	double max_walltime;	       /* seconds; 0 = no limit */
 	int max_active_brackets;       /* 0 = unlimited (the reference) */
-	int de_pop_size;               /* DE baseline population; 0 = 20 */
+	int de_pop_size;	       /* DE baseline population; 0 = 20 */
 };
 
 #define DEHB_MAX_DIM 4096
 
 struct dehb_job {
-	uint64_t id;         /* job id: 0, 1, 2, ... in ask order */
-	int level;           /* fidelity level index, 0 = lowest */
+	uint64_t id;	     /* job id: 0, 1, 2, ... in ask order */
+	int level;	     /* fidelity level index, 0 = lowest */
 	double fidelity;     /* exact fidelity double to pass on */
 	int64_t bracket;     /* bracket id (random/de: the job id) */
-	int rung;            /* rung within the bracket, 0 = base */
+	int rung;	     /* rung within the bracket, 0 = base */
 	enum dehb_kind kind; /* trial, promotion or random */
-	int slot;            /* target slot in the level's subpopulation;
+	int slot;	     /* target slot in the level's subpopulation;
 				sh/hyperband: rank in the rung; random: -1 */
 	int64_t config_id;   /* config id; promotions re-use the lower one */
 	int64_t parent_job;  /* promotion: job that evaluated the config at
@@ -116,23 +116,23 @@ struct dehb_job {
 };
 
 struct dehb_incumbent {
-	int valid;         /* 0 until something finite was told */
-	double loss;       /* best loss */
+	int valid;	   /* 0 until something finite was told */
+	double loss;	   /* best loss */
 	double fidelity;   /* fidelity it was measured at */
-	int level;         /* its level */
+	int level;	   /* its level */
 	uint64_t job_id;   /* job that produced it */
 	int64_t config_id; /* its config id */
 };
 
 enum dehb_inc_which {
 	DEHB_INC_ANY = 0, /* best at any fidelity (the reference's) */
-	DEHB_INC_MAX,     /* best at the maximum fidelity */
+	DEHB_INC_MAX,	  /* best at the maximum fidelity */
 };
 
 struct dehb_counts {
-	int64_t asked;     /* jobs issued */
-	int64_t told;      /* results told (ok + failed) */
-	int64_t failed;    /* told as failed */
+	int64_t asked;	   /* jobs issued */
+	int64_t told;	   /* results told (ok + failed) */
+	int64_t failed;	   /* told as failed */
 	int64_t inflight;  /* asked - told */
 	int64_t brackets;  /* brackets opened */
 	double total_cost; /* sum of told costs */
@@ -140,9 +140,9 @@ struct dehb_counts {
 
 struct dehb_rung_info {
 	double fidelity; /* rung fidelity */
-	int n;           /* jobs this rung issues */
-	int pending;     /* not yet handed out */
-	int done;        /* results received */
+	int n;		 /* jobs this rung issues */
+	int pending;	 /* not yet handed out */
+	int done;	 /* results received */
 };
 
 /* Fill p with the reference defaults (eta 3, rand1/bin, F=CR=0.5, ...). */

@@ -27,11 +27,11 @@
 #include <uuid.h>
 
 struct lease_file {
-	int64_t epoch;          /* holder's epoch */
+	int64_t epoch;		/* holder's epoch */
 	char host[ID_HOST_LEN]; /* holder's host */
-	long pid;               /* holder's pid */
-	char nonce[17];         /* holder's nonce */
-	double mtime;           /* heartbeat, filesystem time */
+	long pid;		/* holder's pid */
+	char nonce[17];		/* holder's nonce */
+	double mtime;		/* heartbeat, filesystem time */
 };
 
 int lease_fs_now(const char *root, double *now)
@@ -45,7 +45,7 @@ int lease_fs_now(const char *root, double *now)
 
 static int read_lease(const char *root, struct lease_file *lf, char *err)
 {
-	static const char *const keys[] = {"format", "epoch", "host", "pid",
+	static const char *const keys[] = {"format",  "epoch", "host", "pid",
 					   "started", "nonce", NULL};
 	char p[STUDY_PATH_MAX];
 	struct jsonfile *jf;
@@ -62,8 +62,8 @@ static int read_lease(const char *root, struct lease_file *lf, char *err)
 	r = jsonfile_root(jf);
 	if ((rc = jsonfile_check_format(jf, "dehbq-lease/1", err)) ||
 	    (rc = jsonfile_check_keys(jf, r, keys, err)) ||
-	    (rc = jsonfile_get_int(jf, r, "epoch", JSONFILE_REQUIRED, 1,
-				   999999, &lf->epoch, err)) ||
+	    (rc = jsonfile_get_int(jf, r, "epoch", JSONFILE_REQUIRED, 1, 999999,
+				   &lf->epoch, err)) ||
 	    (rc = jsonfile_get_int(jf, r, "pid", JSONFILE_REQUIRED, 1,
 				   INT32_MAX, &v, err)))
 		goto out;
@@ -136,13 +136,14 @@ int lease_acquire(struct lease *l, const char *root, double secs,
 		double age = now - lf.mtime;
 
 		if (!dead_here && age < secs)
-			return dehbq_errf(err, DEHBQ_EAGAIN,
-					  "study is run by another orchestrator "
-					  "on %s (pid %ld, epoch %lld, heartbeat "
-					  "%.1f s ago); if it is dead, its lease "
-					  "expires in %.0f s",
-					  lf.host, lf.pid, (long long)lf.epoch,
-					  age < 0 ? 0 : age, secs - age);
+			return dehbq_errf(
+				err, DEHBQ_EAGAIN,
+				"study is run by another orchestrator "
+				"on %s (pid %ld, epoch %lld, heartbeat "
+				"%.1f s ago); if it is dead, its lease "
+				"expires in %.0f s",
+				lf.host, lf.pid, (long long)lf.epoch,
+				age < 0 ? 0 : age, secs - age);
 		if (lf.epoch > min_epoch)
 			min_epoch = lf.epoch;
 	} else if (rc != DEHBQ_EINVAL && rc != DEHBQ_ENOENT) {
@@ -150,8 +151,9 @@ int lease_acquire(struct lease *l, const char *root, double secs,
 	}
 	l->epoch = min_epoch + 1;
 	if ((rc = write_lease(l)))
-		return dehbq_errf(err, rc, "unable to write '%s/state/lease.json'"
-					   ": %s",
+		return dehbq_errf(err, rc,
+				  "unable to write '%s/state/lease.json'"
+				  ": %s",
 				  root, strerror(errno));
 	/* Two orchestrators may have written at once: the last rename wins,
 	 * and the loser sees someone else's nonce. */

@@ -24,13 +24,13 @@
 #include "id.h"
 
 struct lease {
-	const char *root;       /* study directory, borrowed */
-	double secs;            /* lease length in seconds */
-	int64_t epoch;          /* our fencing epoch */
-	char nonce[17];         /* our random nonce, 16 hex */
+	const char *root;	/* study directory, borrowed */
+	double secs;		/* lease length in seconds */
+	int64_t epoch;		/* our fencing epoch */
+	char nonce[17];		/* our random nonce, 16 hex */
 	char host[ID_HOST_LEN]; /* our host */
-	long pid;               /* our pid */
-	double last_beat;       /* monotonic time of the last heartbeat */
+	long pid;		/* our pid */
+	double last_beat;	/* monotonic time of the last heartbeat */
 };
 
 int lease_acquire(struct lease *l, const char *root, double secs,

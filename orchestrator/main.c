@@ -42,7 +42,7 @@ static int atoi_checked(const char *s, long *out)
 }
 
 static volatile sig_atomic_t got_stop; /* SIGTERM/SIGINT seen */
-static long rename_delay_us;           /* test hook, see below */
+static long rename_delay_us;	       /* test hook, see below */
 
 /*
  * Test hook: DEHBQ_TEST_RENAME_DELAY_MS=N sleeps N ms before every rename
@@ -57,9 +57,9 @@ static long rename_delay_us;           /* test hook, see below */
  * production; it only exercises the error paths.
  */
 static struct {
-	int err[5];      /* errno per op: open, write, fsync, rename, short */
-	double prob[5];  /* probability per op */
-	struct rng rng;  /* fault stream */
+	int err[5];	/* errno per op: open, write, fsync, rename, short */
+	double prob[5]; /* probability per op */
+	struct rng rng; /* fault stream */
 } faults;
 
 enum { F_OPEN, F_WRITE, F_FSYNC, F_RENAME, F_SHORT };
@@ -102,8 +102,8 @@ static int parse_errno(const char *name)
 {
 	static const struct {
 		const char *name; /* errno name */
-		int value;        /* its value */
-	} names[] = {{"ENOSPC", ENOSPC}, {"EIO", EIO}, {"EDQUOT", EDQUOT},
+		int value;	  /* its value */
+	} names[] = {{"ENOSPC", ENOSPC}, {"EIO", EIO},	   {"EDQUOT", EDQUOT},
 		     {"EMFILE", EMFILE}, {"EROFS", EROFS}, {"ESTALE", ESTALE}};
 	size_t i;
 
@@ -187,7 +187,7 @@ static int watch_dirs(int fd, const char *root)
 {
 	static const struct {
 		const char *dir; /* relative directory */
-		uint32_t mask;   /* events that should wake us */
+		uint32_t mask;	 /* events that should wake us */
 	} w[] = {
 		{"results", IN_MOVED_TO | IN_CLOSE_WRITE},
 		{"pending", IN_MOVED_FROM | IN_DELETE},
@@ -335,15 +335,16 @@ int main(int argc, char **argv)
 		}
 		if (!rc && sched_finished(s)) {
 			code = sched_finish(s, sched_stopping(s)
-							 ? "stopped by request"
-							 : "budget exhausted")
+						       ? "stopped by request"
+						       : "budget exhausted")
 				       ? 111
 				       : 0;
 			break;
 		}
 		if (got_stop || once) {
 			logmsg_i(&lg, "%s; study can be resumed",
-				 got_stop ? "stopped by signal" : "one batch done");
+				 got_stop ? "stopped by signal"
+					  : "one batch done");
 			code = 0;
 			break;
 		}

@@ -40,55 +40,55 @@
 #include <unistd.h>
 
 #define MAX_RESULTS_PER_BATCH 20000
-#define TMP_MAX_AGE 3600.0 /* dotfiles older than this are removed */
+#define TMP_MAX_AGE	      3600.0 /* dotfiles older than this are removed */
 
 struct inflight {
-	uint64_t id;          /* trial id */
-	int attempt;          /* attempt of its newest trial file */
-	int seen;             /* found in staging/pending/claimed this batch */
-	int pending;          /* found in pending/ this batch */
+	uint64_t id; /* trial id */
+	int attempt; /* attempt of its newest trial file */
+	int seen;    /* found in staging/pending/claimed this batch */
+	int pending; /* found in pending/ this batch */
 	char claim[STUDY_NAME_MAX]; /* claim file name seen this batch, or "" */
 	double missing_since; /* fs time it was first missing; 0 = present */
-	int unstaged;         /* its trial file could not be written yet */
+	int unstaged;	      /* its trial file could not be written yet */
 };
 
 enum act_type {
-	ACT_MOVE,  /* rename from -> to */
-	ACT_WRITE, /* write text to `to` */
+	ACT_MOVE,   /* rename from -> to */
+	ACT_WRITE,  /* write text to `to` */
 	ACT_UNLINK, /* remove `to` */
 };
 
 struct act {
 	enum act_type type; /* what to do */
-	char *from;         /* ACT_MOVE source */
-	char *to;           /* destination path */
-	char *text;         /* ACT_WRITE content */
+	char *from;	    /* ACT_MOVE source */
+	char *to;	    /* destination path */
+	char *text;	    /* ACT_WRITE content */
 };
 
 struct sched {
-	const char *root;        /* study directory, borrowed */
-	struct spec *spec;       /* borrowed */
-	struct lease *lease;     /* borrowed */
-	struct logmsg *lg;       /* borrowed */
-	struct sched_opts opts;  /* options */
-	struct dehb *eng;        /* owned engine */
+	const char *root;	   /* study directory, borrowed */
+	struct spec *spec;	   /* borrowed */
+	struct lease *lease;	   /* borrowed */
+	struct logmsg *lg;	   /* borrowed */
+	struct sched_opts opts;	   /* options */
+	struct dehb *eng;	   /* owned engine */
 	struct snapshot_meta meta; /* snapshot header and counters */
-	struct inflight *inf;    /* in-flight table */
-	size_t ninf, capinf;     /* its length and capacity */
-	struct act *acts;        /* actions waiting for the snapshot */
-	size_t nacts, capacts;   /* their count and capacity */
-	int dirty;               /* engine or table changed since snapshot */
-	double fs_now;           /* filesystem clock this batch */
-	double mono_start;       /* monotonic time at open */
-	double elapsed_base;     /* elapsed time loaded from the snapshot */
-	int live_workers;        /* registry files with a fresh heartbeat */
-	int nclaimed;            /* claims of in-flight trials */
-	int npending;            /* pending or staged in-flight trials */
-	long long told;          /* tells since open */
-	double last_progress;    /* monotonic time of the last progress line */
-	double *vec;             /* scratch vector, dim entries */
+	struct inflight *inf;	   /* in-flight table */
+	size_t ninf, capinf;	   /* its length and capacity */
+	struct act *acts;	   /* actions waiting for the snapshot */
+	size_t nacts, capacts;	   /* their count and capacity */
+	int dirty;		   /* engine or table changed since snapshot */
+	double fs_now;		   /* filesystem clock this batch */
+	double mono_start;	   /* monotonic time at open */
+	double elapsed_base;	   /* elapsed time loaded from the snapshot */
+	int live_workers;	   /* registry files with a fresh heartbeat */
+	int nclaimed;		   /* claims of in-flight trials */
+	int npending;		   /* pending or staged in-flight trials */
+	long long told;		   /* tells since open */
+	double last_progress;	  /* monotonic time of the last progress line */
+	double *vec;		  /* scratch vector, dim entries */
 	struct space_value *vals; /* scratch config, dim entries */
-	unsigned flags;          /* atomicfile flags for moves */
+	unsigned flags;		  /* atomicfile flags for moves */
 };
 
 /* ---- small helpers ---- */
@@ -208,9 +208,9 @@ static const char *rel_path(const struct sched *s, const char *abs)
 /* A relative path from a snapshot: inside one of our directories. */
 static int rel_ok(const char *p)
 {
-	static const char *const top[] = {"staging/", "pending/", "claimed/",
-					  "results/", "archive/",
-					  "state/requests/", NULL};
+	static const char *const top[] = {
+		"staging/", "pending/",	       "claimed/", "results/",
+		"archive/", "state/requests/", NULL};
 	int i;
 
 	for (i = 0; top[i]; i++)
@@ -239,8 +239,8 @@ static cJSON *acts_to_json(const struct sched *s)
 			return NULL;
 		}
 		if (!cJSON_AddStringToObject(o, "op", act_names[a->type]) ||
-		    (a->from &&
-		     !cJSON_AddStringToObject(o, "from", rel_path(s, a->from))) ||
+		    (a->from && !cJSON_AddStringToObject(
+					o, "from", rel_path(s, a->from))) ||
 		    !cJSON_AddStringToObject(o, "to", rel_path(s, a->to)) ||
 		    (a->text && !cJSON_AddStringToObject(o, "text", a->text))) {
 			cJSON_Delete(arr);
@@ -267,13 +267,14 @@ static int acts_from_json(struct sched *s, const cJSON *arr, char *err)
 			if (cJSON_IsString(op) &&
 			    !strcmp(op->valuestring, act_names[type]))
 				break;
-		if (type == 3 || !cJSON_IsString(to) || !rel_ok(to->valuestring) ||
+		if (type == 3 || !cJSON_IsString(to) ||
+		    !rel_ok(to->valuestring) ||
 		    (type == ACT_MOVE &&
 		     (!cJSON_IsString(from) || !rel_ok(from->valuestring))) ||
 		    (type == ACT_WRITE && !cJSON_IsString(text)) ||
 		    study_path(t, sizeof(t), s->root, "%s", to->valuestring) ||
-		    (type == ACT_MOVE &&
-		     study_path(f, sizeof(f), s->root, "%s", from->valuestring)))
+		    (type == ACT_MOVE && study_path(f, sizeof(f), s->root, "%s",
+						    from->valuestring)))
 			return dehbq_errf(err, DEHBQ_EINVAL,
 					  "snapshot: invalid redo entry");
 		if (act_push(s, (enum act_type)type,
@@ -332,8 +333,8 @@ static void quarantine(struct sched *s, const char *dir, const char *name,
 	if (study_path(from, sizeof(from), s->root, "%s/%s", dir, name) ||
 	    study_path(to, sizeof(to), s->root, "quarantine/%s.%s", flat,
 		       name) ||
-	    study_path(rp, sizeof(rp), s->root, "quarantine/%s.%s.reason",
-		       flat, name))
+	    study_path(rp, sizeof(rp), s->root, "quarantine/%s.%s.reason", flat,
+		       name))
 		return;
 	if (atomicfile_move(from, to, s->flags) != DEHBQ_OK) {
 		logmsg_w(s->lg, "unable to quarantine '%s': %s", from,
@@ -373,8 +374,8 @@ static uint64_t trial_seed(uint64_t study_seed, uint64_t id)
 }
 
 /* Render the in-flight job id as a trial file with this attempt. */
-static int render_trial(struct sched *s, uint64_t id, int attempt,
-			char **text, int *rung)
+static int render_trial(struct sched *s, uint64_t id, int attempt, char **text,
+			int *rung)
 {
 	struct dehb_job job;
 	struct trial t;
@@ -390,7 +391,7 @@ static int render_trial(struct sched *s, uint64_t id, int attempt,
 	t.rung = job.rung;
 	t.fidelity = job.fidelity;
 	t.kind = job.kind == DEHB_KIND_PROMOTION ? TRIAL_KIND_PROMOTION
-		 : job.kind == DEHB_KIND_RANDOM  ? TRIAL_KIND_RANDOM
+		 : job.kind == DEHB_KIND_RANDOM	 ? TRIAL_KIND_RANDOM
 						 : TRIAL_KIND_TRIAL;
 	t.parent = job.parent_job;
 	t.attempt = attempt;
@@ -713,8 +714,9 @@ static int scan_claim(struct sched *s, const char *name)
 	int rc;
 
 	if (study_parse_claim(name, &c)) {
-		quarantine(s, "claimed", name,
-			   "not a claim file name (IIIIIIII@HOST.PID.WID.json)");
+		quarantine(
+			s, "claimed", name,
+			"not a claim file name (IIIIIIII@HOST.PID.WID.json)");
 		return DEHBQ_OK;
 	}
 	if (study_path(path, sizeof(path), s->root, "claimed/%s", name))
@@ -860,8 +862,9 @@ static int scan_request(struct sched *s, const char *name)
 	}
 	if (!strcmp(action, "stop")) {
 		if (!s->meta.stopping)
-			logmsg_i(s->lg, "stop requested (%s): no new trials; "
-					"finishing",
+			logmsg_i(s->lg,
+				 "stop requested (%s): no new trials; "
+				 "finishing",
 				 name);
 		s->meta.stopping = 1;
 		s->dirty = 1;
@@ -918,8 +921,9 @@ static int ask_trials(struct sched *s)
 		inf_find(s, job.id)->seen = 1;
 		s->npending++;
 		s->dirty = 1;
-		logmsg_d(s->lg, "trial=%08llu issued bracket=%lld rung=%d "
-				"fidelity=%.17g kind=%s",
+		logmsg_d(s->lg,
+			 "trial=%08llu issued bracket=%lld rung=%d "
+			 "fidelity=%.17g kind=%s",
 			 (unsigned long long)job.id, (long long)job.bracket,
 			 job.rung, job.fidelity, dehb_kind_name(job.kind));
 	}
@@ -1029,7 +1033,8 @@ static int apply_actions(struct sched *s)
 
 		if (a->type == ACT_WRITE) {
 			rc = atomicfile_write(a->to, a->text, strlen(a->text),
-					      0666, s->flags | ATOMICFILE_NODIRSYNC);
+					      0666,
+					      s->flags | ATOMICFILE_NODIRSYNC);
 		} else if (a->type == ACT_UNLINK) {
 			rc = unlink(a->to) < 0 && errno != ENOENT ? DEHBQ_ESYS
 								  : DEHBQ_OK;
@@ -1150,9 +1155,9 @@ static cJSON *incumbent_json(struct sched *s, enum dehb_inc_which which)
 	cJSON_AddNumberToObject(o, "fidelity", inc.fidelity);
 	cJSON_AddStringToObject(o, "trial", id);
 	if (!space_decode(s->spec->space, s->vec, s->vals))
-		cJSON_AddItemToObject(o, "config",
-				      space_config_to_json(s->spec->space,
-							   s->vals));
+		cJSON_AddItemToObject(
+			o, "config",
+			space_config_to_json(s->spec->space, s->vals));
 	return o;
 }
 
@@ -1193,7 +1198,8 @@ static cJSON *summary_json(struct sched *s, const char *format,
 					(double)s->meta.duplicates);
 		cJSON_AddNumberToObject(cnt, "requeues",
 					(double)s->meta.requeues);
-		cJSON_AddNumberToObject(cnt, "expired", (double)s->meta.expired);
+		cJSON_AddNumberToObject(cnt, "expired",
+					(double)s->meta.expired);
 		cJSON_AddNumberToObject(cnt, "brackets", (double)c.brackets);
 		cJSON_AddNumberToObject(cnt, "total_cost", c.total_cost);
 	}
@@ -1224,7 +1230,8 @@ static cJSON *summary_json(struct sched *s, const char *format,
 			if (!r)
 				continue;
 			cJSON_AddItemToArray(ra, r);
-			cJSON_AddNumberToObject(r, "fidelity", rungs[j].fidelity);
+			cJSON_AddNumberToObject(r, "fidelity",
+						rungs[j].fidelity);
 			cJSON_AddNumberToObject(r, "n", rungs[j].n);
 			cJSON_AddNumberToObject(r, "pending", rungs[j].pending);
 			cJSON_AddNumberToObject(r, "done", rungs[j].done);
@@ -1262,8 +1269,7 @@ static void write_status(struct sched *s)
 	double now = timeutil_mono();
 
 	write_json(s, "state/status.json",
-		   summary_json(s, "dehbq-status/1", NULL),
-		   ATOMICFILE_NOSYNC);
+		   summary_json(s, "dehbq-status/1", NULL), ATOMICFILE_NOSYNC);
 	if (now - s->last_progress >= s->opts.progress_secs) {
 		struct dehb_counts c;
 		struct dehb_incumbent a, m;
@@ -1292,9 +1298,8 @@ int sched_finish(struct sched *s, const char *reason)
 		write_snapshot(s);
 	apply_actions(s);
 	write_status(s);
-	rc = write_json(s, "FINISHED", summary_json(s, "dehbq-finished/1",
-						    reason),
-			s->flags);
+	rc = write_json(s, "FINISHED",
+			summary_json(s, "dehbq-finished/1", reason), s->flags);
 	if (!rc)
 		logmsg_i(s->lg, "study finished: %s", reason);
 	return rc;
@@ -1415,7 +1420,8 @@ static int retell_archived(struct sched *s)
 
 		if (archive_path(s, p, sizeof(p), id, "") ||
 		    fsutil_pathf(p + strlen(p), sizeof(p) - strlen(p),
-				 "%08llu.result.json", (unsigned long long)id) ||
+				 "%08llu.result.json",
+				 (unsigned long long)id) ||
 		    access(p, F_OK) < 0 || result_load(p, &r, err)) {
 			i++;
 			continue;
@@ -1428,8 +1434,9 @@ static int retell_archived(struct sched *s)
 			i++;
 			continue;
 		}
-		logmsg_w(s->lg, "trial=%08llu re-told from its archived result "
-				"(newer snapshot was lost)",
+		logmsg_w(s->lg,
+			 "trial=%08llu re-told from its archived result "
+			 "(newer snapshot was lost)",
 			 (unsigned long long)id);
 		s->told++;
 		s->dirty = 1;
@@ -1534,10 +1541,11 @@ int sched_open(struct sched **out, const char *root, struct spec *spec,
 			   root);
 		goto fail;
 	} else {
-		logmsg_i(lg, "resumed from snapshot epoch %lld generation %lld "
-			     "(%zu trials in flight)",
-			 (long long)s->meta.epoch, (long long)s->meta.generation,
-			 n);
+		logmsg_i(lg,
+			 "resumed from snapshot epoch %lld generation %lld "
+			 "(%zu trials in flight)",
+			 (long long)s->meta.epoch,
+			 (long long)s->meta.generation, n);
 		s->dirty = 1; /* re-stamp with our epoch */
 	}
 	s->elapsed_base = s->meta.elapsed;

@@ -29,7 +29,7 @@ struct lease;
 struct logmsg;
 
 struct sched_opts {
-	int nosync;           /* skip fsyncs (benchmarks on tmpfs only) */
+	int nosync;	      /* skip fsyncs (benchmarks on tmpfs only) */
 	double progress_secs; /* period of the progress log line */
 };
 

@@ -119,11 +119,14 @@ int snapshot_write(const char *root, const struct snapshot_meta *m,
 	bad |= !cJSON_AddStringToObject(o, "format", "dehbq-snapshot/1") |
 	       !cJSON_AddStringToObject(o, "study", m->study) |
 	       !cJSON_AddNumberToObject(o, "epoch", (double)m->epoch) |
-	       !cJSON_AddNumberToObject(o, "generation", (double)m->generation) |
+	       !cJSON_AddNumberToObject(o, "generation",
+					(double)m->generation) |
 	       !cJSON_AddNumberToObject(o, "elapsed", m->elapsed) |
 	       !cJSON_AddBoolToObject(o, "stopping", m->stopping) |
-	       !cJSON_AddNumberToObject(o, "quarantined", (double)m->quarantined) |
-	       !cJSON_AddNumberToObject(o, "duplicates", (double)m->duplicates) |
+	       !cJSON_AddNumberToObject(o, "quarantined",
+					(double)m->quarantined) |
+	       !cJSON_AddNumberToObject(o, "duplicates",
+					(double)m->duplicates) |
 	       !cJSON_AddNumberToObject(o, "requeues", (double)m->requeues) |
 	       !cJSON_AddNumberToObject(o, "expired", (double)m->expired);
 	arr = cJSON_AddArrayToObject(o, "inflight");
@@ -135,14 +138,15 @@ int snapshot_write(const char *root, const struct snapshot_meta *m,
 			bad = 1;
 			break;
 		}
-		bad |= !cJSON_AddItemToArray(pair,
-					     cJSON_CreateNumber((double)inf[i].id));
-		bad |= !cJSON_AddItemToArray(pair,
-					     cJSON_CreateNumber(inf[i].attempt));
+		bad |= !cJSON_AddItemToArray(
+			pair, cJSON_CreateNumber((double)inf[i].id));
+		bad |= !cJSON_AddItemToArray(
+			pair, cJSON_CreateNumber(inf[i].attempt));
 	}
 	bad |= !arr;
 	if (!bad) {
-		cJSON *r = redo ? cJSON_Duplicate(redo, 1) : cJSON_CreateArray();
+		cJSON *r =
+			redo ? cJSON_Duplicate(redo, 1) : cJSON_CreateArray();
 
 		if (!r || !cJSON_AddItemToObject(o, "redo", r)) {
 			cJSON_Delete(r);
@@ -162,7 +166,8 @@ int snapshot_write(const char *root, const struct snapshot_meta *m,
 	cJSON_Delete(o);
 	if (!txt)
 		return DEHBQ_ENOMEM;
-	rc = study_path(p, sizeof(p), root, "state/snapshot-%06lld-%010lld.json",
+	rc = study_path(p, sizeof(p), root,
+			"state/snapshot-%06lld-%010lld.json",
 			(long long)m->epoch, (long long)m->generation);
 	if (!rc)
 		rc = atomicfile_write(p, txt, strlen(txt), 0666, 0);
@@ -175,9 +180,10 @@ static int load_one(const char *path, const char *study,
 		    size_t *n, struct dehb **eng, cJSON **redo, char *err)
 {
 	static const char *const keys[] = {
-		"format", "study", "epoch", "generation", "elapsed",
-		"stopping", "quarantined", "duplicates", "requeues", "expired",
-		"inflight", "redo", "engine", NULL,
+		"format",   "study",	"epoch",       "generation",
+		"elapsed",  "stopping", "quarantined", "duplicates",
+		"requeues", "expired",	"inflight",    "redo",
+		"engine",   NULL,
 	};
 	const cJSON *rd = NULL;
 	struct jsonfile *jf;
@@ -200,8 +206,8 @@ static int load_one(const char *path, const char *study,
 				      err)))
 		goto out;
 	if (strcmp(s, study)) {
-		rc = jsonfile_errf(jf, r, err, "belongs to study %s, not %s",
-				   s, study);
+		rc = jsonfile_errf(jf, r, err, "belongs to study %s, not %s", s,
+				   study);
 		goto out;
 	}
 	memcpy(m->study, s, ID_STUDY_LEN);
@@ -244,7 +250,8 @@ static int load_one(const char *path, const char *study,
 
 		if (!cJSON_IsArray(it) || cJSON_GetArraySize(it) != 2 ||
 		    !cJSON_IsNumber(a) || !cJSON_IsNumber(b) ||
-		    a->valuedouble < 0 || a->valuedouble > (double)ID_TRIAL_MAX ||
+		    a->valuedouble < 0 ||
+		    a->valuedouble > (double)ID_TRIAL_MAX ||
 		    a->valuedouble != (double)(uint64_t)a->valuedouble ||
 		    b->valuedouble < 1 || b->valuedouble > 1000000 ||
 		    b->valuedouble != (double)(int)b->valuedouble) {
@@ -284,10 +291,9 @@ out:
 	return rc;
 }
 
-int snapshot_load(const char *root, const char *study,
-		  struct snapshot_meta *m, struct snapshot_inflight **inf,
-		  size_t *n, struct dehb **eng, cJSON **redo, int *skipped,
-		  char *warn)
+int snapshot_load(const char *root, const char *study, struct snapshot_meta *m,
+		  struct snapshot_inflight **inf, size_t *n, struct dehb **eng,
+		  cJSON **redo, int *skipped, char *warn)
 {
 	char p[STUDY_PATH_MAX], err[DEHBQ_ERRLEN];
 	struct snap_name *v;

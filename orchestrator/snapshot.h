@@ -26,7 +26,7 @@ struct dehb;
 struct cJSON;
 
 #define SNAPSHOT_KEEP 3
-#define SNAPSHOT_CAP (256u << 20)
+#define SNAPSHOT_CAP  (256u << 20)
 
 struct snapshot_inflight {
 	uint64_t id; /* trial id */
@@ -35,14 +35,14 @@ struct snapshot_inflight {
 
 struct snapshot_meta {
 	char study[ID_STUDY_LEN]; /* study uuid */
-	int64_t epoch;            /* writer's fencing epoch */
-	int64_t generation;       /* increases by one per snapshot */
-	double elapsed;           /* seconds of orchestrator running time */
-	int stopping;             /* a stop request was accepted */
-	int64_t quarantined;      /* files quarantined so far */
-	int64_t duplicates;       /* duplicate or late results archived */
-	int64_t requeues;         /* lease expiries requeued */
-	int64_t expired;          /* trials failed after max_attempts */
+	int64_t epoch;		  /* writer's fencing epoch */
+	int64_t generation;	  /* increases by one per snapshot */
+	double elapsed;		  /* seconds of orchestrator running time */
+	int stopping;		  /* a stop request was accepted */
+	int64_t quarantined;	  /* files quarantined so far */
+	int64_t duplicates;	  /* duplicate or late results archived */
+	int64_t requeues;	  /* lease expiries requeued */
+	int64_t expired;	  /* trials failed after max_attempts */
 };
 
 /*
@@ -58,10 +58,9 @@ int snapshot_write(const char *root, const struct snapshot_meta *m,
  * is none at all.  skipped counts newer snapshots that failed to load;
  * warn holds the first reason.
  */
-int snapshot_load(const char *root, const char *study,
-		  struct snapshot_meta *m, struct snapshot_inflight **inf,
-		  size_t *n, struct dehb **eng, struct cJSON **redo,
-		  int *skipped, char *warn);
+int snapshot_load(const char *root, const char *study, struct snapshot_meta *m,
+		  struct snapshot_inflight **inf, size_t *n, struct dehb **eng,
+		  struct cJSON **redo, int *skipped, char *warn);
 
 /* Highest epoch among snapshot names (0 if none). */
 int64_t snapshot_max_epoch(const char *root);

@@ -17,12 +17,12 @@
 
 /* Fault plan for the fake syscalls; reset in setup. */
 static struct {
-	int write_errno;   /* fail write with this errno */
-	size_t write_max;  /* >0: accept at most this many bytes per write */
-	int fsync_errno;   /* fail fsync of the temp file */
-	int close_errno;   /* fail close (NFS reports errors here) */
-	int rename_errno;  /* fail rename */
-	int writes;        /* write calls seen */
+	int write_errno;  /* fail write with this errno */
+	size_t write_max; /* >0: accept at most this many bytes per write */
+	int fsync_errno;  /* fail fsync of the temp file */
+	int close_errno;  /* fail close (NFS reports errors here) */
+	int rename_errno; /* fail rename */
+	int writes;	  /* write calls seen */
 } fault;
 
 static ssize_t f_write(int fd, const void *buf, size_t n)
@@ -239,7 +239,8 @@ Suite *atomicfile_suite(void)
 	tcase_add_test(core, test_atomicfile_write_creates_and_replaces);
 	tcase_add_test(core, test_atomicfile_short_writes_still_complete);
 	tcase_add_test(core, test_atomicfile_move_and_lost_source);
-	tcase_add_test(core, test_atomicfile_move_checks_own_target_after_enoent);
+	tcase_add_test(core,
+		       test_atomicfile_move_checks_own_target_after_enoent);
 	tcase_add_test(errors, test_atomicfile_enospc_on_write_keeps_old);
 	tcase_add_test(errors, test_atomicfile_eio_on_fsync_keeps_old);
 	tcase_add_test(errors, test_atomicfile_error_at_close_keeps_old);

@@ -30,8 +30,9 @@ END_TEST
 START_TEST(test_id_hostile_strings_rejected)
 {
 	static const char *bad[] = {
-		"", "../../etc", "0000004/", "0000004", "000000420", "0000004a",
-		"a/b", "..", "host name", "host\n", "héte", "x.y",
+		"",	     "../../etc", "0000004/", "0000004",
+		"000000420", "0000004a",  "a/b",      "..",
+		"host name", "host\n",	  "héte",     "x.y",
 	};
 	size_t i;
 	uint64_t n;

@@ -27,7 +27,8 @@ static void expect_error(const char *text, const char *msg)
 
 START_TEST(test_jsonfile_syntax_errors_have_line_and_col)
 {
-	expect_error("{\n  \"a\": 1,\n  \"b\": tru\n}", "t.json:3:8: invalid JSON");
+	expect_error("{\n  \"a\": 1,\n  \"b\": tru\n}",
+		     "t.json:3:8: invalid JSON");
 	expect_error("{\"a\": NaN}", "t.json:1:7: invalid JSON near 'N'");
 	expect_error("{\"a\": Infinity}", "invalid JSON near 'I'");
 	expect_error("{\"a\": [1, 2,", "unexpected end of input");
@@ -81,7 +82,8 @@ START_TEST(test_jsonfile_getters_report_field_positions)
 	ck_assert_str_eq(err, "t.json:1:2: field 'format': expected "
 			      "\"dehbq-y/1\"");
 	ck_assert_int_eq(jsonfile_get_string(jf, jsonfile_root(jf), "name",
-					     JSONFILE_REQUIRED, &s, err), 0);
+					     JSONFILE_REQUIRED, &s, err),
+			 0);
 	ck_assert_str_eq(s, "ok");
 	ck_assert_int_eq(jsonfile_get_int(jf, jsonfile_root(jf), "count",
 					  JSONFILE_REQUIRED, 0, 10, &n, err),
@@ -99,7 +101,8 @@ START_TEST(test_jsonfile_getters_report_field_positions)
 	ck_assert_msg(strstr(err, "missing required field 'missing'"), "%s",
 		      err);
 	ck_assert_int_eq(jsonfile_get_string(jf, jsonfile_root(jf), "missing",
-					     JSONFILE_OPTIONAL, &s, err), 0);
+					     JSONFILE_OPTIONAL, &s, err),
+			 0);
 	ck_assert_int_eq(jsonfile_get_string(jf, jsonfile_root(jf), "count",
 					     JSONFILE_REQUIRED, &s, err),
 			 DEHBQ_EINVAL);
@@ -146,7 +149,8 @@ Suite *jsonfile_suite(void)
 	tcase_add_checked_fixture(limits, tu_setup, tu_teardown);
 	tcase_add_test(core, test_jsonfile_getters_report_field_positions);
 	tcase_add_test(errors, test_jsonfile_syntax_errors_have_line_and_col);
-	tcase_add_test(errors, test_jsonfile_rejects_huge_numbers_and_duplicates);
+	tcase_add_test(errors,
+		       test_jsonfile_rejects_huge_numbers_and_duplicates);
 	tcase_add_test(limits, test_jsonfile_deep_nesting_refused);
 	tcase_add_test(limits, test_jsonfile_load_refuses_symlink_fifo_and_big);
 	suite_add_tcase(s, core);

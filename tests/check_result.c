@@ -10,12 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define HEAD "{\"format\": \"dehbq-result/1\", \"id\": \"00000001\"," \
-	     " \"study\": \"1b4e28ba-2fa1-11d2-883f-0016d3cca427\"," \
-	     " \"attempt\": 1, "
-#define TAIL ", \"worker\": \"0123456789ab\", \"host\": \"n1\", \"pid\": 7," \
-	     " \"started\": \"2026-11-22T04:30:00.000Z\"," \
-	     " \"finished\": \"2026-11-22T04:30:01.500Z\", \"wall_time\": 1.5}"
+#define HEAD                                                                   \
+	"{\"format\": \"dehbq-result/1\", \"id\": \"00000001\","               \
+	" \"study\": \"1b4e28ba-2fa1-11d2-883f-0016d3cca427\","                \
+	" \"attempt\": 1, "
+#define TAIL                                                                   \
+	", \"worker\": \"0123456789ab\", \"host\": \"n1\", \"pid\": 7,"        \
+	" \"started\": \"2026-11-22T04:30:00.000Z\","                          \
+	" \"finished\": \"2026-11-22T04:30:01.500Z\", \"wall_time\": 1.5}"
 
 static int parse(const char *t, struct result *r, char *err)
 {
@@ -24,8 +26,9 @@ static int parse(const char *t, struct result *r, char *err)
 
 START_TEST(test_result_round_trip_exact)
 {
-	const char *t = HEAD "\"status\": \"ok\", \"loss\": 0.30000000000000004,"
-			     " \"cost\": 3, \"info\": {\"acc\": 0.9}" TAIL;
+	const char *t =
+		HEAD "\"status\": \"ok\", \"loss\": 0.30000000000000004,"
+		     " \"cost\": 3, \"info\": {\"acc\": 0.9}" TAIL;
 	char err[DEHBQ_ERRLEN], *text;
 	struct result a, b;
 
@@ -91,16 +94,20 @@ START_TEST(test_result_report_rules)
 	const char *str = "{\"loss\": \"x\"}";
 
 	ck_assert_int_eq(result_parse_report("rep", ok, strlen(ok), &loss,
-					     &cost, &info, err), DEHBQ_OK);
+					     &cost, &info, err),
+			 DEHBQ_OK);
 	ck_assert(loss == -2.5 && cost < 0);
 	ck_assert_str_eq(info, "{\"a\":[1]}");
 	free(info);
 	ck_assert_int_eq(result_parse_report("rep", nan, strlen(nan), &loss,
-					     &cost, &info, err), DEHBQ_EINVAL);
+					     &cost, &info, err),
+			 DEHBQ_EINVAL);
 	ck_assert_int_eq(result_parse_report("rep", str, strlen(str), &loss,
-					     &cost, &info, err), DEHBQ_EINVAL);
-	ck_assert_int_eq(result_parse_report("rep", "[]", 2, &loss, &cost,
-					     &info, err), DEHBQ_EINVAL);
+					     &cost, &info, err),
+			 DEHBQ_EINVAL);
+	ck_assert_int_eq(
+		result_parse_report("rep", "[]", 2, &loss, &cost, &info, err),
+		DEHBQ_EINVAL);
 }
 END_TEST
 

@@ -15,7 +15,7 @@
 
 static const struct {
 	const char *file; /* tests/data/spec_bad_<file>.json */
-	int code;         /* expected return code */
+	int code;	  /* expected return code */
 	const char *msg;  /* expected message substring */
 } bad[] = {
 	{"cr_range", DEHBQ_EINVAL,
@@ -26,15 +26,17 @@ static const struct {
 	{"eta_one", DEHBQ_EINVAL, ":2:35: field 'eta': 1 is out of range"},
 	{"fevals_fraction", DEHBQ_EINVAL,
 	 ":2:52: field 'fevals': expected an integer, found 10.5"},
-	{"format", DEHBQ_EINVAL, ":1:2: field 'format': expected "
-				 "\"dehbq-study/1\""},
+	{"format", DEHBQ_EINVAL,
+	 ":1:2: field 'format': expected "
+	 "\"dehbq-study/1\""},
 	{"min_ge_max", DEHBQ_EINVAL,
 	 ":2:26: fidelity: 'min' (27) must be < 'max' (9)"},
 	{"mutation", DEHBQ_EINVAL,
 	 "field 'mutation': unknown value 'best' (use one of: rand1, rand2, "
 	 "best1, currenttobest1, randtobest1)"},
-	{"no_fidelity", DEHBQ_EINVAL, ":1:1: missing required field "
-				      "'fidelity'"},
+	{"no_fidelity", DEHBQ_EINVAL,
+	 ":1:1: missing required field "
+	 "'fidelity'"},
 	{"no_space", DEHBQ_EINVAL, "missing required field 'space'"},
 	{"no_termination", DEHBQ_EINVAL,
 	 "termination: set at least one of 'fevals', 'brackets', 'walltime', "
@@ -45,18 +47,20 @@ static const struct {
 	{"poll_vs_lease", DEHBQ_EINVAL,
 	 ":3:27: runtime: 'poll' (6 s) must be at most half of 'lease' "
 	 "(10 s)"},
-	{"seed_negative", DEHBQ_EINVAL, ":2:36: field 'seed': -1 is out of "
-					"range"},
+	{"seed_negative", DEHBQ_EINVAL,
+	 ":2:36: field 'seed': -1 is out of "
+	 "range"},
 	{"space_bad", DEHBQ_EINVAL,
 	 ":1:113: parameter 'lr': 'low' (0.1) must be < 'high' (0.01)"},
-	{"space_path", DEHBQ_EINVAL,
-	 "field 'space': cannot read '"},
-	{"study_id", DEHBQ_EINVAL, ":1:29: field 'study': expected a "
-				   "lowercase UUID"},
+	{"space_path", DEHBQ_EINVAL, "field 'space': cannot read '"},
+	{"study_id", DEHBQ_EINVAL,
+	 ":1:29: field 'study': expected a "
+	 "lowercase UUID"},
 	{"too_many_levels", DEHBQ_EINVAL,
 	 "gives more than 64 levels with eta 1.5; raise 'eta' or 'min'"},
-	{"unknown_runtime", DEHBQ_EINVAL, ":3:14: unknown field 'leese' "
-					  "(typo?)"},
+	{"unknown_runtime", DEHBQ_EINVAL,
+	 ":3:14: unknown field 'leese' "
+	 "(typo?)"},
 };
 
 START_TEST(test_spec_bad_file_fails_with_its_message)
@@ -69,8 +73,8 @@ START_TEST(test_spec_bad_file_fails_with_its_message)
 		 bad[_i].file);
 	rc = spec_load(path, 1, &s, err);
 	ck_assert_msg(rc == bad[_i].code, "%s: rc %d", path, rc);
-	ck_assert_msg(strstr(err, bad[_i].msg), "%s: got '%s', want '%s'",
-		      path, err, bad[_i].msg);
+	ck_assert_msg(strstr(err, bad[_i].msg), "%s: got '%s', want '%s'", path,
+		      err, bad[_i].msg);
 	ck_assert_ptr_null(s.space);
 }
 END_TEST
@@ -133,15 +137,18 @@ START_TEST(test_spec_names_match_engine)
 	int i;
 
 	for (i = 0; spec_optimizers[i]; i++)
-		ck_assert_int_eq(dehb_optimizer_parse(spec_optimizers[i], &o), 0);
+		ck_assert_int_eq(dehb_optimizer_parse(spec_optimizers[i], &o),
+				 0);
 	ck_assert_int_eq(i, 5);
 	for (i = 0; spec_mutations[i]; i++)
 		ck_assert_int_eq(dehb_mutation_parse(spec_mutations[i], &m), 0);
 	ck_assert_int_eq(i, 5);
 	for (i = 0; spec_crossovers[i]; i++)
-		ck_assert_int_eq(dehb_crossover_parse(spec_crossovers[i], &c), 0);
+		ck_assert_int_eq(dehb_crossover_parse(spec_crossovers[i], &c),
+				 0);
 	for (i = 0; spec_boundaries[i]; i++)
-		ck_assert_int_eq(dehb_boundary_parse(spec_boundaries[i], &b), 0);
+		ck_assert_int_eq(dehb_boundary_parse(spec_boundaries[i], &b),
+				 0);
 	ck_assert_int_ne(dehb_mutation_parse("best", &m), 0);
 }
 END_TEST

@@ -28,7 +28,8 @@ START_TEST(test_study_names_round_trip)
 	ck_assert(d.id == 42 && d.pid == 4242);
 	ck_assert_str_eq(d.host, "node-17");
 	ck_assert_str_eq(d.worker, "0123456789ab");
-	ck_assert_int_eq(study_result_name(buf, sizeof(buf), 7, 3, c.worker), 0);
+	ck_assert_int_eq(study_result_name(buf, sizeof(buf), 7, 3, c.worker),
+			 0);
 	ck_assert_str_eq(buf, "00000007.a3.0123456789ab.json");
 	ck_assert_int_eq(study_parse_result(buf, &id, &attempt, wid), 0);
 	ck_assert(id == 7 && attempt == 3);
@@ -43,16 +44,24 @@ END_TEST
 START_TEST(test_study_hostile_names_rejected)
 {
 	static const char *bad[] = {
-		"97-0000042.json", "97-000000421.json", "9-00000042.json",
-		"97-00000042.json.tmp", ".97-00000042.json", "97-0000004/.json",
+		"97-0000042.json",
+		"97-000000421.json",
+		"9-00000042.json",
+		"97-00000042.json.tmp",
+		".97-00000042.json",
+		"97-0000004/.json",
 		"00000042@../x.1.0123456789ab.json",
 		"00000042@host.0.0123456789ab.json",
 		"00000042@host.01.0123456789ab.json",
 		"00000042@ho/st.1.0123456789ab.json",
 		"00000042@host.1.0123456789AB.json",
-		"00000042.a0.0123456789ab.json", "00000042.a.0123456789ab.json",
-		"00000042.a1.0123456789a.json", "../00000042.a1.0123456789ab.json",
-		"", "..", ".json",
+		"00000042.a0.0123456789ab.json",
+		"00000042.a.0123456789ab.json",
+		"00000042.a1.0123456789a.json",
+		"../00000042.a1.0123456789ab.json",
+		"",
+		"..",
+		".json",
 	};
 	char wid[ID_WORKER_LEN];
 	struct study_claim c;
@@ -61,7 +70,8 @@ START_TEST(test_study_hostile_names_rejected)
 	size_t i;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		ck_assert_msg(study_parse_pending(bad[i], &r, &id), "%s", bad[i]);
+		ck_assert_msg(study_parse_pending(bad[i], &r, &id), "%s",
+			      bad[i]);
 		ck_assert_msg(study_parse_claim(bad[i], &c), "%s", bad[i]);
 		ck_assert_msg(study_parse_result(bad[i], &id, &a, wid), "%s",
 			      bad[i]);
@@ -77,8 +87,8 @@ START_TEST(test_study_builders_refuse_invalid_parts)
 	ck_assert_int_ne(study_claim_name(buf, sizeof(buf), &c), 0);
 	ck_assert_int_ne(study_pending_name(buf, sizeof(buf), 100, 1), 0);
 	ck_assert_int_ne(study_pending_name(buf, 8, 1, 1), 0);
-	ck_assert_int_ne(study_result_name(buf, sizeof(buf), 1, 0,
-					   "0123456789ab"), 0);
+	ck_assert_int_ne(
+		study_result_name(buf, sizeof(buf), 1, 0, "0123456789ab"), 0);
 }
 END_TEST
 

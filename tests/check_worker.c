@@ -24,8 +24,8 @@
 #include <unistd.h>
 
 static const struct run_vars vars = {
-	"/w/config.json", "9", "00000042", "2", "/w", "/w/result.json", "77",
-	"",
+	"/w/config.json", "9",	"00000042", "2", "/w",
+	"/w/result.json", "77", "",
 };
 
 static char *subst(const char *in)
@@ -36,11 +36,11 @@ static char *subst(const char *in)
 	return out;
 }
 
-#define ck_subst(in, want)                           \
-	do {                                         \
-		char *got_ = subst(in);              \
-		ck_assert_str_eq(got_, want);        \
-		free(got_);                          \
+#define ck_subst(in, want)                                                     \
+	do {                                                                   \
+		char *got_ = subst(in);                                        \
+		ck_assert_str_eq(got_, want);                                  \
+		free(got_);                                                    \
 	} while (0)
 
 START_TEST(test_worker_subst_known_placeholders)
@@ -92,8 +92,8 @@ END_TEST
 START_TEST(test_worker_fmt_double_shortest_exact)
 {
 	char buf[40];
-	const double xs[] = {9, 0.1, 1.0 / 3, 6.999999999999999, 1e-300,
-			     123456789.125};
+	const double xs[] = {9,	     0.1,	   1.0 / 3, 6.999999999999999,
+			     1e-300, 123456789.125};
 	size_t i;
 
 	run_fmt_double(9, buf, sizeof(buf));
@@ -131,9 +131,9 @@ START_TEST(test_worker_report_last_stdout_line)
 	ck_assert_ptr_nonnull(strstr(info, "\"a\""));
 	free(info);
 	/* no trailing newline, CRLF, cost absent */
-	ck_assert_int_eq(report("x\r\n{\"loss\": -2}\r\n", &loss, &cost, &info,
-				err),
-			 DEHBQ_OK);
+	ck_assert_int_eq(
+		report("x\r\n{\"loss\": -2}\r\n", &loss, &cost, &info, err),
+		DEHBQ_OK);
 	ck_assert(loss == -2);
 	ck_assert(cost < 0);
 	ck_assert_str_eq(info, "{}");
@@ -191,31 +191,31 @@ START_TEST(test_worker_report_file_wins)
 	const char *out = "{\"loss\": 1}\n";
 
 	/* missing file: stdout is used */
-	ck_assert_int_eq(run_report(f, out, strlen(out), &loss, &cost, &info,
-				    err),
-			 DEHBQ_OK);
+	ck_assert_int_eq(
+		run_report(f, out, strlen(out), &loss, &cost, &info, err),
+		DEHBQ_OK);
 	ck_assert(loss == 1);
 	free(info);
 	tu_write(f, "{\"loss\": 2, \"cost\": 0}");
-	ck_assert_int_eq(run_report(f, out, strlen(out), &loss, &cost, &info,
-				    err),
-			 DEHBQ_OK);
+	ck_assert_int_eq(
+		run_report(f, out, strlen(out), &loss, &cost, &info, err),
+		DEHBQ_OK);
 	ck_assert(loss == 2);
 	ck_assert(cost == 0);
 	free(info);
 	/* a bad file is not rescued by stdout */
 	tu_write(f, "{\"loss\": NaN}");
-	ck_assert_int_eq(run_report(f, out, strlen(out), &loss, &cost, &info,
-				    err),
-			 DEHBQ_EINVAL);
+	ck_assert_int_eq(
+		run_report(f, out, strlen(out), &loss, &cost, &info, err),
+		DEHBQ_EINVAL);
 	ck_assert_ptr_nonnull(strstr(err, "$DEHBQ_RESULT"));
 	/* a symlink is refused */
 	unlink(f);
 	ck_assert_int_eq(symlink(tu_path("elsewhere.json"), f), 0);
 	tu_write(tu_path("elsewhere.json"), "{\"loss\": 3}");
-	ck_assert_int_eq(run_report(f, out, strlen(out), &loss, &cost, &info,
-				    err),
-			 DEHBQ_EINVAL);
+	ck_assert_int_eq(
+		run_report(f, out, strlen(out), &loss, &cost, &info, err),
+		DEHBQ_EINVAL);
 }
 END_TEST
 
@@ -328,9 +328,8 @@ START_TEST(test_worker_claim_and_lost_race)
 	ck_assert_int_eq(claim_try(&cx, &e, &c, err), DEHBQ_OK);
 	ck_assert_uint_eq(c.trial.id, 42);
 	ck_assert_int_eq(c.trial.rung, 1);
-	ck_assert_str_eq(c.path,
-			 tu_path("claimed/00000042@testhost.4242."
-				 "0123456789ab.json"));
+	ck_assert_str_eq(c.path, tu_path("claimed/00000042@testhost.4242."
+					 "0123456789ab.json"));
 	ck_assert_int_eq(stat(c.path, &st), 0);
 	ck_assert_int_eq(stat(tu_path("pending/98-00000042.json"), &st), -1);
 	/* the file is gone: somebody else won */
@@ -355,7 +354,8 @@ START_TEST(test_worker_claim_quarantines_bad_trials)
 	e = ent(0, 7);
 	ck_assert_int_eq(claim_try(&cx, &e, &c, err), DEHBQ_ELOST);
 	ck_assert_ptr_nonnull(strstr(err, "study"));
-	why = tu_read(tu_path("quarantine/pending.99-00000007.json.reason"), NULL);
+	why = tu_read(tu_path("quarantine/pending.99-00000007.json.reason"),
+		      NULL);
 	ck_assert_ptr_nonnull(strstr(why, "pending/99-00000007.json: "));
 	ck_assert_ptr_nonnull(strchr(why, '\n'));
 	free(why);
@@ -383,9 +383,8 @@ START_TEST(test_worker_scan_sorts_and_quarantines)
 	put_trial(4, 0, 4, spec.study);
 	tu_write(tu_path("pending/.tmp.123"), "x");
 	tu_write(tu_path("pending/readme"), "x");
-	ck_assert_int_eq(symlink("/etc/passwd",
-				 tu_path("pending/99-00000009.json")),
-			 0);
+	ck_assert_int_eq(
+		symlink("/etc/passwd", tu_path("pending/99-00000009.json")), 0);
 	claim_list_init(&l);
 	ck_assert_int_eq(claim_scan(&cx, &l), DEHBQ_OK);
 	ck_assert_uint_eq(l.n, 3);
@@ -412,10 +411,10 @@ START_TEST(test_worker_estimator)
 	run_est_add(&e, 1, 12);
 	run_est_add(&e, 1, 11);
 	ck_assert(run_est_get(&e, 1) == 12);
-	ck_assert(run_est_get(&e, 3) == 36);  /* scaled up */
+	ck_assert(run_est_get(&e, 3) == 36); /* scaled up */
 	run_est_add(&e, 9, 50);
-	ck_assert(run_est_get(&e, 9) == 50);  /* seen: exact */
-	ck_assert(run_est_get(&e, 3) == 36);  /* max of 36 and 50/3 */
+	ck_assert(run_est_get(&e, 9) == 50); /* seen: exact */
+	ck_assert(run_est_get(&e, 3) == 36); /* max of 36 and 50/3 */
 }
 END_TEST
 
@@ -424,9 +423,9 @@ START_TEST(test_worker_registry_render)
 	struct registry rg;
 	char *txt;
 
-	ck_assert_int_eq(registry_init(&rg, tu_dir, "h1", 7, "0123456789ab",
-				       "python3"),
-			 DEHBQ_OK);
+	ck_assert_int_eq(
+		registry_init(&rg, tu_dir, "h1", 7, "0123456789ab", "python3"),
+		DEHBQ_OK);
 	ck_assert_str_eq(rg.path, tu_path("workers/h1.7.0123456789ab.json"));
 	ck_assert_int_eq(registry_render(&rg, &txt), DEHBQ_OK);
 	ck_assert_ptr_nonnull(strstr(txt, "\"dehbq-worker/1\""));

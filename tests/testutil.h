@@ -18,8 +18,7 @@ extern char tu_dir[4096]; /* this test's scratch directory */
 
 void tu_setup(void);
 void tu_teardown(void);
-const char *tu_path(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
+const char *tu_path(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void tu_write(const char *path, const char *text);
 char *tu_read(const char *path, size_t *len);
 /* Directory holding tests/data (DEHBQ_TESTDATA, default "tests/data"). */

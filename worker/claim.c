@@ -70,8 +70,7 @@ void claim_list_remove(struct claim_list *l, size_t i)
 	l->n--;
 }
 
-static int push(struct claim_list *l, const char *name, int rung,
-		uint64_t id)
+static int push(struct claim_list *l, const char *name, int rung, uint64_t id)
 {
 	struct claim_entry *e;
 	size_t len = strlen(name);
@@ -103,7 +102,8 @@ static int cmp_entry(const void *a, const void *b)
 int claim_quarantine(const struct claim_ctx *cx, const char *from_path,
 		     const char *where, const char *name, const char *why)
 {
-	char to[STUDY_PATH_MAX], rpath[STUDY_PATH_MAX], line[DEHBQ_ERRLEN + 512];
+	char to[STUDY_PATH_MAX], rpath[STUDY_PATH_MAX],
+		line[DEHBQ_ERRLEN + 512];
 	char shown[STUDY_NAME_MAX];
 	int rc, n;
 
@@ -128,8 +128,7 @@ int claim_quarantine(const struct claim_ctx *cx, const char *from_path,
 }
 
 /* Quarantine a junk entry of pending/; losing the race is fine. */
-static void junk(const struct claim_ctx *cx, const char *name,
-		 const char *why)
+static void junk(const struct claim_ctx *cx, const char *name, const char *why)
 {
 	char from[STUDY_PATH_MAX];
 

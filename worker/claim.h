@@ -42,30 +42,30 @@ struct logmsg;
 #define CLAIM_PICK_K 8 /* default: choose among the first 8 of the best */
 
 struct claim_ctx {
-	const char *root;             /* study directory, borrowed */
-	const struct spec *spec;      /* study.json, borrowed */
-	char host[ID_HOST_LEN];       /* sanitised host name */
-	long pid;                     /* our pid */
-	char worker[ID_WORKER_LEN];   /* our worker id */
-	const struct logmsg *lg;      /* logger for quarantine notes */
+	const char *root;	    /* study directory, borrowed */
+	const struct spec *spec;    /* study.json, borrowed */
+	char host[ID_HOST_LEN];	    /* sanitised host name */
+	long pid;		    /* our pid */
+	char worker[ID_WORKER_LEN]; /* our worker id */
+	const struct logmsg *lg;    /* logger for quarantine notes */
 };
 
 struct claim_entry {
-	char name[24];   /* "PP-IIIIIIII.json", validated */
-	int rung;        /* 99 - PP */
-	uint64_t id;     /* trial id from the name */
+	char name[24]; /* "PP-IIIIIIII.json", validated */
+	int rung;      /* 99 - PP */
+	uint64_t id;   /* trial id from the name */
 };
 
 struct claim_list {
 	struct claim_entry *ents; /* sorted ascending by name (best first) */
-	size_t n;                 /* entries in use */
-	size_t cap;               /* entries allocated */
+	size_t n;		  /* entries in use */
+	size_t cap;		  /* entries allocated */
 };
 
 struct claim {
-	struct trial trial;                /* validated trial, owned */
-	char path[STUDY_PATH_MAX];         /* claimed/ID@HOST.PID.WID.json */
-	char pending_name[24];             /* name it had in pending/ */
+	struct trial trial;	   /* validated trial, owned */
+	char path[STUDY_PATH_MAX]; /* claimed/ID@HOST.PID.WID.json */
+	char pending_name[24];	   /* name it had in pending/ */
 };
 
 void claim_list_init(struct claim_list *l);

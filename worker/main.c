@@ -45,7 +45,7 @@
 #include "timeutil.h"
 #include "trial.h"
 
-#define EXIT_USAGE 100
+#define EXIT_USAGE  100
 #define EXIT_SYSTEM 111
 
 static const char usage[] =
@@ -77,7 +77,7 @@ static const char usage[] =
 	"--time-limit, SIGTERM), 100 bad usage or study, 111 system failure.\n";
 
 static volatile sig_atomic_t stop_flag; /* SIGTERM/SIGINT seen */
-static int wake_w = -1;                 /* self-pipe write end */
+static int wake_w = -1;			/* self-pipe write end */
 
 static void on_signal(int sig)
 {
@@ -93,38 +93,38 @@ static void on_signal(int sig)
 }
 
 struct opts {
-	const char *study;      /* --study */
-	double trial_timeout;   /* 0 = none */
-	double grace;           /* SIGTERM -> SIGKILL */
-	size_t log_cap;         /* bytes per log */
-	double max_poll;        /* longest idle wait */
-	long max_trials;        /* 0 = no limit */
-	double idle_exit;       /* 0 = never */
-	double time_limit;      /* 0 = none (SLURM_JOB_END_TIME applies) */
-	double heartbeat;       /* 0 = lease / 4 */
-	int pick;               /* k of the random choice */
-	int verbose;            /* -v */
-	char **cmd;             /* argv after "--" */
+	const char *study;    /* --study */
+	double trial_timeout; /* 0 = none */
+	double grace;	      /* SIGTERM -> SIGKILL */
+	size_t log_cap;	      /* bytes per log */
+	double max_poll;      /* longest idle wait */
+	long max_trials;      /* 0 = no limit */
+	double idle_exit;     /* 0 = never */
+	double time_limit;    /* 0 = none (SLURM_JOB_END_TIME applies) */
+	double heartbeat;     /* 0 = lease / 4 */
+	int pick;	      /* k of the random choice */
+	int verbose;	      /* -v */
+	char **cmd;	      /* argv after "--" */
 };
 
 /* The worker's state, owned by main(). */
 struct worker {
-	struct opts o;                 /* options */
-	char root[PATH_MAX];           /* absolute study directory */
-	struct spec spec;              /* study.json */
-	struct logmsg lg;              /* logger */
-	struct claim_ctx cx;           /* claim context */
-	struct registry rg;            /* workers/ entry */
-	struct rng rng;                /* random choices and jitter */
-	struct run_est est;            /* durations for --time-limit */
-	double end_time;               /* unix time to stop by; 0 = none */
-	int wake_r;                    /* self-pipe read end */
-	int ino;                       /* inotify fd or -1 */
-	const char *claim_path;        /* claim being heartbeaten, or NULL */
-	char trial_id[ID_TRIAL_LEN];   /* its id, for messages */
-	int claim_lost;                /* warned about the lost claim */
-	double next_beat;              /* monotonic time of next idle beat */
-	double heartbeat;              /* seconds between beats */
+	struct opts o;		     /* options */
+	char root[PATH_MAX];	     /* absolute study directory */
+	struct spec spec;	     /* study.json */
+	struct logmsg lg;	     /* logger */
+	struct claim_ctx cx;	     /* claim context */
+	struct registry rg;	     /* workers/ entry */
+	struct rng rng;		     /* random choices and jitter */
+	struct run_est est;	     /* durations for --time-limit */
+	double end_time;	     /* unix time to stop by; 0 = none */
+	int wake_r;		     /* self-pipe read end */
+	int ino;		     /* inotify fd or -1 */
+	const char *claim_path;	     /* claim being heartbeaten, or NULL */
+	char trial_id[ID_TRIAL_LEN]; /* its id, for messages */
+	int claim_lost;		     /* warned about the lost claim */
+	double next_beat;	     /* monotonic time of next idle beat */
+	double heartbeat;	     /* seconds between beats */
 };
 
 static int num(const char *opt, const char *s, double *out)
@@ -160,7 +160,8 @@ static int bytes(const char *s, size_t *out)
 		m = 1024.0 * 1024 * 1024, end++;
 	if (errno || end == s || *end || !(v >= 0) || v * m > 1e15) {
 		fprintf(stderr,
-			"dehbq-worker: option '--log-cap': '%s' is not a size\n",
+			"dehbq-worker: option '--log-cap': '%s' is not a "
+			"size\n",
 			s);
 		return -1;
 	}
@@ -196,34 +197,58 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+vh", longs, &idx)) != -1) {
 		switch (c) {
-		case 's': o->study = optarg; break;
-		case 't': if (num("trial-timeout", optarg, &o->trial_timeout))
+		case 's':
+			o->study = optarg;
+			break;
+		case 't':
+			if (num("trial-timeout", optarg, &o->trial_timeout))
 				return -1;
 			break;
-		case 'g': if (num("grace", optarg, &o->grace)) return -1;
-			break;
-		case 'l': if (bytes(optarg, &o->log_cap)) return -1;
-			break;
-		case 'p': if (num("max-poll", optarg, &o->max_poll)) return -1;
-			break;
-		case 'n': if (num("max-trials", optarg, &d)) return -1;
-			o->max_trials = d > LONG_MAX / 2 ? LONG_MAX / 2 : (long)d;
-			break;
-		case 'i': if (num("idle-exit", optarg, &o->idle_exit)) return -1;
-			break;
-		case 'T': if (num("time-limit", optarg, &o->time_limit))
+		case 'g':
+			if (num("grace", optarg, &o->grace))
 				return -1;
 			break;
-		case 'b': if (num("heartbeat", optarg, &o->heartbeat)) return -1;
+		case 'l':
+			if (bytes(optarg, &o->log_cap))
+				return -1;
 			break;
-		case 'k': if (num("pick", optarg, &d)) return -1;
+		case 'p':
+			if (num("max-poll", optarg, &o->max_poll))
+				return -1;
+			break;
+		case 'n':
+			if (num("max-trials", optarg, &d))
+				return -1;
+			o->max_trials =
+				d > LONG_MAX / 2 ? LONG_MAX / 2 : (long)d;
+			break;
+		case 'i':
+			if (num("idle-exit", optarg, &o->idle_exit))
+				return -1;
+			break;
+		case 'T':
+			if (num("time-limit", optarg, &o->time_limit))
+				return -1;
+			break;
+		case 'b':
+			if (num("heartbeat", optarg, &o->heartbeat))
+				return -1;
+			break;
+		case 'k':
+			if (num("pick", optarg, &d))
+				return -1;
 			o->pick = d < 1 ? 1 : d > 1000 ? 1000 : (int)d;
 			break;
-		case 'v': o->verbose = 1; break;
-		case 'h': fputs(usage, stdout); exit(0);
+		case 'v':
+			o->verbose = 1;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			exit(0);
 		default:
-			fprintf(stderr, "dehbq-worker: unknown or incomplete "
-					"option '%s'\n",
+			fprintf(stderr,
+				"dehbq-worker: unknown or incomplete "
+				"option '%s'\n",
 				argv[optind - 1]);
 			return -1;
 		}
@@ -235,8 +260,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	if (optind < argc && !strcmp(argv[optind - 1], "--"))
 		o->cmd = argv + optind;
 	else if (optind < argc) {
-		fprintf(stderr, "dehbq-worker: put '--' before the command "
-				"('%s')\n",
+		fprintf(stderr,
+			"dehbq-worker: put '--' before the command "
+			"('%s')\n",
 			argv[optind]);
 		return -1;
 	}
@@ -257,8 +283,9 @@ static void beat(void *arg)
 	if (w->claim_path && utime(w->claim_path, NULL) < 0) {
 		if (errno == ENOENT && !w->claim_lost) {
 			w->claim_lost = 1;
-			logmsg_w(&w->lg, "trial=%s claim lost (requeued?); "
-					 "finishing it anyway",
+			logmsg_w(&w->lg,
+				 "trial=%s claim lost (requeued?); "
+				 "finishing it anyway",
 				 w->trial_id);
 		} else if (errno != ENOENT)
 			logmsg_w(&w->lg, "utime(%s): %s", w->claim_path,
@@ -297,16 +324,16 @@ static void fill_identity(const struct worker *w, const struct trial *t,
 		snprintf(r->slurm_array_job, sizeof(r->slurm_array_job), "%s",
 			 s);
 	if ((s = getenv("SLURM_ARRAY_TASK_ID")))
-		snprintf(r->slurm_array_task, sizeof(r->slurm_array_task),
-			 "%s", s);
+		snprintf(r->slurm_array_task, sizeof(r->slurm_array_task), "%s",
+			 s);
 }
 
 enum step {
-	STEP_RAN = 0,   /* ran a trial: loop at once */
-	STEP_LOST,      /* lost every race: rescan at once */
-	STEP_IDLE,      /* nothing to claim */
-	STEP_EXIT,      /* stop: clean exit 0 */
-	STEP_FAIL,      /* system failure: exit 111 */
+	STEP_RAN = 0, /* ran a trial: loop at once */
+	STEP_LOST,    /* lost every race: rescan at once */
+	STEP_IDLE,    /* nothing to claim */
+	STEP_EXIT,    /* stop: clean exit 0 */
+	STEP_FAIL,    /* system failure: exit 111 */
 };
 
 /* Run one claimed trial to its result (or release it on a signal). */
@@ -329,8 +356,9 @@ static enum step run_claimed(struct worker *w, struct claim *c)
 
 		if (need > 0 && need + w->o.grace > left) {
 			rc = claim_giveback(&w->cx, c);
-			logmsg_i(&w->lg, "trial=%s released: needs ~%.1fs, "
-					 "%.1fs left before the time limit%s",
+			logmsg_i(&w->lg,
+				 "trial=%s released: needs ~%.1fs, "
+				 "%.1fs left before the time limit%s",
 				 w->trial_id, need, left,
 				 rc ? " (release failed)" : "");
 			return STEP_EXIT;
@@ -370,12 +398,14 @@ static enum step run_claimed(struct worker *w, struct claim *c)
 	if (stopped) {
 		rc = claim_giveback(&w->cx, c);
 		if (rc == DEHBQ_OK)
-			logmsg_i(&w->lg, "trial=%s attempt=%d released to "
-					 "pending (signal %d)",
+			logmsg_i(&w->lg,
+				 "trial=%s attempt=%d released to "
+				 "pending (signal %d)",
 				 w->trial_id, c->trial.attempt, (int)stop_flag);
 		else
-			logmsg_w(&w->lg, "trial=%s cannot release claim '%s': "
-					 "%s; the lease will expire",
+			logmsg_w(&w->lg,
+				 "trial=%s cannot release claim '%s': "
+				 "%s; the lease will expire",
 				 w->trial_id, c->path,
 				 rc == DEHBQ_ENOENT ? "it is gone"
 						    : strerror(errno));
@@ -391,13 +421,15 @@ static enum step run_claimed(struct worker *w, struct claim *c)
 	}
 	run_est_add(&w->est, c->trial.fidelity, r.wall_time);
 	if (r.status == RESULT_OK)
-		logmsg_i(&w->lg, "trial=%s attempt=%d fidelity=%s done "
-				 "status=ok loss=%.17g wall=%.3fs",
+		logmsg_i(&w->lg,
+			 "trial=%s attempt=%d fidelity=%s done "
+			 "status=ok loss=%.17g wall=%.3fs",
 			 w->trial_id, c->trial.attempt, fid, r.loss,
 			 r.wall_time);
 	else
-		logmsg_i(&w->lg, "trial=%s attempt=%d fidelity=%s done "
-				 "status=%s wall=%.3fs error=%s",
+		logmsg_i(&w->lg,
+			 "trial=%s attempt=%d fidelity=%s done "
+			 "status=%s wall=%.3fs error=%s",
 			 w->trial_id, c->trial.attempt, fid,
 			 result_status_name(r.status), r.wall_time, r.error);
 out:
@@ -563,7 +595,8 @@ static int loop(struct worker *w)
 		if (st == STEP_EXIT) {
 			why = stop_flag ? (stop_flag == SIGINT ? "SIGINT"
 							       : "SIGTERM")
-					: "time limit: no time for the next trial";
+					: "time limit: no time for the next "
+					  "trial";
 			break;
 		}
 		if (st == STEP_RAN || st == STEP_LOST) {
@@ -619,7 +652,8 @@ int main(int argc, char **argv)
 	if (w.o.verbose)
 		w.lg.min = LOGMSG_DEBUG;
 	if (!realpath(w.o.study, w.root)) {
-		fprintf(stderr, "dehbq-worker: fatal: unable to open '%s': %s\n",
+		fprintf(stderr,
+			"dehbq-worker: fatal: unable to open '%s': %s\n",
 			w.o.study, strerror(errno));
 		return EXIT_USAGE;
 	}
@@ -659,7 +693,8 @@ int main(int argc, char **argv)
 			  w.o.cmd[0]) ||
 	    registry_write(&w.rg, NULL)) {
 		fprintf(stderr,
-			"dehbq-worker: fatal: unable to write '%s/workers': %s\n",
+			"dehbq-worker: fatal: unable to write '%s/workers': "
+			"%s\n",
 			w.root, strerror(errno));
 		goto out;
 	}

@@ -25,14 +25,14 @@
 #define REGISTRY_FORMAT "dehbq-worker/1"
 
 struct registry {
-	char root[STUDY_PATH_MAX];     /* study directory */
-	char path[STUDY_PATH_MAX];     /* workers/HOST.PID.WID.json */
-	char host[ID_HOST_LEN];        /* sanitised host name */
-	long pid;                      /* our pid */
-	char worker[ID_WORKER_LEN];    /* our worker id */
-	double started;                /* unix time the worker started */
-	char command[1024];            /* argv[0] of the trainer */
-	char trial[ID_TRIAL_LEN];      /* current trial id, "" when idle */
+	char root[STUDY_PATH_MAX];  /* study directory */
+	char path[STUDY_PATH_MAX];  /* workers/HOST.PID.WID.json */
+	char host[ID_HOST_LEN];	    /* sanitised host name */
+	long pid;		    /* our pid */
+	char worker[ID_WORKER_LEN]; /* our worker id */
+	double started;		    /* unix time the worker started */
+	char command[1024];	    /* argv[0] of the trainer */
+	char trial[ID_TRIAL_LEN];   /* current trial id, "" when idle */
 };
 
 int registry_init(struct registry *rg, const char *root, const char *host,

@@ -59,30 +59,30 @@ extern char **environ;
 
 /* A bounded buffer keeping the last cap bytes appended. */
 struct tail {
-	char *buf;   /* cap bytes */
-	size_t cap;  /* capacity */
-	size_t len;  /* bytes held, <= cap */
+	char *buf;  /* cap bytes */
+	size_t cap; /* capacity */
+	size_t len; /* bytes held, <= cap */
 };
 
 /* One output stream of the trainer. */
 struct stream {
-	int fd;            /* pipe read end, -1 at EOF */
-	int log;           /* log file, -1 if none */
-	size_t written;    /* bytes written to the log */
-	size_t cap;        /* log cap */
-	struct tail tail;  /* last bytes, in memory */
+	int fd;		  /* pipe read end, -1 at EOF */
+	int log;	  /* log file, -1 if none */
+	size_t written;	  /* bytes written to the log */
+	size_t cap;	  /* log cap */
+	struct tail tail; /* last bytes, in memory */
 };
 
 static const char *const placeholders[] = {
-	"config", "budget", "id",   "attempt",
+	"config",  "budget", "id",   "attempt",
 	"workdir", "result", "seed", "parent_workdir",
 };
 
 static const char *var_value(const struct run_vars *v, size_t i)
 {
-	const char *const vals[] = {v->config,  v->budget, v->id,
-				    v->attempt, v->workdir, v->result,
-				    v->seed,    v->parent_workdir};
+	const char *const vals[] = {v->config,	v->budget,	  v->id,
+				    v->attempt, v->workdir,	  v->result,
+				    v->seed,	v->parent_workdir};
 
 	return vals[i];
 }
@@ -101,8 +101,8 @@ int run_subst(const char *in, const struct run_vars *v, char **out)
 		size_t addlen = 1, skip = 1;
 
 		if (*p == '{') {
-			for (i = 0; i < sizeof(placeholders) /
-						sizeof(placeholders[0]);
+			for (i = 0;
+			     i < sizeof(placeholders) / sizeof(placeholders[0]);
 			     i++) {
 				k = strlen(placeholders[i]);
 				if (!strncmp(p + 1, placeholders[i], k) &&
@@ -210,8 +210,9 @@ int run_report(const char *report_path, const char *out, size_t len,
 	/* The last non-blank line of stdout. */
 	end = len;
 	for (;;) {
-		while (end > 0 && (out[end - 1] == '\n' || out[end - 1] == '\r' ||
-				   out[end - 1] == ' ' || out[end - 1] == '\t'))
+		while (end > 0 &&
+		       (out[end - 1] == '\n' || out[end - 1] == '\r' ||
+			out[end - 1] == ' ' || out[end - 1] == '\t'))
 			end--;
 		if (end == 0)
 			return dehbq_errf(err, DEHBQ_EINVAL,
@@ -260,7 +261,8 @@ static void stream_read(struct stream *s)
 		if (w > s->cap - s->written)
 			w = s->cap - s->written;
 		if (fsutil_write_all(s->log, buf, w))
-			xclose(&s->log); /* disk full: stop logging, keep going */
+			xclose(&s->log); /* disk full: stop logging, keep going
+					  */
 		else
 			s->written += w;
 	}
@@ -311,10 +313,10 @@ static int set_str(char **dst, const char *fmt, ...)
 
 /* NULL-terminated environment: ours plus environ minus stale DEHBQ_ ones. */
 struct envb {
-	char **v;    /* entries; ours are malloc'ed */
-	size_t n;    /* entries used */
-	size_t cap;  /* entries allocated */
-	size_t own;  /* entries [own, n) are malloc'ed */
+	char **v;   /* entries; ours are malloc'ed */
+	size_t n;   /* entries used */
+	size_t cap; /* entries allocated */
+	size_t own; /* entries [own, n) are malloc'ed */
 };
 
 static int env_add(struct envb *e, const char *name, const char *val)
@@ -446,17 +448,17 @@ static int pidfd_open_(pid_t pid)
 
 /* Prepared paths and texts of one attempt. */
 struct prep {
-	char id[ID_TRIAL_LEN];            /* 8 digits */
-	char attempt[16];                 /* decimal */
-	char budget[40];                  /* shortest exact */
-	char seed[32];                    /* decimal */
-	char workdir[STUDY_PATH_MAX];     /* work/SSSS/ID */
-	char parent[STUDY_PATH_MAX];      /* parent's workdir or "" */
-	char config[STUDY_PATH_MAX];      /* workdir/config.json */
-	char report[STUDY_PATH_MAX];      /* workdir/result.json */
-	char logdir[STUDY_PATH_MAX];      /* logs/SSSS */
-	char out[STUDY_PATH_MAX];         /* logs/SSSS/ID.aN.out */
-	char err[STUDY_PATH_MAX];         /* logs/SSSS/ID.aN.err */
+	char id[ID_TRIAL_LEN];	      /* 8 digits */
+	char attempt[16];	      /* decimal */
+	char budget[40];	      /* shortest exact */
+	char seed[32];		      /* decimal */
+	char workdir[STUDY_PATH_MAX]; /* work/SSSS/ID */
+	char parent[STUDY_PATH_MAX];  /* parent's workdir or "" */
+	char config[STUDY_PATH_MAX];  /* workdir/config.json */
+	char report[STUDY_PATH_MAX];  /* workdir/result.json */
+	char logdir[STUDY_PATH_MAX];  /* logs/SSSS */
+	char out[STUDY_PATH_MAX];     /* logs/SSSS/ID.aN.out */
+	char err[STUDY_PATH_MAX];     /* logs/SSSS/ID.aN.err */
 };
 
 static int prepare(const struct run_job *j, struct prep *p, char *err)
@@ -486,8 +488,9 @@ static int prepare(const struct run_job *j, struct prep *p, char *err)
 		       sh, p->id, t->attempt))
 		return dehbq_errf(err, DEHBQ_ETOOBIG, "study path too long");
 	if (t->parent >= 0 &&
-	    study_path(p->parent, sizeof(p->parent), j->root, "work/%04u/%08lld",
-		       study_shard((uint64_t)t->parent), (long long)t->parent))
+	    study_path(p->parent, sizeof(p->parent), j->root,
+		       "work/%04u/%08lld", study_shard((uint64_t)t->parent),
+		       (long long)t->parent))
 		return dehbq_errf(err, DEHBQ_ETOOBIG, "study path too long");
 	if (fsutil_mkdir_p(p->workdir, 0777))
 		return dehbq_errf(err, DEHBQ_ESYS, "mkdir(%s): %s", p->workdir,
@@ -586,8 +589,10 @@ static int classify(struct result *r, const struct prep *p, int status,
 	r->cost = r->wall_time;
 	if (timed_out) {
 		r->status = RESULT_TIMEOUT;
-		rc = set_str(&r->error, "timeout: killed after %g s "
-					"(--trial-timeout)", timeout);
+		rc = set_str(&r->error,
+			     "timeout: killed after %g s "
+			     "(--trial-timeout)",
+			     timeout);
 	} else if (exec_errno) {
 		r->status = RESULT_FAILED;
 		rc = set_str(&r->error, "cannot execute '%s': %s", argv[0],
@@ -606,8 +611,8 @@ static int classify(struct result *r, const struct prep *p, int status,
 			return rc;
 		if (rc) {
 			r->status = RESULT_FAILED;
-			rc = set_str(&r->error, "invalid report (exit code 0): %s",
-				     why);
+			rc = set_str(&r->error,
+				     "invalid report (exit code 0): %s", why);
 		} else {
 			r->status = RESULT_OK;
 			r->loss = loss;
@@ -766,7 +771,8 @@ int run_trial(const struct run_opts *o, const struct run_job *j,
 		if (poll(fds, (nfds_t)nfds, tmo) < 0) {
 			if (errno == EINTR)
 				continue;
-			dehbq_errf(err, DEHBQ_ESYS, "poll: %s", strerror(errno));
+			dehbq_errf(err, DEHBQ_ESYS, "poll: %s",
+				   strerror(errno));
 			killgrp(pid, SIGKILL);
 			goto reap;
 		}

@@ -36,38 +36,38 @@ struct trial;
 struct space;
 struct result;
 
-#define RUN_LOG_CAP (10u << 20)   /* default cap of each log: 10 MiB */
-#define RUN_OUT_TAIL (256u << 10) /* stdout kept in memory for the report */
-#define RUN_TAIL_LINES 20         /* stderr lines kept in a result */
+#define RUN_LOG_CAP    (10u << 20)  /* default cap of each log: 10 MiB */
+#define RUN_OUT_TAIL   (256u << 10) /* stdout kept in memory for the report */
+#define RUN_TAIL_LINES 20	    /* stderr lines kept in a result */
 
 struct run_opts {
-	char *const *argv;     /* operator's command with placeholders */
-	double timeout;        /* --trial-timeout seconds, 0 = none */
-	double grace;          /* seconds between SIGTERM and SIGKILL */
-	size_t log_cap;        /* bytes kept of each of stdout and stderr */
-	double heartbeat;      /* seconds between tick() calls, > 0 */
+	char *const *argv;	 /* operator's command with placeholders */
+	double timeout;		 /* --trial-timeout seconds, 0 = none */
+	double grace;		 /* seconds between SIGTERM and SIGKILL */
+	size_t log_cap;		 /* bytes kept of each of stdout and stderr */
+	double heartbeat;	 /* seconds between tick() calls, > 0 */
 	void (*tick)(void *arg); /* heartbeat callback, may be NULL */
-	void *tick_arg;        /* its argument */
-	int wake_fd;           /* self-pipe read end (signals), or -1 */
+	void *tick_arg;		 /* its argument */
+	int wake_fd;		 /* self-pipe read end (signals), or -1 */
 	const volatile sig_atomic_t *stop; /* set: stop and release */
 };
 
 struct run_job {
 	const struct trial *trial; /* validated trial */
 	const struct space *space; /* the study's space */
-	const char *root;          /* absolute study directory */
-	const char *study;         /* study id */
+	const char *root;	   /* absolute study directory */
+	const char *study;	   /* study id */
 };
 
 /* Values of the placeholders; every member a NUL-terminated string. */
 struct run_vars {
-	const char *config;         /* {config}: path of config.json */
-	const char *budget;         /* {budget}: fidelity, shortest exact */
-	const char *id;             /* {id}: 8-digit trial id */
-	const char *attempt;        /* {attempt} */
-	const char *workdir;        /* {workdir} */
-	const char *result;         /* {result}: report path */
-	const char *seed;           /* {seed} */
+	const char *config;	    /* {config}: path of config.json */
+	const char *budget;	    /* {budget}: fidelity, shortest exact */
+	const char *id;		    /* {id}: 8-digit trial id */
+	const char *attempt;	    /* {attempt} */
+	const char *workdir;	    /* {workdir} */
+	const char *result;	    /* {result}: report path */
+	const char *seed;	    /* {seed} */
 	const char *parent_workdir; /* {parent_workdir}, "" if none */
 };
 
@@ -114,7 +114,7 @@ int run_write_result(const char *root, const struct result *r, char *name,
 struct run_est {
 	double fid[RUN_EST_LEVELS];  /* fidelities seen */
 	double wall[RUN_EST_LEVELS]; /* longest wall time at each */
-	int n;                       /* levels used */
+	int n;			     /* levels used */
 };
 
 void run_est_add(struct run_est *e, double fidelity, double wall);
