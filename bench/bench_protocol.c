@@ -38,12 +38,12 @@
 #include <unistd.h>
 
 #define PROTO_BATCH 64
-#define PROTO_PATH 4096
+#define PROTO_PATH  4096
 
 struct proto {
 	const char *dir; /* study-like root */
-	int sync;        /* fsync files and directories */
-	char buf[4096];  /* file contents, read and written */
+	int sync;	 /* fsync files and directories */
+	char buf[4096];	 /* file contents, read and written */
 };
 
 static double proto_mono(void)
@@ -293,6 +293,7 @@ out:
 	return rc;
 usage:
 	fputs("usage: bench_protocol [--fsync] DIR N\n"
-	      "       bench_protocol --spawn TRAINER N\n", stderr);
+	      "       bench_protocol --spawn TRAINER N\n",
+	      stderr);
 	return 100;
 }

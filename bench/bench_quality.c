@@ -29,17 +29,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define QUAL_NOPT 4
-#define QUAL_NPOINTS 40
+#define QUAL_NOPT     4
+#define QUAL_NPOINTS  40
 #define QUAL_MAXSEEDS 1000
-#define QUAL_MAXPROB 16
+#define QUAL_MAXPROB  16
 
 static const enum dehb_optimizer qual_opts[QUAL_NOPT] = {
 	DEHB_OPT_DEHB, DEHB_OPT_RANDOM, DEHB_OPT_HYPERBAND, DEHB_OPT_DE};
 
 struct qual_run {
 	double traj[QUAL_NPOINTS]; /* regret at each checkpoint */
-	double final;              /* regret when the budget is spent */
+	double final;		   /* regret when the budget is spent */
 };
 
 static double qual_point(double budget, int i)
@@ -97,8 +97,8 @@ static int qual_run(const struct benchfn *f, enum dehb_optimizer o,
 		if (rc != DEHBQ_OK)
 			goto fail;
 		spent += job.fidelity / f->max_budget;
-		while (pt < QUAL_NPOINTS && spent >= qual_point(budget, pt) -
-							      1e-9)
+		while (pt < QUAL_NPOINTS &&
+		       spent >= qual_point(budget, pt) - 1e-9)
 			out->traj[pt++] = qual_regret(d, f, v);
 	}
 	out->final = out->traj[QUAL_NPOINTS - 1];
@@ -176,8 +176,10 @@ int main(int argc, char **argv)
 		snprintf(path, sizeof(path), "%s/quality_traj.csv", csvdir);
 		ft = fopen(path, "w");
 		if (!ff || !ft) {
-			fprintf(stderr, "bench_quality: fatal: unable to "
-				"write '%s': %s\n", path, strerror(errno));
+			fprintf(stderr,
+				"bench_quality: fatal: unable to "
+				"write '%s': %s\n",
+				path, strerror(errno));
 			return 111;
 		}
 		fputs("problem,optimizer,seeds,budget,mean_regret,std_regret\n",
@@ -209,8 +211,7 @@ int main(int argc, char **argv)
 				for (s = 0; s < seeds; s++)
 					col[s] = runs[p][o][s].traj[i];
 				qual_stats(col, (int)seeds, &m, &sd);
-				fprintf(ft, "%s,%s,%.6g,%.6e,%.6e\n",
-					probs[p],
+				fprintf(ft, "%s,%s,%.6g,%.6e,%.6e\n", probs[p],
 					dehb_optimizer_name(qual_opts[o]),
 					qual_point((double)budget, i), m, sd);
 			}
@@ -237,8 +238,8 @@ int main(int argc, char **argv)
 		}
 	}
 	printf("\n%-10s %9s   (over %d problems x %ld seeds, budget %ld "
-	       "max-fidelity evaluations)\n", "optimizer", "mean rank", np,
-	       seeds, budget);
+	       "max-fidelity evaluations)\n",
+	       "optimizer", "mean rank", np, seeds, budget);
 	for (o = 0; o < QUAL_NOPT; o++) {
 		printf("%-10s %9.3f\n", dehb_optimizer_name(qual_opts[o]),
 		       ranks[o] / nrank);
@@ -255,6 +256,7 @@ int main(int argc, char **argv)
 	return 0;
 usage:
 	fputs("usage: bench_quality [--seeds N] [--budget B] [--csv DIR] "
-	      "PROBLEM...\n", stderr);
+	      "PROBLEM...\n",
+	      stderr);
 	return 100;
 }

@@ -59,7 +59,8 @@ int main(int argc, char **argv)
 	t0 = benchexec_mono();
 	pid = fork();
 	if (pid < 0) {
-		fprintf(stderr, "benchexec: fatal: fork: %s\n", strerror(errno));
+		fprintf(stderr, "benchexec: fatal: fork: %s\n",
+			strerror(errno));
 		return 111;
 	}
 	if (pid == 0) {
@@ -73,7 +74,8 @@ int main(int argc, char **argv)
 		w = wait4(pid, &status, 0, &ru);
 	while (w < 0 && errno == EINTR);
 	if (w < 0) {
-		fprintf(stderr, "benchexec: fatal: wait4: %s\n", strerror(errno));
+		fprintf(stderr, "benchexec: fatal: wait4: %s\n",
+			strerror(errno));
 		return 111;
 	}
 	wall = benchexec_mono() - t0;
@@ -86,8 +88,10 @@ int main(int argc, char **argv)
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp", argv[1]) >= (int)sizeof(tmp))
 		return 111;
 	f = fopen(tmp, "w");
-	if (!f || fprintf(f, "%.6f %.6f %ld %d\n", wall, cpu, ru.ru_maxrss,
-			  code) < 0 || fclose(f) != 0 || rename(tmp, argv[1])) {
+	if (!f ||
+	    fprintf(f, "%.6f %.6f %ld %d\n", wall, cpu, ru.ru_maxrss, code) <
+		    0 ||
+	    fclose(f) != 0 || rename(tmp, argv[1])) {
 		fprintf(stderr, "benchexec: fatal: unable to write '%s': %s\n",
 			argv[1], strerror(errno));
 		return 111;

@@ -35,16 +35,16 @@
 #include <unistd.h>
 
 struct fastw {
-	const char *root;            /* study directory */
-	char study[ID_STUDY_LEN];    /* study uuid from study.json */
-	char worker[ID_WORKER_LEN];  /* our worker id */
-	char host[ID_HOST_LEN];      /* sanitised host name */
-	long pid;                    /* our pid */
-	int prune;                   /* remove old archive shards */
-	long pruned;                 /* shards below this are removed */
-	long done;                   /* results written */
-	long max;                    /* exit after this many; 0 = no limit */
-	char buf[1 << 16];           /* file contents */
+	const char *root;	    /* study directory */
+	char study[ID_STUDY_LEN];   /* study uuid from study.json */
+	char worker[ID_WORKER_LEN]; /* our worker id */
+	char host[ID_HOST_LEN];	    /* sanitised host name */
+	long pid;		    /* our pid */
+	int prune;		    /* remove old archive shards */
+	long pruned;		    /* shards below this are removed */
+	long done;		    /* results written */
+	long max;		    /* exit after this many; 0 = no limit */
+	char buf[1 << 16];	    /* file contents */
 };
 
 static int fastw_read(struct fastw *w, const char *path)
@@ -147,8 +147,8 @@ static int fastw_one(struct fastw *w, const char *name)
 	if (r.attempt < 1 || result_render(&r, &text) != DEHBQ_OK ||
 	    study_result_name(rname, sizeof(rname), id, r.attempt, w->worker) ||
 	    study_path(to, sizeof(to), w->root, "results/%s", rname) ||
-	    atomicfile_write(to, text, strlen(text), 0666,
-			     ATOMICFILE_NOSYNC) != DEHBQ_OK)
+	    atomicfile_write(to, text, strlen(text), 0666, ATOMICFILE_NOSYNC) !=
+		    DEHBQ_OK)
 		goto out;
 	w->done++;
 	if (w->prune) {
@@ -213,9 +213,10 @@ int main(int argc, char **argv)
 				continue;
 			rc = fastw_one(&w, e->d_name);
 			if (rc < 0) {
-				fprintf(stderr, "fastworker: fatal: trial "
-					"'%s': %s\n", e->d_name,
-					strerror(errno));
+				fprintf(stderr,
+					"fastworker: fatal: trial "
+					"'%s': %s\n",
+					e->d_name, strerror(errno));
 				closedir(d);
 				return 111;
 			}

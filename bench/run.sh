@@ -341,7 +341,7 @@ echo
 # ---------------------------------------------------------------- 5. peer
 echo "== 5. peer: Optuna JournalFileStorage (zero-cost objective) =="
 PE=$OUT/peer.csv
-echo "system,version,fs,k,trials,wall_s,trials_per_s,dehbq_trials_per_s_same_k,dehbq_ratio" >"$PE"
+echo "system,version,fs,k,trials,wall_s,trials_per_s,failed_procs,dehbq_trials_per_s_same_k,dehbq_ratio" >"$PE"
 if $OPY -c 'import optuna' 2>/dev/null; then
 	ov=$(dpkg-query -W -f '${Version}' python3-optuna 2>/dev/null || echo unknown)
 	pyv=$(dpkg-query -W -f '${Version}' python3 2>/dev/null || echo unknown)
@@ -349,7 +349,7 @@ if $OPY -c 'import optuna' 2>/dev/null; then
 	echo "python3-optuna $ov, python3 $pyv, python3-sqlalchemy $sav"
 	if [ "$MODE" = full ]; then OCASES="1:1000 8:250"; else OCASES="1:200 8:25"; fi
 	OROOT=${WSHM:-$WDISK}
-	printf '%-8s %5s %7s %10s %12s %14s %8s\n' system k trials wall_s trials/s dehbq_trials/s dehbq/x
+	printf '%-8s %5s %7s %10s %12s %7s %14s %8s\n' system k trials wall_s trials/s failed dehbq_trials/s dehbq/x
 	for c in $OCASES; do
 		k=${c%%:*} per=${c#*:}
 		j=$OROOT/optuna-$k.journal
@@ -357,8 +357,12 @@ if $OPY -c 'import optuna' 2>/dev/null; then
 			set -- $line
 			eval "dq=\${DEHBQ_TPS_$k:-nan}"
 			ratio=$(calc "$dq / $7" %.2f)
-			echo "optuna,$ov,$(fstype "$OROOT"),$k,$3,$5,$7,$dq,$ratio" >>"$PE"
-			printf '%-8s %5s %7s %10s %12s %14s %8s\n' optuna "$k" "$3" "$5" "$7" "$dq" "$ratio"
+			echo "optuna,$ov,$(fstype "$OROOT"),$k,$3,$5,$7,$9,$dq,$ratio" >>"$PE"
+			printf '%-8s %5s %7s %10s %12s %7s %14s %8s\n' optuna "$k" "$3" "$5" "$7" "$9" "$dq" "$ratio"
+			if [ "$9" != 0 ]; then
+				echo "  optuna: $9 of $k processes died: $(grep -m1 'child:' "$OROOT/optuna.err" | cut -c1-100)"
+				echo "  (Optuna's own bug, optuna/optuna#5138; trials/s counts COMPLETE trials only)"
+			fi
 		else
 			broken "optuna_peer.py k=$k: $(tail -1 "$OROOT/optuna.err")"
 		fi
