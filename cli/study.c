@@ -39,17 +39,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-void cli_warn(const char *cmd, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "dehbq %s: warning: ", cmd);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
 int cli_open_study(const char *cmd, const char *root, struct spec *s)
 {
 	char p[STUDY_PATH_MAX], err[DEHBQ_ERRLEN];

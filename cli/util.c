@@ -13,16 +13,30 @@
 #include <stdlib.h>
 #include <string.h>
 
+static void vmsg(const char *cmd, const char *kind, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "dehbq %s: %s", cmd, kind);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 int cli_fail(const char *cmd, int code, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "dehbq %s: ", cmd);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vmsg(cmd, "", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	return code;
+}
+
+void cli_warn(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(cmd, "warning: ", fmt, ap);
+	va_end(ap);
 }
 
 int cli_exit_code(int e)

@@ -42,26 +42,6 @@ void atomicfile_set_ops(const struct atomicfile_ops *o)
 	ops = o ? *o : real_ops;
 }
 
-static int ops_write_all(int fd, const void *buf, size_t len)
-{
-	size_t off = 0;
-
-	while (off < len) {
-		ssize_t n = ops.write(fd, (const char *)buf + off, len - off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return DEHBQ_ESYS;
-		if (n == 0) {
-			errno = EIO;
-			return DEHBQ_ESYS;
-		}
-		off += (size_t)n;
-	}
-	return DEHBQ_OK;
-}
-
 static int ops_fsync(int fd)
 {
 	while (ops.fsync(fd) < 0) {
@@ -115,7 +95,7 @@ int atomicfile_write(const char *path, const void *buf, size_t len, mode_t mode,
 	fd = ops.open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
 	if (fd < 0)
 		return DEHBQ_ESYS;
-	rc = ops_write_all(fd, buf, len);
+	rc = fsutil_write_all_with(fd, buf, len, ops.write);
 	if (!rc && !(flags & ATOMICFILE_NOSYNC))
 		rc = ops_fsync(fd);
 	if (ops.close(fd) < 0 && !rc)

@@ -39,12 +39,13 @@ int fsutil_read_all(int fd, void *buf, size_t len, size_t *got)
 	return DEHBQ_OK;
 }
 
-int fsutil_write_all(int fd, const void *buf, size_t len)
+int fsutil_write_all_with(int fd, const void *buf, size_t len,
+			  ssize_t (*wr)(int fd, const void *buf, size_t n))
 {
 	size_t off = 0;
 
 	while (off < len) {
-		ssize_t n = write(fd, (const char *)buf + off, len - off);
+		ssize_t n = wr(fd, (const char *)buf + off, len - off);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -57,6 +58,11 @@ int fsutil_write_all(int fd, const void *buf, size_t len)
 		off += (size_t)n;
 	}
 	return DEHBQ_OK;
+}
+
+int fsutil_write_all(int fd, const void *buf, size_t len)
+{
+	return fsutil_write_all_with(fd, buf, len, write);
 }
 
 int fsutil_fsync_dir(const char *dir)

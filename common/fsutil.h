@@ -18,6 +18,9 @@
 int fsutil_read_all(int fd, void *buf, size_t len, size_t *got);
 /* Write all len bytes, retrying EINTR and short writes. */
 int fsutil_write_all(int fd, const void *buf, size_t len);
+/* The same through another write(2) (atomicfile's fault-injection table). */
+int fsutil_write_all_with(int fd, const void *buf, size_t len,
+			  ssize_t (*wr)(int fd, const void *buf, size_t n));
 /* fsync(2) a directory so a rename or create inside it is durable. */
 int fsutil_fsync_dir(const char *dir);
 /* mkdir -p with mode; existing directories are fine. */

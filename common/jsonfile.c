@@ -442,34 +442,37 @@ int jsonfile_get_bool(const struct jsonfile *jf, const cJSON *obj,
 	return DEHBQ_OK;
 }
 
-int jsonfile_get_object(const struct jsonfile *jf, const cJSON *obj,
-			const char *key, enum jsonfile_need need,
-			const cJSON **out, char *err)
+/* A member of one container type: cJSON_IsObject or cJSON_IsArray. */
+static int get_container(const struct jsonfile *jf, const cJSON *obj,
+			 const char *key, enum jsonfile_need need,
+			 cJSON_bool (*is)(const cJSON *), const char *want,
+			 const cJSON **out, char *err)
 {
 	const cJSON *it;
 	int rc = get_member(jf, obj, key, need, &it, err);
 
 	if (rc || !it)
 		return rc;
-	if (!cJSON_IsObject(it))
-		return wrong_type(jf, it, key, "an object", err);
+	if (!is(it))
+		return wrong_type(jf, it, key, want, err);
 	*out = it;
 	return DEHBQ_OK;
+}
+
+int jsonfile_get_object(const struct jsonfile *jf, const cJSON *obj,
+			const char *key, enum jsonfile_need need,
+			const cJSON **out, char *err)
+{
+	return get_container(jf, obj, key, need, cJSON_IsObject, "an object",
+			     out, err);
 }
 
 int jsonfile_get_array(const struct jsonfile *jf, const cJSON *obj,
 		       const char *key, enum jsonfile_need need,
 		       const cJSON **out, char *err)
 {
-	const cJSON *it;
-	int rc = get_member(jf, obj, key, need, &it, err);
-
-	if (rc || !it)
-		return rc;
-	if (!cJSON_IsArray(it))
-		return wrong_type(jf, it, key, "an array", err);
-	*out = it;
-	return DEHBQ_OK;
+	return get_container(jf, obj, key, need, cJSON_IsArray, "an array", out,
+			     err);
 }
 
 cJSON *jsonfile_number(double d)
@@ -485,6 +488,26 @@ cJSON *jsonfile_number(double d)
 			break;
 	}
 	return cJSON_CreateRaw(buf);
+}
+
+int jsonfile_render(cJSON *o, int built, char **out)
+{
+	char *txt = built && o ? cJSON_Print(o) : NULL;
+	size_t n;
+
+	*out = NULL;
+	cJSON_Delete(o);
+	if (!txt)
+		return DEHBQ_ENOMEM;
+	n = strlen(txt);
+	*out = malloc(n + 2);
+	if (*out) {
+		memcpy(*out, txt, n);
+		(*out)[n] = '\n';
+		(*out)[n + 1] = 0;
+	}
+	cJSON_free(txt);
+	return *out ? DEHBQ_OK : DEHBQ_ENOMEM;
 }
 
 int jsonfile_add_number(cJSON *obj, const char *key, double d)

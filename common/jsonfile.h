@@ -111,6 +111,13 @@ cJSON *jsonfile_number(double d);
 /* Add jsonfile_number(d) to obj under key; 0 ok, -1 on failure. */
 int jsonfile_add_number(cJSON *obj, const char *key, double d);
 
+/*
+ * Pretty-print o with a trailing newline into *out (malloc'ed, caller
+ * frees).  Takes ownership of o and deletes it.  built == 0 means building
+ * o failed part-way: nothing is printed and DEHBQ_ENOMEM is returned.
+ */
+int jsonfile_render(cJSON *o, int built, char **out);
+
 /* Name of a cJSON item's type for messages: "string", "number", ... */
 const char *jsonfile_type_name(const cJSON *item);
 

@@ -319,7 +319,6 @@ int result_render(const struct result *r, char **out)
 {
 	char t1[TIMEUTIL_ISO_LEN], t2[TIMEUTIL_ISO_LEN];
 	cJSON *o = cJSON_CreateObject(), *info;
-	char *s = NULL;
 	int bad = !o;
 
 	*out = NULL;
@@ -360,16 +359,7 @@ int result_render(const struct result *r, char **out)
 		bad |= add_str(o, "error", r->error);
 	if (r->stderr_tail && r->stderr_tail[0])
 		bad |= add_str(o, "stderr_tail", r->stderr_tail);
-	if (!bad)
-		s = cJSON_Print(o);
-	cJSON_Delete(o);
-	if (!s)
-		return DEHBQ_ENOMEM;
-	*out = malloc(strlen(s) + 2);
-	if (*out)
-		snprintf(*out, strlen(s) + 2, "%s\n", s);
-	cJSON_free(s);
-	return *out ? DEHBQ_OK : DEHBQ_ENOMEM;
+	return jsonfile_render(o, !bad, out);
 }
 
 int result_parse_report(const char *name, const char *text, size_t len,

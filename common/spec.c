@@ -355,6 +355,20 @@ int spec_check(const struct spec *s, const char *name, char *err)
 	return DEHBQ_OK;
 }
 
+/* Parse a loaded document (freed here); a missing field is invalid. */
+static int parse_doc(struct jsonfile *jf, int allow_space_path, struct spec *s,
+		     char *err)
+{
+	int rc = parse_fields(jf, allow_space_path, s, err);
+
+	jsonfile_free(jf);
+	if (rc == DEHBQ_ENOENT)
+		rc = DEHBQ_EINVAL;
+	if (rc)
+		spec_release(s);
+	return rc;
+}
+
 int spec_parse(const char *name, const char *text, size_t len,
 	       int allow_space_path, struct spec *s, char *err)
 {
@@ -364,13 +378,7 @@ int spec_parse(const char *name, const char *text, size_t len,
 	spec_defaults(s);
 	if ((rc = jsonfile_parse(name, text, len, &jf, err)))
 		return rc;
-	rc = parse_fields(jf, allow_space_path, s, err);
-	jsonfile_free(jf);
-	if (rc == DEHBQ_ENOENT)
-		rc = DEHBQ_EINVAL;
-	if (rc)
-		spec_release(s);
-	return rc;
+	return parse_doc(jf, allow_space_path, s, err);
 }
 
 int spec_load(const char *path, int allow_space_path, struct spec *s, char *err)
@@ -381,13 +389,7 @@ int spec_load(const char *path, int allow_space_path, struct spec *s, char *err)
 	spec_defaults(s);
 	if ((rc = jsonfile_load(path, SPEC_CAP, &jf, err)))
 		return rc;
-	rc = parse_fields(jf, allow_space_path, s, err);
-	jsonfile_free(jf);
-	if (rc == DEHBQ_ENOENT)
-		rc = DEHBQ_EINVAL;
-	if (rc)
-		spec_release(s);
-	return rc;
+	return parse_doc(jf, allow_space_path, s, err);
 }
 
 int spec_load_study(const char *root, struct spec *s, char *err)
@@ -414,7 +416,6 @@ int spec_render(const struct spec *s, char **out)
 {
 	char created[TIMEUTIL_ISO_LEN];
 	cJSON *o = cJSON_CreateObject(), *f, *opt, *t, *r, *sp;
-	char *txt = NULL;
 	int bad = !o;
 
 	*out = NULL;
@@ -472,14 +473,5 @@ int spec_render(const struct spec *s, char **out)
 		cJSON_Delete(sp);
 		bad = 1;
 	}
-	if (!bad)
-		txt = cJSON_Print(o);
-	cJSON_Delete(o);
-	if (!txt)
-		return DEHBQ_ENOMEM;
-	*out = malloc(strlen(txt) + 2);
-	if (*out)
-		snprintf(*out, strlen(txt) + 2, "%s\n", txt);
-	cJSON_free(txt);
-	return *out ? DEHBQ_OK : DEHBQ_ENOMEM;
+	return jsonfile_render(o, !bad, out);
 }

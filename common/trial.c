@@ -199,7 +199,6 @@ int trial_render(const struct trial *t, const struct space *sp, char **out)
 {
 	char id[ID_TRIAL_LEN], parent[ID_TRIAL_LEN], created[TIMEUTIL_ISO_LEN];
 	cJSON *o = cJSON_CreateObject(), *cfg, *vec;
-	char *txt = NULL;
 	int bad = !o;
 
 	*out = NULL;
@@ -246,14 +245,5 @@ int trial_render(const struct trial *t, const struct space *sp, char **out)
 			}
 		}
 	}
-	if (!bad)
-		txt = cJSON_Print(o);
-	cJSON_Delete(o);
-	if (!txt)
-		return DEHBQ_ENOMEM;
-	*out = malloc(strlen(txt) + 2);
-	if (*out)
-		snprintf(*out, strlen(txt) + 2, "%s\n", txt);
-	cJSON_free(txt);
-	return *out ? DEHBQ_OK : DEHBQ_ENOMEM;
+	return jsonfile_render(o, !bad, out);
 }

@@ -1246,21 +1246,12 @@ static int write_json(struct sched *s, const char *rel, cJSON *o,
 	char p[STUDY_PATH_MAX], *txt;
 	int rc;
 
-	if (!o)
-		return DEHBQ_ENOMEM;
-	txt = cJSON_Print(o);
-	cJSON_Delete(o);
-	if (!txt)
-		return DEHBQ_ENOMEM;
+	if ((rc = jsonfile_render(o, o != NULL, &txt)))
+		return rc;
 	rc = study_path(p, sizeof(p), s->root, "%s", rel);
-	if (!rc) {
-		size_t n = strlen(txt);
-
-		txt[n] = '\n'; /* replaces the NUL; length passed explicitly */
-		rc = atomicfile_write(p, txt, n + 1, 0666, flags);
-		txt[n] = 0;
-	}
-	cJSON_free(txt);
+	if (!rc)
+		rc = atomicfile_write(p, txt, strlen(txt), 0666, flags);
+	free(txt);
 	return rc;
 }
 

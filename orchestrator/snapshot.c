@@ -161,17 +161,14 @@ int snapshot_write(const char *root, const struct snapshot_meta *m,
 	} else {
 		bad = 1;
 	}
-	if (!bad)
-		txt = cJSON_Print(o);
-	cJSON_Delete(o);
-	if (!txt)
-		return DEHBQ_ENOMEM;
+	if ((rc = jsonfile_render(o, !bad, &txt)))
+		return rc;
 	rc = study_path(p, sizeof(p), root,
 			"state/snapshot-%06lld-%010lld.json",
 			(long long)m->epoch, (long long)m->generation);
 	if (!rc)
 		rc = atomicfile_write(p, txt, strlen(txt), 0666, 0);
-	cJSON_free(txt);
+	free(txt);
 	return rc;
 }
 

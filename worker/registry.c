@@ -23,6 +23,7 @@
 
 #include "atomicfile.h"
 #include "err.h"
+#include "jsonfile.h"
 #include "fsutil.h"
 #include "timeutil.h"
 
@@ -60,7 +61,6 @@ int registry_render(const struct registry *rg, char **out)
 {
 	char started[TIMEUTIL_ISO_LEN];
 	cJSON *o = cJSON_CreateObject();
-	char *txt = NULL;
 	int bad = !o;
 
 	*out = NULL;
@@ -80,16 +80,7 @@ int registry_render(const struct registry *rg, char **out)
 	       add_env(o, "slurm_array_job_id", "SLURM_ARRAY_JOB_ID") |
 	       add_env(o, "slurm_array_task_id", "SLURM_ARRAY_TASK_ID") |
 	       !cJSON_AddStringToObject(o, "command", rg->command);
-	if (!bad)
-		txt = cJSON_Print(o);
-	cJSON_Delete(o);
-	if (!txt)
-		return DEHBQ_ENOMEM;
-	*out = malloc(strlen(txt) + 2);
-	if (*out)
-		snprintf(*out, strlen(txt) + 2, "%s\n", txt);
-	cJSON_free(txt);
-	return *out ? DEHBQ_OK : DEHBQ_ENOMEM;
+	return jsonfile_render(o, !bad, out);
 }
 
 int registry_write(struct registry *rg, const char *trial)
