@@ -27,6 +27,9 @@ int trial_init(struct trial *t, int dim)
 {
 	memset(t, 0, sizeof(*t));
 	t->parent = -1;
+	t->level = -1;
+	t->slot = -1;
+	t->config_id = -1;
 	t->attempt = 1;
 	t->dim = dim;
 	t->vec = calloc((size_t)(dim ? dim : 1), sizeof(*t->vec));
@@ -47,9 +50,9 @@ void trial_release(struct trial *t)
 }
 
 static const char *const trial_keys[] = {
-	"format",  "id",       "study",	 "epoch",  "bracket",
-	"rung",	   "fidelity", "kind",	 "parent", "attempt",
-	"created", "seed",     "config", "vector", NULL,
+	"format",   "id",     "study",	"epoch",   "bracket",	"rung",
+	"fidelity", "kind",   "parent", "attempt", "created",	"seed",
+	"config",   "vector", "level",	"slot",	   "config_id", NULL,
 };
 
 static const cJSON *member(const cJSON *o, const char *k)
@@ -125,6 +128,21 @@ static int parse_fields(const struct jsonfile *jf, const struct space *sp,
 				   INT64_C(9007199254740992), &v, err)))
 		return rc;
 	t->seed = (uint64_t)v;
+	/* optimiser internals, for `dehbq requeue` of failed trials */
+	v = -1;
+	if ((rc = jsonfile_get_int(jf, root, "level", JSONFILE_OPTIONAL, 0, 99,
+				   &v, err)))
+		return rc;
+	t->level = (int)v;
+	v = -1;
+	if ((rc = jsonfile_get_int(jf, root, "slot", JSONFILE_OPTIONAL, -1,
+				   INT32_MAX, &v, err)))
+		return rc;
+	t->slot = (int)v;
+	if ((rc = jsonfile_get_int(jf, root, "config_id", JSONFILE_OPTIONAL, -1,
+				   INT64_C(9007199254740992), &t->config_id,
+				   err)))
+		return rc;
 	if ((rc = jsonfile_get_array(jf, root, "vector", JSONFILE_REQUIRED,
 				     &vec, err)))
 		return rc;
@@ -224,6 +242,11 @@ int trial_render(const struct trial *t, const struct space *sp, char **out)
 	bad |= !cJSON_AddNumberToObject(o, "attempt", t->attempt) |
 	       !cJSON_AddStringToObject(o, "created", created) |
 	       !cJSON_AddNumberToObject(o, "seed", (double)t->seed);
+	if (t->level >= 0)
+		bad |= !cJSON_AddNumberToObject(o, "level", t->level) |
+		       !cJSON_AddNumberToObject(o, "slot", t->slot) |
+		       !cJSON_AddNumberToObject(o, "config_id",
+						(double)t->config_id);
 	cfg = space_config_to_json(sp, t->config);
 	if (!cfg || !cJSON_AddItemToObject(o, "config", cfg)) {
 		cJSON_Delete(cfg);

@@ -46,6 +46,9 @@ struct trial {
 	double fidelity;	    /* exact fidelity to train at */
 	enum trial_kind kind;	    /* how the config was produced */
 	int64_t parent;		    /* promotion: trial evaluated lower; -1 */
+	int level;		    /* optimiser level; -1 if not recorded */
+	int slot;		    /* optimiser target slot; -1 if none */
+	int64_t config_id;	    /* optimiser config id; -1 if none */
 	int attempt;		    /* 1 + number of requeues */
 	double created;		    /* unix time the file was written */
 	uint64_t seed;		    /* seed for the trainer, {seed} */

@@ -354,6 +354,7 @@ int dehb_fl_insert(struct dehb *d, const struct dehb_job *job, double *x)
 	e.used = 1;
 	e.job = *job;
 	e.x = x;
+	e.reopened = 0;
 	fl_put(d->fl, d->flcap, &e);
 	d->flcount++;
 	return DEHBQ_OK;
@@ -872,7 +873,7 @@ int dehb_tell(struct dehb *d, uint64_t job_id, enum dehb_status status,
 		return DEHBQ_EINVAL;
 	fit = (status == DEHB_FAILED || isnan(loss)) ? INFINITY : loss;
 	j = &e->job;
-	if (dehb_uses_brackets(d)) {
+	if (dehb_uses_brackets(d) && !e->reopened) {
 		b = bracket_find(d, j->bracket);
 		if (!b)
 			return DEHBQ_ESTATE; /* cannot happen */
@@ -915,6 +916,43 @@ int dehb_tell(struct dehb *d, uint64_t job_id, enum dehb_status status,
 		d->nbr--;
 	}
 	fl_remove(d, e);
+	return DEHBQ_OK;
+}
+
+int dehb_reopen(struct dehb *d, const struct dehb_job *job, const double *vec)
+{
+	struct dehb_fl *e;
+	double *x;
+	int i, n;
+
+	if (job->id >= (uint64_t)d->asked)
+		return DEHBQ_ENOENT;
+	if (dehb_fl_find(d, job->id) || d->failed < 1 || d->told < 1)
+		return DEHBQ_ESTATE;
+	if (job->level < 0 || job->level >= d->nlevels ||
+	    (unsigned)job->kind > DEHB_KIND_RANDOM || job->config_id < 0 ||
+	    job->config_id >= d->next_cid || job->parent_job >= d->asked)
+		return DEHBQ_EINVAL;
+	n = d->pop[job->level].n;
+	if (d->p.optimizer == DEHB_OPT_DEHB || d->p.optimizer == DEHB_OPT_DE) {
+		if (job->slot < 0 || job->slot >= n)
+			return DEHBQ_EINVAL;
+	}
+	for (i = 0; i < d->p.dim; i++)
+		if (!(vec[i] >= 0 && vec[i] <= 1))
+			return DEHBQ_EINVAL;
+	if (!(x = malloc((size_t)d->p.dim * sizeof(*x))))
+		return DEHBQ_ENOMEM;
+	memcpy(x, vec, (size_t)d->p.dim * sizeof(*x));
+	if (dehb_fl_insert(d, job, x)) {
+		free(x);
+		return DEHBQ_ENOMEM;
+	}
+	e = dehb_fl_find(d, job->id);
+	e->job.fidelity = d->fid[job->level];
+	e->reopened = 1;
+	d->told--;
+	d->failed--;
 	return DEHBQ_OK;
 }
 

@@ -173,6 +173,18 @@ int dehb_ask(struct dehb *d, struct dehb_job *job, double *vec);
 int dehb_tell(struct dehb *d, uint64_t job_id, enum dehb_status status,
 	      double loss, double cost);
 
+/*
+ * Reopen a job that was told as DEHB_FAILED so that it can be evaluated
+ * again (`dehbq requeue`).  job and vec must be what dehb_ask() returned
+ * for it; the caller (who keeps the history) vouches that it failed.  The
+ * job is in flight again with the same id: its next tell goes through
+ * selection and the incumbents as usual, but its bracket, which already
+ * counted the failure, is not touched.  Counts: told and failed go down by
+ * one.  DEHBQ_ESTATE: the job is in flight, or nothing failed yet;
+ * DEHBQ_ENOENT: never asked; DEHBQ_EINVAL: the job does not fit.
+ */
+int dehb_reopen(struct dehb *d, const struct dehb_job *job, const double *vec);
+
 /* The in-flight job with this id, or DEHBQ_ENOENT.  vec may be NULL. */
 int dehb_job_get(const struct dehb *d, uint64_t job_id, struct dehb_job *job,
 		 double *vec);

@@ -47,6 +47,7 @@ struct dehb_fl {
 	int used;	     /* 1 = slot holds a job */
 	struct dehb_job job; /* the job as asked */
 	double *x;	     /* its vector, dim doubles, owned */
+	int reopened;	     /* re-run of a failed job: bracket untouched */
 };
 
 /* An incumbent with its own copy of the vector (fixes spec 9.6). */

@@ -7,7 +7,7 @@
  *    "pops": [{"ptr", "rng", "x": [n*dim], "fit", "config_id", "job"}],
  *    "brackets": [{"id", "pending", "done", "results"}],
  *    "inflight": [{"id", "level", "bracket", "rung", "kind", "slot",
- *                  "config_id", "parent_job", "x"}],
+ *                  "config_id", "parent_job", "x", "reopened"?}],
  *    "incumbents": {"any": null|{...}, "max": null|{...}}}
  *
  * Invariants:
@@ -236,7 +236,8 @@ static cJSON *save_job(const struct dehb *d, const struct dehb_fl *e)
 	    !add_num(o, "slot", j->slot) ||
 	    !add_num(o, "config_id", (double)j->config_id) ||
 	    !add_num(o, "parent_job", (double)j->parent_job) ||
-	    !add_item(o, "x", dbl_array(e->x, (size_t)d->p.dim))) {
+	    !add_item(o, "x", dbl_array(e->x, (size_t)d->p.dim)) ||
+	    (e->reopened && !cJSON_AddTrueToObject(o, "reopened"))) {
 		cJSON_Delete(o);
 		return NULL;
 	}
@@ -692,7 +693,7 @@ static int load_job(struct dehb *d, const cJSON *o, int i, int *cnt, char *err)
 	const char *s;
 	double *x = NULL;
 	int64_t t;
-	int rc, uses = dehb_uses_brackets(d), kind;
+	int rc, uses = dehb_uses_brackets(d), kind, reopened;
 
 	memset(&j, 0, sizeof(j));
 	if (!cJSON_IsObject(o))
@@ -715,7 +716,10 @@ static int load_job(struct dehb *d, const cJSON *o, int i, int *cnt, char *err)
 	TRY(get_int(o, "slot", -1, DEHB_MAX_TOTPOP, &j.slot, err));
 	TRY(get_i64(o, "config_id", 0, d->next_cid - 1, &j.config_id, err));
 	TRY(get_i64(o, "parent_job", -1, d->asked - 1, &j.parent_job, err));
-	if (uses) {
+	reopened = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "reopened"));
+	if (reopened) {
+		/* a failed job run again: its bracket may be long gone */
+	} else if (uses) {
 		struct dehb_bracket *b = find_br(d, j.bracket);
 
 		if (!b || j.rung >= b->hb.nrungs ||
@@ -749,6 +753,7 @@ static int load_job(struct dehb *d, const cJSON *o, int i, int *cnt, char *err)
 		goto fail;
 	TRY(get_dbls(o, "x", (size_t)d->p.dim, x, 0, 1, err));
 	TRY(dehb_fl_insert(d, &j, x));
+	dehb_fl_find(d, j.id)->reopened = reopened;
 	return DEHBQ_OK;
 fail:
 	free(x);

@@ -397,6 +397,9 @@ static int render_trial(struct sched *s, uint64_t id, int attempt, char **text,
 	t.attempt = attempt;
 	t.created = timeutil_now();
 	t.seed = trial_seed(s->spec->seed, id);
+	t.level = job.level;
+	t.slot = job.slot;
+	t.config_id = job.config_id;
 	t.dim = space_dim(s->spec->space);
 	t.vec = s->vec;
 	t.config = s->vals;
@@ -809,19 +812,104 @@ static int scan_worker(struct sched *s, const char *name)
 
 /* ---- requests from the dehbq command ---- */
 
+/*
+ * Re-run a trial whose result failed: the engine reopens the job (selection
+ * applies to the new result, its bracket is not held back), the old result
+ * and trial file stay in the archive as ID.aN.result.json / ID.aN.trial.json,
+ * and a trial file with the next attempt is published.
+ */
+static int reopen_failed(struct sched *s, uint64_t id, const char *why)
+{
+	char tp[STUDY_PATH_MAX], rp[STUDY_PATH_MAX], to[STUDY_PATH_MAX];
+	char err[DEHBQ_ERRLEN], name[64];
+	struct dehb_job job;
+	struct result r;
+	struct trial t;
+	int rc, attempt;
+
+	snprintf(name, sizeof(name), "%08llu.trial.json",
+		 (unsigned long long)id);
+	if (archive_path(s, tp, sizeof(tp), id, name))
+		return DEHBQ_ETOOBIG;
+	snprintf(name, sizeof(name), "%08llu.result.json",
+		 (unsigned long long)id);
+	if (archive_path(s, rp, sizeof(rp), id, name))
+		return DEHBQ_ETOOBIG;
+	if (result_load(rp, &r, err)) {
+		logmsg_w(s->lg,
+			 "trial=%08llu not requeued (%s): no archived "
+			 "result (%s)",
+			 (unsigned long long)id, why, err);
+		return DEHBQ_OK;
+	}
+	if (r.status == RESULT_OK) {
+		result_release(&r);
+		logmsg_w(s->lg,
+			 "trial=%08llu not requeued (%s): it has a valid "
+			 "result",
+			 (unsigned long long)id, why);
+		return DEHBQ_OK;
+	}
+	attempt = r.attempt + 1;
+	result_release(&r);
+	if (trial_load(tp, s->spec->space, &t, err)) {
+		logmsg_w(s->lg, "trial=%08llu not requeued (%s): %s",
+			 (unsigned long long)id, why, err);
+		return DEHBQ_OK;
+	}
+	memset(&job, 0, sizeof(job));
+	job.id = id;
+	job.level = t.level;
+	job.bracket = t.bracket;
+	job.rung = t.rung;
+	job.kind = t.kind == TRIAL_KIND_PROMOTION ? DEHB_KIND_PROMOTION
+		   : t.kind == TRIAL_KIND_RANDOM  ? DEHB_KIND_RANDOM
+						  : DEHB_KIND_TRIAL;
+	job.slot = t.slot;
+	job.config_id = t.config_id;
+	job.parent_job = t.parent;
+	if (t.attempt >= attempt)
+		attempt = t.attempt + 1;
+	rc = t.level < 0 || t.config_id < 0 ||
+			     dehb_level_fidelity(s->eng, t.level) != t.fidelity
+		     ? DEHBQ_EINVAL
+		     : dehb_reopen(s->eng, &job, t.vec);
+	if (rc) {
+		logmsg_w(s->lg,
+			 "trial=%08llu not requeued (%s): the optimiser "
+			 "cannot reopen it (%s)",
+			 (unsigned long long)id, why, dehbq_strerror(rc));
+		trial_release(&t);
+		return rc == DEHBQ_ENOMEM ? rc : DEHBQ_OK;
+	}
+	snprintf(name, sizeof(name), "%08llu.a%d.trial.json",
+		 (unsigned long long)id, t.attempt);
+	trial_release(&t);
+	if ((rc = archive_path(s, to, sizeof(to), id, name)) ||
+	    (rc = act_push(s, ACT_MOVE, tp, to, NULL)))
+		return rc;
+	snprintf(name, sizeof(name), "%08llu.a%d.result.json",
+		 (unsigned long long)id, attempt - 1);
+	if ((rc = archive_path(s, to, sizeof(to), id, name)) ||
+	    (rc = act_push(s, ACT_MOVE, rp, to, NULL)) ||
+	    (rc = inf_add(s, id, attempt)))
+		return rc;
+	s->meta.requeues++;
+	s->dirty = 1;
+	logmsg_i(s->lg,
+		 "trial=%08llu failed earlier; requeued by request (%s) "
+		 "as attempt %d",
+		 (unsigned long long)id, why, attempt);
+	return stage_trial(s, id, attempt);
+}
+
 static int requeue_now(struct sched *s, uint64_t id, const char *why)
 {
 	struct inflight *e = inf_find(s, id);
 	int rc;
 
-	if (!e) {
-		logmsg_w(s->lg,
-			 "trial=%08llu not requeued (%s): it is not in flight; "
-			 "a trial whose result the optimiser has used cannot "
-			 "be re-run",
-			 (unsigned long long)id, why);
-		return DEHBQ_OK;
-	}
+	if (!e)
+		return reopen_failed(s, id, why);
 	/* retire its current files; a late result still counts if first */
 	if (e->claim[0] &&
 	    (rc = move_to_archive_stale(s, "claimed", e->claim, id)))
@@ -833,6 +921,51 @@ static int requeue_now(struct sched *s, uint64_t id, const char *why)
 	logmsg_i(s->lg, "trial=%08llu requeued by request (%s) as attempt %d",
 		 (unsigned long long)id, why, e->attempt);
 	return stage_trial(s, id, e->attempt);
+}
+
+/* Every trial whose latest archived result failed (a one-off full scan). */
+static int requeue_failed(struct sched *s, const char *why)
+{
+	char ap[STUDY_PATH_MAX], sp[STUDY_PATH_MAX], fp[STUDY_PATH_MAX];
+	char err[DEHBQ_ERRLEN];
+	struct dirent *e, *f;
+	DIR *a, *d;
+	int rc = DEHBQ_OK, n = 0;
+
+	if (study_path(ap, sizeof(ap), s->root, "archive") ||
+	    !(a = opendir(ap)))
+		return DEHBQ_OK;
+	while (!rc && (e = readdir(a))) {
+		if (fsutil_skip_name(e->d_name) ||
+		    fsutil_pathf(sp, sizeof(sp), "%s/%s", ap, e->d_name) ||
+		    !(d = opendir(sp)))
+			continue;
+		while (!rc && (f = readdir(d))) {
+			struct result r;
+			uint64_t id;
+			char idtext[ID_TRIAL_LEN];
+
+			if (strlen(f->d_name) != 20 ||
+			    strcmp(f->d_name + 8, ".result.json"))
+				continue;
+			memcpy(idtext, f->d_name, 8);
+			idtext[8] = 0;
+			if (id_trial_parse(idtext, &id) ||
+			    fsutil_pathf(fp, sizeof(fp), "%s/%s", sp,
+					 f->d_name) ||
+			    result_load(fp, &r, err))
+				continue;
+			if (r.status != RESULT_OK && !inf_find(s, id)) {
+				rc = reopen_failed(s, id, why);
+				n++;
+			}
+			result_release(&r);
+		}
+		closedir(d);
+	}
+	closedir(a);
+	logmsg_i(s->lg, "%s: %d failed trial(s) requeued", why, n);
+	return rc;
 }
 
 static int scan_request(struct sched *s, const char *name)
@@ -872,11 +1005,7 @@ static int scan_request(struct sched *s, const char *name)
 		   !id_trial_parse(trial, &id)) {
 		rc = requeue_now(s, id, name);
 	} else if (!strcmp(action, "requeue-failed")) {
-		logmsg_w(s->lg,
-			 "%s: requeue-failed is not supported yet: failed "
-			 "results are told to the optimiser at once (as loss "
-			 "+inf) and cannot be re-run",
-			 name);
+		rc = requeue_failed(s, name);
 	} else {
 		jsonfile_free(jf);
 		quarantine(s, "state/requests", name,

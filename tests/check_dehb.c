@@ -1020,6 +1020,67 @@ START_TEST(test_dehb_huge_populations_refused)
 }
 END_TEST
 
+/* ---- reopening failed jobs (dehbq requeue) ---- */
+
+START_TEST(test_dehb_reopen_failed_job_then_tell_applies_selection)
+{
+	static const enum dehb_optimizer opts[] = {
+		DEHB_OPT_DEHB, DEHB_OPT_DE, DEHB_OPT_RANDOM, DEHB_OPT_SH,
+		DEHB_OPT_HYPERBAND};
+	size_t k;
+
+	for (k = 0; k < sizeof(opts) / sizeof(opts[0]); k++) {
+		struct dehb *d = mk(opts[k], 1, 9, 3, 11), *e;
+		struct dehb_job j, first, back;
+		struct dehb_counts c0, c1;
+		struct dehb_incumbent inc;
+		double x[3], fx[3];
+		int i;
+
+		/* the first job fails; the rest succeed */
+		ck_assert_int_eq(dehb_ask(d, &first, fx), DEHBQ_OK);
+		ck_assert_int_eq(dehb_tell(d, first.id, DEHB_FAILED, NAN, 1),
+				 DEHBQ_OK);
+		for (i = 0; i < 30 && step(d, &j, x) == DEHBQ_OK; i++)
+			;
+		dehb_get_counts(d, &c0);
+		/* refused: a job in flight, a job never asked */
+		ck_assert_int_eq(dehb_ask(d, &j, x), DEHBQ_OK);
+		ck_assert_int_eq(dehb_reopen(d, &j, x), DEHBQ_ESTATE);
+		ck_assert_int_eq(dehb_tell(d, j.id, DEHB_OK, 5, 1), DEHBQ_OK);
+		j.id = 1000000;
+		ck_assert_int_eq(dehb_reopen(d, &j, x), DEHBQ_ENOENT);
+		dehb_get_counts(d, &c0);
+
+		ck_assert_int_eq(dehb_reopen(d, &first, fx), DEHBQ_OK);
+		dehb_get_counts(d, &c1);
+		ck_assert_int_eq(c1.told, c0.told - 1);
+		ck_assert_int_eq(c1.failed, c0.failed - 1);
+		ck_assert_int_eq(c1.inflight, c0.inflight + 1);
+		ck_assert_int_eq(c1.asked, c0.asked);
+		ck_assert_int_eq(dehb_reopen(d, &first, fx), DEHBQ_ESTATE);
+		ck_assert_int_eq(dehb_job_get(d, first.id, &back, NULL), 0);
+		ck_assert(back.fidelity == first.fidelity);
+
+		/* survives save/load, then the new result is the best */
+		e = reload(d);
+		dehb_free(d);
+		ck_assert_int_eq(dehb_tell(e, first.id, DEHB_OK, -100, 1),
+				 DEHBQ_OK);
+		ck_assert_int_eq(dehb_tell(e, first.id, DEHB_OK, -100, 1),
+				 DEHBQ_ESTATE);
+		dehb_get_counts(e, &c1);
+		ck_assert_int_eq(c1.told, c0.told);
+		ck_assert_int_eq(c1.failed, c0.failed - 1);
+		ck_assert_int_eq(dehb_incumbent(e, DEHB_INC_ANY, &inc, NULL),
+				 DEHBQ_OK);
+		ck_assert_msg(inc.loss == -100 && inc.job_id == first.id,
+			      "optimizer %zu", k);
+		dehb_free(e);
+	}
+}
+END_TEST
+
 Suite *dehb_suite(void)
 {
 	Suite *s = suite_create("dehb");
@@ -1034,6 +1095,8 @@ Suite *dehb_suite(void)
 	tcase_add_test(core,
 		       test_dehb_same_seed_same_state_different_seed_differs);
 	tcase_add_test(core, test_dehb_out_of_order_tells_and_selection);
+	tcase_add_test(core,
+		       test_dehb_reopen_failed_job_then_tell_applies_selection);
 	tcase_add_test(core, test_dehb_failures_and_nan_never_enter_population);
 	tcase_add_test(core, test_dehb_incumbent_is_a_copy_and_strict);
 	tcase_add_test(core, test_dehb_max_incumbent_only_at_max_fidelity);

@@ -3,7 +3,7 @@
 # in-flight trial at once (attempt 2), refuse to requeue a told trial,
 # quarantine a malformed request, and stop -> drain -> FINISHED.
 . "${DEHBQ_SRC:-.}/tests/lib.sh"
-plan 6
+plan 10
 
 mkspec "$T/spec.json" 500 '{"lease": 60, "poll": 0.1, "prefetch": 0}'
 "$B/dehbq" init "$T/s" --spec "$T/spec.json" >/dev/null || exit 1
@@ -33,11 +33,35 @@ bg "$B/dehbq-worker" --study "$T/s" --idle-exit 30 -- sh -c "$TRAINER" 2>>"$T/w.
 wait_for 20 sh -c "ls '$T/s/archive/0000' | grep -q '$id.result'"
 req r3 "{\"format\": \"dehbq-request/1\", \"action\": \"requeue\", \"trial\": \"$id\"}"
 wait_for 10 grep -q "trial=$id not requeued" "$T/orch.log"
-check "requeue of a told trial is refused with a reason" \
-	grep -q "trial=$id not requeued (r3.json): it is not in flight" "$T/orch.log"
+check "requeue of a trial with a valid result is refused with a reason" \
+	grep -q "trial=$id not requeued (r3.json): it has a valid result" "$T/orch.log"
 req r4 '{"format": "dehbq-request/1", "action": "stop"}'
 wait_for 30 test -e "$T/s/FINISHED"
 check "stop request: the study drains and finishes early" \
 	grep -q '"reason":.*"stopped by request"' "$T/s/FINISHED"
 check "independent checker accepts the stopped study" \
 	python3 "$DEHBQ_SRC/tests/checkstudy.py" "$T/s" --finished
+
+# requeue of failed trials: a trainer that fails until a flag file exists
+mkspec "$T/spec2.json" 40 '{"lease": 60, "poll": 0.1}'
+"$B/dehbq" init "$T/f" --spec "$T/spec2.json" >/dev/null || exit 1
+bg "$B/dehbq-orchestrator" "$T/f" 2>"$T/orchf.log"
+bg "$B/dehbq-worker" --study "$T/f" --idle-exit 30 -- \
+	sh -c "if [ ! -e '$T/healed' ] && [ \$DEHBQ_P_LAYERS -le 3 ]; then exit 3; fi; $TRAINER" \
+	2>"$T/wf.log"
+wait_for 60 sh -c "grep -q '\"status\":.*\"failed\"' '$T'/f/archive/*/*.result.json 2>/dev/null"
+nfail=$(grep -l '"status":.*"failed"' "$T"/f/archive/*/*.result.json | wc -l)
+diag "failed trials before the requeue: $nfail"
+touch "$T/healed"
+req_f() { printf '%s\n' "$2" >"$T/f/state/requests/.tmp" &&
+	mv "$T/f/state/requests/.tmp" "$T/f/state/requests/$1.json"; }
+req_f rf '{"format": "dehbq-request/1", "action": "requeue-failed"}'
+wait_for 30 grep -q "failed trial(s) requeued" "$T/orchf.log"
+check "requeue-failed reopens the failed trials" \
+	grep -q "failed earlier; requeued by request (rf.json)" "$T/orchf.log"
+wait_for 60 test -e "$T/f/FINISHED"
+check "the study finishes" test -e "$T/f/FINISHED"
+check "... the earlier failures are kept in the archive as attempt files" \
+	sh -c "ls '$T'/f/archive/*/ | grep -q '^[0-9]*\.a1\.result\.json$'"
+check "... and the checker's accounting is exact" \
+	python3 "$DEHBQ_SRC/tests/checkstudy.py" "$T/f" --finished
