@@ -30,13 +30,13 @@ check "a malformed request is quarantined with a reason" \
 	sh -c "ls '$T/s/quarantine' | grep -q 'r2.json.reason'"
 touch "$T/go"
 bg "$B/dehbq-worker" --study "$T/s" --idle-exit 30 -- sh -c "$TRAINER" 2>>"$T/w.log"
-wait_for 20 sh -c "ls '$T/s/archive/0000' | grep -q '$id.result'"
+wait_for 90 sh -c "ls '$T/s/archive/0000' | grep -q '$id.result'"
 req r3 "{\"format\": \"dehbq-request/1\", \"action\": \"requeue\", \"trial\": \"$id\"}"
-wait_for 10 grep -q "trial=$id not requeued" "$T/orch.log"
+wait_for 30 grep -q "trial=$id not requeued" "$T/orch.log"
 check "requeue of a trial with a valid result is refused with a reason" \
 	grep -q "trial=$id not requeued (r3.json): it has a valid result" "$T/orch.log"
 req r4 '{"format": "dehbq-request/1", "action": "stop"}'
-wait_for 30 test -e "$T/s/FINISHED"
+wait_for 90 test -e "$T/s/FINISHED"
 check "stop request: the study drains and finishes early" \
 	grep -q '"reason":.*"stopped by request"' "$T/s/FINISHED"
 check "independent checker accepts the stopped study" \
