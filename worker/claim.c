@@ -200,6 +200,24 @@ fail:
 	return rc;
 }
 
+int claim_list_add_hint(struct claim_list *l, const char *name)
+{
+	uint64_t id;
+	size_t i;
+	int rung, rc;
+
+	if (study_parse_pending(name, &rung, &id))
+		return DEHBQ_OK;
+	for (i = 0; i < l->n; i++)
+		if (!strcmp(l->ents[i].name, name))
+			return DEHBQ_OK;
+	if ((rc = push(l, name, rung, id)))
+		return rc;
+	if (l->n > 1)
+		qsort(l->ents, l->n, sizeof(l->ents[0]), cmp_entry);
+	return DEHBQ_OK;
+}
+
 size_t claim_choose(const struct claim_entry *ents, size_t n, int k,
 		    uint64_t rnd)
 {

@@ -81,6 +81,14 @@ void claim_list_remove(struct claim_list *l, size_t i);
 int claim_scan(const struct claim_ctx *cx, struct claim_list *l);
 
 /*
+ * Add a name announced by inotify to l if it is a valid pending name (and
+ * not there yet), keeping l sorted.  Returns DEHBQ_OK (also for a name that
+ * is ignored) or DEHBQ_ENOMEM.  The file itself is only looked at when it
+ * is claimed, as with claim_scan().
+ */
+int claim_list_add_hint(struct claim_list *l, const char *name);
+
+/*
  * Index of the entry to try: the best priority group is the run of
  * entries sharing ents[0]'s rung; pick uniformly (by rnd) among its first
  * min(k, group) entries.  n must be > 0.

@@ -120,6 +120,8 @@ struct worker {
 	double end_time;	     /* unix time to stop by; 0 = none */
 	int wake_r;		     /* self-pipe read end */
 	int ino;		     /* inotify fd or -1 */
+	int ino_pending;	     /* its watch descriptor for pending/ */
+	struct claim_list hints;     /* names announced by inotify */
 	const char *claim_path;	     /* claim being heartbeaten, or NULL */
 	char trial_id[ID_TRIAL_LEN]; /* its id, for messages */
 	int claim_lost;		     /* warned about the lost claim */
@@ -447,9 +449,16 @@ static enum step step(struct worker *w, struct claim_list *l)
 	struct claim c;
 	char err[DEHBQ_ERRLEN];
 	size_t i;
-	int rc;
+	int rc, hinted = w->hints.n > 0;
 
-	if ((rc = claim_scan(&w->cx, l))) {
+	if (hinted) {
+		/* woken by inotify: try the announced names, no listing */
+		struct claim_list t = *l;
+
+		*l = w->hints;
+		w->hints = t;
+		w->hints.n = 0;
+	} else if ((rc = claim_scan(&w->cx, l))) {
 		logmsg_e(&w->lg, "cannot list '%s/pending': %s", w->root,
 			 rc == DEHBQ_ESYS ? strerror(errno)
 					  : dehbq_strerror(rc));
@@ -477,7 +486,9 @@ static enum step step(struct worker *w, struct claim_list *l)
 			return st;
 		}
 	}
-	return STEP_LOST;
+	/* Every announced trial went to another worker: wait for the next
+	 * event rather than listing pending/ (timeouts still list it). */
+	return hinted ? STEP_IDLE : STEP_LOST;
 }
 
 static int ino_setup(struct worker *w)
@@ -488,12 +499,42 @@ static int ino_setup(struct worker *w)
 	if (fd < 0)
 		return -1;
 	if (study_path(p, sizeof(p), w->root, "pending") ||
-	    inotify_add_watch(fd, p, IN_MOVED_TO | IN_CREATE) < 0 ||
+	    (w->ino_pending =
+		     inotify_add_watch(fd, p, IN_MOVED_TO | IN_CREATE)) < 0 ||
 	    inotify_add_watch(fd, w->root, IN_MOVED_TO | IN_CREATE) < 0) {
 		close(fd);
 		return -1;
 	}
 	return fd;
+}
+
+/*
+ * Read the inotify events: names moved into pending/ become hints, so a
+ * woken worker tries exactly the announced trials instead of every idle
+ * worker listing the directory at once (the thundering herd).  On a queue
+ * overflow the hints are dropped and the next step lists pending/.
+ */
+static void read_hints(struct worker *w)
+{
+	char buf[8192] __attribute__((aligned(8)));
+	ssize_t n;
+
+	while ((n = read(w->ino, buf, sizeof(buf))) > 0) {
+		ssize_t off = 0;
+
+		while (off + (ssize_t)sizeof(struct inotify_event) <= n) {
+			const struct inotify_event *ev =
+				(const struct inotify_event *)(buf + off);
+
+			if (ev->mask & IN_Q_OVERFLOW)
+				w->hints.n = 0;
+			else if (ev->wd == w->ino_pending && ev->len &&
+				 claim_list_add_hint(&w->hints, ev->name))
+				w->hints.n =
+					0; /* out of memory: list instead */
+			off += (ssize_t)sizeof(*ev) + ev->len;
+		}
+	}
 }
 
 static void drain_fd(int fd)
@@ -526,7 +567,7 @@ static int idle_wait(struct worker *w, double secs)
 		if (poll(fds, (nfds_t)n, ms) > 0) {
 			drain_fd(w->wake_r);
 			if (n > 1 && fds[1].revents) {
-				drain_fd(w->ino);
+				read_hints(w);
 				woke = 1;
 				break;
 			}
@@ -567,6 +608,7 @@ static int loop(struct worker *w)
 	int code = 0;
 
 	claim_list_init(&l);
+	claim_list_init(&w->hints);
 	for (;;) {
 		enum step st;
 
@@ -628,6 +670,7 @@ static int loop(struct worker *w)
 		}
 	}
 	claim_list_release(&l);
+	claim_list_release(&w->hints);
 	logmsg_i(&w->lg, "exiting: %s (%ld trials run)", why, done);
 	return code;
 }
