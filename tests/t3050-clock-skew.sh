@@ -1,0 +1,119 @@
+#!/bin/bash
+# t3050-clock-skew.sh - issue 7 item 10: workers whose clocks are 5 minutes
+# ahead or behind (libfaketime: faketime -f '+5m' / '-5m').  Ages are server
+# mtimes against server mtimes (protocol 7), so
+#  (a) no false lease expiry: trials longer than the lease (3 s) run on skewed
+#      workers; FINISHED requeues = 0, no "expired" line;
+#  (b) no missed expiry: a skewed worker SIGKILLed mid-trial has its trial
+#      requeued within lease + poll + margin.
+# First it checks that libfaketime really shifts the worker's clock (the
+# worker's own log timestamps).
+. "${DEHBQ_SRC:-.}/tests/lib.sh"
+NCHK=8
+plan $NCHK
+# libfaketime is preloaded directly (the faketime wrapper forks, which would
+# hide the worker's pid).  FAKE_UTIME=1: libfaketime 0.9.10 otherwise turns
+# utime(path, NULL) into utime(path, <faked now>), i.e. it stamps heartbeats
+# with the skewed clock -- a real skewed host's utime(NULL) is stamped by its
+# kernel or, on NFS, by the server (SET_TO_SERVER_TIME).  Verified below.
+FT=$(ls /usr/lib/*/faketime/libfaketime.so.1 /usr/lib/faketime/libfaketime.so.1 2>/dev/null | head -1)
+[ -n "$FT" ] || {
+	for _ in $(seq $NCHK); do skip "libfaketime not installed (apt-get install faketime)"; done
+	exit 0
+}
+LEASE=3
+POLL=0.1
+MARGIN=1.5
+FEVALS=12
+[ "${DEHBQ_CHAOS:-}" = long ] && FEVALS=60
+LIMIT=$(awk "BEGIN{print $LEASE + $POLL + $MARGIN}")
+now() { echo "$EPOCHREALTIME"; }
+epoch_of() { # ISO timestamp -> epoch seconds
+	python3 -c 'import sys, datetime; print(datetime.datetime.strptime(sys.argv[1], "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=datetime.timezone.utc).timestamp())' "$1"
+}
+# skewed OFFSET LOG ARGS...: a worker with its clock shifted by OFFSET
+skewed() {
+	off=$1
+	log=$2
+	shift 2
+	LD_PRELOAD=$FT FAKETIME=$off FAKE_UTIME=1 "$B/dehbq-worker" --study "$S" \
+		--idle-exit 60 --max-poll 0.2 "$@" 2>>"$log" &
+	BG_PIDS="$BG_PIDS $!"
+}
+
+touch "$T/probe"
+sleep 1.1
+LD_PRELOAD=$FT FAKETIME=-5m FAKE_UTIME=1 python3 -c 'import os, sys; os.utime(sys.argv[1], None)' "$T/probe"
+age=$(python3 -c 'import os, sys, time; print("%.0f" % (time.time() - os.stat(sys.argv[1]).st_mtime))' "$T/probe")
+check "under this libfaketime setup utime(NULL) is stamped by the kernel (probe age ${age}s)" test "$age" -lt 3 -a "$age" -gt -3
+
+# ---- (a) no false expiry -------------------------------------------------
+S=$T/a
+mkspec "$T/spec.json" $FEVALS "{\"lease\": $LEASE, \"poll\": $POLL}"
+"$B/dehbq" init "$S" --spec "$T/spec.json" >/dev/null || exit 1
+bg "$B/dehbq-orchestrator" "$S" 2>"$T/orch-a.log"
+TR="sleep 3.5; $TRAINER" # longer than the lease: heartbeats must count
+t_start=$(date +%s)
+skewed +5m "$T/w-plus.log" -- sh -c "$TR"
+skewed +5m "$T/w-plus.log" -- sh -c "$TR"
+skewed -5m "$T/w-minus.log" -- sh -c "$TR"
+skewed -5m "$T/w-minus.log" -- sh -c "$TR"
+wait_for 10 test -s "$T/w-plus.log" -a -s "$T/w-minus.log"
+tp=$(epoch_of "$(head -1 "$T/w-plus.log" | cut -d' ' -f1)")
+tm=$(epoch_of "$(head -1 "$T/w-minus.log" | cut -d' ' -f1)")
+sp=$(awk -v a="$tp" -v b="$t_start" 'BEGIN{printf "%+.0f", a - b}')
+sm=$(awk -v a="$tm" -v b="$t_start" 'BEGIN{printf "%+.0f", a - b}')
+diag "worker clocks as seen in their logs: ${sp}s and ${sm}s against the real clock"
+check "libfaketime shifts the workers' clocks (+5m: ${sp}s, -5m: ${sm}s)" \
+	awk -v p="$sp" -v m="$sm" 'BEGIN{exit !(p > 290 && p < 310 && m < -290 && m > -310)}'
+wait_for 120 test -e "$S/FINISHED"
+check "(a) study with 2 workers at +5 min and 2 at -5 min completes" test -e "$S/FINISHED"
+rq=$(python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["counts"]; print(c["requeues"] + c["expired"])' "$S/FINISHED" 2>/dev/null)
+nexp=$(grep -c 'expired' "$T/orch-a.log")
+diag "(a) trials $FEVALS of 3.5 s each (lease ${LEASE}s): requeues+expired in FINISHED: $rq, 'expired' log lines: $nexp"
+check "(a) no false lease expiry (requeues = 0, no 'expired' line)" test "$rq" = 0 -a "$nexp" = 0
+check "(a) independent checker (--finished)" python3 "$DEHBQ_SRC/tests/checkstudy.py" "$S" --finished
+for p in $BG_PIDS; do kill -9 "$p" 2>/dev/null; done
+wait 2>/dev/null
+BG_PIDS=
+
+# ---- (b) no missed expiry -------------------------------------------------
+S=$T/b
+mkspec "$T/spec.json" 8 "{\"lease\": $LEASE, \"poll\": $POLL, \"max_attempts\": 5}"
+"$B/dehbq" init "$S" --spec "$T/spec.json" >/dev/null || exit 1
+bg "$B/dehbq-orchestrator" "$S" 2>"$T/orch-b.log"
+# one unskewed worker to finish the study afterwards
+bg "$B/dehbq-worker" --study "$S" --idle-exit 60 --max-poll 0.2 -- sh -c "sleep 0.5; $TRAINER" 2>>"$T/w-b.log"
+delays=
+bad=0
+killed=0
+for off in +5m -5m; do
+	skewed "$off" "$T/w-b$off.log" -- sh -c "sleep 30; $TRAINER"
+	w=$!
+	# its claim: claimed/ID@HOST.PID.WID.json with the worker's pid
+	wait_for 20 sh -c "ls '$S/claimed' | grep -q '@[^.]*\.$w\.'" || {
+		bad=$((bad + 1))
+		continue
+	}
+	id=$(ls "$S/claimed" | grep "@[^.]*\.$w\." | head -1 | cut -c1-8)
+	sleep 0.5
+	before=$(grep -c "trial=$id claim by .* expired" "$T/orch-b.log")
+	t0=$(now)
+	for c in $(cat /proc/"$w"/task/*/children 2>/dev/null); do kill -9 -- "-$c" 2>/dev/null; done
+	kill -9 "$w"
+	wait "$w" 2>/dev/null
+	killed=$((killed + 1))
+	if wait_for 20 sh -c "[ \$(grep -c 'trial=$id claim by .* expired' '$T/orch-b.log') -gt $before ]"; then
+		d=$(awk -v a="$t0" -v b="$(now)" 'BEGIN{printf "%.2f", b - a}')
+		delays="$delays $off:${d}s"
+		awk -v d="$d" -v m="$LIMIT" 'BEGIN{exit !(d > m)}' && bad=$((bad + 1))
+	else
+		delays="$delays $off:never"
+		bad=$((bad + 1))
+	fi
+done
+diag "(b) skewed workers SIGKILLed mid-trial: $killed; requeue delays:$delays (limit lease $LEASE + poll $POLL + ${MARGIN}s = ${LIMIT}s)"
+check "(b) a killed skewed worker's trial is requeued within lease + poll + margin" test "$killed" = 2 -a "$bad" = 0
+wait_for 60 test -e "$S/FINISHED"
+check "(b) the study completes" test -e "$S/FINISHED"
+check "(b) independent checker (--finished)" python3 "$DEHBQ_SRC/tests/checkstudy.py" "$S" --finished
