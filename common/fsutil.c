@@ -204,3 +204,34 @@ int fsutil_skip_name(const char *name)
 {
 	return name[0] == '.';
 }
+
+void fsutil_printable(const char *name, char *buf, size_t size)
+{
+	size_t i;
+
+	if (!size)
+		return;
+	for (i = 0; name[i] && i + 1 < size; i++)
+		buf[i] = (name[i] >= 0x20 && name[i] < 0x7f) ? name[i] : '?';
+	buf[i] = 0;
+}
+
+int fsutil_storage_errno(int e)
+{
+	switch (e) {
+	case EIO:
+	case ENOMEM:
+	case ENOSPC:
+	case EDQUOT:
+	case EMFILE:
+	case ENFILE:
+	case ESTALE:
+	case EROFS:
+	case ENOBUFS:
+	case EAGAIN:
+	case EINTR:
+		return 1;
+	default:
+		return 0;
+	}
+}

@@ -45,6 +45,17 @@ int fsutil_dirname(const char *path, char *dir, size_t dirsize);
 int fsutil_pathf(char *buf, size_t size, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/*
+ * Copy name into buf (size bytes) with every byte outside printable ASCII
+ * (control characters, newlines, ESC, UTF-8) replaced by '?', so a hostile
+ * file name cannot split a log line or reach a terminal raw.
+ */
+void fsutil_printable(const char *name, char *buf, size_t size);
+
+/* 1 when a failed system call (errno) means the storage itself failed
+ * (retry later), 0 when it means this one file is bad (quarantine it). */
+int fsutil_storage_errno(int e);
+
 /* 1 when name should be skipped by every directory scan: ".", "..",
  * dotfiles (our temp files, editor swap files, NFS .nfsXXXX silly renames).
  */

@@ -716,7 +716,8 @@ static int load_job(struct dehb *d, const cJSON *o, int i, int *cnt, char *err)
 	TRY(get_int(o, "slot", -1, DEHB_MAX_TOTPOP, &j.slot, err));
 	TRY(get_i64(o, "config_id", 0, d->next_cid - 1, &j.config_id, err));
 	TRY(get_i64(o, "parent_job", -1, d->asked - 1, &j.parent_job, err));
-	reopened = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "reopened"));
+	reopened =
+		cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "reopened"));
 	if (reopened) {
 		/* a failed job run again: its bracket may be long gone */
 	} else if (uses) {

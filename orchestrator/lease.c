@@ -146,6 +146,13 @@ int lease_acquire(struct lease *l, const char *root, double secs,
 				age < 0 ? 0 : age, secs - age);
 		if (lf.epoch > min_epoch)
 			min_epoch = lf.epoch;
+	}
+	if (min_epoch >= LEASE_EPOCH_MAX) {
+		return dehbq_errf(
+			err, DEHBQ_EINVAL,
+			"'%s/state/lease.json': epoch %lld is the last "
+			"one; the lease file was tampered with",
+			root, (long long)min_epoch);
 	} else if (rc != DEHBQ_EINVAL && rc != DEHBQ_ENOENT) {
 		return rc; /* an unreadable lease is replaced; others fail */
 	}
@@ -178,6 +185,25 @@ int lease_check(struct lease *l, char *err)
 				  rc ? "?" : lf.host, rc ? 0L : lf.pid,
 				  (long long)(rc ? 0 : lf.epoch),
 				  (long long)l->epoch);
+	return DEHBQ_OK;
+}
+
+int lease_raise(struct lease *l, int64_t epoch, char *err)
+{
+	int rc;
+
+	if (epoch <= l->epoch)
+		return DEHBQ_OK;
+	if (epoch > LEASE_EPOCH_MAX)
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "'%s/state': epoch %lld is past the last "
+				  "one (%d)",
+				  l->root, (long long)epoch, LEASE_EPOCH_MAX);
+	l->epoch = epoch;
+	if ((rc = write_lease(l)))
+		return dehbq_errf(err, rc,
+				  "unable to write '%s/state/lease.json': %s",
+				  l->root, strerror(errno));
 	return DEHBQ_OK;
 }
 

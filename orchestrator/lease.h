@@ -23,6 +23,8 @@
 
 #include "id.h"
 
+#define LEASE_EPOCH_MAX 999999 /* epochs are 6 digits in snapshot names */
+
 struct lease {
 	const char *root;	/* study directory, borrowed */
 	double secs;		/* lease length in seconds */
@@ -36,6 +38,12 @@ struct lease {
 int lease_acquire(struct lease *l, const char *root, double secs,
 		  int64_t min_epoch, double settle, char *err);
 int lease_check(struct lease *l, char *err);
+/*
+ * Raise our epoch to at least `epoch` (rewrites lease.json; we hold the
+ * lease).  Called after loading a snapshot written under a higher epoch
+ * than the lease file said.  DEHBQ_EINVAL past LEASE_EPOCH_MAX.
+ */
+int lease_raise(struct lease *l, int64_t epoch, char *err);
 int lease_heartbeat(struct lease *l);
 /* Filesystem time now (touches state/clock). */
 int lease_fs_now(const char *root, double *now);

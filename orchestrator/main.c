@@ -291,8 +291,9 @@ int main(int argc, char **argv)
 	/* Storage errors at start are retried with backoff, like those of a
 	 * running study; a lease held by a live orchestrator is not. */
 	for (;;) {
-		rc = lease_acquire(&lease, root, spec.lease,
-				   snapshot_max_epoch(root),
+		/* the previous holder's epoch + 1; sched_open() raises it past
+		 * the epoch of the snapshot it loads, if that is higher */
+		rc = lease_acquire(&lease, root, spec.lease, 0,
 				   spec.poll < 0.2 ? spec.poll : 0.2, err);
 		if (!rc)
 			rc = sched_open(&s, root, &spec, &lease, &lg, &so, err);

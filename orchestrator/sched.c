@@ -322,7 +322,8 @@ static void quarantine(struct sched *s, const char *dir, const char *name,
 		       const char *why)
 {
 	char from[STUDY_PATH_MAX], to[STUDY_PATH_MAX], rp[STUDY_PATH_MAX];
-	char line[DEHBQ_ERRLEN + 600], flat[64], *c;
+	char line[DEHBQ_ERRLEN + 600], flat[64], shown[STUDY_NAME_MAX], *c;
+	char reason[DEHBQ_ERRLEN];
 	int n;
 
 	/* "state/requests" -> "state-requests": one name in quarantine/ */
@@ -337,16 +338,19 @@ static void quarantine(struct sched *s, const char *dir, const char *name,
 		       name))
 		return;
 	if (atomicfile_move(from, to, s->flags) != DEHBQ_OK) {
-		logmsg_w(s->lg, "unable to quarantine '%s': %s", from,
+		fsutil_printable(name, shown, sizeof(shown));
+		logmsg_w(s->lg, "unable to quarantine '%s/%s': %s", dir, shown,
 			 strerror(errno));
 		return;
 	}
-	n = snprintf(line, sizeof(line), "%s/%s: %s\n", dir, name, why);
+	fsutil_printable(name, shown, sizeof(shown));
+	fsutil_printable(why, reason, sizeof(reason));
+	n = snprintf(line, sizeof(line), "%s/%s: %s\n", dir, shown, reason);
 	if (n > 0)
 		atomicfile_write(rp, line, strlen(line), 0666, s->flags);
 	s->meta.quarantined++;
 	s->dirty = 1;
-	logmsg_w(s->lg, "quarantined %s/%s: %s", dir, name, why);
+	logmsg_w(s->lg, "quarantined %s/%s: %s", dir, shown, reason);
 }
 
 /* Remove our dotfiles (crashed atomic writes) older than an hour. */
@@ -503,7 +507,10 @@ static int ingest_result(struct sched *s, const char *name)
 	rc = result_load(path, &r, err);
 	if (rc == DEHBQ_ESYS && errno == ENOENT)
 		return DEHBQ_OK;
-	if (rc == DEHBQ_ENOMEM || (rc == DEHBQ_ESYS && errno != ELOOP))
+	/* a failing disk aborts the batch (retried); a file we cannot read
+	 * (EACCES, ELOOP, ...) is a bad file and goes to quarantine */
+	if (rc == DEHBQ_ENOMEM ||
+	    (rc == DEHBQ_ESYS && fsutil_storage_errno(errno)))
 		return rc;
 	if (rc) {
 		quarantine(s, "results", name, err);
@@ -970,7 +977,7 @@ static int requeue_failed(struct sched *s, const char *why)
 
 static int scan_request(struct sched *s, const char *name)
 {
-	char p[STUDY_PATH_MAX], err[DEHBQ_ERRLEN];
+	char p[STUDY_PATH_MAX], err[DEHBQ_ERRLEN], shown[STUDY_NAME_MAX];
 	struct jsonfile *jf;
 	const char *action = NULL, *trial = NULL;
 	uint64_t id;
@@ -980,6 +987,7 @@ static int scan_request(struct sched *s, const char *name)
 		return DEHBQ_OK;
 	if (act_has_from(s, p))
 		return DEHBQ_OK;
+	fsutil_printable(name, shown, sizeof(shown));
 	if (jsonfile_load(p, JSONFILE_CAP, &jf, err)) {
 		quarantine(s, "state/requests", name, err);
 		return DEHBQ_OK;
@@ -998,14 +1006,14 @@ static int scan_request(struct sched *s, const char *name)
 			logmsg_i(s->lg,
 				 "stop requested (%s): no new trials; "
 				 "finishing",
-				 name);
+				 shown);
 		s->meta.stopping = 1;
 		s->dirty = 1;
 	} else if (!strcmp(action, "requeue") && trial &&
 		   !id_trial_parse(trial, &id)) {
-		rc = requeue_now(s, id, name);
+		rc = requeue_now(s, id, shown);
 	} else if (!strcmp(action, "requeue-failed")) {
-		rc = requeue_failed(s, name);
+		rc = requeue_failed(s, shown);
 	} else {
 		jsonfile_free(jf);
 		quarantine(s, "state/requests", name,
@@ -1661,6 +1669,9 @@ int sched_open(struct sched **out, const char *root, struct spec *spec,
 			   root);
 		goto fail;
 	} else {
+		if (s->meta.epoch >= lease->epoch &&
+		    (rc = lease_raise(lease, s->meta.epoch + 1, err)))
+			goto fail;
 		logmsg_i(lg,
 			 "resumed from snapshot epoch %lld generation %lld "
 			 "(%zu trials in flight)",

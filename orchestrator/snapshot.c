@@ -92,18 +92,6 @@ static int list_snaps(const char *root, struct snap_name **out, size_t *n)
 	return DEHBQ_OK;
 }
 
-int64_t snapshot_max_epoch(const char *root)
-{
-	struct snap_name *v;
-	size_t n;
-	int64_t e = 0;
-
-	if (list_snaps(root, &v, &n) == DEHBQ_OK && n)
-		e = v[0].epoch;
-	free(v);
-	return e;
-}
-
 int snapshot_write(const char *root, const struct snapshot_meta *m,
 		   const struct snapshot_inflight *inf, size_t n,
 		   const struct dehb *eng, const cJSON *redo)
@@ -288,6 +276,23 @@ out:
 	return rc;
 }
 
+static void quarantine_snapshot(const char *root, const char *name,
+				const char *why)
+{
+	char from[STUDY_PATH_MAX], to[STUDY_PATH_MAX], rp[STUDY_PATH_MAX];
+	char line[DEHBQ_ERRLEN + 128], shown[DEHBQ_ERRLEN];
+
+	if (study_path(from, sizeof(from), root, "state/%s", name) ||
+	    study_path(to, sizeof(to), root, "quarantine/state.%s", name) ||
+	    study_path(rp, sizeof(rp), root, "quarantine/state.%s.reason",
+		       name) ||
+	    atomicfile_move(from, to, 0))
+		return;
+	fsutil_printable(why, shown, sizeof(shown));
+	snprintf(line, sizeof(line), "state/%s: %s\n", name, shown);
+	atomicfile_write(rp, line, strlen(line), 0666, 0);
+}
+
 int snapshot_load(const char *root, const char *study, struct snapshot_meta *m,
 		  struct snapshot_inflight **inf, size_t *n, struct dehb **eng,
 		  cJSON **redo, int *skipped, char *warn)
@@ -313,6 +318,8 @@ int snapshot_load(const char *root, const char *study, struct snapshot_meta *m,
 			free(v);
 			return rc;
 		}
+		if (rc == DEHBQ_EINVAL || rc == DEHBQ_ETOOBIG)
+			quarantine_snapshot(root, v[i].name, err);
 		if (!*skipped)
 			snprintf(warn, DEHBQ_ERRLEN, "%s", err);
 		(*skipped)++;

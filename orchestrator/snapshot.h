@@ -56,14 +56,13 @@ int snapshot_write(const char *root, const struct snapshot_meta *m,
 /*
  * Load the newest valid snapshot of this study.  DEHBQ_ENOENT when there
  * is none at all.  skipped counts newer snapshots that failed to load;
- * warn holds the first reason.
+ * warn holds the first reason.  A snapshot that is not valid (as opposed
+ * to unreadable because of an I/O error) is moved to
+ * quarantine/state.NAME with a .reason file, so it is reported once.
  */
 int snapshot_load(const char *root, const char *study, struct snapshot_meta *m,
 		  struct snapshot_inflight **inf, size_t *n, struct dehb **eng,
 		  struct cJSON **redo, int *skipped, char *warn);
-
-/* Highest epoch among snapshot names (0 if none). */
-int64_t snapshot_max_epoch(const char *root);
 
 /* Keep the newest SNAPSHOT_KEEP snapshots; remove older ones. */
 int snapshot_prune(const char *root);

@@ -39,15 +39,6 @@
 #include "spec.h"
 
 /* Copy name for a log line, replacing bytes that are not printable. */
-static void printable(const char *name, char *buf, size_t size)
-{
-	size_t i;
-
-	for (i = 0; name[i] && i + 1 < size; i++)
-		buf[i] = (name[i] > 0x20 && name[i] < 0x7f) ? name[i] : '?';
-	buf[i] = 0;
-}
-
 void claim_list_init(struct claim_list *l)
 {
 	l->ents = NULL;
@@ -114,7 +105,7 @@ int claim_quarantine(const struct claim_ctx *cx, const char *from_path,
 	rc = atomicfile_move(from_path, to, 0);
 	if (rc)
 		return rc;
-	printable(name, shown, sizeof(shown));
+	fsutil_printable(name, shown, sizeof(shown));
 	n = snprintf(line, sizeof(line), "%s/%s: %s\n", where, shown, why);
 	if (n < 0 || (size_t)n >= sizeof(line))
 		n = (int)sizeof(line) - 1, line[n - 1] = '\n';
@@ -137,7 +128,7 @@ static void junk(const struct claim_ctx *cx, const char *name, const char *why)
 	if (claim_quarantine(cx, from, "pending", name, why) == DEHBQ_ESYS) {
 		char shown[STUDY_NAME_MAX];
 
-		printable(name, shown, sizeof(shown));
+		fsutil_printable(name, shown, sizeof(shown));
 		logmsg_w(cx->lg, "cannot quarantine 'pending/%s': %s", shown,
 			 strerror(errno));
 	}
