@@ -22,7 +22,7 @@ if [ "${DEHBQ_CHAOS:-}" = long ]; then
 	PROFILES="strict nfs default"
 	PERNODE=22
 	BASE_TRIALS=5000
-	CAP=1200
+	CAP=1800
 fi
 NODES=3
 NW=$((NODES * PERNODE))

@@ -30,8 +30,8 @@ fi
 run_profile() {
 	prof=$1
 	case $prof in
-	nfs) opts=$PROFILE_NFS cache=4 lease=12 ;;  # dcache_timeout=3 (+1 s measured)
-	default) opts=$PROFILE_DEFAULT cache=21 lease=60 ;;
+	nfs) opts=$PROFILE_NFS cache=4 lease=12 cap=240 n=$FEVALS ;; # dcache_timeout=3 (+1 s measured)
+	default) opts=$PROFILE_DEFAULT cache=21 lease=60 cap=1200 n=60 ;;
 	esac
 	L=$T/$prof
 	mkdir -p "$L"
@@ -39,7 +39,7 @@ run_profile() {
 		for _ in $(seq $NCHK); do not_ok "[$prof] infrastructure up"; done
 		return
 	fi
-	mkspec "$T/spec.json" $FEVALS "{\"lease\": $lease, \"poll\": $POLL}"
+	mkspec "$T/spec.json" $n "{\"lease\": $lease, \"poll\": $POLL}"
 	"$B/dehbq" init "$EXPORT/s" --spec "$T/spec.json" >/dev/null || return
 	# A = n1: the orchestrator and an inotify watch on results/
 	bg nx n1 "$B/dehbq-orchestrator" "$SHARED/s" 2>"$L/orch.log"
@@ -55,7 +55,7 @@ run_profile() {
 		bg nx n2 "$B/dehbq-worker" --study "$SHARED/s" --idle-exit 60 \
 			--max-poll 0.5 -- sh -c "sleep 0.3; $TRAINER" 2>>"$L/workers.log"
 	done
-	wait_for 240 test -e "$EXPORT/s/FINISHED"
+	wait_for $cap test -e "$EXPORT/s/FINISHED"
 	check "[$prof] study completes (orchestrator on n1, workers on n2)" test -e "$EXPORT/s/FINISHED"
 	sleep 1
 	# latency: worker's "done" line -> orchestrator's "told" line
@@ -79,7 +79,7 @@ PY
 	read -r nlat med p95 max <"$L/lat"
 	limit=$(awk -v p=$POLL -v c=$cache 'BEGIN{print p + c + 1.5}')
 	diag "[$prof] sshfs -o '${opts:-(defaults)}': ingest latency over $nlat results: median ${med}s, p95 ${p95}s, max ${max}s (poll $POLL + cache ~${cache}s + 1.5s margin = ${limit}s)"
-	check "[$prof] every result was ingested ($nlat of $FEVALS measured)" test "$nlat" -ge "$FEVALS"
+	check "[$prof] every result was ingested ($nlat of $n measured)" test "$nlat" -ge "$n"
 	check "[$prof] max ingest latency <= poll + cache delay + margin" \
 		awk -v m="$max" -v l="$limit" 'BEGIN{exit !(m != "nan" && m <= l)}'
 	if [ $ino = 1 ]; then

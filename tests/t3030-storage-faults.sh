@@ -182,13 +182,17 @@ while [ ! -e "$S/FINISHED" ] && [ $(($(date +%s) - t0)) -lt 150 ]; do
 	fi
 	wait $orch 2>/dev/null
 	rc=$?
-	[ $rc != 0 ] && [ $rc != 137 ] && echo "exit $rc" >>"$T/orch-b-exits"
+	if [ $rc != 0 ] && [ $rc != 137 ]; then
+		echo "exit $rc" >>"$T/orch-b-exits"
+		grep ' [EW] ' "$T/orch-b.log" | tail -1 | cut -d' ' -f4- | cut -c1-150 >>"$T/orch-b-why"
+	fi
 done
 check "(b) the study completes under injected faults ($k kill -9, $restarts starts)" test -e "$S/FINISHED"
 check "(b) the newest snapshot parsed after every kill" test ! -e "$T/snapbad"
 nerr=$(grep -c ' [EW] ' "$T/orch-b.log")
 diag "(b) DEHBQ_TEST_FAULTS=$FAULTS"
 diag "(b) orchestrator warnings/errors logged: $nerr; non-kill exits: $(cat "$T/orch-b-exits" 2>/dev/null | sort | uniq -c | tr '\n' ' ')"
+[ -s "$T/orch-b-why" ] && sed 's/^/# (b) last error before a non-kill exit: /' "$T/orch-b-why"
 grep ' [EW] ' "$T/orch-b.log" | sed 's/^[^ ]* [^ ]* [EW] //; s/[0-9]\{8\}/N/g; s/\.[0-9]*\.[0-9a-f]*\.tmp/.TMP/g' | cut -c1-90 | sort | uniq -c | sort -rn | head -5 | sed 's/^/#   /'
 check "(b) the injected faults were hit and logged" test "$nerr" -gt 0
 touch "$T/stop-scan"
