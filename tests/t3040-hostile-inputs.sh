@@ -16,7 +16,7 @@
 # Pass: no crash, no hang (bounded time), every hostile file quarantined or
 # refused with a reason (counts printed), checkstudy.py --finished.
 . "${DEHBQ_SRC:-.}/tests/lib.sh"
-NCHK=13
+NCHK=14
 plan $NCHK
 H=$DEHBQ_SRC/tests/hostile
 # todo_check DESC BUG CMD...: a check that documents a known bug
@@ -32,6 +32,8 @@ command -v strace >/dev/null || skipall "strace missing (apt-get install strace)
 strace -f -o /dev/null true 2>/dev/null || skipall "strace cannot trace here (ptrace not permitted)"
 NOBODY=$(id -u nobody 2>/dev/null) || skipall "no user nobody"
 AS=(setpriv --reuid="$NOBODY" --regid="$(id -g nobody)" --clear-groups --)
+# on exit also kill the traced programs: strace -9 leaves its tracee running
+trap 'for p in $BG_PIDS; do kill -9 $(cat /proc/$p/task/*/children 2>/dev/null) 2>/dev/null; done; cleanup' EXIT
 TRACE=(strace -f -qq -y -e trace=open,openat,openat2,execve,clone,clone3,fork,vfork)
 
 chmod 755 "$T"
@@ -210,4 +212,15 @@ todo_check "R2: a corrupt snapshot named with epoch 999999 does not stop the orc
 	"the new epoch is taken from the corrupt file's name (999999 + 1 = 1000000, beyond EEEEEE); the lease it writes cannot be re-read, so every start exits 111 'lease taken over by ? (pid 0, epoch 0; ours is 1000000)'" \
 	test "$r2" = 0
 chmod -R u+rwX "$T/n" 2>/dev/null
+# leftovers: stop what this test started, then nothing of it may remain
+for p in $BG_PIDS; do
+	for c in $(cat /proc/"$p"/task/*/children 2>/dev/null); do kill -9 "$c" 2>/dev/null; done
+	kill -9 "$p" 2>/dev/null
+done
+wait 2>/dev/null
+BG_PIDS=
+sleep 0.5
+left=$(ps -eo pid,args | grep -F "$T" | grep -v grep; grep -F " $T" /proc/mounts)
+[ -z "$left" ] || echo "$left" | sed 's/^/# left: /'
+check "no process or mount of this test left behind" test -z "$left"
 exit 0

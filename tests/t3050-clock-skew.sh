@@ -9,7 +9,7 @@
 # First it checks that libfaketime really shifts the worker's clock (the
 # worker's own log timestamps).
 . "${DEHBQ_SRC:-.}/tests/lib.sh"
-NCHK=8
+NCHK=9
 plan $NCHK
 # libfaketime is preloaded directly (the faketime wrapper forks, which would
 # hide the worker's pid).  FAKE_UTIME=1: libfaketime 0.9.10 otherwise turns
@@ -117,3 +117,15 @@ check "(b) a killed skewed worker's trial is requeued within lease + poll + marg
 wait_for 60 test -e "$S/FINISHED"
 check "(b) the study completes" test -e "$S/FINISHED"
 check "(b) independent checker (--finished)" python3 "$DEHBQ_SRC/tests/checkstudy.py" "$S" --finished
+
+# leftovers: stop what this test started, then nothing of it may remain
+for p in $BG_PIDS; do
+	for c in $(cat /proc/"$p"/task/*/children 2>/dev/null); do kill -9 "$c" 2>/dev/null; done
+	kill -9 "$p" 2>/dev/null
+done
+wait 2>/dev/null
+BG_PIDS=
+sleep 0.5
+left=$(ps -eo pid,args | grep -F "$T" | grep -v grep; grep -F " $T" /proc/mounts)
+[ -z "$left" ] || echo "$left" | sed 's/^/# left: /'
+check "no process or mount of this test left behind" test -z "$left"
