@@ -482,18 +482,31 @@ cJSON *jsonfile_number(double d)
 
 	if (!isfinite(d))
 		return NULL;
-	for (prec = 15; prec <= 17; prec++) {
-		snprintf(buf, sizeof(buf), "%.*g", prec, d);
-		if (strtod(buf, NULL) == d)
-			break;
+	if (d == 0 && signbit(d)) {
+		snprintf(buf, sizeof(buf), "-0.0");
+	} else if (fabs(d) < 9007199254740992.0 && d == (double)(int64_t)d) {
+		/* integers (ids, counts, most fidelities): one cheap call */
+		snprintf(buf, sizeof(buf), "%lld", (long long)d);
+	} else {
+		/* shortest of 15/16 digits that reads back; 17 always does */
+		for (prec = 15; prec < 17; prec++) {
+			snprintf(buf, sizeof(buf), "%.*g", prec, d);
+			if (strtod(buf, NULL) == d)
+				break;
+		}
+		if (prec == 17)
+			snprintf(buf, sizeof(buf), "%.17g", d);
 	}
 	return cJSON_CreateRaw(buf);
 }
 
-int jsonfile_render(cJSON *o, int built, char **out)
+static int render(cJSON *o, int built, int pretty, char **out)
 {
-	char *txt = built && o ? cJSON_Print(o) : NULL;
+	char *txt = NULL;
 	size_t n;
+
+	if (built && o)
+		txt = pretty ? cJSON_Print(o) : cJSON_PrintUnformatted(o);
 
 	*out = NULL;
 	cJSON_Delete(o);
@@ -508,6 +521,16 @@ int jsonfile_render(cJSON *o, int built, char **out)
 	}
 	cJSON_free(txt);
 	return *out ? DEHBQ_OK : DEHBQ_ENOMEM;
+}
+
+int jsonfile_render(cJSON *o, int built, char **out)
+{
+	return render(o, built, 1, out);
+}
+
+int jsonfile_render_compact(cJSON *o, int built, char **out)
+{
+	return render(o, built, 0, out);
 }
 
 int jsonfile_add_number(cJSON *obj, const char *key, double d)

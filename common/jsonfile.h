@@ -117,6 +117,8 @@ int jsonfile_add_number(cJSON *obj, const char *key, double d);
  * o failed part-way: nothing is printed and DEHBQ_ENOMEM is returned.
  */
 int jsonfile_render(cJSON *o, int built, char **out);
+/* The same without indentation (machine state such as snapshots). */
+int jsonfile_render_compact(cJSON *o, int built, char **out);
 
 /* Name of a cJSON item's type for messages: "string", "number", ... */
 const char *jsonfile_type_name(const cJSON *item);

@@ -32,10 +32,12 @@
 
 #include "id.h"
 
-#define STUDY_PATH_MAX 4096
-#define STUDY_NAME_MAX 256
-#define STUDY_PATH_BUF STUDY_PATH_MAX
-#define STUDY_MAX_RUNG 99
+#define STUDY_PATH_MAX	4096
+#define STUDY_NAME_MAX	256
+#define STUDY_PATH_BUF	STUDY_PATH_MAX
+/* Longest claim name: 8 + 1 + 63 + 1 + 19 (pid) + 1 + 12 + 5 + NUL = 111 */
+#define STUDY_CLAIM_MAX 128
+#define STUDY_MAX_RUNG	99
 
 /* The directories `dehbq init` creates, NULL-terminated. */
 extern const char *const study_dirs[];

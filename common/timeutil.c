@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -43,31 +44,56 @@ void timeutil_iso(double t, char buf[TIMEUTIL_ISO_LEN])
 	snprintf(buf + n, TIMEUTIL_ISO_LEN - n, ".%03lldZ", ms % 1000);
 }
 
+/* n decimal digits at s; -1 if any is not a digit. */
+static int dec(const char *s, int n)
+{
+	int v = 0, i;
+
+	for (i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	return v;
+}
+
+/* Days from 1970-01-01 to y-m-d (proleptic Gregorian; H. Hinnant). */
+static int64_t days_from_civil(int y, int m, int d)
+{
+	int64_t era, yoe, doy, doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = y - era * 400;
+	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
 int timeutil_parse_iso(const char *s, double *t)
 {
-	struct tm tm;
-	int y, mo, d, h, mi, sec, ms, n = 0;
-	time_t secs;
+	static const char mdays[] = {31, 29, 31, 30, 31, 30,
+				     31, 31, 30, 31, 30, 31};
+	int y, mo, d, h, mi, sec, ms;
 
-	if (strlen(s) != 24 ||
-	    sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d.%3dZ%n", &y, &mo, &d, &h, &mi,
-		   &sec, &ms, &n) != 7 ||
-	    n != 24)
+	/* exactly YYYY-MM-DDTHH:MM:SS.mmmZ, as timeutil_iso() writes */
+	if (strlen(s) != 24 || s[4] != '-' || s[7] != '-' || s[10] != 'T' ||
+	    s[13] != ':' || s[16] != ':' || s[19] != '.' || s[23] != 'Z')
 		return DEHBQ_EINVAL;
-	if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 ||
-	    sec > 60 || y < 1970 || ms < 0 || h < 0 || mi < 0 || sec < 0)
+	y = dec(s, 4);
+	mo = dec(s + 5, 2);
+	d = dec(s + 8, 2);
+	h = dec(s + 11, 2);
+	mi = dec(s + 14, 2);
+	sec = dec(s + 17, 2);
+	ms = dec(s + 20, 3);
+	if (y < 1970 || mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] ||
+	    h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 60 ||
+	    ms < 0)
 		return DEHBQ_EINVAL;
-	memset(&tm, 0, sizeof(tm));
-	tm.tm_year = y - 1900;
-	tm.tm_mon = mo - 1;
-	tm.tm_mday = d;
-	tm.tm_hour = h;
-	tm.tm_min = mi;
-	tm.tm_sec = sec;
-	secs = timegm(&tm);
-	if (secs == (time_t)-1)
-		return DEHBQ_EINVAL;
-	*t = (double)secs + ms / 1000.0;
+	*t = (double)(days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 +
+		      sec) +
+	     ms / 1000.0;
 	return DEHBQ_OK;
 }
 

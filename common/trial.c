@@ -230,23 +230,23 @@ int trial_render(const struct trial *t, const struct space *sp, char **out)
 	bad |= !cJSON_AddStringToObject(o, "format", TRIAL_FORMAT) |
 	       !cJSON_AddStringToObject(o, "id", id) |
 	       !cJSON_AddStringToObject(o, "study", t->study) |
-	       !cJSON_AddNumberToObject(o, "epoch", (double)t->epoch) |
-	       !cJSON_AddNumberToObject(o, "bracket", (double)t->bracket) |
-	       !cJSON_AddNumberToObject(o, "rung", t->rung) |
+	       jsonfile_add_number(o, "epoch", (double)t->epoch) |
+	       jsonfile_add_number(o, "bracket", (double)t->bracket) |
+	       jsonfile_add_number(o, "rung", t->rung) |
 	       jsonfile_add_number(o, "fidelity", t->fidelity) |
 	       !cJSON_AddStringToObject(o, "kind", trial_kind_name(t->kind));
 	if (t->parent >= 0 && !id_trial_format((uint64_t)t->parent, parent))
 		bad |= !cJSON_AddStringToObject(o, "parent", parent);
 	else
 		bad |= !cJSON_AddNullToObject(o, "parent");
-	bad |= !cJSON_AddNumberToObject(o, "attempt", t->attempt) |
+	bad |= jsonfile_add_number(o, "attempt", t->attempt) |
 	       !cJSON_AddStringToObject(o, "created", created) |
-	       !cJSON_AddNumberToObject(o, "seed", (double)t->seed);
+	       jsonfile_add_number(o, "seed", (double)t->seed);
 	if (t->level >= 0)
-		bad |= !cJSON_AddNumberToObject(o, "level", t->level) |
-		       !cJSON_AddNumberToObject(o, "slot", t->slot) |
-		       !cJSON_AddNumberToObject(o, "config_id",
-						(double)t->config_id);
+		bad |= jsonfile_add_number(o, "level", t->level) |
+		       jsonfile_add_number(o, "slot", t->slot) |
+		       jsonfile_add_number(o, "config_id",
+					   (double)t->config_id);
 	cfg = space_config_to_json(sp, t->config);
 	if (!cfg || !cJSON_AddItemToObject(o, "config", cfg)) {
 		cJSON_Delete(cfg);

@@ -28,6 +28,7 @@
 
 #include "dehb_impl.h"
 #include "err.h"
+#include "jsonfile.h"
 #include "hb.h"
 #include "rng.h"
 
@@ -46,19 +47,10 @@
  * round-trip.  Here the shortest of %.15g/%.16g/%.17g that strtod() maps
  * back to the identical double is used.
  */
+/* Exact number text (jsonfile_number); null stands for +inf. */
 static cJSON *num(double v)
 {
-	char buf[40];
-	int prec;
-
-	if (!isfinite(v))
-		return cJSON_CreateNull();
-	for (prec = 15; prec <= 17; prec++) {
-		snprintf(buf, sizeof(buf), "%.*g", prec, v);
-		if (strtod(buf, NULL) == v)
-			break;
-	}
-	return cJSON_CreateRaw(buf);
+	return isfinite(v) ? jsonfile_number(v) : cJSON_CreateNull();
 }
 
 static int add_num(cJSON *o, const char *k, double v)

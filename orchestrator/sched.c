@@ -18,6 +18,7 @@
 #include "atomicfile.h"
 #include "dehb.h"
 #include "err.h"
+#include "jsonfile.h"
 #include "fsutil.h"
 #include "lease.h"
 #include "logmsg.h"
@@ -47,7 +48,8 @@ struct inflight {
 	int attempt; /* attempt of its newest trial file */
 	int seen;    /* found in staging/pending/claimed this batch */
 	int pending; /* found in pending/ this batch */
-	char claim[STUDY_NAME_MAX]; /* claim file name seen this batch, or "" */
+	char claim[STUDY_CLAIM_MAX]; /* claim file name seen this batch, or ""
+				      */
 	double missing_since; /* fs time it was first missing; 0 = present */
 	int unstaged;	      /* its trial file could not be written yet */
 };
@@ -76,6 +78,9 @@ struct sched {
 	struct inflight *inf;	   /* in-flight table */
 	size_t ninf, capinf;	   /* its length and capacity */
 	struct act *acts;	   /* actions waiting for the snapshot */
+	uint32_t *aidx;		   /* hash set over acts' paths: 0 = empty,
+				      else 1 + index * 2 + (0 from, 1 to) */
+	size_t aidxcap;		   /* its size, a power of 2 */
 	size_t nacts, capacts;	   /* their count and capacity */
 	int dirty;		   /* engine or table changed since snapshot */
 	double fs_now;		   /* filesystem clock this batch */
@@ -152,6 +157,84 @@ static void inf_remove(struct sched *s, uint64_t id)
 	s->ninf--;
 }
 
+/*
+ * The queued actions are looked up by path for every file a batch scans
+ * ("is this file already being moved?"), so they are indexed by a hash set
+ * of their source and target paths: O(1) instead of O(queue) per file.
+ */
+static uint64_t path_hash(const char *p)
+{
+	uint64_t h = UINT64_C(1469598103934665603); /* FNV-1a */
+
+	while (*p)
+		h = (h ^ (unsigned char)*p++) * UINT64_C(1099511628211);
+	return h;
+}
+
+static void aidx_put(struct sched *s, const char *path, uint32_t v)
+{
+	size_t mask = s->aidxcap - 1, i = path_hash(path) & mask;
+
+	while (s->aidx[i])
+		i = (i + 1) & mask;
+	s->aidx[i] = v;
+}
+
+/* Rebuild the index for the current acts, at least 4x their paths. */
+static int aidx_rebuild(struct sched *s, size_t want)
+{
+	size_t cap = 64, k;
+
+	while (cap < 4 * want)
+		cap *= 2;
+	if (cap != s->aidxcap) {
+		uint32_t *n = calloc(cap, sizeof(*n));
+
+		if (!n)
+			return DEHBQ_ENOMEM;
+		free(s->aidx);
+		s->aidx = n;
+		s->aidxcap = cap;
+	} else {
+		memset(s->aidx, 0, cap * sizeof(*s->aidx));
+	}
+	for (k = 0; k < s->nacts; k++) {
+		if (s->acts[k].from)
+			aidx_put(s, s->acts[k].from, (uint32_t)(1 + 2 * k));
+		aidx_put(s, s->acts[k].to, (uint32_t)(2 + 2 * k));
+	}
+	return DEHBQ_OK;
+}
+
+/* Is path the source (want_to = 0) or target (1) of a queued action? */
+static int act_has(const struct sched *s, const char *path, int want_to)
+{
+	size_t mask, i;
+
+	if (!s->aidxcap)
+		return 0;
+	mask = s->aidxcap - 1;
+	for (i = path_hash(path) & mask; s->aidx[i]; i = (i + 1) & mask) {
+		uint32_t v = s->aidx[i] - 1;
+		const struct act *a = &s->acts[v / 2];
+		const char *q = (v & 1) ? a->to : a->from;
+
+		if ((int)(v & 1) == want_to && !strcmp(q, path))
+			return 1;
+	}
+	return 0;
+}
+
+static int act_has_from(const struct sched *s, const char *from)
+{
+	return act_has(s, from, 0);
+}
+
+static int act_has_to(const struct sched *s, const char *to)
+{
+	return act_has(s, to, 1);
+}
+
 static int act_push(struct sched *s, enum act_type t, const char *from,
 		    const char *to, const char *text)
 {
@@ -178,6 +261,11 @@ static int act_push(struct sched *s, enum act_type t, const char *from,
 		return DEHBQ_ENOMEM;
 	}
 	s->nacts++;
+	if (2 * s->nacts * 4 > s->aidxcap)
+		return aidx_rebuild(s, 2 * s->nacts);
+	if (a->from)
+		aidx_put(s, a->from, (uint32_t)(1 + 2 * (s->nacts - 1)));
+	aidx_put(s, a->to, (uint32_t)(2 + 2 * (s->nacts - 1)));
 	return DEHBQ_OK;
 }
 
@@ -191,6 +279,8 @@ static void acts_clear(struct sched *s)
 		free(s->acts[i].text);
 	}
 	s->nacts = 0;
+	if (s->aidx)
+		memset(s->aidx, 0, s->aidxcap * sizeof(*s->aidx));
 }
 
 /* ---- the redo list: queued actions, persisted in every snapshot ---- */
@@ -283,17 +373,6 @@ static int acts_from_json(struct sched *s, const cJSON *arr, char *err)
 			return DEHBQ_ENOMEM;
 	}
 	return DEHBQ_OK;
-}
-
-/* Is this path already the source of a queued move? */
-static int act_has_from(const struct sched *s, const char *from)
-{
-	size_t i;
-
-	for (i = 0; i < s->nacts; i++)
-		if (s->acts[i].from && !strcmp(s->acts[i].from, from))
-			return 1;
-	return 0;
 }
 
 static int archive_path(const struct sched *s, char *buf, size_t size,
@@ -679,17 +758,6 @@ static int move_to_archive_stale(struct sched *s, const char *dir,
 	if ((rc = ensure_shard(s, id)))
 		return rc;
 	return act_push(s, ACT_MOVE, from, to, NULL);
-}
-
-/* Is this path already the target of a queued action? */
-static int act_has_to(const struct sched *s, const char *to)
-{
-	size_t i;
-
-	for (i = 0; i < s->nacts; i++)
-		if (!strcmp(s->acts[i].to, to))
-			return 1;
-	return 0;
 }
 
 /*
@@ -1131,8 +1199,7 @@ static int write_snapshot(struct sched *s)
 	}
 	redo = acts_to_json(s);
 	rc = redo ? snapshot_write(s->root, &s->meta, v, s->ninf, s->eng, redo)
-		  : DEHBQ_ENOMEM;
-	cJSON_Delete(redo);
+		  : DEHBQ_ENOMEM; /* redo is taken */
 	free(v);
 	if (rc) {
 		s->meta.generation--;
@@ -1187,6 +1254,7 @@ static int apply_actions(struct sched *s)
 			memmove(s->acts, s->acts + k,
 				(s->nacts - k) * sizeof(*s->acts));
 			s->nacts -= k;
+			aidx_rebuild(s, 2 * s->nacts);
 			return rc;
 		}
 		sync_dir_of(a->to, dirs, &ndirs, 16);
@@ -1195,6 +1263,8 @@ static int apply_actions(struct sched *s)
 		free(a->text);
 	}
 	s->nacts = 0;
+	if (s->aidx)
+		memset(s->aidx, 0, s->aidxcap * sizeof(*s->aidx));
 	if (!s->opts.nosync)
 		for (i = 0; i < ndirs; i++)
 			fsutil_fsync_dir(dirs[i]);
@@ -1288,8 +1358,8 @@ static cJSON *incumbent_json(struct sched *s, enum dehb_inc_which which)
 	if (!o)
 		return NULL;
 	id_trial_format(inc.job_id, id);
-	cJSON_AddNumberToObject(o, "loss", inc.loss);
-	cJSON_AddNumberToObject(o, "fidelity", inc.fidelity);
+	jsonfile_add_number(o, "loss", inc.loss);
+	jsonfile_add_number(o, "fidelity", inc.fidelity);
 	cJSON_AddStringToObject(o, "trial", id);
 	if (!space_decode(s->spec->space, s->vec, s->vals))
 		cJSON_AddItemToObject(
@@ -1315,32 +1385,30 @@ static cJSON *summary_json(struct sched *s, const char *format,
 	if (reason)
 		cJSON_AddStringToObject(o, "reason", reason);
 	cJSON_AddStringToObject(o, "updated", now);
-	cJSON_AddNumberToObject(o, "epoch", (double)s->lease->epoch);
+	jsonfile_add_number(o, "epoch", (double)s->lease->epoch);
 	cJSON_AddStringToObject(o, "host", s->lease->host);
-	cJSON_AddNumberToObject(o, "pid", (double)s->lease->pid);
-	cJSON_AddNumberToObject(o, "elapsed", elapsed(s));
+	jsonfile_add_number(o, "pid", (double)s->lease->pid);
+	jsonfile_add_number(o, "elapsed", elapsed(s));
 	cJSON_AddBoolToObject(o, "stopping", s->meta.stopping);
 	cJSON_AddBoolToObject(o, "exhausted", dehb_exhausted(s->eng));
 	cnt = cJSON_AddObjectToObject(o, "counts");
 	if (cnt) {
-		cJSON_AddNumberToObject(cnt, "issued", (double)c.asked);
-		cJSON_AddNumberToObject(cnt, "done", (double)c.told);
-		cJSON_AddNumberToObject(cnt, "failed", (double)c.failed);
-		cJSON_AddNumberToObject(cnt, "inflight", (double)c.inflight);
-		cJSON_AddNumberToObject(cnt, "pending", s->npending);
-		cJSON_AddNumberToObject(cnt, "claimed", s->nclaimed);
-		cJSON_AddNumberToObject(cnt, "quarantined",
-					(double)s->meta.quarantined);
-		cJSON_AddNumberToObject(cnt, "duplicates",
-					(double)s->meta.duplicates);
-		cJSON_AddNumberToObject(cnt, "requeues",
-					(double)s->meta.requeues);
-		cJSON_AddNumberToObject(cnt, "expired",
-					(double)s->meta.expired);
-		cJSON_AddNumberToObject(cnt, "brackets", (double)c.brackets);
-		cJSON_AddNumberToObject(cnt, "total_cost", c.total_cost);
+		jsonfile_add_number(cnt, "issued", (double)c.asked);
+		jsonfile_add_number(cnt, "done", (double)c.told);
+		jsonfile_add_number(cnt, "failed", (double)c.failed);
+		jsonfile_add_number(cnt, "inflight", (double)c.inflight);
+		jsonfile_add_number(cnt, "pending", s->npending);
+		jsonfile_add_number(cnt, "claimed", s->nclaimed);
+		jsonfile_add_number(cnt, "quarantined",
+				    (double)s->meta.quarantined);
+		jsonfile_add_number(cnt, "duplicates",
+				    (double)s->meta.duplicates);
+		jsonfile_add_number(cnt, "requeues", (double)s->meta.requeues);
+		jsonfile_add_number(cnt, "expired", (double)s->meta.expired);
+		jsonfile_add_number(cnt, "brackets", (double)c.brackets);
+		jsonfile_add_number(cnt, "total_cost", c.total_cost);
 	}
-	cJSON_AddNumberToObject(o, "live_workers", s->live_workers);
+	jsonfile_add_number(o, "live_workers", s->live_workers);
 	cJSON_AddItemToObject(o, "incumbent_max_fidelity",
 			      incumbent_json(s, DEHB_INC_MAX));
 	cJSON_AddItemToObject(o, "incumbent_any_fidelity",
@@ -1359,7 +1427,7 @@ static cJSON *summary_json(struct sched *s, const char *format,
 			continue;
 		}
 		cJSON_AddItemToArray(br, b);
-		cJSON_AddNumberToObject(b, "id", (double)bid);
+		jsonfile_add_number(b, "id", (double)bid);
 		ra = cJSON_AddArrayToObject(b, "rungs");
 		for (j = 0; ra && j < nr; j++) {
 			cJSON *r = cJSON_CreateObject();
@@ -1367,11 +1435,10 @@ static cJSON *summary_json(struct sched *s, const char *format,
 			if (!r)
 				continue;
 			cJSON_AddItemToArray(ra, r);
-			cJSON_AddNumberToObject(r, "fidelity",
-						rungs[j].fidelity);
-			cJSON_AddNumberToObject(r, "n", rungs[j].n);
-			cJSON_AddNumberToObject(r, "pending", rungs[j].pending);
-			cJSON_AddNumberToObject(r, "done", rungs[j].done);
+			jsonfile_add_number(r, "fidelity", rungs[j].fidelity);
+			jsonfile_add_number(r, "n", rungs[j].n);
+			jsonfile_add_number(r, "pending", rungs[j].pending);
+			jsonfile_add_number(r, "done", rungs[j].done);
 		}
 	}
 	return o;
@@ -1716,6 +1783,7 @@ void sched_close(struct sched *s)
 		return;
 	acts_clear(s);
 	free(s->acts);
+	free(s->aidx);
 	free(s->inf);
 	free(s->vec);
 	free(s->vals);

@@ -94,7 +94,7 @@ static int list_snaps(const char *root, struct snap_name **out, size_t *n)
 
 int snapshot_write(const char *root, const struct snapshot_meta *m,
 		   const struct snapshot_inflight *inf, size_t n,
-		   const struct dehb *eng, const cJSON *redo)
+		   const struct dehb *eng, cJSON *redo)
 {
 	char p[STUDY_PATH_MAX];
 	cJSON *o = cJSON_CreateObject(), *arr, *e = NULL;
@@ -102,21 +102,20 @@ int snapshot_write(const char *root, const struct snapshot_meta *m,
 	size_t i;
 	int bad = !o, rc;
 
-	if (!o)
+	if (!o) {
+		cJSON_Delete(redo);
 		return DEHBQ_ENOMEM;
+	}
 	bad |= !cJSON_AddStringToObject(o, "format", "dehbq-snapshot/1") |
 	       !cJSON_AddStringToObject(o, "study", m->study) |
-	       !cJSON_AddNumberToObject(o, "epoch", (double)m->epoch) |
-	       !cJSON_AddNumberToObject(o, "generation",
-					(double)m->generation) |
-	       !cJSON_AddNumberToObject(o, "elapsed", m->elapsed) |
+	       jsonfile_add_number(o, "epoch", (double)m->epoch) |
+	       jsonfile_add_number(o, "generation", (double)m->generation) |
+	       jsonfile_add_number(o, "elapsed", m->elapsed) |
 	       !cJSON_AddBoolToObject(o, "stopping", m->stopping) |
-	       !cJSON_AddNumberToObject(o, "quarantined",
-					(double)m->quarantined) |
-	       !cJSON_AddNumberToObject(o, "duplicates",
-					(double)m->duplicates) |
-	       !cJSON_AddNumberToObject(o, "requeues", (double)m->requeues) |
-	       !cJSON_AddNumberToObject(o, "expired", (double)m->expired);
+	       jsonfile_add_number(o, "quarantined", (double)m->quarantined) |
+	       jsonfile_add_number(o, "duplicates", (double)m->duplicates) |
+	       jsonfile_add_number(o, "requeues", (double)m->requeues) |
+	       jsonfile_add_number(o, "expired", (double)m->expired);
 	arr = cJSON_AddArrayToObject(o, "inflight");
 	for (i = 0; arr && i < n; i++) {
 		cJSON *pair = cJSON_CreateArray();
@@ -127,20 +126,21 @@ int snapshot_write(const char *root, const struct snapshot_meta *m,
 			break;
 		}
 		bad |= !cJSON_AddItemToArray(
-			pair, cJSON_CreateNumber((double)inf[i].id));
-		bad |= !cJSON_AddItemToArray(
-			pair, cJSON_CreateNumber(inf[i].attempt));
+			pair, jsonfile_number((double)inf[i].id));
+		bad |= !cJSON_AddItemToArray(pair,
+					     jsonfile_number(inf[i].attempt));
 	}
 	bad |= !arr;
 	if (!bad) {
-		cJSON *r =
-			redo ? cJSON_Duplicate(redo, 1) : cJSON_CreateArray();
+		cJSON *r = redo ? redo : cJSON_CreateArray();
 
+		redo = NULL; /* taken by o, or deleted below */
 		if (!r || !cJSON_AddItemToObject(o, "redo", r)) {
 			cJSON_Delete(r);
 			bad = 1;
 		}
 	}
+	cJSON_Delete(redo); /* not attached because o was already bad */
 	if (!bad && (rc = dehb_save(eng, &e)) == DEHBQ_OK) {
 		if (!cJSON_AddItemToObject(o, "engine", e)) {
 			cJSON_Delete(e);
@@ -149,7 +149,7 @@ int snapshot_write(const char *root, const struct snapshot_meta *m,
 	} else {
 		bad = 1;
 	}
-	if ((rc = jsonfile_render(o, !bad, &txt)))
+	if ((rc = jsonfile_render_compact(o, !bad, &txt)))
 		return rc;
 	rc = study_path(p, sizeof(p), root,
 			"state/snapshot-%06lld-%010lld.json",

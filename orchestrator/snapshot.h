@@ -47,11 +47,12 @@ struct snapshot_meta {
 
 /*
  * redo: the moves and writes that must follow this snapshot (a JSON array
- * owned by the scheduler, see sched.c); borrowed, may be NULL.
+ * built by the scheduler, see sched.c).  Taken: snapshot_write() deletes
+ * it in every case.  NULL means an empty list.
  */
 int snapshot_write(const char *root, const struct snapshot_meta *m,
 		   const struct snapshot_inflight *inf, size_t n,
-		   const struct dehb *eng, const struct cJSON *redo);
+		   const struct dehb *eng, struct cJSON *redo);
 
 /*
  * Load the newest valid snapshot of this study.  DEHBQ_ENOENT when there

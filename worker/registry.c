@@ -70,7 +70,7 @@ int registry_render(const struct registry *rg, char **out)
 	bad |= !cJSON_AddStringToObject(o, "format", REGISTRY_FORMAT) |
 	       !cJSON_AddStringToObject(o, "worker", rg->worker) |
 	       !cJSON_AddStringToObject(o, "host", rg->host) |
-	       !cJSON_AddNumberToObject(o, "pid", (double)rg->pid) |
+	       jsonfile_add_number(o, "pid", (double)rg->pid) |
 	       !cJSON_AddStringToObject(o, "started", started);
 	if (rg->trial[0])
 		bad |= !cJSON_AddStringToObject(o, "trial", rg->trial);
