@@ -147,7 +147,7 @@ while [ $m -lt $stalls ] && [ ! -e "$S/FINISHED" ]; do
 	m=$((m + 1))
 	stalled_ids="$stalled_ids $id"
 	# its late result: archived as a duplicate before the study ends
-	wait_for 30 sh -c "ls '$S'/archive/*/ | grep -q '^$id\.a1\..*\.note\$'"
+	wait_for 30 sh -c "ls '$S'/archive/*/ | grep -q '^$id\.a[0-9]*\..*\.note\$'"
 done
 diag "workers SIGSTOPped past the lease and resumed: $m ($stalled_ids)"
 check "stalled $stalls workers past their lease (got $m)" test "$m" = "$stalls"
