@@ -70,8 +70,14 @@ rows = list(csv.DictReader(open(sys.argv[1])))
 assert len(rows) == int(sys.argv[2]), len(rows)
 assert all(r['info.nested.s'] == 'x,\"y\"' for r in rows), rows[0]
 " "$T/out.csv" "$n"
-if python3 -c 'import pandas' 2>/dev/null; then
-	check "... loads in pandas with info.nested.a" python3 -c "
+# Debian's python3-pandas lives under /usr/bin/python3; a python3 earlier
+# on PATH (pyenv, venv) may not see it.
+PY=python3
+for p in /usr/bin/python3 python3; do
+	if "$p" -c 'import pandas' 2>/dev/null; then PY=$p; break; fi
+done
+if "$PY" -c 'import pandas' 2>/dev/null; then
+	check "... loads in pandas with info.nested.a" "$PY" -c "
 import pandas, sys
 d = pandas.read_csv(sys.argv[1])
 assert len(d) == int(sys.argv[2]) and (d['info.nested.a'] == 1).all()
