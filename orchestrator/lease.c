@@ -146,16 +146,14 @@ int lease_acquire(struct lease *l, const char *root, double secs,
 				age < 0 ? 0 : age, secs - age);
 		if (lf.epoch > min_epoch)
 			min_epoch = lf.epoch;
-	}
-	if (min_epoch >= LEASE_EPOCH_MAX) {
-		return dehbq_errf(
-			err, DEHBQ_EINVAL,
-			"'%s/state/lease.json': epoch %lld is the last "
-			"one; the lease file was tampered with",
-			root, (long long)min_epoch);
 	} else if (rc != DEHBQ_EINVAL && rc != DEHBQ_ENOENT) {
 		return rc; /* an unreadable lease is replaced; others fail */
 	}
+	if (min_epoch >= LEASE_EPOCH_MAX)
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "'%s/state/lease.json': epoch %lld is the "
+				  "last one; the lease file was tampered with",
+				  root, (long long)min_epoch);
 	l->epoch = min_epoch + 1;
 	if ((rc = write_lease(l)))
 		return dehbq_errf(err, rc,

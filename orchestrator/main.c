@@ -335,12 +335,22 @@ int main(int argc, char **argv)
 			backoff = 0;
 		}
 		if (!rc && sched_finished(s)) {
-			code = sched_finish(s, sched_stopping(s)
-						       ? "stopped by request"
-						       : "budget exhausted")
-				       ? 111
-				       : 0;
-			break;
+			rc = sched_finish(s, sched_stopping(s)
+						     ? "stopped by request"
+						     : "budget exhausted");
+			if (!rc) {
+				code = 0;
+				break;
+			}
+			/* FINISHED could not be written: retry like any
+			 * other storage error */
+			snprintf(err, sizeof(err),
+				 "unable to write '%s/FINISHED': %s", root,
+				 strerror(errno));
+			backoff = backoff ? backoff * 2 : spec.poll;
+			if (backoff > max_backoff)
+				backoff = max_backoff;
+			logmsg_e(&lg, "%s (retry in %.1f s)", err, backoff);
 		}
 		if (got_stop || once) {
 			logmsg_i(&lg, "%s; study can be resumed",

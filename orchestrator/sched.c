@@ -1487,11 +1487,12 @@ int sched_finish(struct sched *s, const char *reason)
 {
 	int rc;
 
-	/* retire whatever is still queued (drain off, or a stop) */
-	scan_dir(s, "pending", scan_pending, 1 << 30);
-	if (s->dirty)
-		write_snapshot(s);
-	apply_actions(s);
+	/* retire whatever is still queued (drain off, or a stop), and archive
+	 * claims a listing missed while workers renamed files around it */
+	if ((rc = scan_dir(s, "pending", scan_pending, 1 << 30)) ||
+	    (rc = scan_dir(s, "claimed", scan_claim, 1 << 30)) ||
+	    (s->dirty && (rc = write_snapshot(s))) || (rc = apply_actions(s)))
+		return rc; /* nothing final written; the caller retries */
 	write_status(s);
 	rc = write_json(s, "FINISHED",
 			summary_json(s, "dehbq-finished/1", reason), s->flags);

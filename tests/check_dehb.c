@@ -1024,9 +1024,9 @@ END_TEST
 
 START_TEST(test_dehb_reopen_failed_job_then_tell_applies_selection)
 {
-	static const enum dehb_optimizer opts[] = {
-		DEHB_OPT_DEHB, DEHB_OPT_DE, DEHB_OPT_RANDOM, DEHB_OPT_SH,
-		DEHB_OPT_HYPERBAND};
+	static const enum dehb_optimizer opts[] = {DEHB_OPT_DEHB, DEHB_OPT_DE,
+						   DEHB_OPT_RANDOM, DEHB_OPT_SH,
+						   DEHB_OPT_HYPERBAND};
 	size_t k;
 
 	for (k = 0; k < sizeof(opts) / sizeof(opts[0]); k++) {

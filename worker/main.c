@@ -33,6 +33,7 @@
 
 #include "claim.h"
 #include "err.h"
+#include "fsutil.h"
 #include "id.h"
 #include "logmsg.h"
 #include "registry.h"
@@ -339,6 +340,8 @@ enum step {
 };
 
 /* Run one claimed trial to its result (or release it on a signal). */
+static int idle_wait(struct worker *w, double secs);
+
 static enum step run_claimed(struct worker *w, struct claim *c)
 {
 	struct run_opts ro;
@@ -346,6 +349,7 @@ static enum step run_claimed(struct worker *w, struct claim *c)
 	struct result r;
 	char err[DEHBQ_ERRLEN], fid[40], name[STUDY_NAME_MAX];
 	int rc, stopped = 0;
+	double retry;
 	enum step st = STEP_RAN;
 
 	run_fmt_double(c->trial.fidelity, fid, sizeof(fid));
@@ -414,7 +418,20 @@ static enum step run_claimed(struct worker *w, struct claim *c)
 		st = STEP_EXIT;
 		goto out;
 	}
-	rc = run_write_result(w->root, &r, name, sizeof(name));
+	/* A full or failing disk must not throw away a finished evaluation:
+	 * keep the claim alive (heartbeats continue) and retry, doubling the
+	 * wait up to 30 s, until it works or the worker is told to stop. */
+	for (retry = 1;; retry = retry < 15 ? retry * 2 : 30) {
+		rc = run_write_result(w->root, &r, name, sizeof(name));
+		if (!rc || rc != DEHBQ_ESYS || !fsutil_storage_errno(errno) ||
+		    stop_flag)
+			break;
+		logmsg_w(&w->lg,
+			 "trial=%s cannot write results/%s: %s; retrying in "
+			 "%.0f s",
+			 w->trial_id, name, strerror(errno), retry);
+		idle_wait(w, retry);
+	}
 	if (rc) {
 		logmsg_e(&w->lg, "trial=%s cannot write results/%s: %s",
 			 w->trial_id, name, strerror(errno));
