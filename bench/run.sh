@@ -209,6 +209,19 @@ if [ -n "$RATE_SHM_256" ]; then
 fi
 echo
 
+# ---------------------------------------------------------------- 1b. claim
+echo "== 1b. claim latency: publish (rename into pending/) -> trainer start =="
+if [ "$MODE" = full ]; then NCL=500; else NCL=100; fi
+if CL=$(python3 "$HERE/claim_latency.py" "$B" "$WDISK/claim" "$NCL" 2>"$WDISK/claim.err"); then
+	echo "$CL" | head -1
+	echo "$CL" | tail -1 | cut -d, -f2- | sed '1i trials,p50_ms,p90_ms,p99_ms,max_ms,trainer_startup_ms' >"$OUT/claim_latency.csv"
+	p50=$(echo "$CL" | tail -1 | cut -d, -f3)
+	goal "claim latency publish->start on local disk with inotify (p50)" "$p50 ms" "< 5 ms" "$p50 < 5"
+else
+	broken "claim_latency.py: $(tail -1 "$WDISK/claim.err")"
+fi
+echo
+
 # ---------------------------------------------------------------- 2. scale
 echo "== 2. scale (fastworker, tmpfs, --no-fsync) =="
 if [ "$MODE" = full ]; then SIZES="10000 100000 1000000" NRES=100000; else SIZES="2000 10000" NRES=10000; fi
