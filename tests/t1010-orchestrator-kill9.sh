@@ -9,7 +9,7 @@ kills=30
 fevals=300
 if [ "${DEHBQ_CHAOS:-}" = long ]; then
 	kills=500
-	fevals=4000
+	fevals=20000 # long enough that all 500 kills land before the end
 fi
 mkspec "$T/spec.json" $fevals '{"lease": 3, "poll": 0.1, "max_attempts": 5}'
 "$B/dehbq" init "$T/s" --spec "$T/spec.json" >/dev/null || exit 1

@@ -6,8 +6,12 @@
 plan 3
 
 kills=5
-[ "${DEHBQ_CHAOS:-}" = long ] && kills=25
-mkspec "$T/spec.json" 150 '{"lease": 5, "poll": 0.05, "max_inflight": 1, "prefetch": 1}'
+fevals=150
+if [ "${DEHBQ_CHAOS:-}" = long ]; then
+	kills=25
+	fevals=700
+fi
+mkspec "$T/spec.json" $fevals '{"lease": 5, "poll": 0.05, "max_inflight": 1, "prefetch": 1}'
 
 run_study() { # DIR KILLS
 	"$B/dehbq" init "$1" --spec "$T/spec.json" >/dev/null || return 1
