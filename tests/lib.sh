@@ -86,3 +86,20 @@ SP
 TRAINER='awk -v x="$DEHBQ_P_X" -v l="$DEHBQ_P_LAYERS" -v b="$DEHBQ_BUDGET" "BEGIN{printf \"{\\\"loss\\\": %.10g, \\\"cost\\\": %s}\\n\", (x-0.3)^2 + l/100 + 1/b, b}"'
 
 study_id() { sed -n 's/.*"study":[[:space:]]*"\([0-9a-f-]*\)".*/\1/p' "$1/study.json" | head -1; }
+
+# check_no_leftovers: kill everything this test started (and the children
+# of those processes), then check that no process or mount of $T remains.
+check_no_leftovers() {
+	for p in $BG_PIDS; do
+		for c in $(cat /proc/"$p"/task/*/children 2>/dev/null); do
+			kill -9 "$c" 2>/dev/null
+		done
+		kill -9 "$p" 2>/dev/null
+	done
+	wait 2>/dev/null
+	BG_PIDS=
+	sleep 0.5
+	left=$(ps -eo pid,args | grep -F "$T" | grep -v grep; grep -F " $T" /proc/mounts)
+	[ -z "$left" ] || echo "$left" | sed 's/^/# left: /'
+	check "no process or mount of this test left behind" test -z "$left"
+}

@@ -5,31 +5,8 @@
 # --idle-exit.  The test plays the orchestrator by writing trial files
 # straight into pending/.
 
-: "${DEHBQ_BIN:?set DEHBQ_BIN to the directory of the dehbq binaries}"
-T=$(mktemp -d "${TMPDIR:-/tmp}/dehbq-t2000.XXXXXX")
-N=0
-FAIL=0
+. "${DEHBQ_SRC:-$(cd "$(dirname "$0")/.." && pwd)}/tests/lib.sh"
 BGPID=
-trap '[ -n "$BGPID" ] && kill -9 $BGPID 2>/dev/null; rm -rf "$T"' EXIT
-trap 'exit 130' INT TERM
-
-ok() { N=$((N + 1)); echo "ok $N - $*"; }
-not_ok() { N=$((N + 1)); FAIL=$((FAIL + 1)); echo "not ok $N - $*"; }
-skip() { N=$((N + 1)); echo "ok $N # SKIP $*"; }
-check() {
-	d=$1
-	shift
-	if "$@"; then ok "$d"; else not_ok "$d"; fi
-}
-# wait_for SECONDS COMMAND...
-wait_for() {
-	w_end=$(($(date +%s) + $1))
-	shift
-	while ! "$@"; do
-		[ "$(date +%s)" -ge "$w_end" ] && return 1
-		sleep 0.1
-	done
-}
 
 # mkstudy DIR: a study on a 3-parameter space; sets SID
 mkstudy() {
@@ -154,6 +131,7 @@ check "--idle-exit: exit 0 with nothing to claim" eval '[ $rc = 0 ] &&
 "$DEHBQ_BIN/dehbq-worker" --study "$S" --max-poll 0.5 -- true \
 	2>"$T/w4.log" &
 BGPID=$!
+BG_PIDS="$BG_PIDS $BGPID"
 wait_for 20 eval '[ -n "$(ls "$S/workers")" ]'
 check "idle worker registers in workers/" eval \
 	'grep -q "\"format\":[[:space:]]*\"dehbq-worker/1\"" "$S"/workers/*.json &&
@@ -198,5 +176,5 @@ done
 check "every --help option is in docs/dehbq-worker.1${missing:+ (missing:$missing)}" \
 	[ -z "$missing" ]
 
-[ "$FAIL" = 0 ] || cat "$T"/w*.log
+[ "$TAP_FAIL" = 0 ] || cat "$T"/w*.log
 exit 0

@@ -4,24 +4,13 @@
 # result files and by the trainers themselves), pending/ ends empty and
 # every claim has its result.
 
-: "${DEHBQ_BIN:?set DEHBQ_BIN to the directory of the dehbq binaries}"
-T=$(mktemp -d "${TMPDIR:-/tmp}/dehbq-t2010.XXXXXX")
-N=0
-FAIL=0
+. "${DEHBQ_SRC:-$(cd "$(dirname "$0")/.." && pwd)}/tests/lib.sh"
 PIDS=
-trap 'for p in $PIDS; do kill -9 $p 2>/dev/null; done; rm -rf "$T"' EXIT
-trap 'exit 130' INT TERM
+trap 'for p in $PIDS; do kill -9 $p 2>/dev/null; done; cleanup' EXIT
 
 WORKERS=${DEHBQ_RACE_WORKERS:-32}
 TRIALS=${DEHBQ_RACE_TRIALS:-2000}
 
-ok() { N=$((N + 1)); echo "ok $N - $*"; }
-not_ok() { N=$((N + 1)); FAIL=$((FAIL + 1)); echo "not ok $N - $*"; }
-check() {
-	d=$1
-	shift
-	if "$@"; then ok "$d"; else not_ok "$d"; fi
-}
 
 cat >"$T/space.json" <<'EOF'
 {"format": "dehbq-space/1", "parameters": [
@@ -82,7 +71,7 @@ ls "$S/results" | cut -c1-8 | sort >"$T/results"
 check "every claim has its result" cmp -s "$T/claims" "$T/results"
 check "all results ok" eval '! grep -l "\"status\":[[:space:]]*\"[^o]" \
 	"$S"/results/*.json >/dev/null'
-if [ "$FAIL" != 0 ]; then
+if [ "$TAP_FAIL" != 0 ]; then
 	head -n 3 "$S"/quarantine/*.reason 2>/dev/null | sed 's/^/# /'
 	grep -h ' [WE] ' "$T"/w*.log | head -n 20 | sed 's/^/# /'
 	grep -h 'exiting' "$T"/w*.log | sort | uniq -c | sed 's/^/# /'

@@ -5,29 +5,8 @@
 # reports are "failed", and symlinks, FIFOs, bad names and bad JSON in
 # pending/ are quarantined with a reason, without a crash or a hang.
 
-: "${DEHBQ_BIN:?set DEHBQ_BIN to the directory of the dehbq binaries}"
-T=$(mktemp -d "${TMPDIR:-/tmp}/dehbq-t2020.XXXXXX")
-N=0
-FAIL=0
+. "${DEHBQ_SRC:-$(cd "$(dirname "$0")/.." && pwd)}/tests/lib.sh"
 BGPID=
-trap '[ -n "$BGPID" ] && kill -9 $BGPID 2>/dev/null; rm -rf "$T"' EXIT
-trap 'exit 130' INT TERM
-
-ok() { N=$((N + 1)); echo "ok $N - $*"; }
-not_ok() { N=$((N + 1)); FAIL=$((FAIL + 1)); echo "not ok $N - $*"; }
-check() {
-	d=$1
-	shift
-	if "$@"; then ok "$d"; else not_ok "$d"; fi
-}
-wait_for() {
-	w_end=$(($(date +%s) + $1))
-	shift
-	while ! "$@"; do
-		[ "$(date +%s)" -ge "$w_end" ] && return 1
-		sleep 0.1
-	done
-}
 
 cat >"$T/space.json" <<'EOF'
 {"format": "dehbq-space/1", "parameters": [
@@ -96,6 +75,7 @@ trial 00000007 2
 "$DEHBQ_BIN/dehbq-worker" --study "$S" --grace 2 -- \
 	sh -c 'touch "$0"; sleep 60' "$T/started" 2>"$T/wterm.log" &
 BGPID=$!
+BG_PIDS="$BG_PIDS $BGPID"
 wait_for 30 test -f "$T/started"
 kill -TERM $BGPID
 wait_for 20 eval '! kill -0 $BGPID 2>/dev/null'
@@ -144,6 +124,7 @@ trial 00000030
 	sh -c 'touch "$0"; while [ ! -f "$0.go" ]; do sleep 0.1; done
 	echo "{\"loss\": 2}"' "$T/hb" 2>"$T/whb.log" &
 BGPID=$!
+BG_PIDS="$BG_PIDS $BGPID"
 wait_for 30 test -f "$T/hb"
 c=$(ls "$S"/claimed/00000030@*.json)
 m1=$(stat -c %y "$c")
@@ -182,5 +163,5 @@ check "--time-limit: one trial run, the next released, exit 0" eval \
 check "--time-limit: the released trial keeps its attempt" eval \
 	'grep -q "\"attempt\":[[:space:]]*1" "$S"/pending/99-0000002*.json'
 
-[ "$FAIL" = 0 ] || cat "$T"/w*.log
+[ "$TAP_FAIL" = 0 ] || cat "$T"/w*.log
 exit 0

@@ -214,15 +214,5 @@ pend=$(ls "$R/pending" | grep -c -- '-00000000\.json$')
 diag "R: restart with a waiting result and a stale claim: requeued $rq, trial 00000000 back in pending/: $pend"
 check "R: a waiting result is told, not requeued, when its claim went stale while no orchestrator ran" \
 	test "$rq" = 0 -a "$pend" = 0
-# leftovers: stop what this test started, then nothing of it may remain
-for p in $BG_PIDS; do
-	for c in $(cat /proc/"$p"/task/*/children 2>/dev/null); do kill -9 "$c" 2>/dev/null; done
-	kill -9 "$p" 2>/dev/null
-done
-wait 2>/dev/null
-BG_PIDS=
-sleep 0.5
-left=$(ps -eo pid,args | grep -F "$T" | grep -v grep; grep -F " $T" /proc/mounts)
-[ -z "$left" ] || echo "$left" | sed 's/^/# left: /'
-check "no process or mount of this test left behind" test -z "$left"
+check_no_leftovers
 exit 0

@@ -209,14 +209,4 @@ nq=$(ls "$S/quarantine" | grep -vc '\.reason$')
 diag "(b) files quarantined: $nq; took $(($(date +%s) - t0))s"
 check "(b) nothing quarantined (every published file was whole)" test "$nq" = 0
 
-# leftovers: stop what this test started, then nothing of it may remain
-for p in $BG_PIDS; do
-	for c in $(cat /proc/"$p"/task/*/children 2>/dev/null); do kill -9 "$c" 2>/dev/null; done
-	kill -9 "$p" 2>/dev/null
-done
-wait 2>/dev/null
-BG_PIDS=
-sleep 0.5
-left=$(ps -eo pid,args | grep -F "$T" | grep -v grep; grep -F " $T" /proc/mounts)
-[ -z "$left" ] || echo "$left" | sed 's/^/# left: /'
-check "no process or mount of this test left behind" test -z "$left"
+check_no_leftovers

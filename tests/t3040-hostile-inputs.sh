@@ -214,15 +214,5 @@ bug_check "R2: a corrupt snapshot named with epoch 999999 does not stop the orch
 	"the new epoch is taken from the corrupt file's name (999999 + 1 = 1000000, beyond EEEEEE); the lease it writes cannot be re-read, so every start exits 111 'lease taken over by ? (pid 0, epoch 0; ours is 1000000)'" \
 	test "$r2" = 0
 chmod -R u+rwX "$T/n" 2>/dev/null
-# leftovers: stop what this test started, then nothing of it may remain
-for p in $BG_PIDS; do
-	for c in $(cat /proc/"$p"/task/*/children 2>/dev/null); do kill -9 "$c" 2>/dev/null; done
-	kill -9 "$p" 2>/dev/null
-done
-wait 2>/dev/null
-BG_PIDS=
-sleep 0.5
-left=$(ps -eo pid,args | grep -F "$T" | grep -v grep; grep -F " $T" /proc/mounts)
-[ -z "$left" ] || echo "$left" | sed 's/^/# left: /'
-check "no process or mount of this test left behind" test -z "$left"
+check_no_leftovers
 exit 0

@@ -120,14 +120,4 @@ wait_for 60 test -e "$S/FINISHED"
 check "(b) the study completes" test -e "$S/FINISHED"
 check "(b) independent checker (--finished)" python3 "$DEHBQ_SRC/tests/checkstudy.py" "$S" --finished
 
-# leftovers: stop what this test started, then nothing of it may remain
-for p in $BG_PIDS; do
-	for c in $(cat /proc/"$p"/task/*/children 2>/dev/null); do kill -9 "$c" 2>/dev/null; done
-	kill -9 "$p" 2>/dev/null
-done
-wait 2>/dev/null
-BG_PIDS=
-sleep 0.5
-left=$(ps -eo pid,args | grep -F "$T" | grep -v grep; grep -F " $T" /proc/mounts)
-[ -z "$left" ] || echo "$left" | sed 's/^/# left: /'
-check "no process or mount of this test left behind" test -z "$left"
+check_no_leftovers
