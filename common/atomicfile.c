@@ -66,20 +66,37 @@ static int ops_fsync_dir(const char *dir)
 	return rc;
 }
 
+/*
+ * Temporary names: a random tag drawn once per process (again after a
+ * fork), plus a counter.  Host-unique through the pid, unique across hosts
+ * and restarts through the tag, and O_EXCL catches the rest.
+ */
+static struct {
+	long pid;
+	unsigned char tag[4];
+	unsigned n;
+} tmpseq;
+
 static int tmp_name(const char *path, char *tmp, size_t size, char *dir,
 		    size_t dirsize)
 {
 	const char *slash = strrchr(path, '/');
 	const char *base = slash ? slash + 1 : path;
-	unsigned char u[16];
+	long pid = (long)getpid();
 
 	if (fsutil_dirname(path, dir, dirsize))
 		return DEHBQ_ETOOBIG;
-	uuid_generate_random(u);
-	return fsutil_pathf(
-		tmp, size, "%s/.%.64s.%ld.%02x%02x%02x%02x%02x%02x%02x%02x.tmp",
-		dir, base, (long)getpid(), u[0], u[1], u[2], u[3], u[4], u[5],
-		u[6], u[7]);
+	if (tmpseq.pid != pid) {
+		unsigned char u[16];
+
+		uuid_generate_random(u);
+		memcpy(tmpseq.tag, u, sizeof(tmpseq.tag));
+		tmpseq.pid = pid;
+	}
+	tmpseq.n++;
+	return fsutil_pathf(tmp, size, "%s/.%.64s.%ld.%02x%02x%02x%02x%08x.tmp",
+			    dir, base, pid, tmpseq.tag[0], tmpseq.tag[1],
+			    tmpseq.tag[2], tmpseq.tag[3], tmpseq.n);
 }
 
 int atomicfile_write(const char *path, const void *buf, size_t len, mode_t mode,
@@ -113,6 +130,37 @@ int atomicfile_write(const char *path, const void *buf, size_t len, mode_t mode,
 	return DEHBQ_OK;
 }
 
+int atomicfile_write_ahead(const char *path, const void *buf, size_t len,
+			   mode_t mode, unsigned flags)
+{
+	int fd, rc, e;
+
+	fd = ops.open(path,
+		      O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		      mode);
+	if (fd < 0 && errno == EEXIST) { /* a leftover: never write through */
+		if (ops.unlink(path) < 0 && errno != ENOENT)
+			return DEHBQ_ESYS;
+		fd = ops.open(path,
+			      O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+				      O_CLOEXEC,
+			      mode);
+	}
+	if (fd < 0)
+		return DEHBQ_ESYS;
+	rc = fsutil_write_all_with(fd, buf, len, ops.write);
+	if (!rc && !(flags & ATOMICFILE_NOSYNC))
+		rc = ops_fsync(fd);
+	if (ops.close(fd) < 0 && !rc)
+		rc = DEHBQ_ESYS;
+	if (rc) {
+		e = errno;
+		ops.unlink(path);
+		errno = e;
+	}
+	return rc;
+}
+
 int atomicfile_move(const char *from, const char *to, unsigned flags)
 {
 	char fdir[4096], tdir[4096];
@@ -124,7 +172,8 @@ int atomicfile_move(const char *from, const char *to, unsigned flags)
 		errno = ENAMETOOLONG;
 		return DEHBQ_ETOOBIG;
 	}
-	have_before = lstat(from, &before) == 0;
+	have_before =
+		!(flags & ATOMICFILE_ENOENT_OK) && lstat(from, &before) == 0;
 	if (ops.rename(from, to) < 0) {
 		int e = errno;
 

@@ -7,7 +7,7 @@
  * close, then rename).
  *
  * Steps of atomicfile_write(path):
- *   1. open "<dir>/.<base>.<pid>.<rand>.tmp" (O_EXCL; dotfiles are skipped
+ *   1. open "<dir>/.<base>.<pid>.<tag><n>.tmp" (O_EXCL; dotfiles are skipped
  *      by every scan, so a crash leaves only an ignorable temp file)
  *   2. write all bytes (short writes retried), 3. fsync, 4. close,
  *   5. rename over path, 6. fsync(dir) so the rename is durable.
@@ -17,7 +17,8 @@
  * Fault injection: every syscall goes through struct atomicfile_ops.  Tests
  * (and the chaos harness) swap the table with atomicfile_set_ops() to inject
  * ENOSPC, EIO, short writes or pauses (sqlite's aSyscall[] idea).  This
- * table is the one piece of process-wide state in common/.
+ * table and the temporary-name sequence (a random tag per process and a
+ * counter) are the process-wide state in common/.
  *
  * Error handling: DEHBQ_OK, DEHBQ_ESYS (errno set, preserved across the
  * cleanup) or DEHBQ_ETOOBIG (path too long).
@@ -41,6 +42,8 @@ struct atomicfile_ops {
 enum atomicfile_flags {
 	ATOMICFILE_NOSYNC = 1 << 0,    /* skip all fsyncs (benchmarks only) */
 	ATOMICFILE_NODIRSYNC = 1 << 1, /* skip step 6: caller syncs the dir */
+	ATOMICFILE_ENOENT_OK = 1 << 2, /* move: the caller takes ENOENT as
+					  done; skip the NFS check below */
 };
 
 /* Replace path with len bytes of buf, created with mode (umask applies). */
@@ -48,11 +51,25 @@ int atomicfile_write(const char *path, const void *buf, size_t len, mode_t mode,
 		     unsigned flags);
 
 /*
+ * A write-ahead file: path is created in place (O_EXCL | O_NOFOLLOW; an
+ * existing file of that name is unlinked first, never written through),
+ * written, fsynced unless ATOMICFILE_NOSYNC, closed.  NOT atomic: a crash
+ * or an error can leave a partial file (an error unlinks it).  Only for
+ * files that a later atomic commit makes valid by naming them, after the
+ * caller has fsynced their directory: the orchestrator's staging/ files,
+ * which the snapshot's redo list names (docs/protocol.md, section 8).
+ * Saves the temporary name and a same-directory rename per file.
+ */
+int atomicfile_write_ahead(const char *path, const void *buf, size_t len,
+			   mode_t mode, unsigned flags);
+
+/*
  * Atomically move an existing file: rename(from, to), then fsync the
  * directory of `to` (and of `from` when it differs) unless flags say not to.
- * A rename that reports ENOENT is checked against `to` when check_to is
- * set: on NFS a retried RENAME can fail after it has in fact succeeded, so
- * if `from` is gone and `to` exists with from's inode, it is a success.
+ * A rename that reports ENOENT is checked against `to`, unless flags has
+ * ATOMICFILE_ENOENT_OK: on NFS a retried RENAME can fail after it has in
+ * fact succeeded, so if `from` is gone and `to` exists with from's inode
+ * (lstat before the rename), it is a success.
  * Returns DEHBQ_OK, DEHBQ_ENOENT (from did not exist: someone else moved
  * it), or DEHBQ_ESYS.
  */

@@ -94,6 +94,7 @@ struct sched {
 	double *vec;		  /* scratch vector, dim entries */
 	struct space_value *vals; /* scratch config, dim entries */
 	unsigned flags;		  /* atomicfile flags for moves */
+	unsigned shard_made;	  /* 1 + the archive shard last made, or 0 */
 };
 
 /* ---- small helpers ---- */
@@ -382,14 +383,19 @@ static int archive_path(const struct sched *s, char *buf, size_t size,
 			  study_shard(id), name);
 }
 
-static int ensure_shard(const struct sched *s, uint64_t id)
+/* mkdir the archive shard of id; the last one made is remembered. */
+static int ensure_shard(struct sched *s, uint64_t id)
 {
 	char p[STUDY_PATH_MAX];
+	unsigned shard = study_shard(id);
 
-	if (study_path(p, sizeof(p), s->root, "archive/%04u", study_shard(id)))
+	if (s->shard_made == shard + 1)
+		return DEHBQ_OK;
+	if (study_path(p, sizeof(p), s->root, "archive/%04u", shard))
 		return DEHBQ_ETOOBIG;
 	if (mkdir(p, 0777) < 0 && errno != EEXIST)
 		return DEHBQ_ESYS;
+	s->shard_made = shard + 1;
 	return DEHBQ_OK;
 }
 
@@ -506,8 +512,8 @@ static int stage_trial(struct sched *s, uint64_t id, int attempt)
 	    (rc = study_pending_name(name, sizeof(name), rung, id)) ||
 	    (rc = study_path(pp, sizeof(pp), s->root, "pending/%s", name)))
 		goto out;
-	rc = atomicfile_write(sp, text, strlen(text), 0666,
-			      s->flags | ATOMICFILE_NODIRSYNC);
+	/* write-ahead: valid once the batch's snapshot names it */
+	rc = atomicfile_write_ahead(sp, text, strlen(text), 0666, s->flags);
 	if (!rc)
 		rc = act_push(s, ACT_MOVE, sp, pp, NULL);
 out:
@@ -564,7 +570,6 @@ static int ingest_result(struct sched *s, const char *name)
 	char wid[ID_WORKER_LEN];
 	struct result r;
 	struct inflight *e;
-	struct stat st;
 	uint64_t id;
 	int attempt, rc;
 
@@ -577,12 +582,8 @@ static int ingest_result(struct sched *s, const char *name)
 			   "not a result file name (IIIIIIII.aN.WID.json)");
 		return DEHBQ_OK;
 	}
-	if (lstat(path, &st) < 0)
-		return errno == ENOENT ? DEHBQ_OK : DEHBQ_ESYS;
-	if (!S_ISREG(st.st_mode)) {
-		quarantine(s, "results", name, "not a regular file");
-		return DEHBQ_OK;
-	}
+	/* result_load opens with O_NOFOLLOW | O_NONBLOCK and refuses
+	 * anything but a regular file: no lstat needed first */
 	rc = result_load(path, &r, err);
 	if (rc == DEHBQ_ESYS && errno == ENOENT)
 		return DEHBQ_OK;
@@ -1244,9 +1245,13 @@ static int apply_actions(struct sched *s)
 								  : DEHBQ_OK;
 		} else {
 			rc = atomicfile_move(a->from, a->to,
-					     s->flags | ATOMICFILE_NODIRSYNC);
-			if (rc == DEHBQ_ENOENT) /* a worker claimed it first */
+					     s->flags | ATOMICFILE_NODIRSYNC |
+						     ATOMICFILE_ENOENT_OK);
+			if (rc ==
+			    DEHBQ_ENOENT) { /* a worker claimed it first */
+				s->shard_made = 0; /* or a shard is gone */
 				rc = DEHBQ_OK;
+			}
 			sync_dir_of(a->from, dirs, &ndirs, 16);
 		}
 		if (rc) {

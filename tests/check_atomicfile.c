@@ -215,6 +215,102 @@ START_TEST(test_atomicfile_move_checks_own_target_after_enoent)
 }
 END_TEST
 
+START_TEST(test_atomicfile_move_enoent_ok_skips_the_check)
+{
+	const char *a = tu_path("a"), *b = tu_path("b");
+	struct atomicfile_ops o = *atomicfile_get_ops();
+
+	o.rename = rename_then_enoent;
+	atomicfile_set_ops(&o);
+	tu_write(a, "x");
+	/* the caller takes ENOENT as done: it is reported as such */
+	ck_assert_int_eq(atomicfile_move(a, b, ATOMICFILE_ENOENT_OK),
+			 DEHBQ_ENOENT);
+	ck_assert_int_eq(access(b, F_OK), 0);
+}
+END_TEST
+
+/* Temporary names differ call by call and carry the pid. */
+static char seen_tmp[2][4096];
+static int nseen_tmp;
+
+static int rename_recording(const char *a, const char *b)
+{
+	snprintf(seen_tmp[nseen_tmp++ % 2], sizeof(seen_tmp[0]), "%s", a);
+	return rename(a, b);
+}
+
+START_TEST(test_atomicfile_temp_names_are_unique)
+{
+	const char *p = tu_path("f");
+	struct atomicfile_ops o = *atomicfile_get_ops();
+	char want[64];
+
+	o.rename = rename_recording;
+	atomicfile_set_ops(&o);
+	ck_assert_int_eq(atomicfile_write(p, "x", 1, 0644, 0), DEHBQ_OK);
+	ck_assert_int_eq(atomicfile_write(p, "y", 1, 0644, 0), DEHBQ_OK);
+	ck_assert_int_eq(nseen_tmp, 2);
+	ck_assert_str_ne(seen_tmp[0], seen_tmp[1]);
+	snprintf(want, sizeof(want), "/.f.%ld.", (long)getpid());
+	ck_assert_ptr_nonnull(strstr(seen_tmp[0], want));
+	ck_assert_uint_eq(strlen(strstr(seen_tmp[0], want)),
+			  strlen(want) + 16 + 4); /* 16 hex digits, ".tmp" */
+	ck_assert_int_eq(tu_count(tu_dir), 1);
+}
+END_TEST
+
+START_TEST(test_atomicfile_write_ahead_creates_and_replaces_leftover)
+{
+	const char *p = tu_path("staged.json"), *t = tu_path("target");
+	char *got;
+
+	ck_assert_int_eq(atomicfile_write_ahead(p, "one", 3, 0644, 0),
+			 DEHBQ_OK);
+	ck_assert_str_eq(got = tu_read(p, NULL), "one");
+	free(got);
+	ck_assert_int_eq(atomicfile_write_ahead(p, "2", 1, 0644, 0), DEHBQ_OK);
+	ck_assert_str_eq(got = tu_read(p, NULL), "2");
+	free(got);
+	/* a symlink or a hard link in its place is replaced, never written
+	 * through */
+	tu_write(t, "keep");
+	ck_assert_int_eq(unlink(p), 0);
+	ck_assert_int_eq(symlink(t, p), 0);
+	ck_assert_int_eq(atomicfile_write_ahead(p, "3", 1, 0644, 0), DEHBQ_OK);
+	ck_assert_str_eq(got = tu_read(t, NULL), "keep");
+	free(got);
+	ck_assert_int_eq(unlink(p), 0);
+	ck_assert_int_eq(link(t, p), 0);
+	ck_assert_int_eq(atomicfile_write_ahead(p, "4", 1, 0644, 0), DEHBQ_OK);
+	ck_assert_str_eq(got = tu_read(t, NULL), "keep");
+	free(got);
+	ck_assert_str_eq(got = tu_read(p, NULL), "4");
+	free(got);
+}
+END_TEST
+
+/* An error removes the partial file. */
+START_TEST(test_atomicfile_write_ahead_error_leaves_nothing)
+{
+	const char *p = tu_path("staged.json");
+
+	atomicfile_set_ops(&faulty);
+	fault.write_max = 2;
+	fault.fsync_errno = EIO;
+	ck_assert_int_eq(atomicfile_write_ahead(p, "abcdef", 6, 0644, 0),
+			 DEHBQ_ESYS);
+	ck_assert_int_eq(errno, EIO);
+	ck_assert_int_eq(access(p, F_OK), -1);
+	fault.fsync_errno = 0;
+	fault.write_errno = ENOSPC;
+	ck_assert_int_eq(atomicfile_write_ahead(p, "abcdef", 6, 0644, 0),
+			 DEHBQ_ESYS);
+	ck_assert_int_eq(errno, ENOSPC);
+	ck_assert_int_eq(tu_count(tu_dir), 0);
+}
+END_TEST
+
 START_TEST(test_atomicfile_path_too_long)
 {
 	char p[5000];
@@ -246,6 +342,13 @@ Suite *atomicfile_suite(void)
 	tcase_add_test(errors, test_atomicfile_error_at_close_keeps_old);
 	tcase_add_test(errors, test_atomicfile_rename_failure_keeps_old);
 	tcase_add_test(errors, test_atomicfile_fault_never_publishes_new_file);
+	tcase_add_test(core, test_atomicfile_move_enoent_ok_skips_the_check);
+	tcase_add_test(core, test_atomicfile_temp_names_are_unique);
+	tcase_add_test(
+		core,
+		test_atomicfile_write_ahead_creates_and_replaces_leftover);
+	tcase_add_test(errors,
+		       test_atomicfile_write_ahead_error_leaves_nothing);
 	tcase_add_test(limits, test_atomicfile_path_too_long);
 	suite_add_tcase(s, core);
 	suite_add_tcase(s, errors);

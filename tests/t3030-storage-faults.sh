@@ -3,8 +3,10 @@
 #  (a) ENOSPC for real: the study lives on a tiny tmpfs (root only); mid-study
 #      a ballast file fills it.  The orchestrator keeps running and logs
 #      storage errors; it is kill -9ed while the disk is full and restarted:
-#      the newest snapshot still parses and loads; no empty or partial file
-#      is ever published in pending/ claimed/ results/ archive/ state/; once
+#      the newest snapshot still parses and loads, and so does every staged
+#      trial file its redo list names (staging/ is written in place, see
+#      docs/protocol.md section 3); no empty or partial file is ever
+#      published in pending/ claimed/ results/ archive/ state/; once
 #      the ballast is removed the study completes (checkstudy --finished).
 #  (b) EIO, ENOSPC, EMFILE and short writes injected into the orchestrator's
 #      atomic writer (DEHBQ_TEST_FAULTS), with kill -9 restarts: the same
@@ -36,7 +38,7 @@ import json, os, sys
 root = sys.argv[1]
 bad = 0
 n = 0
-for d in ("pending", "claimed", "results", "archive", "state", "staging"):
+for d in ("pending", "claimed", "results", "archive", "state"):
     for dp, dns, fns in os.walk(os.path.join(root, d)):
         for f in fns:
             if f.startswith(".") or f.endswith((".note", ".reason")) or f == "clock":
@@ -71,11 +73,20 @@ scan_loop() { # scan every 0.3 s until $T/stop-scan exists; log bad files
 		sleep 0.3
 	done
 }
+# with the orchestrator dead: the newest snapshot parses, and so does every
+# staging/ file its redo list is about to publish
 newest_snapshot_loads() {
 	python3 - "$1" <<'PY'
-import glob, json, sys
-snaps = sorted(glob.glob(sys.argv[1] + "/state/snapshot-*.json"))
-json.load(open(snaps[-1]))
+import glob, json, os, sys
+root = sys.argv[1]
+snaps = sorted(glob.glob(root + "/state/snapshot-*.json"))
+snap = json.load(open(snaps[-1]))
+for a in snap.get("redo", []):
+    if a.get("op") == "move" and a["from"].startswith("staging/"):
+        try:
+            json.load(open(os.path.join(root, a["from"])))
+        except FileNotFoundError:
+            pass
 PY
 }
 start_workers() {
@@ -121,7 +132,7 @@ if [ -n "$MNT" ]; then
 	check "(a) the full disk is logged, not silent" test $((nerr + nwret)) -gt 0
 	kill -9 $orch
 	wait $orch 2>/dev/null
-	check "(a) after kill -9 on a full disk, the newest snapshot parses" newest_snapshot_loads "$S"
+	check "(a) after kill -9 on a full disk, the newest snapshot and its staged trials parse" newest_snapshot_loads "$S"
 	bg "$B/dehbq-orchestrator" "$S" 2>>"$T/orch-a2.log"
 	orch=$!
 	sleep 3
@@ -190,7 +201,7 @@ while [ ! -e "$S/FINISHED" ] && [ $(($(date +%s) - t0)) -lt 150 ]; do
 	fi
 done
 check "(b) the study completes under injected faults ($k kill -9, $restarts starts)" test -e "$S/FINISHED"
-check "(b) the newest snapshot parsed after every kill" test ! -e "$T/snapbad"
+check "(b) the newest snapshot and its staged trials parsed after every kill" test ! -e "$T/snapbad"
 nerr=$(grep -c ' [EW] ' "$T/orch-b.log")
 diag "(b) DEHBQ_TEST_FAULTS=$FAULTS"
 diag "(b) orchestrator warnings/errors logged: $nerr; non-kill exits: $(cat "$T/orch-b-exits" 2>/dev/null | sort | uniq -c | tr '\n' ' ')"
