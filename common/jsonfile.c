@@ -475,6 +475,28 @@ int jsonfile_get_array(const struct jsonfile *jf, const cJSON *obj,
 			     err);
 }
 
+/* An integral |d| < 2^53 in decimal, without printf; 0 if d is not one. */
+static int int_text(double d, char *buf)
+{
+	char t[24];
+	unsigned long long u;
+	int n = 0;
+
+	if (!(fabs(d) < 9007199254740992.0) || d != (double)(int64_t)d ||
+	    (d == 0 && signbit(d)))
+		return 0;
+	u = (unsigned long long)(d < 0 ? -d : d);
+	do
+		t[n++] = (char)('0' + u % 10);
+	while ((u /= 10));
+	if (d < 0)
+		*buf++ = '-';
+	while (n)
+		*buf++ = t[--n];
+	*buf = 0;
+	return 1;
+}
+
 cJSON *jsonfile_number(double d)
 {
 	char buf[40];
@@ -484,10 +506,7 @@ cJSON *jsonfile_number(double d)
 		return NULL;
 	if (d == 0 && signbit(d)) {
 		snprintf(buf, sizeof(buf), "-0.0");
-	} else if (fabs(d) < 9007199254740992.0 && d == (double)(int64_t)d) {
-		/* integers (ids, counts, most fidelities): one cheap call */
-		snprintf(buf, sizeof(buf), "%lld", (long long)d);
-	} else {
+	} else if (!int_text(d, buf)) {
 		/* shortest of 15/16 digits that reads back; 17 always does */
 		for (prec = 15; prec < 17; prec++) {
 			snprintf(buf, sizeof(buf), "%.*g", prec, d);
@@ -497,6 +516,19 @@ cJSON *jsonfile_number(double d)
 		if (prec == 17)
 			snprintf(buf, sizeof(buf), "%.17g", d);
 	}
+	return cJSON_CreateRaw(buf);
+}
+
+cJSON *jsonfile_number_exact(double d)
+{
+	char buf[40];
+
+	if (!isfinite(d))
+		return NULL;
+	if (d == 0 && signbit(d))
+		snprintf(buf, sizeof(buf), "-0.0");
+	else if (!int_text(d, buf))
+		snprintf(buf, sizeof(buf), "%.17g", d);
 	return cJSON_CreateRaw(buf);
 }
 

@@ -108,6 +108,11 @@ int jsonfile_get_array(const struct jsonfile *jf, const cJSON *obj,
  * fidelities.)  NULL for a non-finite value or out of memory.
  */
 cJSON *jsonfile_number(double d);
+/*
+ * The same, but always %.17g for a non-integer: exact and about three times
+ * cheaper, not the shortest.  For machine state (the engine snapshot).
+ */
+cJSON *jsonfile_number_exact(double d);
 /* Add jsonfile_number(d) to obj under key; 0 ok, -1 on failure. */
 int jsonfile_add_number(cJSON *obj, const char *key, double d);
 
