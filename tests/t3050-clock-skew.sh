@@ -121,3 +121,8 @@ check "(b) the study completes" test -e "$S/FINISHED"
 check "(b) independent checker (--finished)" python3 "$DEHBQ_SRC/tests/checkstudy.py" "$S" --finished
 
 check_no_leftovers
+# libfaketime shares its clock through /dev/shm/faketime_shm_PID and
+# sem.faketime_sem_PID, removed at exit; the SIGKILLed processes leave them
+for f in /dev/shm/faketime_shm_* /dev/shm/sem.faketime_sem_*; do
+	if [ -e "$f" ] && ! kill -0 "${f##*_}" 2>/dev/null; then rm -f "$f"; fi
+done
