@@ -12,6 +12,7 @@
  */
 #include "atomicfile.h"
 #include "err.h"
+#include "jscratch.h"
 #include "lease.h"
 #include "logmsg.h"
 #include "rng.h"
@@ -24,6 +25,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -239,6 +241,7 @@ int main(int argc, char **argv)
 	struct lease lease;
 	struct spec spec;
 	struct sched *s = NULL;
+	char absroot[PATH_MAX];
 	const char *root;
 	int c, once = 0, ifd, rc, code = 100;
 	double backoff = 0, max_backoff;
@@ -276,6 +279,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "dehbq-orchestrator: %s\n", err);
 		return rc == DEHBQ_ESYS && errno != ENOENT ? 111 : 100;
 	}
+	/* work in the study: per-trial calls then use short relative paths
+	 * (sched.h); messages name files by the absolute root */
+	if (!realpath(root, absroot) || chdir(absroot) < 0) {
+		fprintf(stderr, "dehbq-orchestrator: %s: %s\n", root,
+			strerror(errno));
+		spec_release(&spec);
+		return 111;
+	}
+	root = absroot;
 	/* retry storage errors at most every min(10 s, lease / 2) */
 	if (max_backoff > spec.lease / 2)
 		max_backoff = spec.lease / 2;
@@ -345,8 +357,8 @@ int main(int argc, char **argv)
 			/* FINISHED could not be written: retry like any
 			 * other storage error */
 			snprintf(err, sizeof(err),
-				 "unable to write '%s/FINISHED': %s", root,
-				 strerror(errno));
+				 "unable to write '%.*s/FINISHED': %s",
+				 (int)sizeof(err) - 96, root, strerror(errno));
 			backoff = backoff ? backoff * 2 : spec.poll;
 			if (backoff > max_backoff)
 				backoff = max_backoff;
@@ -366,5 +378,6 @@ int main(int argc, char **argv)
 out:
 	sched_close(s);
 	spec_release(&spec);
+	jscratch_release();
 	return code;
 }

@@ -18,8 +18,9 @@
 #include "atomicfile.h"
 #include "dehb.h"
 #include "err.h"
-#include "jsonfile.h"
 #include "fsutil.h"
+#include "jscratch.h"
+#include "jsonfile.h"
 #include "lease.h"
 #include "logmsg.h"
 #include "result.h"
@@ -44,12 +45,10 @@
 #define TMP_MAX_AGE	      3600.0 /* dotfiles older than this are removed */
 
 struct inflight {
-	uint64_t id; /* trial id */
-	int attempt; /* attempt of its newest trial file */
-	int seen;    /* found in staging/pending/claimed this batch */
-	int pending; /* found in pending/ this batch */
-	char claim[STUDY_CLAIM_MAX]; /* claim file name seen this batch, or ""
-				      */
+	uint64_t id;	      /* trial id */
+	int attempt;	      /* attempt of its newest trial file */
+	int seen;	      /* found in staging/pending/claimed this batch */
+	int pending;	      /* found in pending/ this batch */
 	double missing_since; /* fs time it was first missing; 0 = present */
 	int unstaged;	      /* its trial file could not be written yet */
 };
@@ -95,6 +94,7 @@ struct sched {
 	struct space_value *vals; /* scratch config, dim entries */
 	unsigned flags;		  /* atomicfile flags for moves */
 	unsigned shard_made;	  /* 1 + the archive shard last made, or 0 */
+	int cwd_is_root;	  /* "." is root: see sys_path() */
 };
 
 /* ---- small helpers ---- */
@@ -296,6 +296,12 @@ static const char *rel_path(const struct sched *s, const char *abs)
 	return strncmp(abs, s->root, n) || abs[n] != '/' ? abs : abs + n + 1;
 }
 
+/* The path to hand to a system call: relative when cwd is the root. */
+static const char *sys_path(const struct sched *s, const char *abs)
+{
+	return s->cwd_is_root ? rel_path(s, abs) : abs;
+}
+
 /* A relative path from a snapshot: inside one of our directories. */
 static int rel_ok(const char *p)
 {
@@ -495,7 +501,10 @@ static int render_trial(struct sched *s, uint64_t id, int attempt, char **text,
 	if ((rc = space_decode(s->spec->space, s->vec, s->vals)))
 		return rc;
 	*rung = job.rung;
-	return trial_render(&t, s->spec->space, text);
+	jscratch_begin();
+	rc = trial_render(&t, s->spec->space, text);
+	jscratch_end();
+	return rc;
 }
 
 /* Write staging/ID.json and queue its publication. */
@@ -513,7 +522,8 @@ static int stage_trial(struct sched *s, uint64_t id, int attempt)
 	    (rc = study_path(pp, sizeof(pp), s->root, "pending/%s", name)))
 		goto out;
 	/* write-ahead: valid once the batch's snapshot names it */
-	rc = atomicfile_write_ahead(sp, text, strlen(text), 0666, s->flags);
+	rc = atomicfile_write_ahead(sys_path(s, sp), text, strlen(text), 0666,
+				    s->flags);
 	if (!rc)
 		rc = act_push(s, ACT_MOVE, sp, pp, NULL);
 out:
@@ -584,7 +594,10 @@ static int ingest_result(struct sched *s, const char *name)
 	}
 	/* result_load opens with O_NOFOLLOW | O_NONBLOCK and refuses
 	 * anything but a regular file: no lstat needed first */
-	rc = result_load(path, &r, err);
+	jscratch_begin();
+	/* r is malloc'd, so it outlives the scope */
+	rc = result_load(sys_path(s, path), &r, err);
+	jscratch_end();
 	if (rc == DEHBQ_ESYS && errno == ENOENT)
 		return DEHBQ_OK;
 	/* a failing disk aborts the batch (retried); a file we cannot read
@@ -776,7 +789,7 @@ static int archive_trial_file(struct sched *s, const char *path,
 		 (unsigned long long)id);
 	if (archive_path(s, to, sizeof(to), id, base))
 		return DEHBQ_ETOOBIG;
-	if (access(to, F_OK) == 0 || act_has_to(s, to))
+	if (access(sys_path(s, to), F_OK) == 0 || act_has_to(s, to))
 		return move_to_archive_stale(s, "claimed", name, id);
 	if ((rc = ensure_shard(s, id)))
 		return rc;
@@ -802,7 +815,7 @@ static int scan_claim(struct sched *s, const char *name)
 		return DEHBQ_OK;
 	if (act_has_from(s, path))
 		return DEHBQ_OK;
-	if (lstat(path, &st) < 0)
+	if (lstat(sys_path(s, path), &st) < 0)
 		return errno == ENOENT ? DEHBQ_OK : DEHBQ_ESYS;
 	if (!S_ISREG(st.st_mode)) {
 		quarantine(s, "claimed", name, "not a regular file");
@@ -811,7 +824,6 @@ static int scan_claim(struct sched *s, const char *name)
 	e = inf_find(s, c.id);
 	if (!e) /* told (maybe this batch): archive it as the trial file */
 		return archive_trial_file(s, path, name, c.id);
-	snprintf(e->claim, sizeof(e->claim), "%s", name);
 	e->seen = 1;
 	s->nclaimed++;
 	mt = (double)st.st_mtim.tv_sec + (double)st.st_mtim.tv_nsec / 1e9;
@@ -836,7 +848,6 @@ static int scan_claim(struct sched *s, const char *name)
 		 "requeued as attempt %d",
 		 (unsigned long long)c.id, who, s->fs_now - mt, e->attempt + 1);
 	e->attempt++;
-	e->claim[0] = 0;
 	s->meta.requeues++;
 	s->dirty = 1;
 	s->npending++;
@@ -979,6 +990,26 @@ static int reopen_failed(struct sched *s, uint64_t id, const char *why)
 	return stage_trial(s, id, attempt);
 }
 
+/* Archive every claim of trial id as stale (a rare request: a listing). */
+static int retire_claims(struct sched *s, uint64_t id)
+{
+	char p[STUDY_PATH_MAX];
+	struct study_claim c;
+	struct dirent *d;
+	DIR *dir;
+	int rc = DEHBQ_OK;
+
+	if (study_path(p, sizeof(p), s->root, "claimed"))
+		return DEHBQ_ETOOBIG;
+	if (!(dir = opendir(p)))
+		return DEHBQ_ESYS;
+	while (!rc && (d = readdir(dir)))
+		if (!study_parse_claim(d->d_name, &c) && c.id == id)
+			rc = move_to_archive_stale(s, "claimed", d->d_name, id);
+	closedir(dir);
+	return rc;
+}
+
 static int requeue_now(struct sched *s, uint64_t id, const char *why)
 {
 	struct inflight *e = inf_find(s, id);
@@ -987,10 +1018,8 @@ static int requeue_now(struct sched *s, uint64_t id, const char *why)
 	if (!e)
 		return reopen_failed(s, id, why);
 	/* retire its current files; a late result still counts if first */
-	if (e->claim[0] &&
-	    (rc = move_to_archive_stale(s, "claimed", e->claim, id)))
+	if ((rc = retire_claims(s, id)))
 		return rc;
-	e->claim[0] = 0;
 	e->attempt++;
 	s->meta.requeues++;
 	s->dirty = 1;
@@ -1198,9 +1227,11 @@ static int write_snapshot(struct sched *s)
 		if (!study_path(p, sizeof(p), s->root, "staging"))
 			fsutil_fsync_dir(p);
 	}
+	jscratch_begin();
 	redo = acts_to_json(s);
 	rc = redo ? snapshot_write(s->root, &s->meta, v, s->ninf, s->eng, redo)
 		  : DEHBQ_ENOMEM; /* redo is taken */
+	jscratch_end();
 	free(v);
 	if (rc) {
 		s->meta.generation--;
@@ -1237,14 +1268,16 @@ static int apply_actions(struct sched *s)
 		int rc;
 
 		if (a->type == ACT_WRITE) {
-			rc = atomicfile_write(a->to, a->text, strlen(a->text),
-					      0666,
+			rc = atomicfile_write(sys_path(s, a->to), a->text,
+					      strlen(a->text), 0666,
 					      s->flags | ATOMICFILE_NODIRSYNC);
 		} else if (a->type == ACT_UNLINK) {
-			rc = unlink(a->to) < 0 && errno != ENOENT ? DEHBQ_ESYS
-								  : DEHBQ_OK;
+			rc = unlink(sys_path(s, a->to)) < 0 && errno != ENOENT
+				     ? DEHBQ_ESYS
+				     : DEHBQ_OK;
 		} else {
-			rc = atomicfile_move(a->from, a->to,
+			rc = atomicfile_move(sys_path(s, a->from),
+					     sys_path(s, a->to),
 					     s->flags | ATOMICFILE_NODIRSYNC |
 						     ATOMICFILE_ENOENT_OK);
 			if (rc ==
@@ -1302,7 +1335,6 @@ int sched_batch(struct sched *s, char *err)
 	for (i = 0; i < s->ninf; i++) {
 		s->inf[i].seen = 0;
 		s->inf[i].pending = 0;
-		s->inf[i].claim[0] = 0;
 	}
 	s->nclaimed = s->npending = s->live_workers = 0;
 	/* results first: a finished trial is told before its claim's age is
@@ -1468,8 +1500,10 @@ static void write_status(struct sched *s)
 {
 	double now = timeutil_mono();
 
+	jscratch_begin();
 	write_json(s, "state/status.json",
 		   summary_json(s, "dehbq-status/1", NULL), ATOMICFILE_NOSYNC);
+	jscratch_end();
 	if (now - s->last_progress >= s->opts.progress_secs) {
 		struct dehb_counts c;
 		struct dehb_incumbent a, m;
@@ -1699,6 +1733,12 @@ int sched_open(struct sched **out, const char *root, struct spec *spec,
 	s->flags = opts->nosync ? ATOMICFILE_NOSYNC : 0;
 	s->mono_start = timeutil_mono();
 	s->last_progress = -1e9;
+	{
+		struct stat a, b;
+
+		s->cwd_is_root = stat(".", &a) == 0 && stat(root, &b) == 0 &&
+				 a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+	}
 	s->vec = calloc((size_t)dim + 1, sizeof(*s->vec));
 	s->vals = calloc((size_t)dim + 1, sizeof(*s->vals));
 	if (!s->vec || !s->vals) {

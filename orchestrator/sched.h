@@ -17,6 +17,11 @@
  * write nothing); DEHBQ_ESYS (a storage error: the last snapshot is kept,
  * the batch's moves stay queued and are retried by the next call).
  *
+ * Paths: when the working directory is the study root (the orchestrator
+ * chdir()s there; sched_open() checks by device and inode), the per-trial
+ * system calls use paths relative to it, which saves the kernel a walk of
+ * every component of root per call.  Otherwise they use root's paths.
+ *
  * Ownership: the scheduler borrows spec, lease and logger (they must
  * outlive it) and owns the engine.
  */
