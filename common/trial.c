@@ -260,7 +260,8 @@ int trial_render(const struct trial *t, const struct space *sp, char **out)
 		int i;
 
 		for (i = 0; i < t->dim; i++) {
-			cJSON *x = jsonfile_number(t->vec[i]);
+			/* machine data: exact 17 digits, not the shortest */
+			cJSON *x = jsonfile_number_exact(t->vec[i]);
 
 			if (!x || !cJSON_AddItemToArray(vec, x)) {
 				cJSON_Delete(x);
