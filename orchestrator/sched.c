@@ -660,7 +660,8 @@ static int ingest_result(struct sched *s, const char *name)
 
 /* ---- directory scans ---- */
 
-typedef int (*scan_fn)(struct sched *s, const char *name);
+/* dtype: the entry's d_type from readdir(), DT_UNKNOWN if not known */
+typedef int (*scan_fn)(struct sched *s, const char *name, unsigned char dtype);
 
 static int scan_dir(struct sched *s, const char *dir, scan_fn fn, int cap)
 {
@@ -679,15 +680,16 @@ static int scan_dir(struct sched *s, const char *dir, scan_fn fn, int cap)
 			continue;
 		}
 		n++;
-		if ((rc = fn(s, e->d_name)))
+		if ((rc = fn(s, e->d_name, e->d_type)))
 			break;
 	}
 	closedir(d);
 	return rc;
 }
 
-static int scan_result(struct sched *s, const char *name)
+static int scan_result(struct sched *s, const char *name, unsigned char dtype)
 {
+	(void)dtype;
 	return ingest_result(s, name);
 }
 
@@ -796,7 +798,7 @@ static int archive_trial_file(struct sched *s, const char *path,
 	return act_push(s, ACT_MOVE, path, to, NULL);
 }
 
-static int scan_claim(struct sched *s, const char *name)
+static int scan_claim(struct sched *s, const char *name, unsigned char dtype)
 {
 	char path[STUDY_PATH_MAX], who[ID_HOST_LEN + 40];
 	struct study_claim c;
@@ -815,13 +817,16 @@ static int scan_claim(struct sched *s, const char *name)
 		return DEHBQ_OK;
 	if (act_has_from(s, path))
 		return DEHBQ_OK;
-	if (lstat(sys_path(s, path), &st) < 0)
-		return errno == ENOENT ? DEHBQ_OK : DEHBQ_ESYS;
-	if (!S_ISREG(st.st_mode)) {
-		quarantine(s, "claimed", name, "not a regular file");
-		return DEHBQ_OK;
-	}
 	e = inf_find(s, c.id);
+	/* a told trial's claim needs no mtime: readdir's type will do */
+	if (e || dtype != DT_REG) {
+		if (lstat(sys_path(s, path), &st) < 0)
+			return errno == ENOENT ? DEHBQ_OK : DEHBQ_ESYS;
+		if (!S_ISREG(st.st_mode)) {
+			quarantine(s, "claimed", name, "not a regular file");
+			return DEHBQ_OK;
+		}
+	}
 	if (!e) /* told (maybe this batch): archive it as the trial file */
 		return archive_trial_file(s, path, name, c.id);
 	e->seen = 1;
@@ -856,11 +861,13 @@ static int scan_claim(struct sched *s, const char *name)
 	return stage_trial(s, c.id, e->attempt);
 }
 
-static int scan_pending(struct sched *s, const char *name)
+static int scan_pending(struct sched *s, const char *name, unsigned char dtype)
 {
 	struct inflight *e;
 	uint64_t id;
 	int rung;
+
+	(void)dtype;
 
 	if (study_parse_pending(name, &rung, &id)) {
 		quarantine(s, "pending", name,
@@ -876,11 +883,13 @@ static int scan_pending(struct sched *s, const char *name)
 	return DEHBQ_OK;
 }
 
-static int scan_worker(struct sched *s, const char *name)
+static int scan_worker(struct sched *s, const char *name, unsigned char dtype)
 {
 	char p[STUDY_PATH_MAX], host[ID_HOST_LEN], wid[ID_WORKER_LEN];
 	long pid;
 	double mt;
+
+	(void)dtype;
 
 	if (study_parse_worker(name, host, &pid, wid)) {
 		quarantine(s, "workers", name,
@@ -1073,13 +1082,15 @@ static int requeue_failed(struct sched *s, const char *why)
 	return rc;
 }
 
-static int scan_request(struct sched *s, const char *name)
+static int scan_request(struct sched *s, const char *name, unsigned char dtype)
 {
 	char p[STUDY_PATH_MAX], err[DEHBQ_ERRLEN], shown[STUDY_NAME_MAX];
 	struct jsonfile *jf;
 	const char *action = NULL, *trial = NULL;
 	uint64_t id;
 	int rc = DEHBQ_OK;
+
+	(void)dtype;
 
 	if (study_path(p, sizeof(p), s->root, "state/requests/%s", name))
 		return DEHBQ_OK;
@@ -1556,7 +1567,8 @@ static int file_attempt(struct sched *s, const char *path)
 	return a;
 }
 
-static int reconcile_staging(struct sched *s, const char *name)
+static int reconcile_staging(struct sched *s, const char *name,
+			     unsigned char dtype)
 {
 	char p[STUDY_PATH_MAX], pp[STUDY_PATH_MAX], pn[STUDY_NAME_MAX];
 	struct inflight *e;
@@ -1564,6 +1576,7 @@ static int reconcile_staging(struct sched *s, const char *name)
 	size_t n = strlen(name);
 	int a;
 
+	(void)dtype;
 	if (study_path(p, sizeof(p), s->root, "staging/%s", name))
 		return DEHBQ_OK;
 	if (n != 13 || strcmp(name + 8, ".json") ||
@@ -1613,13 +1626,15 @@ static int reconcile_public(struct sched *s, const char *dir, const char *name)
 	return move_to_archive_stale(s, dir, name, id);
 }
 
-static int rec_pending(struct sched *s, const char *name)
+static int rec_pending(struct sched *s, const char *name, unsigned char dtype)
 {
+	(void)dtype;
 	return reconcile_public(s, "pending", name);
 }
 
-static int rec_claimed(struct sched *s, const char *name)
+static int rec_claimed(struct sched *s, const char *name, unsigned char dtype)
 {
+	(void)dtype;
 	return reconcile_public(s, "claimed", name);
 }
 
