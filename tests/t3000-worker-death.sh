@@ -43,11 +43,15 @@ for _ in $(seq $NW); do start_worker; done
 
 now() { echo "$EPOCHREALTIME"; }
 # live_claimer: the pid of one of our live workers that holds a claim
+# a live worker's pid holding a claim; never one of a trial already killed
+# or stalled (claims sort by id, and a requeued trial is claimed first: the
+# same trial would be picked again and again until max_attempts fails it)
 live_claimer() {
 	local f n p
 	for f in "$S"/claimed/*@*.json; do
 		[ -e "$f" ] || continue
 		n=${f##*/}
+		case " $killed_ids $stalled_ids " in *" ${n%%@*} "*) continue ;; esac
 		p=${n#*@}
 		p=${p#*.}
 		p=${p%%.*}
@@ -79,6 +83,8 @@ nrequeued() { grep -c "trial=$1 claim by .* expired.*requeued" "$T/orch.log"; }
 requeued() { [ "$(nrequeued "$1")" -gt "$2" ]; }
 LIMIT=$(awk "BEGIN{print $LEASE + $POLL + $MARGIN}")
 DEAD=
+killed_ids=
+stalled_ids=
 kill_tree() { # SIGNAL PID: the worker and its trainer's process group
 	for c in $(cat /proc/"$2"/task/*/children 2>/dev/null); do
 		kill "-$1" -- "-$c" 2>/dev/null
@@ -86,7 +92,6 @@ kill_tree() { # SIGNAL PID: the worker and its trainer's process group
 	kill "-$1" "$2" 2>/dev/null
 }
 
-killed_ids=
 delays=
 maxdelay=0
 late=0
@@ -96,6 +101,9 @@ while [ $n -lt $kills ] && [ ! -e "$S/FINISHED" ]; do
 	wait_for 20 live_claimer >/dev/null || break
 	pid=$(live_claimer) || continue
 	sleep 0.1
+	# it may have moved on to another trial meanwhile: to a requeued one?
+	held=$(claim_of "$pid") || continue
+	case " $killed_ids $stalled_ids " in *" ${held%% *} "*) continue ;; esac
 	t0=$(now)
 	kill_tree KILL "$pid"
 	wait "$pid" 2>/dev/null
@@ -125,12 +133,13 @@ check "SIGKILLed $kills workers mid-trial (got $n)" test "$n" = "$kills"
 check "every killed worker's trial was requeued within lease + poll + ${MARGIN}s" test "$late" = 0
 
 # (b) stalls
-stalled_ids=
 m=0
 while [ $m -lt $stalls ] && [ ! -e "$S/FINISHED" ]; do
 	wait_for 20 live_claimer >/dev/null || break
 	pid=$(live_claimer) || continue
 	sleep 0.1
+	held=$(claim_of "$pid") || continue
+	case " $killed_ids $stalled_ids " in *" ${held%% *} "*) continue ;; esac
 	kill -STOP "$pid"
 	if ! set -- $(claim_of "$pid") || [ -z "${1:-}" ]; then
 		kill -CONT "$pid"
