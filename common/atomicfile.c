@@ -99,6 +99,20 @@ static int tmp_name(const char *path, char *tmp, size_t size, char *dir,
 			    tmpseq.tag[2], tmpseq.tag[3], tmpseq.n);
 }
 
+/* Steps 2-4: write all of buf, fsync unless NOSYNC, close; errno kept. */
+static int fill_and_close(int fd, const void *buf, size_t len, unsigned flags)
+{
+	int rc = fsutil_write_all_with(fd, buf, len, ops.write), e;
+
+	if (!rc && !(flags & ATOMICFILE_NOSYNC))
+		rc = ops_fsync(fd);
+	e = errno;
+	if (ops.close(fd) < 0 && !rc)
+		return DEHBQ_ESYS; /* NFS reports write errors at close */
+	errno = e;
+	return rc;
+}
+
 int atomicfile_write(const char *path, const void *buf, size_t len, mode_t mode,
 		     unsigned flags)
 {
@@ -112,11 +126,7 @@ int atomicfile_write(const char *path, const void *buf, size_t len, mode_t mode,
 	fd = ops.open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
 	if (fd < 0)
 		return DEHBQ_ESYS;
-	rc = fsutil_write_all_with(fd, buf, len, ops.write);
-	if (!rc && !(flags & ATOMICFILE_NOSYNC))
-		rc = ops_fsync(fd);
-	if (ops.close(fd) < 0 && !rc)
-		rc = DEHBQ_ESYS; /* NFS reports write errors at close */
+	rc = fill_and_close(fd, buf, len, flags);
 	if (!rc && ops.rename(tmp, path) < 0)
 		rc = DEHBQ_ESYS;
 	if (rc) {
@@ -148,11 +158,7 @@ int atomicfile_write_ahead(const char *path, const void *buf, size_t len,
 	}
 	if (fd < 0)
 		return DEHBQ_ESYS;
-	rc = fsutil_write_all_with(fd, buf, len, ops.write);
-	if (!rc && !(flags & ATOMICFILE_NOSYNC))
-		rc = ops_fsync(fd);
-	if (ops.close(fd) < 0 && !rc)
-		rc = DEHBQ_ESYS;
+	rc = fill_and_close(fd, buf, len, flags);
 	if (rc) {
 		e = errno;
 		ops.unlink(path);

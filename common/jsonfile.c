@@ -482,8 +482,7 @@ static int int_text(double d, char *buf)
 	unsigned long long u;
 	int n = 0;
 
-	if (!(fabs(d) < 9007199254740992.0) || d != (double)(int64_t)d ||
-	    (d == 0 && signbit(d)))
+	if (!(fabs(d) < 9007199254740992.0) || d != (double)(int64_t)d)
 		return 0;
 	u = (unsigned long long)(d < 0 ? -d : d);
 	do
@@ -497,6 +496,16 @@ static int int_text(double d, char *buf)
 	return 1;
 }
 
+/* -0.0 and integers, the cheap cases; 0 when d is neither. */
+static int plain_text(double d, char *buf, size_t size)
+{
+	if (d == 0 && signbit(d)) {
+		snprintf(buf, size, "-0.0");
+		return 1;
+	}
+	return int_text(d, buf);
+}
+
 cJSON *jsonfile_number(double d)
 {
 	char buf[40];
@@ -504,9 +513,7 @@ cJSON *jsonfile_number(double d)
 
 	if (!isfinite(d))
 		return NULL;
-	if (d == 0 && signbit(d)) {
-		snprintf(buf, sizeof(buf), "-0.0");
-	} else if (!int_text(d, buf)) {
+	if (!plain_text(d, buf, sizeof(buf))) {
 		/* shortest of 15/16 digits that reads back; 17 always does */
 		for (prec = 15; prec < 17; prec++) {
 			snprintf(buf, sizeof(buf), "%.*g", prec, d);
@@ -525,9 +532,7 @@ cJSON *jsonfile_number_exact(double d)
 
 	if (!isfinite(d))
 		return NULL;
-	if (d == 0 && signbit(d))
-		snprintf(buf, sizeof(buf), "-0.0");
-	else if (!int_text(d, buf))
+	if (!plain_text(d, buf, sizeof(buf)))
 		snprintf(buf, sizeof(buf), "%.17g", d);
 	return cJSON_CreateRaw(buf);
 }

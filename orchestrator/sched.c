@@ -468,6 +468,21 @@ static uint64_t trial_seed(uint64_t study_seed, uint64_t id)
 	return (z ^ (z >> 31)) & ((UINT64_C(1) << 53) - 1);
 }
 
+/* The engine's job kinds and the trial file's, one to one. */
+static enum trial_kind trial_kind_of(enum dehb_kind k)
+{
+	return k == DEHB_KIND_PROMOTION ? TRIAL_KIND_PROMOTION
+	       : k == DEHB_KIND_RANDOM	? TRIAL_KIND_RANDOM
+					: TRIAL_KIND_TRIAL;
+}
+
+static enum dehb_kind dehb_kind_of(enum trial_kind k)
+{
+	return k == TRIAL_KIND_PROMOTION ? DEHB_KIND_PROMOTION
+	       : k == TRIAL_KIND_RANDOM	 ? DEHB_KIND_RANDOM
+					 : DEHB_KIND_TRIAL;
+}
+
 /* Render the in-flight job id as a trial file with this attempt. */
 static int render_trial(struct sched *s, uint64_t id, int attempt, char **text,
 			int *rung)
@@ -485,9 +500,7 @@ static int render_trial(struct sched *s, uint64_t id, int attempt, char **text,
 	t.bracket = job.bracket;
 	t.rung = job.rung;
 	t.fidelity = job.fidelity;
-	t.kind = job.kind == DEHB_KIND_PROMOTION ? TRIAL_KIND_PROMOTION
-		 : job.kind == DEHB_KIND_RANDOM	 ? TRIAL_KIND_RANDOM
-						 : TRIAL_KIND_TRIAL;
+	t.kind = trial_kind_of(job.kind);
 	t.parent = job.parent_job;
 	t.attempt = attempt;
 	t.created = timeutil_now();
@@ -958,9 +971,7 @@ static int reopen_failed(struct sched *s, uint64_t id, const char *why)
 	job.level = t.level;
 	job.bracket = t.bracket;
 	job.rung = t.rung;
-	job.kind = t.kind == TRIAL_KIND_PROMOTION ? DEHB_KIND_PROMOTION
-		   : t.kind == TRIAL_KIND_RANDOM  ? DEHB_KIND_RANDOM
-						  : DEHB_KIND_TRIAL;
+	job.kind = dehb_kind_of(t.kind);
 	job.slot = t.slot;
 	job.config_id = t.config_id;
 	job.parent_job = t.parent;
