@@ -24,12 +24,17 @@ static int real_open(const char *path, int flags, mode_t mode)
 	return open(path, flags, mode);
 }
 
+static int real_rename_noreplace(const char *from, const char *to)
+{
+	return renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE);
+}
+
 static const struct atomicfile_ops real_ops = {
-	real_open, write, fsync, close, rename, unlink,
+	real_open, write, fsync, close, rename, unlink, real_rename_noreplace,
 };
 
 static struct atomicfile_ops ops = {
-	real_open, write, fsync, close, rename, unlink,
+	real_open, write, fsync, close, rename, unlink, real_rename_noreplace,
 };
 
 const struct atomicfile_ops *atomicfile_get_ops(void)
@@ -167,6 +172,31 @@ int atomicfile_write_ahead(const char *path, const void *buf, size_t len,
 	return rc;
 }
 
+/*
+ * rename(from, to) unless to exists.  Where the filesystem has no
+ * RENAME_NOREPLACE (NFS, some FUSE servers: EINVAL), lstat(to) and a plain
+ * rename: not atomic against another writer of `to`, which is the
+ * caller's to rule out (the orchestrator is the archive's only writer).
+ */
+static int move_noreplace(const char *from, const char *to)
+{
+	struct stat st;
+
+	if (ops.rename_noreplace(from, to) == 0)
+		return DEHBQ_OK;
+	if (errno == EEXIST)
+		return DEHBQ_EEXIST;
+	if (errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
+		return DEHBQ_ESYS;
+	if (lstat(to, &st) == 0) { /* as renameat2: a missing from first */
+		if (lstat(from, &st) < 0)
+			return errno == ENOENT ? DEHBQ_ENOENT : DEHBQ_ESYS;
+		errno = EEXIST;
+		return DEHBQ_EEXIST;
+	}
+	return ops.rename(from, to) < 0 ? DEHBQ_ESYS : DEHBQ_OK;
+}
+
 int atomicfile_move(const char *from, const char *to, unsigned flags)
 {
 	char fdir[4096], tdir[4096];
@@ -180,7 +210,14 @@ int atomicfile_move(const char *from, const char *to, unsigned flags)
 	}
 	have_before =
 		!(flags & ATOMICFILE_ENOENT_OK) && lstat(from, &before) == 0;
-	if (ops.rename(from, to) < 0) {
+	if (flags & ATOMICFILE_NOREPLACE) {
+		rc = move_noreplace(from, to);
+		if (rc == DEHBQ_EEXIST)
+			return rc;
+	} else {
+		rc = ops.rename(from, to) < 0 ? DEHBQ_ESYS : DEHBQ_OK;
+	}
+	if (rc) {
 		int e = errno;
 
 		/* NFS: a retransmitted RENAME may fail after succeeding. */

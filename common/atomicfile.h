@@ -37,6 +37,8 @@ struct atomicfile_ops {
 	int (*close)(int fd);				       /* close(2) */
 	int (*rename)(const char *from, const char *to);       /* rename(2) */
 	int (*unlink)(const char *path);		       /* unlink(2) */
+	int (*rename_noreplace)(const char *from,
+				const char *to); /* renameat2 NOREPLACE */
 };
 
 enum atomicfile_flags {
@@ -44,6 +46,8 @@ enum atomicfile_flags {
 	ATOMICFILE_NODIRSYNC = 1 << 1, /* skip step 6: caller syncs the dir */
 	ATOMICFILE_ENOENT_OK = 1 << 2, /* move: the caller takes ENOENT as
 					  done; skip the NFS check below */
+	ATOMICFILE_NOREPLACE = 1 << 3, /* move: never replace an existing
+					  `to` (DEHBQ_EEXIST) */
 };
 
 /* Replace path with len bytes of buf, created with mode (umask applies). */
@@ -70,8 +74,12 @@ int atomicfile_write_ahead(const char *path, const void *buf, size_t len,
  * ATOMICFILE_ENOENT_OK: on NFS a retried RENAME can fail after it has in
  * fact succeeded, so if `from` is gone and `to` exists with from's inode
  * (lstat before the rename), it is a success.
+ * With ATOMICFILE_NOREPLACE an existing `to` is left alone and the call
+ * returns DEHBQ_EEXIST (renameat2 RENAME_NOREPLACE; where the filesystem
+ * lacks it, e.g. NFS, an lstat of `to` and a rename, which is atomic only
+ * if nobody else creates `to`).
  * Returns DEHBQ_OK, DEHBQ_ENOENT (from did not exist: someone else moved
- * it), or DEHBQ_ESYS.
+ * it), DEHBQ_EEXIST or DEHBQ_ESYS.
  */
 int atomicfile_move(const char *from, const char *to, unsigned flags);
 

@@ -20,6 +20,7 @@ static const char *const err_text[DEHBQ_ERR_MAX] = {
 	[DEHBQ_ESTATE] = "operation not valid in the current state",
 	[DEHBQ_EFENCED] = "fenced off by a newer orchestrator",
 	[DEHBQ_EUNSUP] = "not supported",
+	[DEHBQ_EEXIST] = "already exists",
 };
 
 const char *dehbq_strerror(int code)

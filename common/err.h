@@ -35,6 +35,7 @@ enum dehbq_err {
 	DEHBQ_ESTATE,  /* the call is not valid in the current state */
 	DEHBQ_EFENCED, /* a newer orchestrator epoch exists; stop writing */
 	DEHBQ_EUNSUP,  /* valid input that this version does not support */
+	DEHBQ_EEXIST,  /* the name to create is taken */
 	DEHBQ_ERR_MAX  /* one past the last code; keep last */
 };
 

@@ -100,6 +100,14 @@ static int f_rename(const char *from, const char *to)
 	return fault_hit(F_RENAME) ? -1 : rename(from, to);
 }
 
+static int f_rename_noreplace(const char *from, const char *to)
+{
+	usleep((useconds_t)rename_delay_us);
+	return fault_hit(F_RENAME) ? -1
+				   : renameat2(AT_FDCWD, from, AT_FDCWD, to,
+					       RENAME_NOREPLACE);
+}
+
 static int parse_errno(const char *name)
 {
 	static const struct {
@@ -160,6 +168,7 @@ static void install_test_hooks(void)
 	table.write = f_write;
 	table.fsync = f_fsync;
 	table.rename = f_rename;
+	table.rename_noreplace = f_rename_noreplace;
 	atomicfile_set_ops(&table);
 }
 

@@ -54,16 +54,18 @@ struct inflight {
 };
 
 enum act_type {
-	ACT_MOVE,   /* rename from -> to */
-	ACT_WRITE,  /* write text to `to` */
-	ACT_UNLINK, /* remove `to` */
+	ACT_MOVE,     /* rename from -> to */
+	ACT_WRITE,    /* write text to `to` */
+	ACT_UNLINK,   /* remove `to` */
+	ACT_MOVE_NEW, /* rename from -> to, or -> text if `to` exists */
+	ACT_NTYPES
 };
 
 struct act {
 	enum act_type type; /* what to do */
-	char *from;	    /* ACT_MOVE source */
+	char *from;	    /* ACT_MOVE, ACT_MOVE_NEW source */
 	char *to;	    /* destination path */
-	char *text;	    /* ACT_WRITE content */
+	char *text;	    /* ACT_WRITE content; ACT_MOVE_NEW other path */
 };
 
 struct sched {
@@ -286,7 +288,8 @@ static void acts_clear(struct sched *s)
 
 /* ---- the redo list: queued actions, persisted in every snapshot ---- */
 
-static const char *act_names[] = {"move", "write", "unlink"};
+static const char *act_names[ACT_NTYPES] = {"move", "write", "unlink",
+					    "move-new"};
 
 /* Path relative to the study root (every act path is inside it). */
 static const char *rel_path(const struct sched *s, const char *abs)
@@ -339,7 +342,11 @@ static cJSON *acts_to_json(const struct sched *s)
 		    (a->from && !cJSON_AddStringToObject(
 					o, "from", rel_path(s, a->from))) ||
 		    !cJSON_AddStringToObject(o, "to", rel_path(s, a->to)) ||
-		    (a->text && !cJSON_AddStringToObject(o, "text", a->text))) {
+		    (a->type == ACT_WRITE &&
+		     !cJSON_AddStringToObject(o, "text", a->text)) ||
+		    (a->type == ACT_MOVE_NEW &&
+		     !cJSON_AddStringToObject(o, "else",
+					      rel_path(s, a->text)))) {
 			cJSON_Delete(arr);
 			return NULL;
 		}
@@ -357,26 +364,33 @@ static int acts_from_json(struct sched *s, const cJSON *arr, char *err)
 		const cJSON *from = cJSON_GetObjectItemCaseSensitive(o, "from");
 		const cJSON *to = cJSON_GetObjectItemCaseSensitive(o, "to");
 		const cJSON *text = cJSON_GetObjectItemCaseSensitive(o, "text");
-		char f[STUDY_PATH_MAX], t[STUDY_PATH_MAX];
-		int type;
+		const cJSON *alt = cJSON_GetObjectItemCaseSensitive(o, "else");
+		char f[STUDY_PATH_MAX], t[STUDY_PATH_MAX], e[STUDY_PATH_MAX];
+		int type, moves;
 
-		for (type = 0; type < 3; type++)
+		for (type = 0; type < ACT_NTYPES; type++)
 			if (cJSON_IsString(op) &&
 			    !strcmp(op->valuestring, act_names[type]))
 				break;
-		if (type == 3 || !cJSON_IsString(to) ||
+		moves = type == ACT_MOVE || type == ACT_MOVE_NEW;
+		if (type == ACT_NTYPES || !cJSON_IsString(to) ||
 		    !rel_ok(to->valuestring) ||
-		    (type == ACT_MOVE &&
+		    (moves &&
 		     (!cJSON_IsString(from) || !rel_ok(from->valuestring))) ||
 		    (type == ACT_WRITE && !cJSON_IsString(text)) ||
+		    (type == ACT_MOVE_NEW &&
+		     (!cJSON_IsString(alt) || !rel_ok(alt->valuestring))) ||
 		    study_path(t, sizeof(t), s->root, "%s", to->valuestring) ||
-		    (type == ACT_MOVE && study_path(f, sizeof(f), s->root, "%s",
-						    from->valuestring)))
+		    (moves && study_path(f, sizeof(f), s->root, "%s",
+					 from->valuestring)) ||
+		    (type == ACT_MOVE_NEW &&
+		     study_path(e, sizeof(e), s->root, "%s", alt->valuestring)))
 			return dehbq_errf(err, DEHBQ_EINVAL,
 					  "snapshot: invalid redo entry");
-		if (act_push(s, (enum act_type)type,
-			     type == ACT_MOVE ? f : NULL, t,
-			     type == ACT_WRITE ? text->valuestring : NULL))
+		if (act_push(s, (enum act_type)type, moves ? f : NULL, t,
+			     type == ACT_WRITE	    ? text->valuestring
+			     : type == ACT_MOVE_NEW ? e
+						    : NULL))
 			return DEHBQ_ENOMEM;
 	}
 	return DEHBQ_OK;
@@ -771,16 +785,25 @@ static int fresh_mtime(const char *path, double *mt)
 	return DEHBQ_OK;
 }
 
-static int move_to_archive_stale(struct sched *s, const char *dir,
-				 const char *name, uint64_t id)
+/* archive/SSSS/DIR.NAME-without-.json.stale.json */
+static int stale_path(const struct sched *s, char *buf, size_t size,
+		      const char *dir, const char *name, uint64_t id)
 {
-	char from[STUDY_PATH_MAX], to[STUDY_PATH_MAX], stem[STUDY_NAME_MAX];
-	int rc;
+	char stem[STUDY_NAME_MAX];
 
 	snprintf(stem, sizeof(stem), "%s.%.*s.stale.json", dir,
 		 (int)strlen(name) - 5, name);
+	return archive_path(s, buf, size, id, stem);
+}
+
+static int move_to_archive_stale(struct sched *s, const char *dir,
+				 const char *name, uint64_t id)
+{
+	char from[STUDY_PATH_MAX], to[STUDY_PATH_MAX];
+	int rc;
+
 	if (study_path(from, sizeof(from), s->root, "%s/%s", dir, name) ||
-	    archive_path(s, to, sizeof(to), id, stem))
+	    stale_path(s, to, sizeof(to), dir, name, id))
 		return DEHBQ_ETOOBIG;
 	if (act_has_from(s, from))
 		return DEHBQ_OK;
@@ -792,23 +815,27 @@ static int move_to_archive_stale(struct sched *s, const char *dir,
 /*
  * The claim of a trial that has been told becomes archive/SSSS/ID.trial.json
  * (the trial file as it was run), unless that name is taken, in which case
- * it is an older copy and is archived as stale.
+ * it is an older copy and is archived as stale.  Whether the name is taken
+ * is found out when the move is done (ACT_MOVE_NEW), except for a name
+ * this batch already moves a file to.
  */
 static int archive_trial_file(struct sched *s, const char *path,
 			      const char *name, uint64_t id)
 {
-	char to[STUDY_PATH_MAX], base[ID_TRIAL_LEN + 16];
+	char to[STUDY_PATH_MAX], alt[STUDY_PATH_MAX];
+	char base[ID_TRIAL_LEN + 16];
 	int rc;
 
 	snprintf(base, sizeof(base), "%08llu.trial.json",
 		 (unsigned long long)id);
-	if (archive_path(s, to, sizeof(to), id, base))
+	if (archive_path(s, to, sizeof(to), id, base) ||
+	    stale_path(s, alt, sizeof(alt), "claimed", name, id))
 		return DEHBQ_ETOOBIG;
-	if (access(sys_path(s, to), F_OK) == 0 || act_has_to(s, to))
+	if (act_has_to(s, to))
 		return move_to_archive_stale(s, "claimed", name, id);
 	if ((rc = ensure_shard(s, id)))
 		return rc;
-	return act_push(s, ACT_MOVE, path, to, NULL);
+	return act_push(s, ACT_MOVE_NEW, path, to, alt);
 }
 
 static int scan_claim(struct sched *s, const char *name, unsigned char dtype)
@@ -1298,10 +1325,21 @@ static int apply_actions(struct sched *s)
 				     ? DEHBQ_ESYS
 				     : DEHBQ_OK;
 		} else {
-			rc = atomicfile_move(sys_path(s, a->from),
-					     sys_path(s, a->to),
-					     s->flags | ATOMICFILE_NODIRSYNC |
-						     ATOMICFILE_ENOENT_OK);
+			unsigned fl = s->flags | ATOMICFILE_NODIRSYNC |
+				      ATOMICFILE_ENOENT_OK;
+
+			if (a->type == ACT_MOVE_NEW) {
+				rc = atomicfile_move(sys_path(s, a->from),
+						     sys_path(s, a->to),
+						     fl | ATOMICFILE_NOREPLACE);
+				if (rc == DEHBQ_EEXIST) /* an older copy */
+					rc = atomicfile_move(
+						sys_path(s, a->from),
+						sys_path(s, a->text), fl);
+			} else {
+				rc = atomicfile_move(sys_path(s, a->from),
+						     sys_path(s, a->to), fl);
+			}
 			if (rc ==
 			    DEHBQ_ENOENT) { /* a worker claimed it first */
 				s->shard_made = 0; /* or a shard is gone */

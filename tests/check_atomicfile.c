@@ -72,8 +72,13 @@ static int f_open(const char *p, int flags, mode_t mode)
 	return open(p, flags, mode);
 }
 
+static int f_rename_noreplace(const char *a, const char *b)
+{
+	return renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_NOREPLACE);
+}
+
 static const struct atomicfile_ops faulty = {
-	f_open, f_write, f_fsync, f_close, f_rename, unlink,
+	f_open, f_write, f_fsync, f_close, f_rename, unlink, f_rename_noreplace,
 };
 
 static void setup(void)
@@ -230,6 +235,60 @@ START_TEST(test_atomicfile_move_enoent_ok_skips_the_check)
 }
 END_TEST
 
+static void noreplace_case(void)
+{
+	const char *a = tu_path("a"), *b = tu_path("b"), *c = tu_path("c");
+	char *got;
+
+	tu_write(a, "new");
+	tu_write(b, "old");
+	/* an existing target is never replaced; the source stays */
+	ck_assert_int_eq(atomicfile_move(a, b, ATOMICFILE_NOREPLACE),
+			 DEHBQ_EEXIST);
+	ck_assert_str_eq(got = tu_read(b, NULL), "old");
+	free(got);
+	ck_assert_str_eq(got = tu_read(a, NULL), "new");
+	free(got);
+	/* a free name is taken */
+	ck_assert_int_eq(atomicfile_move(a, c, ATOMICFILE_NOREPLACE), DEHBQ_OK);
+	ck_assert_str_eq(got = tu_read(c, NULL), "new");
+	free(got);
+	ck_assert_int_eq(access(a, F_OK), -1);
+	ck_assert_int_eq(
+		atomicfile_move(a, b,
+				ATOMICFILE_NOREPLACE | ATOMICFILE_ENOENT_OK),
+		DEHBQ_ENOENT);
+}
+
+START_TEST(test_atomicfile_move_noreplace)
+{
+	noreplace_case();
+}
+END_TEST
+
+/* NFS and some FUSE servers: renameat2 flags are EINVAL. */
+static int nr_calls;
+
+static int noreplace_unsupported(const char *a, const char *b)
+{
+	(void)a;
+	(void)b;
+	nr_calls++;
+	errno = EINVAL;
+	return -1;
+}
+
+START_TEST(test_atomicfile_move_noreplace_fallback)
+{
+	struct atomicfile_ops o = *atomicfile_get_ops();
+
+	o.rename_noreplace = noreplace_unsupported;
+	atomicfile_set_ops(&o);
+	noreplace_case();
+	ck_assert_int_ge(nr_calls, 2);
+}
+END_TEST
+
 /* Temporary names differ call by call and carry the pid. */
 static char seen_tmp[2][4096];
 static int nseen_tmp;
@@ -343,6 +402,8 @@ Suite *atomicfile_suite(void)
 	tcase_add_test(errors, test_atomicfile_rename_failure_keeps_old);
 	tcase_add_test(errors, test_atomicfile_fault_never_publishes_new_file);
 	tcase_add_test(core, test_atomicfile_move_enoent_ok_skips_the_check);
+	tcase_add_test(core, test_atomicfile_move_noreplace);
+	tcase_add_test(core, test_atomicfile_move_noreplace_fallback);
 	tcase_add_test(core, test_atomicfile_temp_names_are_unique);
 	tcase_add_test(
 		core,

@@ -1,9 +1,10 @@
 #!/bin/sh
 # t1040: requests from `dehbq` reach the orchestrator: requeue an
 # in-flight trial at once (attempt 2), refuse to requeue a told trial,
-# quarantine a malformed request, and stop -> drain -> FINISHED.
+# quarantine a malformed request, and stop -> drain -> FINISHED.  Also: a
+# told trial's claim never replaces an older copy under its archive name.
 . "${DEHBQ_SRC:-.}/tests/lib.sh"
-plan 10
+plan 12
 
 mkspec "$T/spec.json" 500 '{"lease": 60, "poll": 0.1, "prefetch": 0}'
 "$B/dehbq" init "$T/s" --spec "$T/spec.json" >/dev/null || exit 1
@@ -65,3 +66,24 @@ check "... the earlier failures are kept in the archive as attempt files" \
 	sh -c "ls '$T'/f/archive/*/ | grep -q '^[0-9]*\.a1\.result\.json$'"
 check "... and the checker's accounting is exact" \
 	python3 "$DEHBQ_SRC/tests/checkstudy.py" "$T/f" --finished
+
+# an older copy under a trial's archive name: the told claim goes beside it
+mkspec "$T/spec3.json" 1 '{"lease": 60, "poll": 0.1, "prefetch": 0}'
+"$B/dehbq" init "$T/c" --spec "$T/spec3.json" >/dev/null || exit 1
+bg "$B/dehbq-orchestrator" "$T/c" 2>"$T/orchc.log"
+bg "$B/dehbq-worker" --study "$T/c" --idle-exit 30 -- \
+	sh -c "while [ ! -e '$T/go3' ]; do sleep 0.1; done; $TRAINER" 2>"$T/wc.log"
+wait_for 20 sh -c "ls '$T/c/claimed' | grep -q @"
+claim=$(ls "$T/c/claimed" | head -1)
+id=$(echo "$claim" | cut -c1-8)
+mkdir -p "$T/c/archive/0000"
+cp "$T/c/claimed/$claim" "$T/c/archive/0000/$id.trial.json"
+echo older >>"$T/c/archive/0000/$id.trial.json"
+cp "$T/c/archive/0000/$id.trial.json" "$T/older"
+touch "$T/go3"
+wait_for 60 test -e "$T/c/FINISHED"
+check "the older copy under the archive name is kept as it was" \
+	cmp -s "$T/older" "$T/c/archive/0000/$id.trial.json"
+check "... and the told claim is archived beside it as stale" \
+	sh -c "test -e '$T/c/archive/0000/claimed.${claim%.json}.stale.json' &&
+	       ! ls '$T/c/claimed' | grep -q ."
