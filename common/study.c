@@ -41,16 +41,24 @@ int study_create_dirs(const char *root)
 
 int study_path(char *buf, size_t size, const char *root, const char *fmt, ...)
 {
-	char rel[STUDY_PATH_MAX];
+	size_t r = strlen(root);
 	va_list ap;
-	int n;
+	int n = -1;
 
-	va_start(ap, fmt);
-	n = vsnprintf(rel, sizeof(rel), fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof(rel))
+	if (r + 1 < size) { /* one vsnprintf: this is on every trial's path */
+		memcpy(buf, root, r);
+		buf[r] = '/';
+		va_start(ap, fmt);
+		n = vsnprintf(buf + r + 1, size - r - 1, fmt, ap);
+		va_end(ap);
+	}
+	if (n < 0 || (size_t)n >= size - r - 1) {
+		if (size)
+			buf[0] = 0;
+		errno = ENAMETOOLONG;
 		return DEHBQ_ETOOBIG;
-	return fsutil_pathf(buf, size, "%s/%s", root, rel);
+	}
+	return DEHBQ_OK;
 }
 
 unsigned study_shard(uint64_t id)

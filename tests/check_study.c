@@ -106,6 +106,33 @@ START_TEST(test_study_create_dirs_is_idempotent)
 }
 END_TEST
 
+START_TEST(test_study_path_joins_and_refuses_overflow)
+{
+	char buf[32], big[STUDY_PATH_MAX + 8];
+
+	ck_assert_int_eq(study_path(buf, sizeof(buf), "/s", "claimed/%s",
+				    "00000007@h.1.w.json"),
+			 DEHBQ_OK);
+	ck_assert_str_eq(buf, "/s/claimed/00000007@h.1.w.json");
+	/* exactly full: 31 characters and the NUL */
+	ck_assert_int_eq(study_path(buf, sizeof(buf), "/s", "%s",
+				    "abcdefghijklmnopqrstuvwxyzAB"),
+			 DEHBQ_OK);
+	ck_assert_uint_eq(strlen(buf), 31);
+	ck_assert_int_eq(study_path(buf, sizeof(buf), "/s", "%s",
+				    "abcdefghijklmnopqrstuvwxyzABC"),
+			 DEHBQ_ETOOBIG);
+	ck_assert_str_eq(buf, "");
+	memset(big, 'r', sizeof(big) - 1);
+	big[sizeof(big) - 1] = 0;
+	ck_assert_int_eq(study_path(buf, sizeof(buf), big, "x"),
+			 DEHBQ_ETOOBIG);
+	ck_assert_int_eq(study_path(buf, 3, "/s", "%s", ""), DEHBQ_ETOOBIG);
+	ck_assert_int_eq(study_path(buf, 4, "/s", "%s", ""), DEHBQ_OK);
+	ck_assert_str_eq(buf, "/s/");
+}
+END_TEST
+
 Suite *study_suite(void)
 {
 	Suite *s = suite_create("study");
@@ -115,6 +142,7 @@ Suite *study_suite(void)
 	tcase_add_checked_fixture(core, tu_setup, tu_teardown);
 	tcase_add_test(core, test_study_names_round_trip);
 	tcase_add_test(core, test_study_create_dirs_is_idempotent);
+	tcase_add_test(core, test_study_path_joins_and_refuses_overflow);
 	tcase_add_test(errors, test_study_hostile_names_rejected);
 	tcase_add_test(errors, test_study_builders_refuse_invalid_parts);
 	suite_add_tcase(s, core);
