@@ -122,6 +122,7 @@ int fsutil_read_file(const char *path, size_t cap, char **out, size_t *len)
 	struct stat st;
 	char *buf = NULL;
 	size_t got = 0;
+	ssize_t n;
 	int fd, rc = DEHBQ_ESYS, e;
 
 	*out = NULL;
@@ -141,15 +142,31 @@ int fsutil_read_file(const char *path, size_t cap, char **out, size_t *len)
 		rc = DEHBQ_ETOOBIG;
 		goto fail;
 	}
-	/* Read one byte past the size seen, to catch a file still growing. */
+	/*
+	 * Read one byte past the size seen, to catch a file still growing.
+	 * A regular file's read stops short only at its end, so a first read
+	 * that returns exactly the size seen needs no second one for EOF.
+	 */
 	buf = malloc((size_t)st.st_size + 2);
 	if (!buf) {
 		errno = ENOMEM;
 		rc = DEHBQ_ENOMEM;
 		goto fail;
 	}
-	if (fsutil_read_all(fd, buf, (size_t)st.st_size + 1, &got))
-		goto fail;
+	n = read(fd, buf, (size_t)st.st_size + 1);
+	if (n != (ssize_t)st.st_size || n == 0) {
+		size_t more = 0;
+
+		got = n > 0 ? (size_t)n : 0;
+		if (n < 0 && errno != EINTR)
+			goto fail;
+		if (fsutil_read_all(fd, buf + got, (size_t)st.st_size + 1 - got,
+				    &more))
+			goto fail;
+		got += more;
+	} else {
+		got = (size_t)n;
+	}
 	if (got > cap) {
 		errno = EFBIG;
 		rc = DEHBQ_ETOOBIG;

@@ -167,7 +167,8 @@ static const cJSON *check_tree(const cJSON *item, const char **why)
 	for (c = item->child; c; c = c->next) {
 		if (cJSON_IsObject(item))
 			for (d = item->child; d != c; d = d->next)
-				if (!strcmp(d->string, c->string)) {
+				if (d->string[0] == c->string[0] &&
+				    !strcmp(d->string, c->string)) {
 					*why = "duplicate key";
 					return c;
 				}
@@ -334,7 +335,7 @@ int jsonfile_check_keys(const struct jsonfile *jf, const cJSON *obj,
 
 	for (c = obj->child; c; c = c->next) {
 		for (a = allowed; *a; a++)
-			if (!strcmp(*a, c->string))
+			if ((*a)[0] == c->string[0] && !strcmp(*a, c->string))
 				break;
 		if (!*a)
 			return jsonfile_errf(jf, c, err,

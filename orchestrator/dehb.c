@@ -194,8 +194,10 @@ void dehb_free(struct dehb *d)
 		dehb_bracket_release(&d->br[k]);
 	free(d->br);
 	for (i = 0; i < d->flcap; i++)
-		if (d->fl[i].used)
+		if (d->fl[i].used) {
 			free(d->fl[i].x);
+			free(d->fl[i].saved);
+		}
 	free(d->fl);
 	free(d->inc[0].x);
 	free(d->inc[1].x);
@@ -355,6 +357,7 @@ int dehb_fl_insert(struct dehb *d, const struct dehb_job *job, double *x)
 	e.job = *job;
 	e.x = x;
 	e.reopened = 0;
+	e.saved = NULL;
 	fl_put(d->fl, d->flcap, &e);
 	d->flcount++;
 	return DEHBQ_OK;
@@ -366,6 +369,7 @@ static void fl_remove(struct dehb *d, struct dehb_fl *e)
 	size_t i = (size_t)(e - d->fl), j = i;
 
 	free(e->x);
+	free(e->saved);
 	d->fl[i].used = 0;
 	for (;;) {
 		size_t h;

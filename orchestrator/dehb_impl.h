@@ -48,6 +48,8 @@ struct dehb_fl {
 	struct dehb_job job; /* the job as asked */
 	double *x;	     /* its vector, dim doubles, owned */
 	int reopened;	     /* re-run of a failed job: bracket untouched */
+	char *saved;	     /* its snapshot text, made by the first
+				dehb_save (the job never changes), owned */
 };
 
 /* An incumbent with its own copy of the vector (fixes spec 9.6). */

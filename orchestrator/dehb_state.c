@@ -238,6 +238,29 @@ static cJSON *save_job(const struct dehb *d, const struct dehb_fl *e)
 	return o;
 }
 
+/*
+ * An in-flight job as raw JSON text.  The text is kept in the entry: a job
+ * is in flight for many snapshots and never changes, and its vector is
+ * most of the engine's printing.  (The cache is why dehb_save's engine is
+ * only logically const.)
+ */
+static cJSON *saved_job(const struct dehb *d, struct dehb_fl *e)
+{
+	if (!e->saved) {
+		cJSON *o = save_job(d, e);
+		char buf[4096]; /* a job's text; longer ones are not kept */
+		int ok = o && cJSON_PrintPreallocated(o, buf, sizeof(buf), 0);
+
+		if (!ok)
+			return o;
+		cJSON_Delete(o);
+		e->saved = strdup(buf);
+		if (!e->saved)
+			return NULL;
+	}
+	return cJSON_CreateRaw(e->saved);
+}
+
 static cJSON *save_inc(const struct dehb *d, const struct dehb_inc *in)
 {
 	cJSON *o;
@@ -267,7 +290,7 @@ static int cmp_fl(const void *a, const void *b)
 int dehb_save(const struct dehb *d, struct cJSON **out)
 {
 	cJSON *o = NULL, *c, *a, *inc;
-	const struct dehb_fl **fl = NULL;
+	struct dehb_fl **fl = NULL;
 	size_t i, n = 0;
 	int k, rc = DEHBQ_ENOMEM;
 
@@ -310,7 +333,7 @@ int dehb_save(const struct dehb *d, struct cJSON **out)
 	if (!add_item(o, "inflight", a))
 		goto fail;
 	for (i = 0; i < n; i++)
-		if (!cJSON_AddItemToArray(a, save_job(d, fl[i])))
+		if (!cJSON_AddItemToArray(a, saved_job(d, fl[i])))
 			goto fail;
 	inc = cJSON_CreateObject();
 	if (!add_item(o, "incumbents", inc) ||

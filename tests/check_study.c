@@ -125,8 +125,7 @@ START_TEST(test_study_path_joins_and_refuses_overflow)
 	ck_assert_str_eq(buf, "");
 	memset(big, 'r', sizeof(big) - 1);
 	big[sizeof(big) - 1] = 0;
-	ck_assert_int_eq(study_path(buf, sizeof(buf), big, "x"),
-			 DEHBQ_ETOOBIG);
+	ck_assert_int_eq(study_path(buf, sizeof(buf), big, "x"), DEHBQ_ETOOBIG);
 	ck_assert_int_eq(study_path(buf, 3, "/s", "%s", ""), DEHBQ_ETOOBIG);
 	ck_assert_int_eq(study_path(buf, 4, "/s", "%s", ""), DEHBQ_OK);
 	ck_assert_str_eq(buf, "/s/");
