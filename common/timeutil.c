@@ -130,14 +130,26 @@ int timeutil_mtime(const char *path, double *mtime)
 
 int timeutil_fs_now(const char *probe, double *now)
 {
-	int fd = open(probe, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	struct stat st;
 
-	if (fd < 0)
+	/* touch (a symlink itself, never its target); create if missing */
+	if (utimensat(AT_FDCWD, probe, NULL, AT_SYMLINK_NOFOLLOW) < 0) {
+		int fd;
+
+		if (errno != ENOENT)
+			return DEHBQ_ESYS;
+		fd = open(probe, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
+			  0644);
+		if (fd < 0)
+			return DEHBQ_ESYS;
+		close(fd);
+		if (utimensat(AT_FDCWD, probe, NULL, AT_SYMLINK_NOFOLLOW) < 0)
+			return DEHBQ_ESYS;
+	}
+	if (lstat(probe, &st) < 0)
 		return DEHBQ_ESYS;
-	close(fd);
-	if (utimes(probe, NULL) < 0)
-		return DEHBQ_ESYS;
-	return timeutil_mtime(probe, now) ? DEHBQ_ESYS : DEHBQ_OK;
+	*now = (double)st.st_mtim.tv_sec + (double)st.st_mtim.tv_nsec / 1e9;
+	return DEHBQ_OK;
 }
 
 void timeutil_sleep(double s, const volatile int *stop)

@@ -24,9 +24,10 @@ void timeutil_iso(double t, char buf[TIMEUTIL_ISO_LEN]);
 int timeutil_parse_iso(const char *s, double *t);
 
 /*
- * The filesystem's idea of "now": touch probe (create if missing, then
- * utimes(NULL), which NFS turns into "set to server time") and read its
- * mtime back.  DEHBQ_OK or DEHBQ_ESYS.
+ * The filesystem's idea of "now": touch probe (utimensat(NULL), which NFS
+ * turns into "set to server time"; created first if missing; a symlink is
+ * touched itself, never its target) and read its mtime back.
+ * DEHBQ_OK or DEHBQ_ESYS.
  */
 int timeutil_fs_now(const char *probe, double *now);
 /* A file's mtime as a double; DEHBQ_OK, DEHBQ_ENOENT or DEHBQ_ESYS. */

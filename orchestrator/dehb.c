@@ -187,6 +187,8 @@ void dehb_free(struct dehb *d)
 	for (k = 0; k < HB_MAX_LEVELS; k++) {
 		free(d->pop[k].x);
 		free(d->pop[k].fit);
+		free(d->pop[k].saved_x);
+		free(d->pop[k].saved_fit);
 		free(d->pop[k].cid);
 		free(d->pop[k].job);
 	}
@@ -201,6 +203,8 @@ void dehb_free(struct dehb *d)
 	free(d->fl);
 	free(d->inc[0].x);
 	free(d->inc[1].x);
+	free(d->inc[0].saved_x);
+	free(d->inc[1].saved_x);
 	free(d->order);
 	free(d->otmp);
 	free(d->pool);
@@ -857,6 +861,8 @@ static void inc_update(struct dehb *d, int which, const struct dehb_job *j,
 	in->v.job_id = j->id;
 	in->v.config_id = j->config_id;
 	memcpy(in->x, x, (size_t)d->p.dim * sizeof(double));
+	free(in->saved_x);
+	in->saved_x = NULL;
 }
 
 int dehb_tell(struct dehb *d, uint64_t job_id, enum dehb_status status,
@@ -902,6 +908,9 @@ int dehb_tell(struct dehb *d, uint64_t job_id, enum dehb_status status,
 			P->fit[s] = fit;
 			P->cid[s] = j->config_id;
 			P->job[s] = (int64_t)j->id;
+			free(P->saved_x);
+			free(P->saved_fit);
+			P->saved_x = P->saved_fit = NULL;
 		}
 	}
 	inc_update(d, DEHB_INC_ANY, j, fit, e->x);

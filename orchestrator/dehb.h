@@ -221,8 +221,13 @@ int dehb_active_brackets(const struct dehb *d);
 int dehb_bracket_info(const struct dehb *d, int i, int64_t *bracket_id,
 		      struct dehb_rung_info *rungs, int cap, int *nrungs);
 
-/* Whole state to JSON (caller frees with cJSON_Delete), and back. */
-int dehb_save(const struct dehb *d, struct cJSON **out);
+/*
+ * Whole state to JSON (caller frees with cJSON_Delete), and back.
+ * dehb_save keeps the text of the parts that seldom change (in-flight
+ * jobs, populations, incumbents) in d, for the next save; the state itself
+ * is not changed.
+ */
+int dehb_save(struct dehb *d, struct cJSON **out);
 int dehb_load(const struct cJSON *json, struct dehb **out, char *err);
 
 /* Names for enums, and parsing them (DEHBQ_EINVAL when unknown). */

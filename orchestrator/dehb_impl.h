@@ -22,13 +22,15 @@
 
 /* One subpopulation (one fidelity level). */
 struct dehb_pop {
-	int n;		/* size, fixed; 0 = level unused */
-	double *x;	/* n * dim vectors in [0,1] */
-	double *fit;	/* fitness, +inf until a result is accepted */
-	int64_t *cid;	/* config id per slot */
-	int64_t *job;	/* job whose result set fit[i], -1 if none */
-	int ptr;	/* rolling target pointer, 0 <= ptr < n */
-	struct rng rng; /* this level's stream (spec 3) */
+	int n;		 /* size, fixed; 0 = level unused */
+	double *x;	 /* n * dim vectors in [0,1] */
+	double *fit;	 /* fitness, +inf until a result is accepted */
+	int64_t *cid;	 /* config id per slot */
+	int64_t *job;	 /* job whose result set fit[i], -1 if none */
+	int ptr;	 /* rolling target pointer, 0 <= ptr < n */
+	struct rng rng;	 /* this level's stream (spec 3) */
+	char *saved_x;	 /* snapshot text of x and of fit, made by dehb_save */
+	char *saved_fit; /* and dropped when they change; owned */
 };
 
 /* One active bracket. */
@@ -56,6 +58,7 @@ struct dehb_fl {
 struct dehb_inc {
 	struct dehb_incumbent v; /* public part */
 	double *x;		 /* copy of the vector, dim doubles */
+	char *saved_x;		 /* its snapshot text, as dehb_pop's */
 };
 
 struct dehb {

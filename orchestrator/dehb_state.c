@@ -84,6 +84,29 @@ static cJSON *dbl_array(const double *v, size_t n)
 	return a;
 }
 
+/*
+ * The raw text of a part that seldom changes, kept in *saved (dehb_impl.h):
+ * printed from `built` the first time (callers build nothing once the text
+ * is kept: they pass NULL), copied after.  An
+ * in-flight job never changes; populations and incumbents change at a few
+ * tells; all are saved at every batch.
+ */
+static cJSON *kept(char **saved, cJSON *built)
+{
+	if (!*saved) {
+		char *txt = built ? cJSON_PrintUnformatted(built) : NULL;
+
+		cJSON_Delete(built);
+		if (!txt)
+			return NULL;
+		*saved = strdup(txt);
+		cJSON_free(txt);
+		if (!*saved)
+			return NULL;
+	}
+	return cJSON_CreateRaw(*saved);
+}
+
 static cJSON *i64_array(const int64_t *v, size_t n)
 {
 	cJSON *a = cJSON_CreateArray();
@@ -166,14 +189,20 @@ static cJSON *save_params(const struct dehb_params *p)
 	return o;
 }
 
-static cJSON *save_pop(const struct dehb *d, const struct dehb_pop *P)
+static cJSON *save_pop(const struct dehb *d, struct dehb_pop *P)
 {
 	cJSON *o = cJSON_CreateObject();
 	size_t n = (size_t)P->n;
 
 	if (!o || !add_num(o, "ptr", P->ptr) || !add_rng(o, "rng", &P->rng) ||
-	    !add_item(o, "x", dbl_array(P->x, n * (size_t)d->p.dim)) ||
-	    !add_item(o, "fit", dbl_array(P->fit, n)) ||
+	    !add_item(o, "x",
+		      kept(&P->saved_x,
+			   P->saved_x
+				   ? NULL
+				   : dbl_array(P->x, n * (size_t)d->p.dim))) ||
+	    !add_item(o, "fit",
+		      kept(&P->saved_fit,
+			   P->saved_fit ? NULL : dbl_array(P->fit, n))) ||
 	    !add_item(o, "config_id", i64_array(P->cid, n)) ||
 	    !add_item(o, "job", i64_array(P->job, n))) {
 		cJSON_Delete(o);
@@ -238,30 +267,7 @@ static cJSON *save_job(const struct dehb *d, const struct dehb_fl *e)
 	return o;
 }
 
-/*
- * An in-flight job as raw JSON text.  The text is kept in the entry: a job
- * is in flight for many snapshots and never changes, and its vector is
- * most of the engine's printing.  (The cache is why dehb_save's engine is
- * only logically const.)
- */
-static cJSON *saved_job(const struct dehb *d, struct dehb_fl *e)
-{
-	if (!e->saved) {
-		cJSON *o = save_job(d, e);
-		char buf[4096]; /* a job's text; longer ones are not kept */
-		int ok = o && cJSON_PrintPreallocated(o, buf, sizeof(buf), 0);
-
-		if (!ok)
-			return o;
-		cJSON_Delete(o);
-		e->saved = strdup(buf);
-		if (!e->saved)
-			return NULL;
-	}
-	return cJSON_CreateRaw(e->saved);
-}
-
-static cJSON *save_inc(const struct dehb *d, const struct dehb_inc *in)
+static cJSON *save_inc(const struct dehb *d, struct dehb_inc *in)
 {
 	cJSON *o;
 
@@ -272,7 +278,10 @@ static cJSON *save_inc(const struct dehb *d, const struct dehb_inc *in)
 	    !add_num(o, "level", in->v.level) ||
 	    !add_num(o, "job_id", (double)in->v.job_id) ||
 	    !add_num(o, "config_id", (double)in->v.config_id) ||
-	    !add_item(o, "x", dbl_array(in->x, (size_t)d->p.dim))) {
+	    !add_item(o, "x",
+		      kept(&in->saved_x,
+			   in->saved_x ? NULL
+				       : dbl_array(in->x, (size_t)d->p.dim)))) {
 		cJSON_Delete(o);
 		return NULL;
 	}
@@ -287,7 +296,7 @@ static int cmp_fl(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-int dehb_save(const struct dehb *d, struct cJSON **out)
+int dehb_save(struct dehb *d, struct cJSON **out)
 {
 	cJSON *o = NULL, *c, *a, *inc;
 	struct dehb_fl **fl = NULL;
@@ -333,7 +342,9 @@ int dehb_save(const struct dehb *d, struct cJSON **out)
 	if (!add_item(o, "inflight", a))
 		goto fail;
 	for (i = 0; i < n; i++)
-		if (!cJSON_AddItemToArray(a, saved_job(d, fl[i])))
+		if (!cJSON_AddItemToArray(
+			    a, kept(&fl[i]->saved,
+				    fl[i]->saved ? NULL : save_job(d, fl[i]))))
 			goto fail;
 	inc = cJSON_CreateObject();
 	if (!add_item(o, "incumbents", inc) ||

@@ -96,6 +96,7 @@ struct sched {
 	struct space_value *vals; /* scratch config, dim entries */
 	unsigned flags;		  /* atomicfile flags for moves */
 	unsigned shard_made;	  /* 1 + the archive shard last made, or 0 */
+	int nsnaps;		  /* snapshots this process wrote */
 	int cwd_is_root;	  /* "." is root: see sys_path() */
 };
 
@@ -1286,7 +1287,13 @@ static int write_snapshot(struct sched *s)
 		s->meta.generation--;
 		return rc;
 	}
-	snapshot_prune(s->root);
+	/* by listing until the kept ones are all of our epoch; then by the
+	 * name each snapshot pushes out */
+	if (++s->nsnaps > SNAPSHOT_KEEP)
+		snapshot_prune_after(s->root, s->meta.epoch,
+				     s->meta.generation);
+	else
+		snapshot_prune(s->root);
 	s->dirty = 0;
 	return DEHBQ_OK;
 }

@@ -94,7 +94,7 @@ static int list_snaps(const char *root, struct snap_name **out, size_t *n)
 
 int snapshot_write(const char *root, const struct snapshot_meta *m,
 		   const struct snapshot_inflight *inf, size_t n,
-		   const struct dehb *eng, cJSON *redo)
+		   struct dehb *eng, cJSON *redo)
 {
 	char p[STUDY_PATH_MAX];
 	cJSON *o = cJSON_CreateObject(), *arr, *e = NULL;
@@ -326,6 +326,17 @@ int snapshot_load(const char *root, const char *study, struct snapshot_meta *m,
 	}
 	free(v);
 	return DEHBQ_ENOENT;
+}
+
+void snapshot_prune_after(const char *root, int64_t epoch, int64_t generation)
+{
+	char p[STUDY_PATH_MAX];
+
+	if (generation > SNAPSHOT_KEEP &&
+	    !study_path(p, sizeof(p), root,
+			"state/snapshot-%06lld-%010lld.json", (long long)epoch,
+			(long long)(generation - SNAPSHOT_KEEP)))
+		unlink(p);
 }
 
 int snapshot_prune(const char *root)

@@ -52,7 +52,7 @@ struct snapshot_meta {
  */
 int snapshot_write(const char *root, const struct snapshot_meta *m,
 		   const struct snapshot_inflight *inf, size_t n,
-		   const struct dehb *eng, struct cJSON *redo);
+		   struct dehb *eng, struct cJSON *redo);
 
 /*
  * Load the newest valid snapshot of this study.  DEHBQ_ENOENT when there
@@ -67,5 +67,11 @@ int snapshot_load(const char *root, const char *study, struct snapshot_meta *m,
 
 /* Keep the newest SNAPSHOT_KEEP snapshots; remove older ones. */
 int snapshot_prune(const char *root);
+/*
+ * Once the kept snapshots are all of one epoch: the one snapshot that
+ * generation of epoch pushes out, removed by name (no listing; ENOENT is
+ * fine).
+ */
+void snapshot_prune_after(const char *root, int64_t epoch, int64_t generation);
 
 #endif

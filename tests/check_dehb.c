@@ -52,7 +52,7 @@ static struct dehb *mkp(const struct dehb_params *p)
 	return d;
 }
 
-static char *save_text(const struct dehb *d)
+static char *save_text(struct dehb *d)
 {
 	cJSON *j;
 	char *s;
@@ -64,7 +64,7 @@ static char *save_text(const struct dehb *d)
 	return s;
 }
 
-static struct dehb *reload(const struct dehb *d)
+static struct dehb *reload(struct dehb *d)
 {
 	char *s = save_text(d), err[DEHBQ_ERRLEN];
 	cJSON *j = cJSON_Parse(s);

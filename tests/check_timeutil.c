@@ -3,10 +3,14 @@
  * rounding across a second, the cached second, and the strict parser
  */
 #include "err.h"
+#include "testutil.h"
 #include "timeutil.h"
 
 #include <check.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <unistd.h>
 
 START_TEST(test_timeutil_iso_form_and_round_trip)
 {
@@ -62,6 +66,28 @@ START_TEST(test_timeutil_parse_iso_is_strict)
 }
 END_TEST
 
+START_TEST(test_timeutil_fs_now_creates_touches_never_follows)
+{
+	const char *probe = tu_path("clock"), *t = tu_path("target");
+	double now, before = timeutil_now(), mt;
+
+	ck_assert_int_eq(timeutil_fs_now(probe, &now), DEHBQ_OK);
+	ck_assert_int_eq(access(probe, F_OK), 0); /* created */
+	ck_assert(now > before - 5 && now < timeutil_now() + 5);
+	ck_assert_int_eq(timeutil_fs_now(probe, &now), DEHBQ_OK);
+	/* a symlink in its place: the target's mtime stays */
+	tu_write(t, "x");
+	ck_assert_int_eq(utimes(t, (const struct timeval[2]){{1, 0}, {1, 0}}),
+			 0);
+	ck_assert_int_eq(unlink(probe), 0);
+	ck_assert_int_eq(symlink(t, probe), 0);
+	ck_assert_int_eq(timeutil_fs_now(probe, &now), DEHBQ_OK);
+	ck_assert_int_eq(timeutil_mtime(t, &mt), DEHBQ_OK);
+	ck_assert_double_eq(mt, 1);
+	ck_assert(now > before - 5);
+}
+END_TEST
+
 Suite *timeutil_suite(void)
 {
 	Suite *s = suite_create("timeutil");
@@ -70,6 +96,10 @@ Suite *timeutil_suite(void)
 	tcase_add_test(tc, test_timeutil_iso_form_and_round_trip);
 	tcase_add_test(tc, test_timeutil_iso_cached_second_and_carry);
 	tcase_add_test(tc, test_timeutil_parse_iso_is_strict);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("fs");
+	tcase_add_checked_fixture(tc, tu_setup, tu_teardown);
+	tcase_add_test(tc, test_timeutil_fs_now_creates_touches_never_follows);
 	suite_add_tcase(s, tc);
 	return s;
 }
