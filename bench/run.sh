@@ -230,7 +230,10 @@ SC=$OUT/scale.csv
 echo "trials,wall_s,trials_per_s,orch_cpu_us_per_trial,maxrss_kb,batches,per_batch_ms,trials_per_batch" >"$SC"
 printf '%9s %9s %10s %12s %10s %8s %12s %12s\n' trials wall_s trials/s orch_cpu_us maxrss_kb batches per_batch_ms trials/batch
 RSS_MIN= RSS_MAX=0
-for n in $SIZES; do
+# 10k trials run three times: the CPU goal is judged on the median, since a
+# shared host inflates some runs (bench/README.md)
+FAST_CPUS=
+for n in $(for z in $SIZES; do [ "$z" = 10000 ] && echo "$z $z"; echo "$z"; done); do
 	d=$SROOT/scale-$n
 	if ! mkstudy "$d" "$n" 256; then
 		broken "dehbq init $d"
@@ -257,7 +260,7 @@ for n in $SIZES; do
 	printf '%9s %9s %10s %12s %10s %8s %12s %12s\n' "$n" "$wall" "$tps" "$cus" "$rss" "$gen" "$pb" "$tpb"
 	[ -z "$RSS_MIN" ] || [ "$rss" -lt "$RSS_MIN" ] && RSS_MIN=$rss
 	[ "$rss" -gt "$RSS_MAX" ] && RSS_MAX=$rss
-	[ "$n" = 10000 ] && FAST_US=$(calc "1e6 * $wall / $n" %.1f) FAST_CPU=$cus
+	[ "$n" = 10000 ] && FAST_US=$(calc "1e6 * $wall / $n" %.1f) FAST_CPUS="$FAST_CPUS $cus"
 	rm -rf "$d" "$d".*
 done
 if [ -n "$RSS_MIN" ]; then
@@ -265,11 +268,12 @@ if [ -n "$RSS_MIN" ]; then
 		"$RSS_MIN..$RSS_MAX kB" "< 16384 kB and max/min <= 1.25" \
 		"$RSS_MAX < 16384 && $RSS_MAX <= 1.25 * $RSS_MIN"
 fi
-if [ -n "${FAST_CPU:-}" ]; then
+if [ -n "$FAST_CPUS" ]; then
 	# user + system time of the orchestrator (benchexec), --no-fsync:
 	# "not counting fsync waits"; a busy host inflates it (see README)
-	goal "orchestrator CPU per trial (fast worker; 10k trials; no-op trainer)" \
-		"$FAST_CPU us" "< 50 us" "$FAST_CPU < 50"
+	FAST_CPU=$(printf '%s\n' $FAST_CPUS | sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}')
+	goal "orchestrator CPU per trial (fast worker; 10k trials x3 median; no-op trainer)" \
+		"$FAST_CPU us (runs:$FAST_CPUS)" "< 50 us" "$FAST_CPU < 50"
 fi
 if [ -n "${FAST_US:-}" ] && [ -n "$WSHM" ]; then
 	pus=$(awk -F, '$1 == "tmpfs" { print $4 }' "$PR")
