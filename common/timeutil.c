@@ -46,23 +46,24 @@ void timeutil_iso(double t, char buf[TIMEUTIL_ISO_LEN])
 	struct tm tm;
 	size_t n;
 
-	if (ms >= 0 && secs == last_secs) {
-		memcpy(buf, last, 19);
-		buf[19] = '.';
-		buf[20] = (char)('0' + f / 100);
-		buf[21] = (char)('0' + f / 10 % 10);
-		buf[22] = (char)('0' + f % 10);
-		buf[23] = 'Z';
-		buf[24] = 0;
-		return;
-	}
-	gmtime_r(&secs, &tm);
-	n = strftime(buf, TIMEUTIL_ISO_LEN, "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf + n, TIMEUTIL_ISO_LEN - n, ".%03lldZ", ms % 1000);
-	if (ms >= 0 && n == 19) {
+	if (ms < 0 || secs != last_secs) {
+		gmtime_r(&secs, &tm);
+		n = strftime(buf, TIMEUTIL_ISO_LEN, "%Y-%m-%dT%H:%M:%S", &tm);
+		if (ms < 0 || n != 19) { /* before 1970, past 9999: uncached */
+			snprintf(buf + n, TIMEUTIL_ISO_LEN - n, ".%03lldZ",
+				 ms % 1000);
+			return;
+		}
 		memcpy(last, buf, 19);
 		last_secs = secs;
 	}
+	memcpy(buf, last, 19);
+	buf[19] = '.';
+	buf[20] = (char)('0' + f / 100);
+	buf[21] = (char)('0' + f / 10 % 10);
+	buf[22] = (char)('0' + f % 10);
+	buf[23] = 'Z';
+	buf[24] = 0;
 }
 
 /* n decimal digits at s; -1 if any is not a digit. */

@@ -57,7 +57,7 @@ enum act_type {
 	ACT_MOVE,     /* rename from -> to */
 	ACT_WRITE,    /* write text to `to` */
 	ACT_UNLINK,   /* remove `to` */
-	ACT_MOVE_NEW, /* rename from -> to, or -> text if `to` exists */
+	ACT_MOVE_NEW, /* rename from -> to, or beside it as stale if taken */
 	ACT_NTYPES
 };
 
@@ -65,7 +65,7 @@ struct act {
 	enum act_type type; /* what to do */
 	char *from;	    /* ACT_MOVE, ACT_MOVE_NEW source */
 	char *to;	    /* destination path */
-	char *text;	    /* ACT_WRITE content; ACT_MOVE_NEW other path */
+	char *text;	    /* ACT_WRITE content */
 };
 
 struct sched {
@@ -343,11 +343,7 @@ static cJSON *acts_to_json(const struct sched *s)
 		    (a->from && !cJSON_AddStringToObject(
 					o, "from", rel_path(s, a->from))) ||
 		    !cJSON_AddStringToObject(o, "to", rel_path(s, a->to)) ||
-		    (a->type == ACT_WRITE &&
-		     !cJSON_AddStringToObject(o, "text", a->text)) ||
-		    (a->type == ACT_MOVE_NEW &&
-		     !cJSON_AddStringToObject(o, "else",
-					      rel_path(s, a->text)))) {
+		    (a->text && !cJSON_AddStringToObject(o, "text", a->text))) {
 			cJSON_Delete(arr);
 			return NULL;
 		}
@@ -365,8 +361,7 @@ static int acts_from_json(struct sched *s, const cJSON *arr, char *err)
 		const cJSON *from = cJSON_GetObjectItemCaseSensitive(o, "from");
 		const cJSON *to = cJSON_GetObjectItemCaseSensitive(o, "to");
 		const cJSON *text = cJSON_GetObjectItemCaseSensitive(o, "text");
-		const cJSON *alt = cJSON_GetObjectItemCaseSensitive(o, "else");
-		char f[STUDY_PATH_MAX], t[STUDY_PATH_MAX], e[STUDY_PATH_MAX];
+		char f[STUDY_PATH_MAX], t[STUDY_PATH_MAX];
 		int type, moves;
 
 		for (type = 0; type < ACT_NTYPES; type++)
@@ -379,19 +374,13 @@ static int acts_from_json(struct sched *s, const cJSON *arr, char *err)
 		    (moves &&
 		     (!cJSON_IsString(from) || !rel_ok(from->valuestring))) ||
 		    (type == ACT_WRITE && !cJSON_IsString(text)) ||
-		    (type == ACT_MOVE_NEW &&
-		     (!cJSON_IsString(alt) || !rel_ok(alt->valuestring))) ||
 		    study_path(t, sizeof(t), s->root, "%s", to->valuestring) ||
 		    (moves && study_path(f, sizeof(f), s->root, "%s",
-					 from->valuestring)) ||
-		    (type == ACT_MOVE_NEW &&
-		     study_path(e, sizeof(e), s->root, "%s", alt->valuestring)))
+					 from->valuestring)))
 			return dehbq_errf(err, DEHBQ_EINVAL,
 					  "snapshot: invalid redo entry");
 		if (act_push(s, (enum act_type)type, moves ? f : NULL, t,
-			     type == ACT_WRITE	    ? text->valuestring
-			     : type == ACT_MOVE_NEW ? e
-						    : NULL))
+			     type == ACT_WRITE ? text->valuestring : NULL))
 			return DEHBQ_ENOMEM;
 	}
 	return DEHBQ_OK;
@@ -786,25 +775,34 @@ static int fresh_mtime(const char *path, double *mt)
 	return DEHBQ_OK;
 }
 
-/* archive/SSSS/DIR.NAME-without-.json.stale.json */
-static int stale_path(const struct sched *s, char *buf, size_t size,
-		      const char *dir, const char *name, uint64_t id)
+/*
+ * The name a retired or older copy of `from` (.../DIR/NAME.json, always
+ * inside the study) takes in the archive directory dir:
+ * dir/DIR.NAME.stale.json.
+ */
+static int stale_name(char *buf, size_t size, const char *dir, const char *from)
 {
-	char stem[STUDY_NAME_MAX];
+	const char *name = strrchr(from, '/'), *d;
+	size_t n;
 
-	snprintf(stem, sizeof(stem), "%s.%.*s.stale.json", dir,
-		 (int)strlen(name) - 5, name);
-	return archive_path(s, buf, size, id, stem);
+	if (!name || (n = strlen(name + 1)) < 5)
+		return DEHBQ_ETOOBIG;
+	for (d = name; d > from && d[-1] != '/'; d--)
+		;
+	return fsutil_pathf(buf, size, "%s/%.*s.%.*s.stale.json", dir,
+			    (int)(name - d), d, (int)n - 5, name + 1);
 }
 
 static int move_to_archive_stale(struct sched *s, const char *dir,
 				 const char *name, uint64_t id)
 {
-	char from[STUDY_PATH_MAX], to[STUDY_PATH_MAX];
+	char from[STUDY_PATH_MAX], to[STUDY_PATH_MAX], shard[STUDY_PATH_MAX];
 	int rc;
 
 	if (study_path(from, sizeof(from), s->root, "%s/%s", dir, name) ||
-	    stale_path(s, to, sizeof(to), dir, name, id))
+	    study_path(shard, sizeof(shard), s->root, "archive/%04u",
+		       study_shard(id)) ||
+	    stale_name(to, sizeof(to), shard, from))
 		return DEHBQ_ETOOBIG;
 	if (act_has_from(s, from))
 		return DEHBQ_OK;
@@ -823,20 +821,18 @@ static int move_to_archive_stale(struct sched *s, const char *dir,
 static int archive_trial_file(struct sched *s, const char *path,
 			      const char *name, uint64_t id)
 {
-	char to[STUDY_PATH_MAX], alt[STUDY_PATH_MAX];
-	char base[ID_TRIAL_LEN + 16];
+	char to[STUDY_PATH_MAX], base[ID_TRIAL_LEN + 16];
 	int rc;
 
 	snprintf(base, sizeof(base), "%08llu.trial.json",
 		 (unsigned long long)id);
-	if (archive_path(s, to, sizeof(to), id, base) ||
-	    stale_path(s, alt, sizeof(alt), "claimed", name, id))
+	if (archive_path(s, to, sizeof(to), id, base))
 		return DEHBQ_ETOOBIG;
 	if (act_has_to(s, to))
 		return move_to_archive_stale(s, "claimed", name, id);
 	if ((rc = ensure_shard(s, id)))
 		return rc;
-	return act_push(s, ACT_MOVE_NEW, path, to, alt);
+	return act_push(s, ACT_MOVE_NEW, path, to, NULL);
 }
 
 static int scan_claim(struct sched *s, const char *name, unsigned char dtype)
@@ -1313,6 +1309,18 @@ static void sync_dir_of(const char *path, char (*done)[STUDY_PATH_MAX],
 		memcpy(done[(*ndone)++], dir, sizeof(dir));
 }
 
+/* ACT_MOVE_NEW found `to` taken: from goes beside it, as stale. */
+static int move_beside(const struct sched *s, const struct act *a,
+		       unsigned flags)
+{
+	char dir[STUDY_PATH_MAX], alt[STUDY_PATH_MAX];
+
+	if (fsutil_dirname(a->to, dir, sizeof(dir)) ||
+	    stale_name(alt, sizeof(alt), dir, a->from))
+		return DEHBQ_ETOOBIG;
+	return atomicfile_move(sys_path(s, a->from), sys_path(s, alt), flags);
+}
+
 static int apply_actions(struct sched *s)
 {
 	static char dirs[16][STUDY_PATH_MAX];
@@ -1340,9 +1348,7 @@ static int apply_actions(struct sched *s)
 						     sys_path(s, a->to),
 						     fl | ATOMICFILE_NOREPLACE);
 				if (rc == DEHBQ_EEXIST) /* an older copy */
-					rc = atomicfile_move(
-						sys_path(s, a->from),
-						sys_path(s, a->text), fl);
+					rc = move_beside(s, a, fl);
 			} else {
 				rc = atomicfile_move(sys_path(s, a->from),
 						     sys_path(s, a->to), fl);
