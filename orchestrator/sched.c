@@ -354,6 +354,7 @@ static cJSON *acts_to_json(const struct sched *s)
 static int acts_from_json(struct sched *s, const cJSON *arr, char *err)
 {
 	const cJSON *o;
+	int i = -1;
 
 	cJSON_ArrayForEach(o, arr)
 	{
@@ -364,6 +365,7 @@ static int acts_from_json(struct sched *s, const cJSON *arr, char *err)
 		char f[STUDY_PATH_MAX], t[STUDY_PATH_MAX];
 		int type, moves;
 
+		i++;
 		for (type = 0; type < ACT_NTYPES; type++)
 			if (cJSON_IsString(op) &&
 			    !strcmp(op->valuestring, act_names[type]))
@@ -377,8 +379,14 @@ static int acts_from_json(struct sched *s, const cJSON *arr, char *err)
 		    study_path(t, sizeof(t), s->root, "%s", to->valuestring) ||
 		    (moves && study_path(f, sizeof(f), s->root, "%s",
 					 from->valuestring)))
-			return dehbq_errf(err, DEHBQ_EINVAL,
-					  "snapshot: invalid redo entry");
+			return dehbq_errf(
+				err, DEHBQ_EINVAL,
+				"state/snapshot-%06lld-%010lld.json: redo[%d]: "
+				"unknown op, or a path outside the study's "
+				"directories; move this snapshot aside to "
+				"resume from the previous one",
+				(long long)s->meta.epoch,
+				(long long)s->meta.generation, i);
 		if (act_push(s, (enum act_type)type, moves ? f : NULL, t,
 			     type == ACT_WRITE ? text->valuestring : NULL))
 			return DEHBQ_ENOMEM;
