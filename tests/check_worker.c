@@ -3,6 +3,7 @@
  * environment names, report parsing, the priority choice, claiming
  * (including a lost race and quarantine) and the duration estimator
  */
+#include "atomicfile.h"
 #include "claim.h"
 #include "err.h"
 #include "logmsg.h"
@@ -21,7 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+#include <utime.h>
 
 static const struct run_vars vars = {
 	"/w/config.json", "9",	"00000042", "2", "/w",
@@ -344,6 +347,44 @@ START_TEST(test_worker_claim_and_lost_race)
 }
 END_TEST
 
+/* The mtime the file had at the instant of the claim's rename. */
+static time_t renamed_mtime;
+
+static int rename_spy(const char *from, const char *to)
+{
+	struct stat st;
+
+	renamed_mtime = lstat(from, &st) == 0 ? st.st_mtime : 0;
+	return rename(from, to);
+}
+
+/*
+ * A trial that waited in pending/ longer than the lease: the claim must
+ * appear with a fresh mtime.  An orchestrator woken by the rename itself
+ * would otherwise see an expired claim before the worker touches it.
+ */
+START_TEST(test_worker_claim_appears_fresh)
+{
+	struct atomicfile_ops spy = *atomicfile_get_ops();
+	struct utimbuf old = {.actime = 1000000000, .modtime = 1000000000};
+	struct claim_entry e = ent(1, 43);
+	struct claim c;
+	char err[DEHBQ_ERRLEN];
+
+	put_trial(43, 1, 43, spec.study);
+	ck_assert_int_eq(utime(tu_path("pending/98-00000043.json"), &old), 0);
+	spy.rename = rename_spy;
+	atomicfile_set_ops(&spy);
+	renamed_mtime = 0;
+	ck_assert_int_eq(claim_try(&cx, &e, &c, err), DEHBQ_OK);
+	atomicfile_set_ops(NULL);
+	ck_assert_msg(llabs((long long)(time(NULL) - renamed_mtime)) < 60,
+		      "the claim appeared with mtime %lld",
+		      (long long)renamed_mtime);
+	claim_release(&c);
+}
+END_TEST
+
 START_TEST(test_worker_claim_quarantines_bad_trials)
 {
 	struct claim_entry e;
@@ -454,6 +495,7 @@ Suite *worker_suite(void)
 	tcase_add_test(pure, test_worker_estimator);
 	tcase_add_test(pure, test_worker_registry_render);
 	tcase_add_test(files, test_worker_claim_and_lost_race);
+	tcase_add_test(files, test_worker_claim_appears_fresh);
 	tcase_add_test(files, test_worker_claim_quarantines_bad_trials);
 	tcase_add_test(files, test_worker_scan_sorts_and_quarantines);
 	suite_add_tcase(s, pure);

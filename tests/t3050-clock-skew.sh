@@ -74,6 +74,7 @@ rq=$(python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["counts"]; prin
 nexp=$(grep -c 'expired' "$T/orch-a.log")
 diag "(a) trials $FEVALS of 3.5 s each (lease ${LEASE}s): requeues+expired in FINISHED: $rq, 'expired' log lines: $nexp"
 check "(a) no false lease expiry (requeues = 0, no 'expired' line)" test "$rq" = 0 -a "$nexp" = 0
+grep 'expired' "$T/orch-a.log" | head -3 | while read -r l; do diag "orchestrator: $l"; done
 check "(a) independent checker (--finished)" python3 "$DEHBQ_SRC/tests/checkstudy.py" "$S" --finished
 for p in $BG_PIDS; do kill -9 "$p" 2>/dev/null; done
 wait 2>/dev/null

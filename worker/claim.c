@@ -13,8 +13,9 @@
  *   - Claim = rename(pending/PP-ID.json, claimed/ID@HOST.PID.WID.json).
  *     ENOENT means another worker won (atomicfile_move() already checked
  *     whether a retried NFS rename in fact succeeded): DEHBQ_ELOST.
- *   - The claim's mtime is set to now right after the rename (it is the
- *     heartbeat; rename keeps the old mtime).
+ *   - The pending file's mtime is set to now just before the rename (it
+ *     is the heartbeat, rename keeps it, and the claim must never appear
+ *     with the age of the wait in pending/).
  *   - Only after the rename is the file read, with O_NOFOLLOW and a size
  *     cap, and validated against study.json: the id matches the name, the
  *     study id matches, the rung matches PP, every field is legal.  A bad
@@ -26,11 +27,11 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <utime.h>
 
 #include "atomicfile.h"
 #include "err.h"
@@ -244,17 +245,22 @@ int claim_try(const struct claim_ctx *cx, const struct claim_entry *e,
 			     cname)))
 		return rc == DEHBQ_EINVAL ? DEHBQ_ESTATE : rc;
 	memcpy(c->pending_name, e->name, sizeof(c->pending_name));
+	/*
+	 * rename() keeps the mtime the orchestrator wrote, which may be older
+	 * than the lease: touch the file before the rename, so the claim
+	 * appears with a fresh heartbeat.  Touched after the rename, it would
+	 * look expired to an orchestrator that scans claimed/ in between (its
+	 * inotify wakes it on that very rename).  Touching a trial another
+	 * worker then claims is harmless; our rename fails with ENOENT.
+	 * A failed touch (ENOENT: lost already) leaves it to the rename.  A
+	 * symlink planted here is touched itself, never its target.
+	 */
+	utimensat(AT_FDCWD, from, NULL, AT_SYMLINK_NOFOLLOW);
 	rc = atomicfile_move(from, c->path, 0);
 	if (rc == DEHBQ_ENOENT)
 		return DEHBQ_ELOST;
 	if (rc)
 		return rc;
-	/*
-	 * rename() keeps the mtime the orchestrator wrote, which may be older
-	 * than the lease: start the heartbeat now, or the fresh claim would
-	 * look expired.  Failure is harmless here: the run's heartbeat retries.
-	 */
-	utime(c->path, NULL);
 	/* Ours now: read it (O_NOFOLLOW, capped) and check every field. */
 	rc = trial_load(c->path, cx->spec->space, &c->trial, why);
 	if (rc == DEHBQ_ENOMEM)
