@@ -43,21 +43,32 @@ check "stop request: the study drains and finishes early" \
 check "independent checker accepts the stopped study" \
 	python3 "$DEHBQ_SRC/tests/checkstudy.py" "$T/s" --finished
 
-# requeue of failed trials: a trainer that fails until a flag file exists
+# requeue of failed trials: a trainer that fails until a flag file exists.
+# After its first failure every trial waits for the flag, so the study
+# cannot finish before the request is handled (fast trials once did).
 mkspec "$T/spec2.json" 40 '{"lease": 60, "poll": 0.1}'
 "$B/dehbq" init "$T/f" --spec "$T/spec2.json" >/dev/null || exit 1
+cat >"$T/fail.sh" <<EOF
+#!/bin/sh
+if [ ! -e '$T/healed' ] && [ -e '$T/failed' ]; then
+	n=0
+	while [ ! -e '$T/healed' ] && [ \$n -lt 1200 ]; do sleep 0.05; n=\$((n + 1)); done
+elif [ ! -e '$T/healed' ] && [ "\$DEHBQ_P_LAYERS" -le 3 ]; then
+	touch '$T/failed'
+	exit 3
+fi
+exec $TRAINER
+EOF
 bg "$B/dehbq-orchestrator" "$T/f" 2>"$T/orchf.log"
-bg "$B/dehbq-worker" --study "$T/f" --idle-exit 30 -- \
-	sh -c "if [ ! -e '$T/healed' ] && [ \$DEHBQ_P_LAYERS -le 3 ]; then exit 3; fi; $TRAINER" \
-	2>"$T/wf.log"
+bg "$B/dehbq-worker" --study "$T/f" --idle-exit 30 -- sh "$T/fail.sh" 2>"$T/wf.log"
 wait_for 60 sh -c "grep -q '\"status\":.*\"failed\"' '$T'/f/archive/*/*.result.json 2>/dev/null"
 nfail=$(grep -l '"status":.*"failed"' "$T"/f/archive/*/*.result.json | wc -l)
 diag "failed trials before the requeue: $nfail"
-touch "$T/healed"
 req_f() { printf '%s\n' "$2" >"$T/f/state/requests/.tmp" &&
 	mv "$T/f/state/requests/.tmp" "$T/f/state/requests/$1.json"; }
 req_f rf '{"format": "dehbq-request/1", "action": "requeue-failed"}'
 wait_for 30 grep -q "failed trial(s) requeued" "$T/orchf.log"
+touch "$T/healed"
 check "requeue-failed reopens the failed trials" \
 	grep -q "failed earlier; requeued by request (rf.json)" "$T/orchf.log"
 wait_for 60 test -e "$T/f/FINISHED"
