@@ -43,7 +43,9 @@ int lease_fs_now(const char *root, double *now)
 	return timeutil_fs_now(p, now);
 }
 
-static int read_lease(const char *root, struct lease_file *lf, char *err)
+/* Read and check lease.json; its mtime too when with_mtime (a stat). */
+static int read_lease(const char *root, struct lease_file *lf, int with_mtime,
+		      char *err)
 {
 	static const char *const keys[] = {"format",  "epoch", "host", "pid",
 					   "started", "nonce", NULL};
@@ -84,7 +86,7 @@ static int read_lease(const char *root, struct lease_file *lf, char *err)
 		goto out;
 	}
 	memcpy(lf->nonce, s, 17);
-	rc = timeutil_mtime(p, &lf->mtime);
+	rc = with_mtime ? timeutil_mtime(p, &lf->mtime) : DEHBQ_OK;
 out:
 	jsonfile_free(jf);
 	return rc == DEHBQ_ENOENT ? DEHBQ_EINVAL : rc;
@@ -129,7 +131,7 @@ int lease_acquire(struct lease *l, const char *root, double secs,
 		return dehbq_errf(err, rc,
 				  "unable to touch '%s/state/clock': %s", root,
 				  strerror(errno));
-	rc = read_lease(root, &lf, err);
+	rc = read_lease(root, &lf, 1, err);
 	if (rc == DEHBQ_OK) {
 		int dead_here = !strcmp(lf.host, l->host) &&
 				kill((pid_t)lf.pid, 0) < 0 && errno == ESRCH;
@@ -172,7 +174,7 @@ int lease_acquire(struct lease *l, const char *root, double secs,
 int lease_check(struct lease *l, char *err)
 {
 	struct lease_file lf;
-	int rc = read_lease(l->root, &lf, err);
+	int rc = read_lease(l->root, &lf, 0, err);
 
 	if (rc == DEHBQ_ESYS)
 		return rc;

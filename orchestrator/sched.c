@@ -1283,7 +1283,8 @@ static int write_snapshot(struct sched *s)
 	}
 	jscratch_begin();
 	redo = acts_to_json(s);
-	rc = redo ? snapshot_write(s->root, &s->meta, v, s->ninf, s->eng, redo)
+	rc = redo ? snapshot_write(s->root, &s->meta, v, s->ninf, s->eng, redo,
+				   s->flags)
 		  : DEHBQ_ENOMEM; /* redo is taken */
 	jscratch_end();
 	free(v);

@@ -94,7 +94,7 @@ static int list_snaps(const char *root, struct snap_name **out, size_t *n)
 
 int snapshot_write(const char *root, const struct snapshot_meta *m,
 		   const struct snapshot_inflight *inf, size_t n,
-		   struct dehb *eng, cJSON *redo)
+		   struct dehb *eng, cJSON *redo, unsigned flags)
 {
 	char p[STUDY_PATH_MAX];
 	cJSON *o = cJSON_CreateObject(), *arr, *e = NULL;
@@ -155,7 +155,7 @@ int snapshot_write(const char *root, const struct snapshot_meta *m,
 			"state/snapshot-%06lld-%010lld.json",
 			(long long)m->epoch, (long long)m->generation);
 	if (!rc)
-		rc = atomicfile_write(p, txt, strlen(txt), 0666, 0);
+		rc = atomicfile_write(p, txt, strlen(txt), 0666, flags);
 	free(txt);
 	return rc;
 }
