@@ -40,6 +40,7 @@ void spec_defaults(struct spec *s)
 	s->de_pop_size = 20;
 	s->lease = 60;
 	s->poll = 1;
+	s->batch_interval = SPEC_BATCH_INTERVAL;
 	s->max_attempts = 3;
 	s->prefetch = 1;
 	s->drain = 1;
@@ -167,8 +168,8 @@ static const char *const opt_keys[] = {
 static const char *const term_keys[] = {"fevals", "brackets", "walltime",
 					"total_cost", NULL};
 static const char *const run_keys[] = {
-	"lease", "poll", "max_attempts", "prefetch", "max_inflight",
-	"drain", NULL};
+	"lease",    "poll",	    "batch_interval", "max_attempts",
+	"prefetch", "max_inflight", "drain",	      NULL};
 
 static int parse_fields(const struct jsonfile *jf, int allow_path,
 			struct spec *s, char *err)
@@ -293,6 +294,9 @@ static int parse_fields(const struct jsonfile *jf, int allow_path,
 				       86400 * 7, &s->lease, err)) ||
 	     (rc = jsonfile_get_number(jf, o, "poll", JSONFILE_OPTIONAL, 0.01,
 				       3600, &s->poll, err)) ||
+	     (rc = jsonfile_get_number(jf, o, "batch_interval",
+				       JSONFILE_OPTIONAL, 0, 10,
+				       &s->batch_interval, err)) ||
 	     (rc = get_intf(jf, o, "max_attempts", 1, 1000, &s->max_attempts,
 			    err)) ||
 	     (rc = get_intf(jf, o, "prefetch", 0, 100000, &s->prefetch, err)) ||
@@ -462,6 +466,8 @@ int spec_render(const struct spec *s, char **out)
 	if (!bad)
 		bad |= jsonfile_add_number(r, "lease", s->lease) |
 		       jsonfile_add_number(r, "poll", s->poll) |
+		       jsonfile_add_number(r, "batch_interval",
+					   s->batch_interval) |
 		       !cJSON_AddNumberToObject(r, "max_attempts",
 						s->max_attempts) |
 		       !cJSON_AddNumberToObject(r, "prefetch", s->prefetch) |

@@ -22,10 +22,11 @@
 
 struct space;
 
-#define SPEC_FORMAT	"dehbq-study/1"
-#define SPEC_CAP	(8u << 20)
-#define SPEC_NAME_MAX	128
-#define SPEC_MAX_LEVELS 64
+#define SPEC_FORMAT	    "dehbq-study/1"
+#define SPEC_CAP	    (8u << 20)
+#define SPEC_NAME_MAX	    128
+#define SPEC_MAX_LEVELS	    64
+#define SPEC_BATCH_INTERVAL 0.05 /* default runtime.batch_interval */
 
 struct spec {
 	char study[ID_STUDY_LEN]; /* uuid; "" until init assigns one */
@@ -50,6 +51,9 @@ struct spec {
 	double total_cost;	  /* sum of costs; 0 = not used */
 	double lease;		  /* seconds without heartbeat before requeue */
 	double poll;		  /* orchestrator rescan period, seconds */
+	double batch_interval;	  /* group commit: seconds between batches
+				     woken by events while pending/ holds
+				     work, capped at poll; 0 = none */
 	int max_attempts;	  /* attempts before a trial is failed */
 	int prefetch;		  /* pending trials beyond idle workers */
 	int max_inflight;	  /* cap on trials in flight; 0 = none */

@@ -3,8 +3,9 @@
  *
  * Parses arguments, takes the study lease, opens the scheduler and runs
  * batches, woken by inotify for local writes and by the poll timer for
- * remote ones (inotify sees nothing written by other NFS clients).  The
- * only globals are the signal flags.
+ * remote ones (inotify sees nothing written by other NFS clients), with
+ * group commit between them (wait_batch).  The only globals are the
+ * signal flags and test hooks.
  *
  * Exit codes: 0 study finished or stopped by a signal (resumable); 100 bad
  * arguments or study; 111 temporary failure (lease held elsewhere, fenced,
@@ -194,43 +195,97 @@ static const char usage[] =
 	"Exit codes: 0 finished or stopped; 100 bad arguments or study;\n"
 	"111 temporary failure (lease held, fenced, storage).\n";
 
-static int watch_dirs(int fd, const char *root)
+/*
+ * inotify: fd watches results/, workers/ and state/requests/ (wake-ups);
+ * pfd watches pending/ alone, so the group-commit hold can count claims
+ * without waking for every result.
+ */
+struct watch {
+	int fd;
+	int pfd;
+};
+
+static void watch_close(struct watch *w)
+{
+	if (w->fd >= 0)
+		close(w->fd);
+	if (w->pfd >= 0)
+		close(w->pfd);
+	w->fd = w->pfd = -1;
+}
+
+/* Watch the study's directories; on failure w->fd is -1 (poll only). */
+static void watch_open(struct watch *w, const char *root)
 {
 	static const struct {
 		const char *dir; /* relative directory */
 		uint32_t mask;	 /* events that should wake us */
-	} w[] = {
-		{"results", IN_MOVED_TO | IN_CLOSE_WRITE},
-		{"pending", IN_MOVED_FROM | IN_DELETE},
-		{"claimed", IN_MOVED_TO},
+	} dirs[] = {
+		{"pending", IN_MOVED_FROM | IN_DELETE}, /* claimed or removed */
+		{"results", IN_MOVED_TO},
 		{"workers", IN_MOVED_TO | IN_DELETE},
 		{"state/requests", IN_MOVED_TO | IN_CLOSE_WRITE},
 	};
 	char p[STUDY_PATH_MAX];
 	size_t i;
 
-	for (i = 0; i < sizeof(w) / sizeof(w[0]); i++) {
-		if (study_path(p, sizeof(p), root, "%s", w[i].dir))
-			return -1;
-		if (inotify_add_watch(fd, p, w[i].mask) < 0)
-			return -1;
-	}
-	return 0;
+	w->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	w->pfd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		if (w->fd < 0 || w->pfd < 0 ||
+		    study_path(p, sizeof(p), root, "%s", dirs[i].dir) ||
+		    inotify_add_watch(i ? w->fd : w->pfd, p, dirs[i].mask) <
+			    0) {
+			watch_close(w);
+			return;
+		}
 }
 
-/* Wait for an inotify event or the poll timeout; drain the events. */
-static void wait_events(int fd, double timeout)
+/* Drain an inotify queue; returns the number of events read. */
+static long drain_events(int fd)
 {
-	struct pollfd pfd = {fd, POLLIN, 0};
-	char buf[8192];
+	_Alignas(struct inotify_event) char buf[8192];
+	const struct inotify_event *ev;
+	ssize_t n;
+	char *q;
+	long count = 0;
 
-	if (fd < 0) {
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		for (q = buf; q < buf + n; q += sizeof(*ev) + ev->len) {
+			ev = (const struct inotify_event *)q;
+			count++;
+		}
+	return count;
+}
+
+/*
+ * Wait for the next batch: up to timeout for an event in any watched
+ * directory.  Then, group commit: while the files in pending/ after the
+ * last batch (queued; that batch started at t0) are not all gone, let
+ * more results arrive until t0 + interval.  Each claim wakes the hold
+ * (pending/ has its own inotify queue; results do not wake it), so the
+ * batch runs as soon as pending/ may be empty and no worker waits for it.
+ * Without inotify, sleep.
+ */
+static void wait_batch(struct watch *w, double timeout, double t0,
+		       double interval, long queued)
+{
+	struct pollfd p[2] = {{w->fd, POLLIN, 0}, {w->pfd, POLLIN, 0}};
+	double hold;
+	long taken;
+
+	if (w->fd < 0) {
 		timeutil_sleep(timeout, &got_stop);
 		return;
 	}
-	if (poll(&pfd, 1, (int)(timeout * 1000)) > 0)
-		while (read(fd, buf, sizeof(buf)) > 0)
-			;
+	if (poll(p, 2, (int)(timeout * 1000)) <= 0)
+		return;
+	taken = drain_events(w->pfd);
+	while (taken < queued && !got_stop &&
+	       (hold = t0 + interval - timeutil_mono()) > 0.001)
+		if (poll(&p[1], 1, (int)(hold * 1000) + 1) > 0)
+			taken += drain_events(w->pfd);
+	drain_events(w->fd);
 }
 
 int main(int argc, char **argv)
@@ -252,8 +307,9 @@ int main(int argc, char **argv)
 	struct sched *s = NULL;
 	char absroot[PATH_MAX];
 	const char *root;
-	int c, once = 0, ifd, rc, code = 100;
-	double backoff = 0, max_backoff;
+	int c, once = 0, rc, code = 100;
+	double backoff = 0, max_backoff, interval, t0;
+	struct watch w = {-1, -1};
 
 	logmsg_init(&lg, "dehbq-orchestrator");
 	while ((c = getopt_long(argc, argv, "vqh", opts, NULL)) != -1) {
@@ -297,6 +353,8 @@ int main(int argc, char **argv)
 		return 111;
 	}
 	root = absroot;
+	interval = spec.batch_interval < spec.poll ? spec.batch_interval
+						   : spec.poll;
 	/* retry storage errors at most every min(10 s, lease / 2) */
 	if (max_backoff > spec.lease / 2)
 		max_backoff = spec.lease / 2;
@@ -334,12 +392,9 @@ int main(int argc, char **argv)
 	}
 	logmsg_i(&lg, "lease taken: epoch %lld on %s", (long long)lease.epoch,
 		 lease.host);
-	ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-	if (ifd >= 0 && watch_dirs(ifd, root) < 0) {
-		close(ifd);
-		ifd = -1;
-	}
+	watch_open(&w, root);
 	for (;;) {
+		t0 = timeutil_mono();
 		rc = sched_batch(s, err);
 		if (rc == DEHBQ_EFENCED) {
 			logmsg_e(&lg, "fenced: %s; stopping without writing",
@@ -380,10 +435,10 @@ int main(int argc, char **argv)
 			code = 0;
 			break;
 		}
-		wait_events(ifd, backoff ? backoff : spec.poll);
+		wait_batch(&w, backoff ? backoff : spec.poll, t0,
+			   backoff ? 0 : interval, sched_pending(s));
 	}
-	if (ifd >= 0)
-		close(ifd);
+	watch_close(&w);
 out:
 	sched_close(s);
 	spec_release(&spec);

@@ -1458,6 +1458,11 @@ int sched_stopping(const struct sched *s)
 	return s->meta.stopping;
 }
 
+int sched_pending(const struct sched *s)
+{
+	return s->npending;
+}
+
 long long sched_told(const struct sched *s)
 {
 	return s->told;

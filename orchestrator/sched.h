@@ -51,6 +51,8 @@ int sched_finished(const struct sched *s);
 int sched_finish(struct sched *s, const char *reason);
 /* 1 when a stop request was accepted. */
 int sched_stopping(const struct sched *s);
+/* Trials in pending/ (or staged) after the last batch. */
+int sched_pending(const struct sched *s);
 /* Number of trials told so far (for tests and logs). */
 long long sched_told(const struct sched *s);
 

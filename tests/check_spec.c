@@ -18,6 +18,8 @@ static const struct {
 	int code;	  /* expected return code */
 	const char *msg;  /* expected message substring */
 } bad[] = {
+	{"batch_interval", DEHBQ_EINVAL,
+	 ":3:25: field 'batch_interval': -0.5 is out of range [0, 10]"},
 	{"cr_range", DEHBQ_EINVAL,
 	 "spec_bad_cr_range.json:2:50: field 'crossover_prob': 1.5 is out of "
 	 "range [0, 1]"},
@@ -99,6 +101,7 @@ START_TEST(test_spec_defaults_and_exact_round_trip)
 	ck_assert_str_eq(a.mutation, "rand1");
 	ck_assert(a.lease == 60 && a.poll == 1 && a.max_attempts == 3);
 	ck_assert(a.drain == 1 && a.prefetch == 1);
+	ck_assert(a.batch_interval == SPEC_BATCH_INTERVAL);
 	ck_assert(a.crossover_prob == 0.30000000000000004);
 	ck_assert_uint_eq(a.seed, 9007199254740992ULL);
 	ck_assert_int_eq(spec_render(&a, &text), DEHBQ_OK);
