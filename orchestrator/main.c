@@ -196,13 +196,15 @@ static const char usage[] =
 	"111 temporary failure (lease held, fenced, storage).\n";
 
 /*
- * inotify: fd watches results/, workers/ and state/requests/ (wake-ups);
+ * inotify: fd watches results/ and state/requests/ (wake-ups);
  * pfd watches pending/ alone, so the group-commit hold can count claims
- * without waking for every result.
+ * without waking for every result.  rwd is results/'s watch: a wake-up by
+ * results alone needs only a light batch (sched.h).
  */
 struct watch {
 	int fd;
 	int pfd;
+	int rwd;
 };
 
 static void watch_close(struct watch *w)
@@ -223,26 +225,33 @@ static void watch_open(struct watch *w, const char *root)
 	} dirs[] = {
 		{"pending", IN_MOVED_FROM | IN_DELETE}, /* claimed or removed */
 		{"results", IN_MOVED_TO},
-		{"workers", IN_MOVED_TO | IN_DELETE},
 		{"state/requests", IN_MOVED_TO | IN_CLOSE_WRITE},
 	};
 	char p[STUDY_PATH_MAX];
 	size_t i;
+	int wd;
 
 	w->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	w->pfd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
 		if (w->fd < 0 || w->pfd < 0 ||
 		    study_path(p, sizeof(p), root, "%s", dirs[i].dir) ||
-		    inotify_add_watch(i ? w->fd : w->pfd, p, dirs[i].mask) <
-			    0) {
+		    (wd = inotify_add_watch(i ? w->fd : w->pfd, p,
+					    dirs[i].mask)) < 0) {
 			watch_close(w);
 			return;
 		}
+		if (i == 1)
+			w->rwd = wd;
+	}
 }
 
-/* Drain an inotify queue; returns the number of events read. */
-static long drain_events(int fd)
+/*
+ * Drain an inotify queue; returns the number of events read.  Sets *other
+ * (if not NULL) when an event's watch is not `light`.  A read that left
+ * room for the longest event got all there was: no read for EAGAIN.
+ */
+static long drain_events(int fd, int light, int *other)
 {
 	_Alignas(struct inotify_event) char buf[8192];
 	const struct inotify_event *ev;
@@ -250,11 +259,16 @@ static long drain_events(int fd)
 	char *q;
 	long count = 0;
 
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
+	do {
+		if ((n = read(fd, buf, sizeof(buf))) <= 0)
+			break;
 		for (q = buf; q < buf + n; q += sizeof(*ev) + ev->len) {
 			ev = (const struct inotify_event *)q;
+			if (other && ev->wd != light)
+				*other = 1;
 			count++;
 		}
+	} while (sizeof(buf) - (size_t)n < sizeof(*ev) + NAME_MAX + 1);
 	return count;
 }
 
@@ -265,27 +279,31 @@ static long drain_events(int fd)
  * more results arrive until t0 + interval.  Each claim wakes the hold
  * (pending/ has its own inotify queue; results do not wake it), so the
  * batch runs as soon as pending/ may be empty and no worker waits for it.
- * Without inotify, sleep.
+ * Without inotify, sleep.  Returns 1 when the next batch must be a full
+ * one: the timeout passed (the rescan NFS needs) or something other than
+ * results/ and pending/ changed.
  */
-static void wait_batch(struct watch *w, double timeout, double t0,
-		       double interval, long queued)
+static int wait_batch(struct watch *w, double timeout, double t0,
+		      double interval, long queued)
 {
 	struct pollfd p[2] = {{w->fd, POLLIN, 0}, {w->pfd, POLLIN, 0}};
 	double hold;
 	long taken;
+	int other = 0;
 
 	if (w->fd < 0) {
 		timeutil_sleep(timeout, &got_stop);
-		return;
+		return 1;
 	}
 	if (poll(p, 2, (int)(timeout * 1000)) <= 0)
-		return;
-	taken = drain_events(w->pfd);
+		return 1;
+	taken = p[1].revents ? drain_events(w->pfd, -1, NULL) : 0;
 	while (taken < queued && !got_stop &&
 	       (hold = t0 + interval - timeutil_mono()) > 0.001)
 		if (poll(&p[1], 1, (int)(hold * 1000) + 1) > 0)
-			taken += drain_events(w->pfd);
-	drain_events(w->fd);
+			taken += drain_events(w->pfd, -1, NULL);
+	drain_events(w->fd, w->rwd, &other);
+	return other;
 }
 
 int main(int argc, char **argv)
@@ -308,8 +326,9 @@ int main(int argc, char **argv)
 	char absroot[PATH_MAX];
 	const char *root;
 	int c, once = 0, rc, code = 100;
-	double backoff = 0, max_backoff, interval, t0;
-	struct watch w = {-1, -1};
+	double backoff = 0, max_backoff, interval, t0, last_full = 0;
+	struct watch w = {-1, -1, -1};
+	int full = 1;
 
 	logmsg_init(&lg, "dehbq-orchestrator");
 	while ((c = getopt_long(argc, argv, "vqh", opts, NULL)) != -1) {
@@ -394,8 +413,14 @@ int main(int argc, char **argv)
 		 lease.host);
 	watch_open(&w, root);
 	for (;;) {
+		/* a full batch at least every poll seconds: heartbeat, lease
+		 * expiry, registry, requests, NFS writes inotify misses */
 		t0 = timeutil_mono();
-		rc = sched_batch(s, err);
+		if (full || backoff || t0 - last_full >= spec.poll) {
+			full = 1;
+			last_full = t0;
+		}
+		rc = sched_batch(s, full, err);
 		if (rc == DEHBQ_EFENCED) {
 			logmsg_e(&lg, "fenced: %s; stopping without writing",
 				 err);
@@ -435,8 +460,8 @@ int main(int argc, char **argv)
 			code = 0;
 			break;
 		}
-		wait_batch(&w, backoff ? backoff : spec.poll, t0,
-			   backoff ? 0 : interval, sched_pending(s));
+		full = wait_batch(&w, backoff ? backoff : spec.poll, t0,
+				  backoff ? 0 : interval, sched_pending(s));
 	}
 	watch_close(&w);
 out:

@@ -47,8 +47,8 @@
 struct inflight {
 	uint64_t id;	      /* trial id */
 	int attempt;	      /* attempt of its newest trial file */
-	int seen;	      /* found in staging/pending/claimed this batch */
-	int pending;	      /* found in pending/ this batch */
+	int seen;	      /* found in staging/pending/claimed by the last
+				 full batch */
 	double missing_since; /* fs time it was first missing; 0 = present */
 	int unstaged;	      /* its trial file could not be written yet */
 };
@@ -599,10 +599,14 @@ static int queue_duplicate(struct sched *s, const char *path, uint64_t id,
 	return archive_note(s, id, stem, why);
 }
 
+static int archive_trial_file(struct sched *s, const char *path,
+			      const char *name, uint64_t id);
+
 static int ingest_result(struct sched *s, const char *name)
 {
 	char path[STUDY_PATH_MAX], err[DEHBQ_ERRLEN], to[STUDY_PATH_MAX];
-	char wid[ID_WORKER_LEN];
+	char wid[ID_WORKER_LEN], cname[STUDY_NAME_MAX], cpath[STUDY_PATH_MAX];
+	struct study_claim c;
 	struct result r;
 	struct inflight *e;
 	uint64_t id;
@@ -642,6 +646,14 @@ static int ingest_result(struct sched *s, const char *name)
 			   "match the file name and study");
 		return DEHBQ_OK;
 	}
+	/* the claim the result's worker made (it may be gone) */
+	c.id = id;
+	memcpy(c.host, r.host, sizeof(c.host));
+	c.pid = r.pid;
+	memcpy(c.worker, r.worker, sizeof(c.worker));
+	if (study_claim_name(cname, sizeof(cname), &c) ||
+	    study_path(cpath, sizeof(cpath), s->root, "claimed/%s", cname))
+		cname[0] = 0;
 	e = inf_find(s, id);
 	if (!e) {
 		result_release(&r);
@@ -680,7 +692,9 @@ static int ingest_result(struct sched *s, const char *name)
 	if ((rc = act_push(s, ACT_MOVE, path, to, NULL)))
 		return rc;
 	inf_remove(s, id);
-	return DEHBQ_OK;
+	/* archive its claim now, as a full batch's listing of claimed/
+	 * would (which still finds any other claim of this trial) */
+	return cname[0] ? archive_trial_file(s, cpath, cname, id) : DEHBQ_OK;
 }
 
 /* ---- directory scans ---- */
@@ -923,7 +937,6 @@ static int scan_pending(struct sched *s, const char *name, unsigned char dtype)
 	if (!e) /* told through another attempt: retire it */
 		return move_to_archive_stale(s, "pending", name, id);
 	e->seen = 1;
-	e->pending = 1;
 	s->npending++;
 	return DEHBQ_OK;
 }
@@ -1219,8 +1232,11 @@ static int ask_trials(struct sched *s)
 	return DEHBQ_OK;
 }
 
-/* In-flight trials with no file anywhere: republish after `lease`. */
-static int check_missing(struct sched *s)
+/*
+ * Trials whose staging write failed: stage them again.  After a full
+ * batch, in-flight trials with no file anywhere: republish after `lease`.
+ */
+static int check_missing(struct sched *s, int full)
 {
 	size_t i;
 	int rc;
@@ -1234,6 +1250,8 @@ static int check_missing(struct sched *s)
 			s->npending++;
 			continue;
 		}
+		if (!full)
+			continue;
 		if (e->seen) {
 			e->missing_since = 0;
 			continue;
@@ -1393,15 +1411,15 @@ static int apply_actions(struct sched *s)
 
 static void write_status(struct sched *s);
 
-int sched_batch(struct sched *s, char *err)
+int sched_batch(struct sched *s, int full, char *err)
 {
 	size_t i;
 	int rc;
 
 	if ((rc = lease_check(s->lease, err)))
 		return rc;
-	if ((rc = lease_heartbeat(s->lease)) ||
-	    (rc = lease_fs_now(s->root, &s->fs_now))) {
+	if (full && ((rc = lease_heartbeat(s->lease)) ||
+		     (rc = lease_fs_now(s->root, &s->fs_now)))) {
 		dehbq_errf(err, rc, "unable to heartbeat '%s/state': %s",
 			   s->root, strerror(errno));
 		return rc;
@@ -1414,19 +1432,25 @@ int sched_batch(struct sched *s, char *err)
 			goto storage;
 		logmsg_i(s->lg, "storage recovered; pending moves applied");
 	}
-	for (i = 0; i < s->ninf; i++) {
-		s->inf[i].seen = 0;
-		s->inf[i].pending = 0;
-	}
-	s->nclaimed = s->npending = s->live_workers = 0;
+	if (full)
+		for (i = 0; i < s->ninf; i++)
+			s->inf[i].seen = 0;
+	s->npending = 0;
+	if (full)
+		s->nclaimed = s->live_workers = 0;
 	/* results first: a finished trial is told before its claim's age is
 	 * looked at, so downtime never requeues work that is already done */
 	if ((rc = scan_dir(s, "results", scan_result, MAX_RESULTS_PER_BATCH)) ||
-	    (rc = scan_dir(s, "claimed", scan_claim, 1 << 30)) ||
+	    (full && (rc = scan_dir(s, "claimed", scan_claim, 1 << 30))) ||
 	    (rc = scan_dir(s, "pending", scan_pending, 1 << 30)) ||
-	    (rc = scan_dir(s, "workers", scan_worker, 1 << 30)) ||
-	    (rc = scan_dir(s, "state/requests", scan_request, 1000)) ||
-	    (rc = check_missing(s)) || (rc = ask_trials(s)))
+	    (full && (rc = scan_dir(s, "workers", scan_worker, 1 << 30))) ||
+	    (full &&
+	     (rc = scan_dir(s, "state/requests", scan_request, 1000))) ||
+	    (rc = check_missing(s, full)))
+		goto storage;
+	if (!full) /* every in-flight trial not in pending/ counts as claimed */
+		s->nclaimed = (int)s->ninf - s->npending;
+	if ((rc = ask_trials(s)))
 		goto storage;
 	if (s->dirty && (rc = write_snapshot(s)))
 		goto storage;

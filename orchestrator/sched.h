@@ -7,9 +7,15 @@
  * told results, publish staged trials).  Nothing leaves results/ and no
  * trial becomes public before a durable snapshot covers it.
  *
+ * A light batch (full = 0) lists only results/ and pending/: no heartbeat,
+ * no claim or registry listing (the last full batch's worker count is
+ * kept; every in-flight trial not pending counts as claimed), no requests,
+ * no search for missing files.  The caller runs a full batch at least
+ * every `poll` seconds and whenever something besides results/ changed.
+ *
  * Calling sequence:
  *   sched_open(&s, root, &spec, lease, lg, err)   load snapshot, reconcile
- *   loop: rc = sched_batch(s); ... sched_finished(s) ...
+ *   loop: rc = sched_batch(s, full, err); ... sched_finished(s) ...
  *   sched_finish(s, reason)                        write FINISHED
  *   sched_close(s)
  *
@@ -43,7 +49,7 @@ int sched_open(struct sched **out, const char *root, struct spec *spec,
 	       const struct sched_opts *opts, char *err);
 void sched_close(struct sched *s);
 
-int sched_batch(struct sched *s, char *err);
+int sched_batch(struct sched *s, int full, char *err);
 
 /* 1 when the study is complete (nothing more to do). */
 int sched_finished(const struct sched *s);

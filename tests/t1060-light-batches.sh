@@ -1,0 +1,100 @@
+#!/bin/sh
+# t1060: light batches (docs/protocol.md section 6).  With poll 20 s, every
+# batch but the first and the timer's is woken by results and is light: it
+# lists only results/ and pending/.
+#  - a light batch archives the told trial's claim by the name the result
+#    implies, so the study ends with claimed/ empty and every trial file in
+#    the archive, without waiting for a full batch;
+#  - a request still wakes a full batch at once (not after poll);
+#  - a claim whose name the result does not imply (another pid) is left to
+#    the next full batch (the timer's), which archives it as the trial file.
+. "${DEHBQ_SRC:-.}/tests/lib.sh"
+plan 9
+FEVALS=30
+start() { # start NAME FEVALS POLL TRAINER-SLEEP: study + orchestrator (+ worker)
+	mkspec "$T/$1.json" "$2" "{\"lease\": 60, \"poll\": $3, \"prefetch\": 4}"
+	"$B/dehbq" init "$T/$1" --spec "$T/$1.json" >/dev/null || exit 1
+	[ "$4" = none ] || bg "$B/dehbq-worker" --study "$T/$1" --idle-exit 60 \
+		--max-poll 0.2 -- sh -c "sleep $4; $TRAINER" 2>"$T/$1-w.log"
+	bg "$B/dehbq-orchestrator" "$T/$1" 2>"$T/$1-orch.log"
+	ORCH=$!
+}
+ntrial() { ls "$1"/archive/*/ | grep -c '^[0-9]*\.trial\.json$'; }
+
+# A: claims archived by light batches
+t0=$(date +%s)
+start a $FEVALS 20 0.02
+# the most files claimed/ holds while the study runs: one live claim, and
+# a told one until its batch's moves are done
+max=0
+while [ ! -e "$T/a/FINISHED" ] && [ $(($(date +%s) - t0)) -lt 30 ]; do
+	n=$(ls "$T/a/claimed" | wc -l)
+	[ "$n" -gt "$max" ] && max=$n
+	sleep 0.01
+done
+secs=$(($(date +%s) - t0))
+check "(light) the study of $FEVALS trials finishes in ${secs} s < 15 s (poll 20 s)" \
+	test -e "$T/a/FINISHED" -a "$secs" -lt 15
+check "(light) told claims leave claimed/ batch by batch (at most $max there, not all $FEVALS)" test "$max" -le $((FEVALS / 3))
+issued=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["counts"]["issued"])' "$T/a/FINISHED")
+check "(light) every trial's claim is archived as its trial file ($(ntrial "$T/a") of $issued)" \
+	test "$(ntrial "$T/a")" = "$issued"
+check "(light) independent checker (--finished)" \
+	python3 "$DEHBQ_SRC/tests/checkstudy.py" "$T/a" --finished
+
+# B: a request is handled at once while results keep batches light
+start b 400 20 0.05
+wait_for 10 sh -c "ls '$T/b/archive/0000' 2>/dev/null | grep -q result"
+t0=$(date +%s)
+"$B/dehbq" stop "$T/b" >/dev/null 2>&1
+wait_for 15 sh -c "! kill -0 $ORCH 2>/dev/null"
+secs=$(($(date +%s) - t0))
+check "(request) stop is handled in ${secs} s < 10 s (poll 20 s)" \
+	sh -c "! kill -0 $ORCH 2>/dev/null && test $secs -lt 10 && grep -q 'stopped by request\|stop requested' '$T/b-orch.log'"
+
+# C: a claim by a name the result does not imply waits for a full batch
+# (the timer's, poll 2 s); the study goes on meanwhile
+play() { # play ROOT N: claim and answer N trials as pid 111, naming pid 222
+	python3 - "$1" "$2" >>"$T/c-play.log" 2>&1 <<'PY'
+import json, os, sys, time
+root, n = sys.argv[1], int(sys.argv[2])
+wid = "abcdefabcdef"
+done = 0
+end = time.time() + 30
+while done < n and time.time() < end:
+    names = sorted(os.listdir(root + "/pending"))
+    if not names:
+        time.sleep(0.05)
+        continue
+    name = names[0]
+    t = json.load(open(root + "/pending/" + name))
+    claim = "%s@faketest.111.%s.json" % (t["id"], wid)
+    os.rename(root + "/pending/" + name, root + "/claimed/" + claim)
+    os.utime(root + "/claimed/" + claim)
+    now = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime())
+    r = {"format": "dehbq-result/1", "id": t["id"], "study": t["study"],
+         "attempt": t["attempt"], "status": "ok", "loss": 0.5, "cost": 1,
+         "info": {}, "worker": wid, "host": "faketest", "pid": 222,
+         "started": now, "finished": now, "wall_time": 0, "max_rss_kb": -1,
+         "exit_code": 0, "signal": 0}
+    res = "%s.a%d.%s.json" % (t["id"], t["attempt"], wid)
+    with open(root + "/results/." + res + ".tmp", "w") as f:
+        json.dump(r, f)
+    os.rename(root + "/results/." + res + ".tmp", root + "/results/" + res)
+    print("answered", t["id"], flush=True)
+    done += 1
+PY
+}
+start c 3 2 none
+play "$T/c" 1
+wait_for 10 test -e "$T/c/archive/0000/00000000.trial.json"
+check "(other name) the told trial's claim is archived by the timer's full batch" \
+	sh -c "test -e '$T/c/archive/0000/00000000.trial.json' && ! test -e '$T/c/FINISHED'"
+play "$T/c" 2
+wait_for 15 test -e "$T/c/FINISHED"
+n=$(ls "$T/c/claimed" | wc -l)
+check "(other name) the study finishes with claimed/ empty ($n left)" \
+	test -e "$T/c/FINISHED" -a "$n" = 0
+check "(other name) each claim is archived as its trial file ($(ntrial "$T/c") of 3)" \
+	test "$(ntrial "$T/c")" = 3
+check_no_leftovers
