@@ -74,12 +74,18 @@ scan_loop() { # scan every 0.3 s until $T/stop-scan exists; log bad files
 	done
 }
 # with the orchestrator dead: the newest snapshot parses, and so does every
-# staging/ file its redo list is about to publish
+# staging/ file its redo list is about to publish.  Before the first
+# snapshot (storage faults can hold it back for seconds) nothing may be
+# published.
 newest_snapshot_loads() {
 	python3 - "$1" <<'PY'
 import glob, json, os, sys
 root = sys.argv[1]
 snaps = sorted(glob.glob(root + "/state/snapshot-*.json"))
+if not snaps:
+    published = [f for d in ("pending", "claimed", "results")
+                 for f in os.listdir(os.path.join(root, d)) if not f.startswith(".")]
+    sys.exit("no snapshot, yet published: %s" % published[:3] if published else 0)
 snap = json.load(open(snaps[-1]))
 for a in snap.get("redo", []):
     if a.get("op") == "move" and a["from"].startswith("staging/"):
@@ -190,7 +196,8 @@ while [ ! -e "$S/FINISHED" ] && [ $(($(date +%s) - t0)) -lt 150 ]; do
 		sleep "$(awk -v s=$k 'BEGIN{srand(s); printf "%.2f", 1 + rand() * 2}')"
 		if kill -9 $orch 2>/dev/null; then
 			k=$((k + 1))
-			newest_snapshot_loads "$S" || echo "snapshot unreadable after kill $k" >>"$T/snapbad"
+			newest_snapshot_loads "$S" >>"$T/snapbad.why" 2>&1 ||
+				echo "snapshot unreadable after kill $k" >>"$T/snapbad"
 		fi
 	fi
 	wait $orch 2>/dev/null
@@ -202,6 +209,7 @@ while [ ! -e "$S/FINISHED" ] && [ $(($(date +%s) - t0)) -lt 150 ]; do
 done
 check "(b) the study completes under injected faults ($k kill -9, $restarts starts)" test -e "$S/FINISHED"
 check "(b) the newest snapshot and its staged trials parsed after every kill" test ! -e "$T/snapbad"
+[ -e "$T/snapbad" ] && cat "$T/snapbad" "$T/snapbad.why" | sed 's/^/# /'
 nerr=$(grep -c ' [EW] ' "$T/orch-b.log")
 diag "(b) DEHBQ_TEST_FAULTS=$FAULTS"
 diag "(b) orchestrator warnings/errors logged: $nerr; non-kill exits: $(cat "$T/orch-b-exits" 2>/dev/null | sort | uniq -c | tr '\n' ' ')"
