@@ -646,14 +646,6 @@ static int ingest_result(struct sched *s, const char *name)
 			   "match the file name and study");
 		return DEHBQ_OK;
 	}
-	/* the claim the result's worker made (it may be gone) */
-	c.id = id;
-	memcpy(c.host, r.host, sizeof(c.host));
-	c.pid = r.pid;
-	memcpy(c.worker, r.worker, sizeof(c.worker));
-	if (study_claim_name(cname, sizeof(cname), &c) ||
-	    study_path(cpath, sizeof(cpath), s->root, "claimed/%s", cname))
-		cname[0] = 0;
 	e = inf_find(s, id);
 	if (!e) {
 		result_release(&r);
@@ -681,6 +673,14 @@ static int ingest_result(struct sched *s, const char *name)
 		logmsg_i(s->lg, "trial=%08llu attempt=%d told status=%s (%s)",
 			 (unsigned long long)id, attempt,
 			 result_status_name(r.status), r.error);
+	/* the claim the result's worker made (it may be gone) */
+	c.id = id;
+	memcpy(c.host, r.host, sizeof(c.host));
+	c.pid = r.pid;
+	memcpy(c.worker, r.worker, sizeof(c.worker));
+	if (study_claim_name(cname, sizeof(cname), &c) ||
+	    study_path(cpath, sizeof(cpath), s->root, "claimed/%s", cname))
+		cname[0] = 0;
 	result_release(&r);
 	s->told++;
 	s->dirty = 1;
@@ -1432,12 +1432,12 @@ int sched_batch(struct sched *s, int full, char *err)
 			goto storage;
 		logmsg_i(s->lg, "storage recovered; pending moves applied");
 	}
-	if (full)
+	s->npending = 0;
+	if (full) {
 		for (i = 0; i < s->ninf; i++)
 			s->inf[i].seen = 0;
-	s->npending = 0;
-	if (full)
 		s->nclaimed = s->live_workers = 0;
+	}
 	/* results first: a finished trial is told before its claim's age is
 	 * looked at, so downtime never requeues work that is already done */
 	if ((rc = scan_dir(s, "results", scan_result, MAX_RESULTS_PER_BATCH)) ||
