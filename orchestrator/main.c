@@ -276,9 +276,14 @@ static long drain_events(int fd, int light, int *other)
  * Wait for the next batch: up to timeout for an event in any watched
  * directory.  Then, group commit: while the files in pending/ after the
  * last batch (queued; that batch started at t0) are not all gone, let
- * more results arrive until t0 + interval.  Each claim wakes the hold
- * (pending/ has its own inotify queue; results do not wake it), so the
- * batch runs as soon as pending/ may be empty and no worker waits for it.
+ * more results arrive until t0 + interval.  Claims are counted on
+ * pending/'s own inotify queue (results do not wake the hold).  Once the
+ * pace of claims is known (two wake-ups), the hold naps while half of
+ * what is left should go at that pace and counts the claims in one read:
+ * a few wake-ups per batch, not one per claim.  The last two are waited
+ * for one by one, so the batch runs as soon as pending/ may be empty; a
+ * worker finds pending/ empty during a nap only if claims came more than
+ * twice as fast as before.
  * Without inotify, sleep.  Returns 1 when the next batch must be a full
  * one: the timeout passed (the rescan NFS needs) or something other than
  * results/ and pending/ changed.
@@ -287,8 +292,8 @@ static int wait_batch(struct watch *w, double timeout, double t0,
 		      double interval, long queued)
 {
 	struct pollfd p[2] = {{w->fd, POLLIN, 0}, {w->pfd, POLLIN, 0}};
-	double hold;
-	long taken;
+	double hold, now, nap, t1;
+	long taken, left, n1;
 	int other = 0;
 
 	if (w->fd < 0) {
@@ -298,10 +303,20 @@ static int wait_batch(struct watch *w, double timeout, double t0,
 	if (poll(p, 2, (int)(timeout * 1000)) <= 0)
 		return 1;
 	taken = p[1].revents ? drain_events(w->pfd, -1, NULL) : 0;
+	t1 = timeutil_mono();
+	n1 = taken;
 	while (taken < queued && !got_stop &&
-	       (hold = t0 + interval - timeutil_mono()) > 0.001)
-		if (poll(&p[1], 1, (int)(hold * 1000) + 1) > 0)
-			taken += drain_events(w->pfd, -1, NULL);
+	       (hold = t0 + interval - (now = timeutil_mono())) > 0.001) {
+		left = queued - taken;
+		if (left > 2 && taken > n1) {
+			nap = (now - t1) / (double)(taken - n1) *
+			      (double)(left / 2);
+			timeutil_sleep(nap < hold ? nap : hold, &got_stop);
+		} else if (poll(&p[1], 1, (int)(hold * 1000) + 1) <= 0) {
+			continue;
+		}
+		taken += drain_events(w->pfd, -1, NULL);
+	}
 	drain_events(w->fd, w->rwd, &other);
 	return other;
 }
