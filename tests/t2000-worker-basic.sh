@@ -41,7 +41,7 @@ CFG='{"lr": 0.01, "n-layers": 3, "opt": "sgd"}'
 S=$T/s
 mkstudy "$S"
 
-echo "1..26"
+echo "1..30"
 
 # 1. A shell trainer sees every placeholder and variable.
 trial "$S" 00000042 1 3 2 00000007 "$CFG"
@@ -175,6 +175,38 @@ for o in $(grep -o -- '--[a-z][a-z-]*' "$T/help" | sort -u); do
 done
 check "every --help option is in docs/dehbq-worker.1${missing:+ (missing:$missing)}" \
 	[ -z "$missing" ]
+
+# 6. pending/ is watched only while the worker looks for work: each
+# rename into pending/ queues an event for every watch, at the publisher's
+# expense.  /proc/PID/fdinfo lists a process's inotify watches by inode.
+# watched PID DIR: DIR is among PID's inotify watches
+watched() {
+	w_ino=$(printf '%x' "$(stat -c %i "$2")")
+	cat /proc/"$1"/fdinfo/* 2>/dev/null |
+		grep -q "^inotify wd:[0-9]* ino:$w_ino "
+}
+rm -f "$S/FINISHED" "$T/gate"
+"$DEHBQ_BIN/dehbq-worker" --study "$S" --max-poll 30 -- sh -c \
+	'while ! test -e "$0"; do sleep 0.05; done; echo "{\"loss\": 1}"' \
+	"$T/gate" 2>"$T/w6.log" &
+BGPID=$!
+BG_PIDS="$BG_PIDS $BGPID"
+wait_for 20 watched $BGPID "$S/pending"
+check "an idle worker watches pending/ and the study (FINISHED)" eval \
+	'watched $BGPID "$S/pending" && watched $BGPID "$S"'
+trial "$S" 00000045 0 1 1 null "$CFG"
+wait_for 20 eval 'ls "$S"/claimed/00000045@* >/dev/null 2>&1'
+check "a worker running a trial does not watch pending/ (still the study)" \
+	eval '! watched $BGPID "$S/pending" && watched $BGPID "$S"'
+touch "$T/gate"
+wait_for 20 eval 'ls "$S"/results/00000045.a1.*.json >/dev/null 2>&1'
+wait_for 20 watched $BGPID "$S/pending"
+check "idle again after the trial: it watches pending/ again" \
+	watched $BGPID "$S/pending"
+kill $BGPID
+wait $BGPID
+check "SIGTERM: exit 0" [ $? = 0 ]
+BGPID=
 
 [ "$TAP_FAIL" = 0 ] || cat "$T"/w*.log
 exit 0

@@ -11,7 +11,8 @@
  *     result, repeat at once;
  *   - with nothing to claim, wait for inotify (pending/ and the study
  *     root, local writes only) or a jittered, doubling timeout from 0.2 s
- *     up to --max-poll, so idle workers do not hammer NFS;
+ *     up to --max-poll, so idle workers do not hammer NFS.  pending/ is
+ *     watched only while looking for work (ino_watch);
  *   - heartbeat: utime() of the claim and of workers/HOST.PID.WID.json
  *     every lease / 4 (--heartbeat), busy or idle.
  * Exit codes: 0 done, 100 bad usage or study, 111 system failure.
@@ -121,7 +122,7 @@ struct worker {
 	double end_time;	     /* unix time to stop by; 0 = none */
 	int wake_r;		     /* self-pipe read end */
 	int ino;		     /* inotify fd or -1 */
-	int ino_pending;	     /* its watch descriptor for pending/ */
+	int ino_pending;	     /* its watch on pending/, or -1 */
 	struct claim_list hints;     /* names announced by inotify */
 	const char *claim_path;	     /* claim being heartbeaten, or NULL */
 	char trial_id[ID_TRIAL_LEN]; /* its id, for messages */
@@ -460,6 +461,44 @@ out:
 	return st;
 }
 
+static void drain_fd(int fd)
+{
+	char buf[4096];
+
+	if (fd < 0)
+		return;
+	while (read(fd, buf, sizeof(buf)) > 0)
+		;
+}
+
+/*
+ * Watch pending/ (on) or stop (off).  Every rename into pending/ queues an
+ * event for each watch on it, and the renamer pays for that: a busy
+ * worker's watch would cost the orchestrator a few microseconds per
+ * trial it publishes, for events nobody reads.  So the watch is added
+ * before each listing of pending/ (a trial published after the listing
+ * still wakes the worker) and removed when a trial is claimed, with the
+ * events queued so far.  Without the watch (inotify_add_watch failed),
+ * the worker polls.
+ */
+static void ino_watch(struct worker *w, int on)
+{
+	char p[STUDY_PATH_MAX];
+
+	if (w->ino < 0 || on == (w->ino_pending >= 0))
+		return;
+	if (!on) {
+		inotify_rm_watch(w->ino, w->ino_pending);
+		w->ino_pending = -1;
+		w->hints.n = 0;
+		drain_fd(w->ino);
+	} else if (study_path(p, sizeof(p), w->root, "pending") ||
+		   (w->ino_pending = inotify_add_watch(
+			    w->ino, p, IN_MOVED_TO | IN_CREATE)) < 0) {
+		w->ino_pending = -1;
+	}
+}
+
 /* Scan pending/ and run at most one trial. */
 static enum step step(struct worker *w, struct claim_list *l)
 {
@@ -475,11 +514,15 @@ static enum step step(struct worker *w, struct claim_list *l)
 		*l = w->hints;
 		w->hints = t;
 		w->hints.n = 0;
-	} else if ((rc = claim_scan(&w->cx, l))) {
-		logmsg_e(&w->lg, "cannot list '%s/pending': %s", w->root,
-			 rc == DEHBQ_ESYS ? strerror(errno)
-					  : dehbq_strerror(rc));
-		return STEP_FAIL;
+	} else {
+		ino_watch(w, 1);
+		if ((rc = claim_scan(&w->cx, l))) {
+			logmsg_e(&w->lg, "cannot list '%s/pending': %s",
+				 w->root,
+				 rc == DEHBQ_ESYS ? strerror(errno)
+						  : dehbq_strerror(rc));
+			return STEP_FAIL;
+		}
 	}
 	if (!l->n)
 		return STEP_IDLE;
@@ -497,7 +540,10 @@ static enum step step(struct worker *w, struct claim_list *l)
 			return STEP_FAIL;
 		}
 		{
-			enum step st = run_claimed(w, &c);
+			enum step st;
+
+			ino_watch(w, 0);
+			st = run_claimed(w, &c);
 
 			claim_release(&c);
 			return st;
@@ -508,17 +554,15 @@ static enum step step(struct worker *w, struct claim_list *l)
 	return hinted ? STEP_IDLE : STEP_LOST;
 }
 
+/* The inotify fd with the study root watched (FINISHED); -1 if none. */
 static int ino_setup(struct worker *w)
 {
-	char p[STUDY_PATH_MAX];
 	int fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 
+	w->ino_pending = -1;
 	if (fd < 0)
 		return -1;
-	if (study_path(p, sizeof(p), w->root, "pending") ||
-	    (w->ino_pending =
-		     inotify_add_watch(fd, p, IN_MOVED_TO | IN_CREATE)) < 0 ||
-	    inotify_add_watch(fd, w->root, IN_MOVED_TO | IN_CREATE) < 0) {
+	if (inotify_add_watch(fd, w->root, IN_MOVED_TO | IN_CREATE) < 0) {
 		close(fd);
 		return -1;
 	}
@@ -552,16 +596,6 @@ static void read_hints(struct worker *w)
 			off += (ssize_t)sizeof(*ev) + ev->len;
 		}
 	}
-}
-
-static void drain_fd(int fd)
-{
-	char buf[4096];
-
-	if (fd < 0)
-		return;
-	while (read(fd, buf, sizeof(buf)) > 0)
-		;
 }
 
 /* Wait up to secs for an inotify event or a signal; 1 if woken early. */
