@@ -89,7 +89,7 @@ int cli_lmtime(const char *path, double *mt)
 
 	if (lstat(path, &st) < 0)
 		return -1;
-	*mt = (double)st.st_mtim.tv_sec + (double)st.st_mtim.tv_nsec / 1e9;
+	*mt = timeutil_secs(&st.st_mtim);
 	return 0;
 }
 

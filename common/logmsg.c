@@ -11,6 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "timeutil.h"
+
 static const char level_char[] = "DIWE";
 
 void logmsg_init(struct logmsg *lg, const char *prog)
@@ -66,17 +68,15 @@ void logmsg(const struct logmsg *lg, enum logmsg_level level, const char *fmt,
 	    ...)
 {
 	char buf[LOGMSG_LINE];
-	struct timespec ts;
 	va_list ap;
 	size_t n;
 	int e = errno;
 
 	if (level < lg->min)
 		return;
-	clock_gettime(CLOCK_REALTIME, &ts);
 	va_start(ap, fmt);
 	n = vformat(buf, sizeof(buf), lg->prog, (long)getpid(), level,
-		    (double)ts.tv_sec + (double)ts.tv_nsec / 1e9, fmt, ap);
+		    timeutil_now(), fmt, ap);
 	va_end(ap);
 	if (write(lg->fd, buf, n) < 0) {
 		/* nowhere left to report it */

@@ -16,12 +16,17 @@
 #include <time.h>
 #include <unistd.h>
 
+double timeutil_secs(const struct timespec *ts)
+{
+	return (double)ts->tv_sec + (double)ts->tv_nsec / 1e9;
+}
+
 double timeutil_now(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return timeutil_secs(&ts);
 }
 
 double timeutil_mono(void)
@@ -29,7 +34,7 @@ double timeutil_mono(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return timeutil_secs(&ts);
 }
 
 /*
@@ -125,7 +130,7 @@ int timeutil_mtime(const char *path, double *mtime)
 
 	if (stat(path, &st) < 0)
 		return errno == ENOENT ? DEHBQ_ENOENT : DEHBQ_ESYS;
-	*mtime = (double)st.st_mtim.tv_sec + (double)st.st_mtim.tv_nsec / 1e9;
+	*mtime = timeutil_secs(&st.st_mtim);
 	return DEHBQ_OK;
 }
 
@@ -149,7 +154,7 @@ int timeutil_fs_now(const char *probe, double *now)
 	}
 	if (lstat(probe, &st) < 0)
 		return DEHBQ_ESYS;
-	*now = (double)st.st_mtim.tv_sec + (double)st.st_mtim.tv_nsec / 1e9;
+	*now = timeutil_secs(&st.st_mtim);
 	return DEHBQ_OK;
 }
 

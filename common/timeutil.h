@@ -12,7 +12,12 @@
 #ifndef DEHBQ_TIMEUTIL_H
 #define DEHBQ_TIMEUTIL_H
 
+#include <time.h>
+
 #define TIMEUTIL_ISO_LEN 32
+
+/* A timespec (a clock, a file's st_mtim) as seconds. */
+double timeutil_secs(const struct timespec *ts);
 
 /* Seconds since the epoch, wall clock (may jump). */
 double timeutil_now(void);

@@ -793,7 +793,7 @@ static int fresh_mtime(const char *path, double *mt)
 		return DEHBQ_ESYS;
 	}
 	close(fd);
-	*mt = (double)st.st_mtim.tv_sec + (double)st.st_mtim.tv_nsec / 1e9;
+	*mt = timeutil_secs(&st.st_mtim);
 	return DEHBQ_OK;
 }
 
@@ -890,7 +890,7 @@ static int scan_claim(struct sched *s, const char *name, unsigned char dtype)
 		return archive_trial_file(s, path, name, c.id);
 	e->seen = 1;
 	s->nclaimed++;
-	mt = (double)st.st_mtim.tv_sec + (double)st.st_mtim.tv_nsec / 1e9;
+	mt = timeutil_secs(&st.st_mtim);
 	if (s->fs_now - mt <= s->spec->lease)
 		return DEHBQ_OK;
 	rc = fresh_mtime(path, &mt);
