@@ -105,8 +105,6 @@ int cli_scan_trials(const char *cmd, const char *root, const struct space *sp,
 
 /* Write s as one RFC 4180 CSV field. */
 void cli_csv_field(FILE *f, const char *s);
-/* Shortest %.15g/%.16g/%.17g text of d that reads back exactly. */
-void cli_fmt_double(char *buf, size_t size, double d);
 /*
  * Write what fn writes to f either to stdout (path "-") or atomically to
  * path (buffered in memory, then atomicfile_write).  Returns exit code.

@@ -203,7 +203,7 @@ static void csv_leaf(FILE *f, const cJSON *it)
 	if (cJSON_IsString(it)) {
 		cli_csv_field(f, it->valuestring);
 	} else if (cJSON_IsNumber(it)) {
-		cli_fmt_double(num, sizeof(num), it->valuedouble);
+		jsonfile_fmt_double(num, sizeof(num), it->valuedouble);
 		fputs(num, f);
 	} else if (cJSON_IsBool(it)) {
 		fputs(cJSON_IsTrue(it) ? "true" : "false", f);
@@ -217,7 +217,7 @@ static void csv_num(FILE *f, double d)
 {
 	char num[40];
 
-	cli_fmt_double(num, sizeof(num), d);
+	jsonfile_fmt_double(num, sizeof(num), d);
 	fprintf(f, ",%s", num);
 }
 

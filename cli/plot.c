@@ -14,6 +14,7 @@
 #include "cli.h"
 
 #include "err.h"
+#include "jsonfile.h"
 #include "space.h"
 #include "spec.h"
 
@@ -423,7 +424,7 @@ static int write_svg(void *arg, FILE *f)
 	for (i = 0; i < (size_t)x->nfid && i < 30; i++) {
 		char lab[40];
 
-		cli_fmt_double(lab, sizeof(lab), x->fids[i]);
+		jsonfile_fmt_double(lab, sizeof(lab), x->fids[i]);
 		if (strlen(lab) > 10)
 			snprintf(lab, sizeof(lab), "%.6g", x->fids[i]);
 		fprintf(f,

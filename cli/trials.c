@@ -9,6 +9,7 @@
 #include "cli.h"
 
 #include "err.h"
+#include "jsonfile.h"
 #include "fsutil.h"
 #include "result.h"
 #include "space.h"
@@ -63,8 +64,8 @@ static int trials_row(void *arg, struct cli_row *row)
 		return 0;
 	id_trial_format(row->t.id, id);
 	if (row->has_result && row->r.status == RESULT_OK)
-		cli_fmt_double(loss, sizeof(loss), row->r.loss);
-	cli_fmt_double(fid, sizeof(fid), row->t.fidelity);
+		jsonfile_fmt_double(loss, sizeof(loss), row->r.loss);
+	jsonfile_fmt_double(fid, sizeof(fid), row->t.fidelity);
 	x->rows++;
 	switch (x->fmt) {
 	case FMT_TABLE:

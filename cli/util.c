@@ -115,18 +115,6 @@ void cli_csv_field(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-void cli_fmt_double(char *buf, size_t size, double d)
-{
-	static const char *const fmts[] = {"%.15g", "%.16g", "%.17g"};
-	int i;
-
-	for (i = 0; i < 3; i++) {
-		snprintf(buf, size, fmts[i], d);
-		if (strtod(buf, NULL) == d)
-			return;
-	}
-}
-
 int cli_write_output(const char *cmd, const char *path,
 		     int (*fn)(void *arg, FILE *f), void *arg)
 {

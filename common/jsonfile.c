@@ -15,6 +15,7 @@
 #include "fsutil.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -507,24 +508,43 @@ static int plain_text(double d, char *buf, size_t size)
 	return int_text(d, buf);
 }
 
+void jsonfile_fmt_double(char *buf, size_t size, double d)
+{
+	int prec;
+
+	if (isfinite(d) && plain_text(d, buf, size))
+		return;
+	/* shortest of 15/16 digits that reads back; 17 always does */
+	for (prec = 15; prec < 17; prec++) {
+		snprintf(buf, size, "%.*g", prec, d);
+		if (strtod(buf, NULL) == d)
+			return;
+	}
+	snprintf(buf, size, "%.17g", d);
+}
+
+/* A raw item holding text, with valuedouble/valueint set for readers. */
+static cJSON *raw_number(const char *text, double d)
+{
+	cJSON *it = cJSON_CreateRaw(text);
+
+	if (it) {
+		it->valuedouble = d;
+		it->valueint = d >= INT_MAX   ? INT_MAX
+			       : d <= INT_MIN ? INT_MIN
+					      : (int)d;
+	}
+	return it;
+}
+
 cJSON *jsonfile_number(double d)
 {
 	char buf[40];
-	int prec;
 
 	if (!isfinite(d))
 		return NULL;
-	if (!plain_text(d, buf, sizeof(buf))) {
-		/* shortest of 15/16 digits that reads back; 17 always does */
-		for (prec = 15; prec < 17; prec++) {
-			snprintf(buf, sizeof(buf), "%.*g", prec, d);
-			if (strtod(buf, NULL) == d)
-				break;
-		}
-		if (prec == 17)
-			snprintf(buf, sizeof(buf), "%.17g", d);
-	}
-	return cJSON_CreateRaw(buf);
+	jsonfile_fmt_double(buf, sizeof(buf), d);
+	return raw_number(buf, d);
 }
 
 cJSON *jsonfile_number_exact(double d)
@@ -535,7 +555,7 @@ cJSON *jsonfile_number_exact(double d)
 		return NULL;
 	if (!plain_text(d, buf, sizeof(buf)))
 		snprintf(buf, sizeof(buf), "%.17g", d);
-	return cJSON_CreateRaw(buf);
+	return raw_number(buf, d);
 }
 
 static int render(cJSON *o, int built, int pretty, char **out)

@@ -102,10 +102,16 @@ int jsonfile_get_array(const struct jsonfile *jf, const cJSON *obj,
 		       const cJSON **out, char *err);
 
 /*
- * A number item that prints exactly: the shortest of %.15g, %.16g and
- * %.17g that reads back as the same double.  (cJSON's own printer accepts
- * a one-ulp difference, which would break exact resume and exact
- * fidelities.)  NULL for a non-finite value or out of memory.
+ * The shortest text of d that reads back as d, into buf (size >= 32): an
+ * integer below 2^53 in plain digits, -0.0 as "-0.0", else the shortest of
+ * %.15g, %.16g and %.17g.  A non-finite d prints as printf prints it.
+ */
+void jsonfile_fmt_double(char *buf, size_t size, double d);
+/*
+ * A number item that prints exactly: a raw item holding
+ * jsonfile_fmt_double's text, with valuedouble and valueint set.  (cJSON's
+ * own printer accepts a one-ulp difference, which would break exact resume
+ * and exact fidelities.)  NULL for a non-finite value or out of memory.
  */
 cJSON *jsonfile_number(double d);
 /*

@@ -106,18 +106,6 @@ static const struct dialect configspace = {"lower", "upper", 0,	      cs_num,
 /* ---- small helpers ---- */
 
 /* Shortest of %.15g, %.16g, %.17g that reads back as x. */
-static void fmt_double(char *buf, size_t size, double x)
-{
-	int prec;
-
-	for (prec = 15; prec < 17; prec++) {
-		snprintf(buf, size, "%.*g", prec, x);
-		if (strtod(buf, NULL) == x)
-			return;
-	}
-	snprintf(buf, size, "%.17g", x);
-}
-
 /*
  * Insert "parameter 'NAME': " after the "file:line:col: " prefix of a
  * message a jsonfile getter wrote, so every message names the parameter.
@@ -386,8 +374,8 @@ static int parse_float(const struct jsonfile *jf, const cJSON *o,
 				       err);
 	if (rc)
 		return param_ctx(jf, err, p->name, rc);
-	fmt_double(a, sizeof(a), p->lo);
-	fmt_double(b, sizeof(b), p->hi);
+	jsonfile_fmt_double(a, sizeof(a), p->lo);
+	jsonfile_fmt_double(b, sizeof(b), p->hi);
 	if (!(p->lo < p->hi))
 		return jsonfile_errf(jf, lo_it, err,
 				     "parameter '%s': '%s' (%s) must be < '%s' "
@@ -425,7 +413,7 @@ static int parse_float(const struct jsonfile *jf, const cJSON *o,
 		if (it && !(v->f >= p->lo && v->f <= p->hi)) {
 			char c[40];
 
-			fmt_double(c, sizeof(c), v->f);
+			jsonfile_fmt_double(c, sizeof(c), v->f);
 			return jsonfile_errf(
 				jf, it, err,
 				"parameter '%s': 'default' (%s) is "
@@ -1091,9 +1079,9 @@ static int check_value(const struct space_param *p, const struct space_value *v,
 					  "parameter '%s': expected a number",
 					  p->name);
 		if (!(out->f >= p->lo && out->f <= p->hi)) {
-			fmt_double(a, sizeof(a), out->f);
-			fmt_double(b, sizeof(b), p->lo);
-			fmt_double(c, sizeof(c), p->hi);
+			jsonfile_fmt_double(a, sizeof(a), out->f);
+			jsonfile_fmt_double(b, sizeof(b), p->lo);
+			jsonfile_fmt_double(c, sizeof(c), p->hi);
 			return dehbq_errf(err, DEHBQ_EINVAL,
 					  "parameter '%s': %s is out of range "
 					  "[%s, %s]",
@@ -1217,38 +1205,13 @@ int space_encode(const struct space *sp, const struct space_value *vals,
 
 /* ---- output ---- */
 
-/*
- * A number that prints exactly.  cJSON 1.7.15 prints a double with 15
- * digits whenever that reads back within an ulp, so 0.30000000000000004
- * or 2^53 - 1 would silently change.  The item is a cJSON_Raw holding
- * our shortest exact text, with valuedouble/valueint set for readers.
- */
-static cJSON *json_number(double x)
-{
-	char buf[40];
-	cJSON *it;
-
-	if (x == floor(x) && fabs(x) <= INT_LIMIT)
-		snprintf(buf, sizeof(buf), "%lld", (long long)x);
-	else
-		fmt_double(buf, sizeof(buf), x);
-	it = cJSON_CreateRaw(buf);
-	if (it) {
-		it->valuedouble = x;
-		it->valueint = x >= INT_MAX   ? INT_MAX
-			       : x <= INT_MIN ? INT_MIN
-					      : (int)x;
-	}
-	return it;
-}
-
 static cJSON *value_to_json(const struct space_value *v)
 {
 	switch (v->type) {
 	case SPACE_V_FLOAT:
-		return json_number(v->f);
+		return jsonfile_number(v->f);
 	case SPACE_V_INT:
-		return json_number((double)v->i);
+		return jsonfile_number((double)v->i);
 	case SPACE_V_STRING:
 		return cJSON_CreateString(v->s);
 	case SPACE_V_BOOL:
@@ -1287,12 +1250,12 @@ static cJSON *param_to_json(const struct space_param *p)
 	     add(o, "type", cJSON_CreateString(tname[p->type]));
 	switch (p->type) {
 	case SPACE_FLOAT:
-		ok = ok && add(o, "low", json_number(p->lo)) &&
-		     add(o, "high", json_number(p->hi));
+		ok = ok && add(o, "low", jsonfile_number(p->lo)) &&
+		     add(o, "high", jsonfile_number(p->hi));
 		break;
 	case SPACE_INT:
-		ok = ok && add(o, "low", json_number((double)p->ilo)) &&
-		     add(o, "high", json_number((double)p->ihi));
+		ok = ok && add(o, "low", jsonfile_number((double)p->ilo)) &&
+		     add(o, "high", jsonfile_number((double)p->ihi));
 		break;
 	case SPACE_CATEGORICAL:
 	case SPACE_ORDINAL:
@@ -1450,9 +1413,9 @@ int space_config_from_json(const struct jsonfile *jf, const cJSON *obj,
 		}
 		if (check_value(p, &x, &tmp[i], NULL)) {
 			if (p->type == SPACE_FLOAT) {
-				fmt_double(a, sizeof(a), x.f);
-				fmt_double(b, sizeof(b), p->lo);
-				fmt_double(c, sizeof(c), p->hi);
+				jsonfile_fmt_double(a, sizeof(a), x.f);
+				jsonfile_fmt_double(b, sizeof(b), p->lo);
+				jsonfile_fmt_double(c, sizeof(c), p->hi);
 			} else {
 				snprintf(a, sizeof(a), "%lld", (long long)x.i);
 				snprintf(b, sizeof(b), "%lld",
@@ -1493,7 +1456,7 @@ int space_value_format(const struct space_value *v, char *buf, size_t size)
 	case SPACE_V_FLOAT: {
 		char tmp[40];
 
-		fmt_double(tmp, sizeof(tmp), v->f);
+		jsonfile_fmt_double(tmp, sizeof(tmp), v->f);
 		n = snprintf(buf, size, "%s", tmp);
 		break;
 	}

@@ -6,6 +6,7 @@
 #include "testutil.h"
 
 #include <check.h>
+#include <math.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -139,6 +140,47 @@ START_TEST(test_jsonfile_load_refuses_symlink_fifo_and_big)
 }
 END_TEST
 
+/* The shortest text that reads back; the number item carries it exactly. */
+START_TEST(test_jsonfile_numbers_print_shortest_exact_text)
+{
+	static const struct {
+		double d;
+		const char *text;
+	} cases[] = {
+		{0.1, "0.1"},
+		{0.30000000000000004, "0.30000000000000004"},
+		{1.0 / 3.0, "0.3333333333333333"},
+		{-0.0, "-0.0"},
+		{27, "27"},
+		{-3, "-3"},
+		{9007199254740991.0, "9007199254740991"},
+		{9007199254740992.0, "9007199254740992"},
+		{1e300, "1e+300"},
+		{5e-324, "4.94065645841247e-324"},
+	};
+	char buf[40];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		cJSON *it = jsonfile_number(cases[i].d);
+		char *txt;
+
+		jsonfile_fmt_double(buf, sizeof(buf), cases[i].d);
+		ck_assert_str_eq(buf, cases[i].text);
+		ck_assert_ptr_nonnull(it);
+		ck_assert(it->valuedouble == cases[i].d);
+		txt = cJSON_PrintUnformatted(it);
+		ck_assert_str_eq(txt, cases[i].text);
+		cJSON_free(txt);
+		cJSON_Delete(it);
+	}
+	jsonfile_fmt_double(buf, sizeof(buf), INFINITY);
+	ck_assert_str_eq(buf, "inf");
+	ck_assert_ptr_null(jsonfile_number(INFINITY));
+	ck_assert_ptr_null(jsonfile_number(NAN));
+}
+END_TEST
+
 Suite *jsonfile_suite(void)
 {
 	Suite *s = suite_create("jsonfile");
@@ -148,6 +190,7 @@ Suite *jsonfile_suite(void)
 
 	tcase_add_checked_fixture(limits, tu_setup, tu_teardown);
 	tcase_add_test(core, test_jsonfile_getters_report_field_positions);
+	tcase_add_test(core, test_jsonfile_numbers_print_shortest_exact_text);
 	tcase_add_test(errors, test_jsonfile_syntax_errors_have_line_and_col);
 	tcase_add_test(errors,
 		       test_jsonfile_rejects_huge_numbers_and_duplicates);

@@ -6,6 +6,7 @@
 #include "atomicfile.h"
 #include "claim.h"
 #include "err.h"
+#include "jsonfile.h"
 #include "logmsg.h"
 #include "registry.h"
 #include "result.h"
@@ -92,21 +93,21 @@ START_TEST(test_worker_env_name_sanitised)
 }
 END_TEST
 
-START_TEST(test_worker_fmt_double_shortest_exact)
+START_TEST(test_worker_budget_text_is_shortest_exact)
 {
 	char buf[40];
 	const double xs[] = {9,	     0.1,	   1.0 / 3, 6.999999999999999,
 			     1e-300, 123456789.125};
 	size_t i;
 
-	run_fmt_double(9, buf, sizeof(buf));
+	jsonfile_fmt_double(buf, sizeof(buf), 9);
 	ck_assert_str_eq(buf, "9");
-	run_fmt_double(0.1, buf, sizeof(buf));
+	jsonfile_fmt_double(buf, sizeof(buf), 0.1);
 	ck_assert_str_eq(buf, "0.1");
-	run_fmt_double(6.999999999999999, buf, sizeof(buf));
+	jsonfile_fmt_double(buf, sizeof(buf), 6.999999999999999);
 	ck_assert_str_eq(buf, "6.999999999999999");
 	for (i = 0; i < sizeof(xs) / sizeof(xs[0]); i++) {
-		run_fmt_double(xs[i], buf, sizeof(buf));
+		jsonfile_fmt_double(buf, sizeof(buf), xs[i]);
 		ck_assert(strtod(buf, NULL) == xs[i]);
 	}
 }
@@ -487,7 +488,7 @@ Suite *worker_suite(void)
 	tcase_add_test(pure, test_worker_subst_known_placeholders);
 	tcase_add_test(pure, test_worker_subst_leaves_unknown_alone);
 	tcase_add_test(pure, test_worker_env_name_sanitised);
-	tcase_add_test(pure, test_worker_fmt_double_shortest_exact);
+	tcase_add_test(pure, test_worker_budget_text_is_shortest_exact);
 	tcase_add_test(pure, test_worker_report_last_stdout_line);
 	tcase_add_test(pure, test_worker_report_invalid);
 	tcase_add_test(pure, test_worker_report_file_wins);

@@ -35,6 +35,7 @@
 #include "claim.h"
 #include "err.h"
 #include "fsutil.h"
+#include "jsonfile.h"
 #include "id.h"
 #include "logmsg.h"
 #include "registry.h"
@@ -353,7 +354,7 @@ static enum step run_claimed(struct worker *w, struct claim *c)
 	double retry;
 	enum step st = STEP_RAN;
 
-	run_fmt_double(c->trial.fidelity, fid, sizeof(fid));
+	jsonfile_fmt_double(fid, sizeof(fid), c->trial.fidelity);
 	id_trial_format(c->trial.id, w->trial_id);
 	logmsg_i(&w->lg, "trial=%s attempt=%d fidelity=%s claimed", w->trial_id,
 		 c->trial.attempt, fid);

@@ -49,6 +49,7 @@
 #include "atomicfile.h"
 #include "err.h"
 #include "fsutil.h"
+#include "jsonfile.h"
 #include "result.h"
 #include "space.h"
 #include "study.h"
@@ -150,17 +151,6 @@ int run_env_name(const char *param, char *buf, size_t size)
 	}
 	buf[n] = 0;
 	return DEHBQ_OK;
-}
-
-void run_fmt_double(double x, char *buf, size_t size)
-{
-	int p;
-
-	for (p = 1; p <= 17; p++) {
-		snprintf(buf, size, "%.*g", p, x);
-		if (strtod(buf, NULL) == x)
-			return;
-	}
 }
 
 static void tail_add(struct tail *t, const char *p, size_t n)
@@ -472,7 +462,7 @@ static int prepare(const struct run_job *j, struct prep *p, char *err)
 	memset(p, 0, sizeof(*p));
 	id_trial_format(t->id, p->id);
 	snprintf(p->attempt, sizeof(p->attempt), "%d", t->attempt);
-	run_fmt_double(t->fidelity, p->budget, sizeof(p->budget));
+	jsonfile_fmt_double(p->budget, sizeof(p->budget), t->fidelity);
 	snprintf(p->seed, sizeof(p->seed), "%llu", (unsigned long long)t->seed);
 	if (study_path(p->workdir, sizeof(p->workdir), j->root, "work/%04u/%s",
 		       sh, p->id) ||

@@ -83,9 +83,6 @@ int run_subst(const char *in, const struct run_vars *v, char **out);
  */
 int run_env_name(const char *param, char *buf, size_t size);
 
-/* Shortest %.Ng text that reads back as exactly x. */
-void run_fmt_double(double x, char *buf, size_t size);
-
 /*
  * Find and parse the trainer's report: the file report_path when it
  * exists (a regular file, at most RESULT_CAP bytes), else the last
