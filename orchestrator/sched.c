@@ -903,7 +903,8 @@ static int scan_claim(struct sched *s, const char *name, unsigned char dtype)
 	snprintf(who, sizeof(who), "%s:%ld", c.host, c.pid);
 	s->nclaimed--;
 	if (e->attempt >= s->spec->max_attempts) {
-		if ((rc = move_to_archive_stale(s, "claimed", name, c.id)))
+		/* failed: archived as told, ID.trial.json beside its result */
+		if ((rc = archive_trial_file(s, path, name, c.id)))
 			return rc;
 		return fail_expired(s, e, who);
 	}

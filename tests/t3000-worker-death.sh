@@ -7,9 +7,12 @@
 #      SIGCONT it: its late result is archived as a duplicate with a note and
 #      never told; the requeued copy's result is told exactly once.
 # The study completes and tests/checkstudy.py --finished accepts it.
+#  (F) a claim whose lease expires max_attempts times: the trial is failed
+#      and archived as told (ID.trial.json beside its failed result), so
+#      `dehbq trials`, `dehbq export` and `requeue --failed` see it.
 # DEHBQ_CHAOS=long: 20 kills + 3 stalls on a longer study.
 . "${DEHBQ_SRC:-.}/tests/lib.sh"
-plan 13
+plan 17
 
 LEASE=2
 POLL=0.1
@@ -223,5 +226,28 @@ pend=$(ls "$R/pending" | grep -c -- '-00000000\.json$')
 diag "R: restart with a waiting result and a stale claim: requeued $rq, trial 00000000 back in pending/: $pend"
 check "R: a waiting result is told, not requeued, when its claim went stale while no orchestrator ran" \
 	test "$rq" = 0 -a "$pend" = 0
+
+# F: played by hand, two --once batches: claim a trial as a worker that then
+# vanished, age its heartbeat past the lease; max_attempts 1 fails it.
+F=$T/f
+mkspec "$T/spec-f.json" 10 '{"lease": 2, "poll": 0.1, "max_attempts": 1}'
+"$B/dehbq" init "$F" --spec "$T/spec-f.json" >/dev/null
+"$B/dehbq-orchestrator" --once "$F" 2>>"$T/f.log"
+p=$(ls "$F/pending" | grep -- '-00000000\.json$')
+mv "$F/pending/$p" "$F/claimed/00000000@node1.999999.0123456789ab.json"
+touch -d '-30 sec' "$F"/claimed/*
+"$B/dehbq-orchestrator" --once "$F" 2>>"$T/f.log"
+fst=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["status"])' "$F/archive/0000/00000000.result.json" 2>/dev/null)
+diag "F: $(grep 'trial=00000000' "$T/f.log" | tail -1)"
+check "F: a trial failed by lease expiry is archived as told (ID.trial.json, result status '$fst')" \
+	test -f "$F/archive/0000/00000000.trial.json" -a "$fst" = failed -a ! -e "$F/archive/0000/claimed.00000000@node1.999999.0123456789ab.stale.json"
+check "F: dehbq trials --state failed lists it" \
+	sh -c "'$B/dehbq' trials '$F' --state failed --format csv | grep -q '^00000000,failed,'"
+check "F: dehbq export includes it" \
+	sh -c "'$B/dehbq' export '$F' --csv - | grep -q '^00000000,'"
+"$B/dehbq" requeue "$F" --failed >>"$T/f.log" 2>&1
+"$B/dehbq-orchestrator" --once "$F" 2>>"$T/f.log"
+check "F: requeue --failed runs it again (attempt 2 in pending/)" \
+	sh -c "grep -q '\"attempt\":[[:space:]]*2' '$F'/pending/*-00000000.json"
 check_no_leftovers
 exit 0
