@@ -191,8 +191,11 @@ static int apply(struct spec *s, const struct init_over *o)
 						  ? INT64_C(9007199254740992)
 						  : (int64_t)ID_TRIAL_MAX,
 					  &iv))
-				return bad_opt(op->name, v,
-					       "a non-negative integer");
+				return bad_opt(
+					op->name, v,
+					op->val == OPT_ATTEMPTS
+						? "a positive integer"
+						: "a non-negative integer");
 			if (op->val == OPT_FEVALS)
 				s->fevals = iv;
 			else if (op->val == OPT_BRACKETS)

@@ -228,8 +228,9 @@ static int parse_fields(const struct jsonfile *jf, int allow_path,
 				      1e300, &s->min_fidelity, err)) ||
 	    (rc = jsonfile_get_number(jf, o, "max", JSONFILE_REQUIRED, 1e-300,
 				      1e300, &s->max_fidelity, err)) ||
-	    (rc = jsonfile_get_number(jf, o, "eta", JSONFILE_OPTIONAL, 1.0001,
-				      1e6, &s->eta, err)))
+	    (rc = jsonfile_get_number(jf, o, "eta", JSONFILE_OPTIONAL,
+				      SPEC_ETA_MIN, SPEC_ETA_MAX, &s->eta,
+				      err)))
 		return rc == DEHBQ_ENOENT ? DEHBQ_EINVAL : rc;
 	if (s->min_fidelity >= s->max_fidelity)
 		return jsonfile_errf(
@@ -277,9 +278,9 @@ static int parse_fields(const struct jsonfile *jf, int allow_path,
 	    (rc = jsonfile_get_int(jf, o, "fevals", JSONFILE_OPTIONAL, 0,
 				   (int64_t)ID_TRIAL_MAX, &s->fevals, err)) ||
 	    (rc = jsonfile_get_int(jf, o, "brackets", JSONFILE_OPTIONAL, 0,
-				   10000000, &s->brackets, err)) ||
+				   SPEC_BRACKETS_MAX, &s->brackets, err)) ||
 	    (rc = jsonfile_get_number(jf, o, "walltime", JSONFILE_OPTIONAL, 0,
-				      1e9, &s->walltime, err)) ||
+				      SPEC_WALLTIME_MAX, &s->walltime, err)) ||
 	    (rc = jsonfile_get_number(jf, o, "total_cost", JSONFILE_OPTIONAL, 0,
 				      1e300, &s->total_cost, err)))
 		return rc;
@@ -290,15 +291,17 @@ static int parse_fields(const struct jsonfile *jf, int allow_path,
 		return rc;
 	if (o &&
 	    ((rc = jsonfile_check_keys(jf, o, run_keys, err)) ||
-	     (rc = jsonfile_get_number(jf, o, "lease", JSONFILE_OPTIONAL, 1,
-				       86400 * 7, &s->lease, err)) ||
-	     (rc = jsonfile_get_number(jf, o, "poll", JSONFILE_OPTIONAL, 0.01,
-				       3600, &s->poll, err)) ||
+	     (rc = jsonfile_get_number(jf, o, "lease", JSONFILE_OPTIONAL,
+				       SPEC_LEASE_MIN, SPEC_LEASE_MAX,
+				       &s->lease, err)) ||
+	     (rc = jsonfile_get_number(jf, o, "poll", JSONFILE_OPTIONAL,
+				       SPEC_POLL_MIN, SPEC_POLL_MAX, &s->poll,
+				       err)) ||
 	     (rc = jsonfile_get_number(jf, o, "batch_interval",
 				       JSONFILE_OPTIONAL, 0, 10,
 				       &s->batch_interval, err)) ||
-	     (rc = get_intf(jf, o, "max_attempts", 1, 1000, &s->max_attempts,
-			    err)) ||
+	     (rc = get_intf(jf, o, "max_attempts", 1, SPEC_ATTEMPTS_MAX,
+			    &s->max_attempts, err)) ||
 	     (rc = get_intf(jf, o, "prefetch", 0, 100000, &s->prefetch, err)) ||
 	     (rc = get_intf(jf, o, "max_inflight", 0, 1000000, &s->max_inflight,
 			    err)) ||
@@ -316,20 +319,49 @@ static int parse_fields(const struct jsonfile *jf, int allow_path,
 	return spec_check(s, jsonfile_name(jf), err);
 }
 
+/* "%s: SECTION: 'FIELD' (V) must be within [LO, HI]" unless it is. */
+static int check_range(const char *name, const char *field, double v, double lo,
+		       double hi, char *err)
+{
+	if (v >= lo && v <= hi)
+		return DEHBQ_OK;
+	return dehbq_errf(err, DEHBQ_EINVAL,
+			  "%s: %s (%g) must be within [%g, %g]", name, field, v,
+			  lo, hi);
+}
+
+/*
+ * The ranges the file parser checks field by field, again, for a spec
+ * built from options (dehbq init), and the rules that join fields.
+ */
 int spec_check(const struct spec *s, const char *name, char *err)
 {
 	double x;
-	int levels;
+	int levels, rc;
 
+	if ((rc = check_range(name, "fidelity: 'eta'", s->eta, SPEC_ETA_MIN,
+			      SPEC_ETA_MAX, err)) ||
+	    (rc = check_range(name, "fidelity: 'max'", s->max_fidelity, 0,
+			      1e300, err)) ||
+	    (rc = check_range(name, "termination: 'brackets'",
+			      (double)s->brackets, 0, SPEC_BRACKETS_MAX,
+			      err)) ||
+	    (rc = check_range(name, "termination: 'walltime'", s->walltime, 0,
+			      SPEC_WALLTIME_MAX, err)) ||
+	    (rc = check_range(name, "termination: 'total_cost'", s->total_cost,
+			      0, 1e300, err)) ||
+	    (rc = check_range(name, "runtime: 'lease'", s->lease,
+			      SPEC_LEASE_MIN, SPEC_LEASE_MAX, err)) ||
+	    (rc = check_range(name, "runtime: 'poll'", s->poll, SPEC_POLL_MIN,
+			      SPEC_POLL_MAX, err)) ||
+	    (rc = check_range(name, "runtime: 'max_attempts'", s->max_attempts,
+			      1, SPEC_ATTEMPTS_MAX, err)))
+		return rc;
 	if (s->min_fidelity <= 0 || s->max_fidelity <= s->min_fidelity)
 		return dehbq_errf(err, DEHBQ_EINVAL,
 				  "%s: fidelity: 'min' (%g) must be > 0 and < "
 				  "'max' (%g)",
 				  name, s->min_fidelity, s->max_fidelity);
-	if (!(s->eta > 1))
-		return dehbq_errf(err, DEHBQ_EINVAL,
-				  "%s: fidelity: 'eta' (%g) must be > 1", name,
-				  s->eta);
 	/* Levels as the engine counts them (largest s with max*eta^-s >=
 	 * min*(1-1e-9)); the rung is part of pending file names. */
 	for (levels = 1, x = s->max_fidelity / s->eta;

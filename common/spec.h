@@ -27,6 +27,16 @@ struct space;
 #define SPEC_NAME_MAX	    128
 #define SPEC_MAX_LEVELS	    64
 #define SPEC_BATCH_INTERVAL 0.05 /* default runtime.batch_interval */
+/* Ranges the file parser and spec_check share (dehbq init's options). */
+#define SPEC_ETA_MIN	    1.0001
+#define SPEC_ETA_MAX	    1e6
+#define SPEC_BRACKETS_MAX   10000000
+#define SPEC_WALLTIME_MAX   1e9
+#define SPEC_LEASE_MIN	    1
+#define SPEC_LEASE_MAX	    (86400 * 7)
+#define SPEC_POLL_MIN	    0.01
+#define SPEC_POLL_MAX	    3600
+#define SPEC_ATTEMPTS_MAX   1000
 
 struct spec {
 	char study[ID_STUDY_LEN]; /* uuid; "" until init assigns one */

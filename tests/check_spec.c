@@ -156,6 +156,57 @@ START_TEST(test_spec_names_match_engine)
 }
 END_TEST
 
+/*
+ * A spec built from options (dehbq init) gets the file parser's ranges
+ * from spec_check: each value the parser refuses, spec_check refuses too.
+ */
+START_TEST(test_spec_check_applies_the_parsers_ranges)
+{
+	static const char *const field[] = {
+		"'eta'",   "'eta'",  "'brackets'",     "'walltime'",
+		"'lease'", "'poll'", "'max_attempts'",
+	};
+	char err[DEHBQ_ERRLEN];
+	struct spec a;
+	int i;
+
+	ck_assert_int_eq(spec_parse("g.json", good, strlen(good), 0, &a, err),
+			 DEHBQ_OK);
+	ck_assert_int_eq(spec_check(&a, "options", err), DEHBQ_OK);
+	for (i = 0; i < 7; i++) {
+		struct spec b = a;
+
+		switch (i) {
+		case 0:
+			b.eta = 1.00005;
+			break;
+		case 1:
+			b.eta = 2e6;
+			break;
+		case 2:
+			b.brackets = SPEC_BRACKETS_MAX + 1;
+			break;
+		case 3:
+			b.walltime = 2e9;
+			break;
+		case 4:
+			b.lease = 0.5, b.poll = 0.1;
+			break;
+		case 5:
+			b.poll = 0;
+			break;
+		default:
+			b.max_attempts = 0;
+			break;
+		}
+		ck_assert_int_eq(spec_check(&b, "options", err), DEHBQ_EINVAL);
+		ck_assert_msg(strstr(err, field[i]) && strstr(err, "options: "),
+			      "case %d: %s", i, err);
+	}
+	spec_release(&a);
+}
+END_TEST
+
 Suite *spec_suite(void)
 {
 	Suite *s = suite_create("spec");
@@ -164,6 +215,7 @@ Suite *spec_suite(void)
 
 	tcase_add_test(core, test_spec_defaults_and_exact_round_trip);
 	tcase_add_test(core, test_spec_names_match_engine);
+	tcase_add_test(errors, test_spec_check_applies_the_parsers_ranges);
 	tcase_add_test(errors, test_spec_study_json_must_embed_space);
 	tcase_add_loop_test(errors, test_spec_bad_file_fails_with_its_message,
 			    0, (int)(sizeof(bad) / sizeof(bad[0])));
