@@ -25,7 +25,7 @@ checkpoint it trains from scratch.  A checkpoint is a pickle: only load
 study directories you trust.
 
 Usage (everything defaults to the DEHBQ_* environment):
-  dehbq-worker --study S -- python3 examples/mlpdigits.py \\
+  dehbq-worker --study S -- python3 $PWD/examples/mlpdigits.py \\
       --config {config} --budget {budget} --parent-workdir {parent_workdir}
 
 Study: dehbq init S --space examples/space_mlpdigits.json \\

@@ -22,7 +22,7 @@
 #   dehbq init study --space examples/space_branin.json \
 #       --min-budget 1 --max-budget 100 --fevals 100
 #   dehbq-orchestrator study &
-#   dehbq-worker --study study --idle-exit 10 -- sh examples/train.sh
+#   dehbq-worker --study study --idle-exit 10 -- sh $PWD/examples/train.sh
 set -eu
 
 : "${DEHBQ_BUDGET:?run me under dehbq-worker (DEHBQ_BUDGET is not set)}"

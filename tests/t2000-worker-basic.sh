@@ -41,7 +41,7 @@ CFG='{"lr": 0.01, "n-layers": 3, "opt": "sgd"}'
 S=$T/s
 mkstudy "$S"
 
-echo "1..30"
+echo "1..32"
 
 # 1. A shell trainer sees every placeholder and variable.
 trial "$S" 00000042 1 3 2 00000007 "$CFG"
@@ -207,6 +207,17 @@ kill $BGPID
 wait $BGPID
 check "SIGTERM: exit 0" [ $? = 0 ]
 BGPID=
+
+# The trainer runs in the trial's work directory: a script named relative to
+# the worker's directory is warned about at start (once), an absolute one not.
+mkstudy "$T/rel"
+echo 'echo 0.5' >"$T/rel.sh"
+(cd "$T" && "$DEHBQ_BIN/dehbq-worker" --study rel --idle-exit 0.3 -- sh rel.sh) 2>"$T/wrel.log"
+(cd "$T" && "$DEHBQ_BIN/dehbq-worker" --study rel --idle-exit 0.3 -- sh "$T/rel.sh") 2>"$T/wabs.log"
+check "a relative script argument gets one warning at start" \
+	[ "$(grep -c "'rel.sh' is relative to this directory" "$T/wrel.log")" = 1 ]
+check "an absolute script argument gets none" \
+	eval '! grep -q "is relative" "$T/wabs.log"'
 
 [ "$TAP_FAIL" = 0 ] || cat "$T"/w*.log
 exit 0

@@ -56,7 +56,8 @@ static const char usage[] =
 	"\n"
 	"Claim pending trials of the study DIR one at a time and run CMD for\n"
 	"each.  Placeholders in ARGS: {config} {budget} {id} {attempt}\n"
-	"{workdir} {result} {seed} {parent_workdir}.\n"
+	"{workdir} {result} {seed} {parent_workdir}.  CMD runs in the\n"
+	"trial's work directory: give scripts by absolute path.\n"
 	"\n"
 	"options:\n"
 	"  --study DIR          the study directory (required)\n"
@@ -651,6 +652,32 @@ static int setup_signals(struct worker *w)
 	return 0;
 }
 
+/*
+ * The trainer runs in the trial's work directory, so an argument that
+ * names a file only relative to the worker's own directory ("train.py")
+ * is not found there.  Warned about at start, not refused: the name may
+ * be meant for the work directory (a file the trainer creates).
+ */
+static void warn_relative_args(struct worker *w)
+{
+	struct stat st;
+	size_t i;
+
+	for (i = 0; w->o.cmd[i]; i++) {
+		const char *a = w->o.cmd[i];
+
+		if (a[0] == '/' || a[0] == '-' || strchr(a, '{') ||
+		    (i == 0 && !strchr(a, '/'))) /* found on PATH */
+			continue;
+		if (stat(a, &st) == 0 && S_ISREG(st.st_mode))
+			logmsg_w(&w->lg,
+				 "'%s' is relative to this directory, but the "
+				 "trainer runs in each trial's work directory: "
+				 "give it as an absolute path",
+				 a);
+	}
+}
+
 static int loop(struct worker *w)
 {
 	struct claim_list l;
@@ -800,6 +827,7 @@ int main(int argc, char **argv)
 	w.next_beat = timeutil_mono() + w.heartbeat;
 	logmsg_i(&w.lg, "worker=%s host=%s study=%s started, command '%s'",
 		 w.cx.worker, w.cx.host, w.root, w.o.cmd[0]);
+	warn_relative_args(&w);
 	code = loop(&w);
 	if (registry_remove(&w.rg))
 		logmsg_w(&w.lg, "cannot remove '%s': %s", w.rg.path,
