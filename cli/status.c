@@ -142,13 +142,18 @@ static void brackets(FILE *f, const cJSON *br)
 		fprintf(f, "  bracket %.0f:", num(b, "id", -1));
 		cJSON_ArrayForEach(r, rungs)
 		{
+			/* "pending": not yet handed out by the optimiser */
 			double n = num(r, "n", 0), d = num(r, "done", 0);
-			double p = num(r, "pending", 0);
+			double p = num(r, "pending", 0), run = n - d - p;
 
 			fprintf(f, "%s rung%d %.0f/%.0f done", j ? "," : "", j,
 				d, n);
-			if (p > 0)
-				fprintf(f, " %.0f running", p);
+			if (run > 0 && p > 0)
+				fprintf(f, " (%.0f running, %.0f to issue)",
+					run, p);
+			else if (run > 0 || p > 0)
+				fprintf(f, " (%.0f %s)", run > 0 ? run : p,
+					run > 0 ? "running" : "to issue");
 			j++;
 		}
 		fputc('\n', f);
