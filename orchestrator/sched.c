@@ -23,6 +23,7 @@
 #include "jsonfile.h"
 #include "lease.h"
 #include "logmsg.h"
+#include "quarantine.h"
 #include "result.h"
 #include "snapshot.h"
 #include "space.h"
@@ -418,42 +419,36 @@ static int ensure_shard(struct sched *s, uint64_t id)
 }
 
 /*
- * Move dir/name to quarantine/name and write quarantine/name.reason.
+ * Move dir/name into quarantine/ beside a reason file (quarantine.h).
  * Quarantine is independent of the optimiser state, so it happens at once.
  */
 static void quarantine(struct sched *s, const char *dir, const char *name,
 		       const char *why)
 {
-	char from[STUDY_PATH_MAX], to[STUDY_PATH_MAX], rp[STUDY_PATH_MAX];
-	char line[DEHBQ_ERRLEN + 600], flat[64], shown[STUDY_NAME_MAX], *c;
-	char reason[DEHBQ_ERRLEN];
-	int n;
+	char shown[STUDY_NAME_MAX], reason[DEHBQ_ERRLEN], qn[STUDY_NAME_MAX];
+	char qshown[STUDY_NAME_MAX];
+	int rc, re;
 
-	/* "state/requests" -> "state-requests": one name in quarantine/ */
-	snprintf(flat, sizeof(flat), "%s", dir);
-	for (c = flat; *c; c++)
-		if (*c == '/')
-			*c = '-';
-	if (study_path(from, sizeof(from), s->root, "%s/%s", dir, name) ||
-	    study_path(to, sizeof(to), s->root, "quarantine/%s.%s", flat,
-		       name) ||
-	    study_path(rp, sizeof(rp), s->root, "quarantine/%s.%s.reason", flat,
-		       name))
-		return;
-	if (atomicfile_move(from, to, s->flags) != DEHBQ_OK) {
-		fsutil_printable(name, shown, sizeof(shown));
-		logmsg_w(s->lg, "unable to quarantine '%s/%s': %s", dir, shown,
-			 strerror(errno));
-		return;
-	}
 	fsutil_printable(name, shown, sizeof(shown));
 	fsutil_printable(why, reason, sizeof(reason));
-	n = snprintf(line, sizeof(line), "%s/%s: %s\n", dir, shown, reason);
-	if (n > 0)
-		atomicfile_write(rp, line, strlen(line), 0666, s->flags);
+	rc = quarantine_move(s->root, NULL, dir, name, why, s->flags, qn,
+			     sizeof(qn), &re);
+	if (rc == DEHBQ_ENOENT)
+		return;
+	if (rc) {
+		logmsg_w(s->lg, "unable to quarantine '%s/%s': %s", dir, shown,
+			 rc == DEHBQ_ESYS ? strerror(errno)
+					  : dehbq_strerror(rc));
+		return;
+	}
+	fsutil_printable(qn, qshown, sizeof(qshown));
+	if (re)
+		logmsg_w(s->lg, "cannot write 'quarantine/%s.reason': %s",
+			 qshown, strerror(re));
 	s->meta.quarantined++;
 	s->dirty = 1;
-	logmsg_w(s->lg, "quarantined %s/%s: %s", dir, shown, reason);
+	logmsg_w(s->lg, "quarantined %s/%s as quarantine/%s: %s", dir, shown,
+		 qshown, reason);
 }
 
 /* Remove our dotfiles (crashed atomic writes) older than an hour. */

@@ -37,6 +37,7 @@
 #include "err.h"
 #include "fsutil.h"
 #include "logmsg.h"
+#include "quarantine.h"
 #include "spec.h"
 
 /* Copy name for a log line, replacing bytes that are not printable. */
@@ -94,28 +95,22 @@ static int cmp_entry(const void *a, const void *b)
 int claim_quarantine(const struct claim_ctx *cx, const char *from_path,
 		     const char *where, const char *name, const char *why)
 {
-	char to[STUDY_PATH_MAX], rpath[STUDY_PATH_MAX],
-		line[DEHBQ_ERRLEN + 512];
-	char shown[STUDY_NAME_MAX];
-	int rc, n;
+	char shown[STUDY_NAME_MAX], qn[STUDY_NAME_MAX], qshown[STUDY_NAME_MAX];
+	char reason[DEHBQ_ERRLEN];
+	int rc, re;
 
-	/* quarantine/DIR.NAME, as the orchestrator names them */
-	if (study_path(to, sizeof(to), cx->root, "quarantine/%s.%s", where,
-		       name))
-		return DEHBQ_ETOOBIG;
-	rc = atomicfile_move(from_path, to, 0);
+	rc = quarantine_move(cx->root, from_path, where, name, why, 0, qn,
+			     sizeof(qn), &re);
 	if (rc)
 		return rc;
 	fsutil_printable(name, shown, sizeof(shown));
-	n = snprintf(line, sizeof(line), "%s/%s: %s\n", where, shown, why);
-	if (n < 0 || (size_t)n >= sizeof(line))
-		n = (int)sizeof(line) - 1, line[n - 1] = '\n';
-	if (study_path(rpath, sizeof(rpath), cx->root,
-		       "quarantine/%s.%s.reason", where, name) ||
-	    atomicfile_write(rpath, line, (size_t)n, 0666, 0))
+	fsutil_printable(qn, qshown, sizeof(qshown));
+	fsutil_printable(why, reason, sizeof(reason));
+	if (re)
 		logmsg_w(cx->lg, "cannot write 'quarantine/%s.reason': %s",
-			 shown, strerror(errno));
-	logmsg_w(cx->lg, "quarantined %s/%s: %s", where, shown, why);
+			 qshown, strerror(re));
+	logmsg_w(cx->lg, "quarantined %s/%s as quarantine/%s: %s", where, shown,
+		 qshown, reason);
 	return DEHBQ_OK;
 }
 

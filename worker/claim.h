@@ -104,8 +104,9 @@ int claim_try(const struct claim_ctx *cx, const struct claim_entry *e,
 int claim_giveback(const struct claim_ctx *cx, const struct claim *c);
 
 /*
- * Move dir/name to quarantine/name and write quarantine/name.reason with
- * "dir/name: why".  DEHBQ_ENOENT if somebody else moved it first.
+ * Move the file at from_path (dir/name, or a claimed copy of it) into
+ * quarantine/ beside a reason file (common/quarantine.h) and log it.
+ * DEHBQ_ENOENT if somebody else moved it first.
  */
 int claim_quarantine(const struct claim_ctx *cx, const char *from_path,
 		     const char *where, const char *name, const char *why);
