@@ -7,7 +7,8 @@
  * n-th child.  The walk only runs when a message is being written.
  *
  * Invariant: a jsonfile exists only for text that cJSON accepted and that
- * passed the extra checks (finite numbers, unique keys).
+ * passed the extra checks (finite numbers, unique keys, no \u0000 in any
+ * string or key), so every string in the tree is its whole JSON value.
  */
 #include "jsonfile.h"
 
@@ -179,6 +180,30 @@ static const cJSON *check_tree(const cJSON *item, const char **why)
 	return NULL;
 }
 
+/*
+ * Offset of the first \u0000 escape inside a string of text (valid JSON),
+ * SIZE_MAX if none.  cJSON decodes it to a NUL byte, which would end the C
+ * string early: "x\u0000y" would read as "x".  The scan follows JSON's
+ * escapes exactly, so "\\u0000" (an escaped backslash, then the text
+ * u0000) is not one.
+ */
+static size_t find_nul_escape(const char *text, size_t len)
+{
+	size_t i;
+	int in_string = 0;
+
+	for (i = 0; i < len; i++) {
+		if (text[i] == '"') {
+			in_string = !in_string;
+		} else if (in_string && text[i] == '\\') {
+			if (len - i >= 6 && !memcmp(text + i + 1, "u0000", 5))
+				return i;
+			i++; /* skip the escaped character */
+		}
+	}
+	return SIZE_MAX;
+}
+
 static int parse_error(const char *name, const char *text, size_t len,
 		       const char *end, char *err)
 {
@@ -209,7 +234,8 @@ int jsonfile_parse(const char *name, const char *text, size_t len,
 	struct jsonfile *jf;
 	const char *end = NULL, *why = NULL;
 	const cJSON *bad;
-	int rc = DEHBQ_ENOMEM;
+	size_t off;
+	int rc = DEHBQ_ENOMEM, line, col;
 
 	*out = NULL;
 	jf = calloc(1, sizeof(*jf));
@@ -232,6 +258,14 @@ int jsonfile_parse(const char *name, const char *text, size_t len,
 	jf->root = cJSON_ParseWithLengthOpts(jf->text, len + 1, &end, 1);
 	if (!jf->root) {
 		rc = parse_error(name, jf->text, len, end, err);
+		goto fail;
+	}
+	if ((off = find_nul_escape(jf->text, len)) != SIZE_MAX) {
+		offset_to_linecol(jf->text, off, &line, &col);
+		rc = dehbq_errf(err, DEHBQ_EINVAL,
+				"%s:%d:%d: string contains \\u0000 (a NUL "
+				"character); remove it",
+				name, line, col);
 		goto fail;
 	}
 	if ((bad = check_tree(jf->root, &why))) {

@@ -9,6 +9,8 @@
  *   - numbers that are not finite doubles (1e400; NaN/Infinity are
  *     already not JSON),
  *   - duplicate keys in one object,
+ *   - a \u0000 escape in any string or key (cJSON would decode it to a
+ *     NUL byte and the C string would silently end there),
  *   - nesting deeper than cJSON's limit (1000), and files over the cap.
  *
  * Calling sequence:

@@ -5,6 +5,8 @@
  * decode and encode never fail):
  *   - 1 <= dim <= SPACE_MAX_PARAMS; names are unique, 1..128 bytes of
  *     [A-Za-z0-9_.:-] not starting with a digit, '.', ':' or '-'.
+ *   - no two names give the same environment variable (space_env_name:
+ *     lr and LR, a.b and a-b), so the trainer sees every parameter.
  *   - float: low < high, both finite, high - low finite; log => low > 0.
  *   - int: low < high, |low|, |high| <= 2^53; log => low >= 1.
  *   - categorical/ordinal: 1..SPACE_MAX_CHOICES unique choices, all of
@@ -186,6 +188,30 @@ static int name_ok(const char *s)
 		if (!isalnum((unsigned char)s[i]) && !strchr("_.:-", s[i]))
 			return 0;
 	return 1;
+}
+
+_Static_assert(SPACE_ENV_LEN >= sizeof(SPACE_ENV_PREFIX) + NAME_MAX_LEN,
+	       "SPACE_ENV_LEN must hold the variable of any valid name");
+
+int space_env_name(const char *name, char *buf, size_t size)
+{
+	size_t n = sizeof(SPACE_ENV_PREFIX) - 1, i;
+
+	if (size < n + strlen(name) + 1)
+		return DEHBQ_ETOOBIG;
+	memcpy(buf, SPACE_ENV_PREFIX, n);
+	for (i = 0; name[i]; i++) {
+		unsigned char c = (unsigned char)name[i];
+
+		/* by hand, not toupper/isalnum: the locale must not matter */
+		if (c >= 'a' && c <= 'z')
+			c = (unsigned char)(c - 'a' + 'A');
+		else if (!((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')))
+			c = '_';
+		buf[n++] = (char)c;
+	}
+	buf[n] = 0;
+	return DEHBQ_OK;
 }
 
 /* JSON scalar -> value; strings are copied.  EINVAL for other items. */
@@ -735,6 +761,7 @@ static int parse_params(const struct jsonfile *jf, const cJSON *arr,
 {
 	struct space *sp;
 	struct sorted *s = NULL;
+	char *env = NULL;
 	const cJSON *it;
 	int rc = DEHBQ_ENOMEM, n, i, f, dup;
 	const char *key = d == &native ? "parameters" : "hyperparameters";
@@ -757,7 +784,8 @@ static int parse_params(const struct jsonfile *jf, const cJSON *arr,
 	sp->p = calloc((size_t)n, sizeof(*sp->p));
 	sp->by_name = calloc((size_t)n, sizeof(*sp->by_name));
 	s = calloc((size_t)n, sizeof(*s));
-	if (!sp->p || !sp->by_name || !s) {
+	env = malloc((size_t)n * SPACE_ENV_LEN);
+	if (!sp->p || !sp->by_name || !s || !env) {
 		dehbq_errf(err, rc, "%s: out of memory", jsonfile_name(jf));
 		goto fail;
 	}
@@ -784,10 +812,31 @@ static int parse_params(const struct jsonfile *jf, const cJSON *arr,
 	}
 	for (i = 0; i < n; i++)
 		sp->by_name[i] = s[i].idx;
+	/* the worker exports each name as space_env_name(); no two may meet */
+	for (i = 0; i < n; i++) {
+		space_env_name(sp->p[i].name, env + (size_t)i * SPACE_ENV_LEN,
+			       SPACE_ENV_LEN);
+		s[i].name = env + (size_t)i * SPACE_ENV_LEN;
+		s[i].idx = i;
+	}
+	if (find_dup(s, n, &f, &dup)) {
+		int line, col;
+
+		jsonfile_where(jf, cJSON_GetArrayItem(arr, f), &line, &col);
+		rc = jsonfile_errf(jf, cJSON_GetArrayItem(arr, dup), err,
+				   "parameters '%s' (line %d) and '%s' both "
+				   "become environment variable %s for the "
+				   "trainer; rename one",
+				   sp->p[f].name, line, sp->p[dup].name,
+				   env + (size_t)dup * SPACE_ENV_LEN);
+		goto fail;
+	}
+	free(env);
 	free(s);
 	*out = sp;
 	return DEHBQ_OK;
 fail:
+	free(env);
 	free(s);
 	space_free(sp);
 	return rc;

@@ -84,6 +84,9 @@ struct space_value {	       /* a decoded parameter value */
 #define SPACE_MAX_STRLEN  1024		  /* bytes of one string choice */
 #define SPACE_FILE_CAP	  (4u << 20)	  /* space_load() size cap: 4 MiB */
 #define SPACE_FORMAT	  "dehbq-space/1" /* native "format" value */
+#define SPACE_ENV_PREFIX  "DEHBQ_P_"	  /* see space_env_name() */
+/* space_env_name() buffer that holds any valid name's variable */
+#define SPACE_ENV_LEN	  137
 
 /*
  * Read a space file (native or ConfigSpace JSON, auto-detected) of at most
@@ -108,6 +111,16 @@ const char *space_param_name(const struct space *sp, int i);
 enum space_type space_param_type(const struct space *sp, int i);
 /* Index of the parameter called name, -1 if there is none. */
 int space_param_find(const struct space *sp, const char *name);
+
+/*
+ * The environment variable a trainer gets parameter name in: "DEHBQ_P_" +
+ * name uppercased, every byte that is not [A-Za-z0-9] turned into '_'
+ * (lr -> DEHBQ_P_LR, data.set-v2 -> DEHBQ_P_DATA_SET_V2).  The parsers
+ * refuse a space in which two names give the same variable.  Writes the
+ * NUL-terminated variable into buf (size bytes; SPACE_ENV_LEN fits every
+ * valid name); DEHBQ_ETOOBIG, buf untouched, if it does not fit.
+ */
+int space_env_name(const char *name, char *buf, size_t size);
 
 /*
  * 1 if a and b describe the same search (same parameters in the same

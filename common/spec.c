@@ -100,6 +100,59 @@ static int get_intf(const struct jsonfile *jf, const cJSON *obj,
 	return rc;
 }
 
+#define PATH_HINT                                                              \
+	"give the path of a regular JSON file relative to the spec, or embed " \
+	"the space object"
+
+/*
+ * Read the space file at path, named by item sp of jf.  Every error about
+ * the path itself (empty, missing, unreadable, not a regular file, a
+ * symbolic link, too big) is reported at the spec's field 'space' with
+ * what to do; errors in the file's content point into the space file.
+ */
+static int load_space_file(const struct jsonfile *jf, const cJSON *sp,
+			   const char *path, struct spec *s, char *err)
+{
+	struct jsonfile *sjf = NULL;
+	char *text = NULL;
+	size_t len = 0;
+	int rc;
+
+	rc = fsutil_read_file(path, SPACE_FILE_CAP, &text, &len);
+	if (rc == DEHBQ_ENOMEM)
+		return dehbq_errf(err, rc, "%s: out of memory",
+				  jsonfile_name(jf));
+	if (rc == DEHBQ_ETOOBIG) {
+		jsonfile_errf(jf, sp, err,
+			      "field 'space': '%s' is larger than %u bytes, "
+			      "the limit for a space file; check the path",
+			      path, SPACE_FILE_CAP);
+		return rc;
+	}
+	if (rc == DEHBQ_EINVAL)
+		return jsonfile_errf(jf, sp, err,
+				     "field 'space': '%s' is not a regular "
+				     "file; " PATH_HINT,
+				     path);
+	if (rc == DEHBQ_ESYS && errno == ELOOP)
+		return jsonfile_errf(jf, sp, err,
+				     "field 'space': '%s' is a symbolic link "
+				     "(refused); give the path of the file it "
+				     "points to, relative to the spec",
+				     path);
+	if (rc)
+		return jsonfile_errf(
+			jf, sp, err,
+			"field 'space': cannot read '%s': %s; " PATH_HINT, path,
+			strerror(errno));
+	rc = jsonfile_parse(path, text, len, &sjf, err);
+	free(text);
+	if (!rc)
+		rc = space_from_json(sjf, jsonfile_root(sjf), &s->space, err);
+	jsonfile_free(sjf);
+	return rc;
+}
+
 static int parse_space(const struct jsonfile *jf, const cJSON *root,
 		       int allow_path, struct spec *s, char *err)
 {
@@ -115,31 +168,28 @@ static int parse_space(const struct jsonfile *jf, const cJSON *root,
 			return jsonfile_errf(jf, sp, err,
 					     "field 'space': must be embedded "
 					     "here, not a path");
+		if (!sp->valuestring[0])
+			return jsonfile_errf(
+				jf, sp, err,
+				"field 'space': empty path; " PATH_HINT);
 		if (sp->valuestring[0] == '/') {
 			if (fsutil_pathf(path, sizeof(path), "%s",
 					 sp->valuestring))
-				return jsonfile_errf(jf, sp, err,
-						     "field 'space': path too "
-						     "long");
+				return jsonfile_errf(
+					jf, sp, err,
+					"field 'space': path too long (at most "
+					"%d bytes)",
+					STUDY_PATH_BUF - 1);
 		} else if (fsutil_dirname(jsonfile_name(jf), dir,
 					  sizeof(dir)) ||
 			   fsutil_pathf(path, sizeof(path), "%s/%s", dir,
 					sp->valuestring)) {
 			return jsonfile_errf(jf, sp, err,
-					     "field 'space': path too long");
+					     "field 'space': path too long "
+					     "(at most %d bytes)",
+					     STUDY_PATH_BUF - 1);
 		}
-		{
-			int rc = space_load(path, &s->space, err);
-
-			if (rc == DEHBQ_ESYS)
-				return jsonfile_errf(
-					jf, sp, err,
-					"field 'space': cannot read "
-					"'%s': %s (paths are relative "
-					"to the spec file)",
-					path, strerror(errno));
-			return rc;
-		}
+		return load_space_file(jf, sp, path, s, err);
 	}
 	if (!cJSON_IsObject(sp))
 		return jsonfile_errf(jf, sp, err,

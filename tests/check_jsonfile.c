@@ -7,6 +7,7 @@
 
 #include <check.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -44,6 +45,61 @@ START_TEST(test_jsonfile_rejects_huge_numbers_and_duplicates)
 	expect_error("{\n \"x\": 1e400}", "t.json:2:2: number out of range");
 	expect_error("[1, -1e999]", "t.json:1:5: number out of range");
 	expect_error("{\"a\": 1,\n \"a\": 2}", "t.json:2:2: duplicate key");
+}
+END_TEST
+
+/*
+ * cJSON decodes \u0000 to a NUL byte, which would cut the C string short
+ * ("x\u0000y" read as "x"); it is refused in values and keys alike.
+ */
+START_TEST(test_jsonfile_escaped_nul_refused_with_position)
+{
+	const char *msg = "string contains \\u0000 (a NUL character); "
+			  "remove it";
+	char want[DEHBQ_ERRLEN];
+
+	snprintf(want, sizeof(want), "t.json:1:12: %s", msg);
+	expect_error("{\"name\": \"x\\u0000y\"}", want);
+	snprintf(want, sizeof(want), "t.json:2:4: %s", msg);
+	expect_error("{\n \"a\\u0000b\": 1}", want);
+	snprintf(want, sizeof(want), "t.json:3:3: %s", msg);
+	expect_error("[\"ok\",\n \"\\\"\",\n \"\\u0000\"]", want);
+	/* an escaped backslash, then an escaped NUL */
+	snprintf(want, sizeof(want), "t.json:1:5: %s", msg);
+	expect_error("[\"\\\\\\u0000\"]", want);
+	expect_error("[\"\\u00000\"]", msg);
+}
+END_TEST
+
+/* Only a real escape counts: "\\u0000" is a backslash and the text u0000. */
+START_TEST(test_jsonfile_escaped_backslash_then_u0000_accepted)
+{
+	static const struct {
+		const char *json; /* the document */
+		const char *want; /* its "a" string */
+	} ok[] = {
+		{"{\"a\": \"\\\\u0000\"}", "\\u0000"},
+		{"{\"a\": \"x\\\\\\\\u0000\"}", "x\\\\u0000"},
+		{"{\"a\": \"\\u0001\\u00a0u0000\"}", "\x01\xc2\xa0u0000"},
+		{"{\"a\": \"\\\"u0000\"}", "\"u0000"},
+		{"{\"a\": \"\\/u0000\"}", "/u0000"},
+	};
+	struct jsonfile *jf;
+	char err[DEHBQ_ERRLEN];
+	const char *v;
+	size_t i;
+
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		v = NULL;
+		ck_assert_msg(parse(ok[i].json, &jf, err) == DEHBQ_OK, "%s: %s",
+			      ok[i].json, err);
+		ck_assert_int_eq(jsonfile_get_string(jf, jsonfile_root(jf), "a",
+						     JSONFILE_REQUIRED, &v,
+						     err),
+				 DEHBQ_OK);
+		ck_assert_str_eq(v, ok[i].want);
+		jsonfile_free(jf);
+	}
 }
 END_TEST
 
@@ -194,6 +250,9 @@ Suite *jsonfile_suite(void)
 	tcase_add_test(errors, test_jsonfile_syntax_errors_have_line_and_col);
 	tcase_add_test(errors,
 		       test_jsonfile_rejects_huge_numbers_and_duplicates);
+	tcase_add_test(errors, test_jsonfile_escaped_nul_refused_with_position);
+	tcase_add_test(errors,
+		       test_jsonfile_escaped_backslash_then_u0000_accepted);
 	tcase_add_test(limits, test_jsonfile_deep_nesting_refused);
 	tcase_add_test(limits, test_jsonfile_load_refuses_symlink_fifo_and_big);
 	suite_add_tcase(s, core);

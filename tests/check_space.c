@@ -706,6 +706,10 @@ static const struct bad_case bad_cases[] = {
 	{"name_dup", DEHBQ_EINVAL,
 	 "space_bad_name_dup.json:6:5: parameter 'lr' is defined twice "
 	 "(first at line 4); names must be unique"},
+	{"name_env", DEHBQ_EINVAL,
+	 "space_bad_name_env.json:6:5: parameters 'lr' (line 4) and 'LR' both "
+	 "become environment variable DEHBQ_P_LR for the trainer; rename "
+	 "one"},
 	{"unknown_field", DEHBQ_EINVAL,
 	 "space_bad_unknown_field.json:4:37: parameter 'lr': unknown field "
 	 "'lo' (typo?)"},
@@ -829,6 +833,72 @@ START_TEST(test_space_load_missing_file_is_esys)
 			 DEHBQ_ESYS);
 	ck_assert_ptr_null(sp);
 	ck_assert_ptr_nonnull(strstr(err, "/nonexistent/space.json"));
+}
+END_TEST
+
+/*
+ * The worker exports each parameter as space_env_name(); two names that
+ * give one variable would leave the trainer only the later value.
+ */
+START_TEST(test_space_names_with_one_env_variable_refused)
+{
+	static const struct {
+		const char *a, *b, *var; /* two names, their variable */
+	} clash[] = {
+		{"lr", "LR", "DEHBQ_P_LR"},
+		{"a.b", "a-b", "DEHBQ_P_A_B"},
+		{"data:set", "data_set", "DEHBQ_P_DATA_SET"},
+		{"_x", "_X", "DEHBQ_P__X"},
+	};
+	char text[512], want[256], err[DEHBQ_ERRLEN];
+	struct space *sp;
+	size_t i;
+
+	for (i = 0; i < sizeof(clash) / sizeof(clash[0]); i++) {
+		snprintf(text, sizeof(text),
+			 "{\"format\": \"dehbq-space/1\", \"parameters\": [\n"
+			 " {\"name\": \"%s\", \"type\": \"constant\", "
+			 "\"value\": 1},\n"
+			 " {\"name\": \"%s\", \"type\": \"constant\", "
+			 "\"value\": 2}]}",
+			 clash[i].a, clash[i].b);
+		ck_assert_int_eq(parse_text(text, &sp, err), DEHBQ_EINVAL);
+		ck_assert_ptr_null(sp);
+		snprintf(want, sizeof(want),
+			 "t.json:3:2: parameters '%s' (line 2) and '%s' both "
+			 "become environment variable %s for the trainer; "
+			 "rename one",
+			 clash[i].a, clash[i].b, clash[i].var);
+		ck_assert_str_eq(err, want);
+	}
+	/* names that differ after the mapping are fine */
+	sp = parse_ok("{\"format\": \"dehbq-space/1\", \"parameters\": ["
+		      "{\"name\": \"lr\", \"type\": \"constant\", "
+		      "\"value\": 1},"
+		      "{\"name\": \"lr_\", \"type\": \"constant\", "
+		      "\"value\": 1},"
+		      "{\"name\": \"l_r\", \"type\": \"constant\", "
+		      "\"value\": 1}]}");
+	ck_assert_int_eq(space_dim(sp), 3);
+	space_free(sp);
+}
+END_TEST
+
+START_TEST(test_space_env_name_maps_like_the_worker)
+{
+	char buf[SPACE_ENV_LEN], name[129];
+
+	ck_assert_int_eq(space_env_name("lr", buf, sizeof(buf)), DEHBQ_OK);
+	ck_assert_str_eq(buf, "DEHBQ_P_LR");
+	ck_assert_int_eq(space_env_name("data.set-v2:x", buf, sizeof(buf)),
+			 DEHBQ_OK);
+	ck_assert_str_eq(buf, "DEHBQ_P_DATA_SET_V2_X");
+	memset(name, 'z', 128);
+	name[128] = 0;
+	ck_assert_int_eq(space_env_name(name, buf, sizeof(buf)), DEHBQ_OK);
+	ck_assert_uint_eq(strlen(buf), 136);
+	ck_assert_int_eq(space_env_name("lr", buf, 10), DEHBQ_ETOOBIG);
+	ck_assert_int_eq(space_env_name("lr", buf, 11), DEHBQ_OK);
 }
 END_TEST
 
@@ -1177,6 +1247,8 @@ Suite *space_suite(void)
 			    0, N_BAD);
 	tcase_add_test(errors, test_space_every_bad_file_is_in_the_table);
 	tcase_add_test(errors, test_space_load_missing_file_is_esys);
+	tcase_add_test(errors, test_space_names_with_one_env_variable_refused);
+	tcase_add_test(core, test_space_env_name_maps_like_the_worker);
 	tcase_add_test(errors,
 		       test_space_embedded_object_reports_spec_positions);
 	tcase_add_test(errors, test_space_encode_rejects_illegal_values);

@@ -9,9 +9,11 @@
 #include "testutil.h"
 
 #include <check.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const struct {
 	const char *file; /* tests/data/spec_bad_<file>.json */
@@ -54,7 +56,26 @@ static const struct {
 	 "range"},
 	{"space_bad", DEHBQ_EINVAL,
 	 ":1:113: parameter 'lr': 'low' (0.1) must be < 'high' (0.01)"},
-	{"space_path", DEHBQ_EINVAL, "field 'space': cannot read '"},
+	{"space_path", DEHBQ_EINVAL,
+	 "spec_bad_space_path.json:1:29: field 'space': cannot read '"},
+	{"space_path", DEHBQ_EINVAL,
+	 "no-such-space.json': No such file or directory; give the path of a "
+	 "regular JSON file relative to the spec, or embed the space object"},
+	{"space_empty", DEHBQ_EINVAL,
+	 "spec_bad_space_empty.json:1:29: field 'space': empty path; give the "
+	 "path of a regular JSON file relative to the spec, or embed the "
+	 "space object"},
+	{"space_devzero", DEHBQ_EINVAL,
+	 "spec_bad_space_devzero.json:1:29: field 'space': '/dev/zero' is not "
+	 "a regular file; give the path of a regular JSON file relative to "
+	 "the spec"},
+	{"space_dir", DEHBQ_EINVAL,
+	 "spec_bad_space_dir.json:1:29: field 'space': '"},
+	{"space_dir", DEHBQ_EINVAL,
+	 "/.' is not a regular file; give the path of a regular JSON file"},
+	{"space_nul", DEHBQ_EINVAL,
+	 "spec_bad_space_nul.json:1:56: string contains \\u0000 (a NUL "
+	 "character); remove it"},
 	{"study_id", DEHBQ_EINVAL,
 	 ":1:29: field 'study': expected a "
 	 "lowercase UUID"},
@@ -78,6 +99,62 @@ START_TEST(test_spec_bad_file_fails_with_its_message)
 	ck_assert_msg(strstr(err, bad[_i].msg), "%s: got '%s', want '%s'", path,
 		      err, bad[_i].msg);
 	ck_assert_ptr_null(s.space);
+}
+END_TEST
+
+/*
+ * A space path that is a symbolic link or too big is refused at the spec's
+ * field 'space', not with a bare message about the space file.
+ */
+START_TEST(test_spec_space_path_symlink_and_big_name_the_field)
+{
+	char err[DEHBQ_ERRLEN], src[512];
+	const char *spec = tu_path("spec.json");
+	struct spec s;
+	int fd;
+
+	snprintf(src, sizeof(src), "%s/space_native.json", tu_datadir());
+	ck_assert_int_eq(symlink(src, tu_path("link.json")), 0);
+	tu_write(spec, "{\"format\": \"dehbq-study/1\",\n"
+		       " \"space\": \"link.json\",\n"
+		       " \"fidelity\": {\"min\": 1, \"max\": 9},\n"
+		       " \"termination\": {\"fevals\": 10}}\n");
+	ck_assert_int_eq(spec_load(spec, 1, &s, err), DEHBQ_EINVAL);
+	ck_assert_ptr_null(s.space);
+	ck_assert_msg(strstr(err, "spec.json:2:2: field 'space': '") &&
+			      strstr(err, "/link.json' is a symbolic link "
+					  "(refused); give the path of the "
+					  "file it points to"),
+		      "%s", err);
+
+	fd = open(tu_path("big.json"), O_WRONLY | O_CREAT | O_EXCL, 0600);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ftruncate(fd, (off_t)SPACE_FILE_CAP + 1), 0);
+	close(fd);
+	tu_write(spec, "{\"format\": \"dehbq-study/1\",\n"
+		       " \"space\": \"big.json\",\n"
+		       " \"fidelity\": {\"min\": 1, \"max\": 9},\n"
+		       " \"termination\": {\"fevals\": 10}}\n");
+	ck_assert_int_eq(spec_load(spec, 1, &s, err), DEHBQ_ETOOBIG);
+	ck_assert_ptr_null(s.space);
+	ck_assert_msg(strstr(err, "spec.json:2:2: field 'space': '") &&
+			      strstr(err, "/big.json' is larger than 4194304 "
+					  "bytes, the limit for a space file"),
+		      "%s", err);
+
+	/* the real file through the same path works */
+	tu_write(spec, "{\"format\": \"dehbq-study/1\",\n"
+		       " \"space\": \"link.json\",\n"
+		       " \"fidelity\": {\"min\": 1, \"max\": 9},\n"
+		       " \"termination\": {\"fevals\": 10}}\n");
+	ck_assert_int_eq(unlink(tu_path("link.json")), 0);
+	tu_write(tu_path("link.json"), "{\"format\": \"dehbq-space/1\", "
+				       "\"parameters\": [{\"name\": \"x\", "
+				       "\"type\": \"float\", \"low\": 0, "
+				       "\"high\": 1}]}");
+	ck_assert_int_eq(spec_load(spec, 1, &s, err), DEHBQ_OK);
+	ck_assert_int_eq(space_dim(s.space), 1);
+	spec_release(&s);
 }
 END_TEST
 
@@ -212,6 +289,7 @@ Suite *spec_suite(void)
 	Suite *s = suite_create("spec");
 	TCase *core = tcase_create("core");
 	TCase *errors = tcase_create("errors");
+	TCase *limits = tcase_create("limits");
 
 	tcase_add_test(core, test_spec_defaults_and_exact_round_trip);
 	tcase_add_test(core, test_spec_names_match_engine);
@@ -219,7 +297,11 @@ Suite *spec_suite(void)
 	tcase_add_test(errors, test_spec_study_json_must_embed_space);
 	tcase_add_loop_test(errors, test_spec_bad_file_fails_with_its_message,
 			    0, (int)(sizeof(bad) / sizeof(bad[0])));
+	tcase_add_checked_fixture(limits, tu_setup, tu_teardown);
+	tcase_add_test(limits,
+		       test_spec_space_path_symlink_and_big_name_the_field);
 	suite_add_tcase(s, core);
 	suite_add_tcase(s, errors);
+	suite_add_tcase(s, limits);
 	return s;
 }

@@ -77,19 +77,19 @@ START_TEST(test_worker_env_name_sanitised)
 {
 	char buf[64];
 
-	ck_assert_int_eq(run_env_name("lr", buf, sizeof(buf)), DEHBQ_OK);
+	ck_assert_int_eq(space_env_name("lr", buf, sizeof(buf)), DEHBQ_OK);
 	ck_assert_str_eq(buf, "DEHBQ_P_LR");
-	ck_assert_int_eq(run_env_name("n-layers", buf, sizeof(buf)), 0);
+	ck_assert_int_eq(space_env_name("n-layers", buf, sizeof(buf)), 0);
 	ck_assert_str_eq(buf, "DEHBQ_P_N_LAYERS");
-	ck_assert_int_eq(run_env_name("data:set.v2", buf, sizeof(buf)), 0);
+	ck_assert_int_eq(space_env_name("data:set.v2", buf, sizeof(buf)), 0);
 	ck_assert_str_eq(buf, "DEHBQ_P_DATA_SET_V2");
-	ck_assert_int_eq(run_env_name("a b=c\xc3\xa9", buf, sizeof(buf)), 0);
+	ck_assert_int_eq(space_env_name("a b=c\xc3\xa9", buf, sizeof(buf)), 0);
 	ck_assert_str_eq(buf, "DEHBQ_P_A_B_C__");
-	ck_assert_int_eq(run_env_name("Mixed9", buf, sizeof(buf)), 0);
+	ck_assert_int_eq(space_env_name("Mixed9", buf, sizeof(buf)), 0);
 	ck_assert_str_eq(buf, "DEHBQ_P_MIXED9");
-	ck_assert_int_eq(run_env_name("toolong", buf, 10), DEHBQ_ETOOBIG);
-	ck_assert_int_eq(run_env_name("ab", buf, 11), DEHBQ_OK);
-	ck_assert_int_eq(run_env_name("abc", buf, 11), DEHBQ_ETOOBIG);
+	ck_assert_int_eq(space_env_name("toolong", buf, 10), DEHBQ_ETOOBIG);
+	ck_assert_int_eq(space_env_name("ab", buf, 11), DEHBQ_OK);
+	ck_assert_int_eq(space_env_name("abc", buf, 11), DEHBQ_ETOOBIG);
 }
 END_TEST
 

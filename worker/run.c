@@ -132,27 +132,6 @@ int run_subst(const char *in, const struct run_vars *v, char **out)
 	return DEHBQ_OK;
 }
 
-int run_env_name(const char *param, char *buf, size_t size)
-{
-	static const char pre[] = "DEHBQ_P_";
-	size_t n = sizeof(pre) - 1, i;
-
-	if (size < n + strlen(param) + 1)
-		return DEHBQ_ETOOBIG;
-	memcpy(buf, pre, n);
-	for (i = 0; param[i]; i++) {
-		unsigned char c = (unsigned char)param[i];
-
-		if (c >= 'a' && c <= 'z')
-			c = (unsigned char)(c - 'a' + 'A');
-		else if (!((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')))
-			c = '_';
-		buf[n++] = (char)c;
-	}
-	buf[n] = 0;
-	return DEHBQ_OK;
-}
-
 static void tail_add(struct tail *t, const char *p, size_t n)
 {
 	if (!t->buf)
@@ -377,8 +356,8 @@ static int env_build(struct envb *e, const struct run_job *j,
 	    (rc = env_add(e, "DEHBQ_PARENT_WORKDIR", v->parent_workdir)))
 		return rc;
 	for (k = 0; k < t->dim; k++) {
-		if (run_env_name(space_param_name(j->space, k), name,
-				 sizeof(name)) ||
+		if (space_env_name(space_param_name(j->space, k), name,
+				   sizeof(name)) ||
 		    space_value_format(&t->config[k], val, sizeof(val)))
 			continue; /* cannot happen for a validated trial */
 		if ((rc = env_add(e, name, val)))

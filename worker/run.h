@@ -78,12 +78,6 @@ struct run_vars {
 int run_subst(const char *in, const struct run_vars *v, char **out);
 
 /*
- * "DEHBQ_P_" + param uppercased, every byte that is not [A-Za-z0-9]
- * turned into '_'.  DEHBQ_ETOOBIG if it does not fit.
- */
-int run_env_name(const char *param, char *buf, size_t size);
-
-/*
  * Find and parse the trainer's report: the file report_path when it
  * exists (a regular file, at most RESULT_CAP bytes), else the last
  * non-blank line of out[len].  DEHBQ_OK with *loss, *cost (< 0 when not
