@@ -648,6 +648,17 @@ static int ingest_result(struct sched *s, const char *name)
 				       "trial already told or unknown; not "
 				       "told again");
 	}
+	if (attempt > e->attempt) { /* any issued attempt may win; not this */
+		char why[128];
+
+		result_release(&r);
+		snprintf(why, sizeof(why),
+			 "attempt %d was never issued (the trial is at "
+			 "attempt %d)",
+			 attempt, e->attempt);
+		quarantine(s, "results", name, why);
+		return DEHBQ_OK;
+	}
 	rc = dehb_tell(s->eng, id,
 		       r.status == RESULT_OK ? DEHB_OK : DEHB_FAILED,
 		       r.status == RESULT_OK ? r.loss : NAN, r.cost);

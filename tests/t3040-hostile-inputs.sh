@@ -19,7 +19,7 @@
 # Sanitizer builds: LeakSanitizer cannot run under ptrace (this suite runs
 # every program under strace); leaks are checked by every other suite.
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
-NCHK=14
+NCHK=16
 plan $NCHK
 H=$DEHBQ_SRC/tests/hostile
 # bug_check DESC BUG CMD...: a regression check for a bug this suite found
@@ -213,6 +213,21 @@ diag "R2: restart with state/snapshot-999999-9999999999.json (garbage): exit $r2
 bug_check "R2: a corrupt snapshot named with epoch 999999 does not stop the orchestrator from starting" \
 	"the new epoch is taken from the corrupt file's name (999999 + 1 = 1000000, beyond EEEEEE); the lease it writes cannot be re-read, so every start exits 111 'lease taken over by ? (pid 0, epoch 0; ours is 1000000)'" \
 	test "$r2" = 0
+# R3: a result for an attempt that was never issued (a real worker's result,
+# renamed and edited to claim attempt 7 while the trial is at attempt 1)
+"${AS[@]}" mkdir "$T/n/r3"
+"${AS[@]}" "$B/dehbq" init "$T/n/r3/s" --spec "$T/spec.json" >/dev/null
+timeout 20 "${AS[@]}" "$B/dehbq-orchestrator" --once "$T/n/r3/s" 2>>"$T/r3.log"
+timeout 20 "${AS[@]}" "$B/dehbq-worker" --study "$T/n/r3/s" --max-trials 1 -- sh -c "$TRAINER" 2>>"$T/r3.log"
+r3f=$(ls "$T/n/r3/s/results" | head -1)
+r3id=${r3f%%.*}
+"${AS[@]}" sh -c "sed 's/\"attempt\":[[:space:]]*1,/\"attempt\": 7,/' '$T/n/r3/s/results/$r3f' >'$T/n/r3/s/results/${r3f%%.a1.*}.a7.${r3f#*.a1.}' && rm '$T/n/r3/s/results/$r3f'"
+timeout 20 "${AS[@]}" "$B/dehbq-orchestrator" --once "$T/n/r3/s" 2>>"$T/r3.log"
+diag "R3: $(grep "quarantined results/$r3id" "$T/r3.log" | cut -d' ' -f4-)"
+check "R3: a result for an attempt never issued is quarantined, not told" \
+	eval "grep -q 'quarantined results/$r3id.a7.*never issued' '$T/r3.log' && ! grep -q 'trial=$r3id attempt=7 told' '$T/r3.log'"
+check "R3: the trial stays in flight (its attempt-1 claim is still there)" \
+	eval "ls '$T/n/r3/s/claimed' | grep -q '^$r3id@'"
 chmod -R u+rwX "$T/n" 2>/dev/null
 check_no_leftovers
 exit 0
