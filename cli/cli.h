@@ -72,10 +72,15 @@ void cli_list_free(struct dirent **list, int n);
 int cli_is_shard(const char *name);
 /* Visible entries of root/dir (0 when missing). */
 int cli_count_dir(const char *root, const char *dir);
-/* Archived trials, and names in archive/ that are not ours. */
+/* Archived trials (ID.trial.json; earlier attempts ID.aN.trial.json are
+ * ours but not counted), and names in archive/ that are not ours. */
 void cli_count_archive(const char *root, long *trials, long *other);
 
-/* One trial as found on disk; borrowed by the scan callback. */
+/*
+ * One trial (or one earlier attempt of it, ID.aN.*) as found on disk.
+ * Borrowed by the scan callback: the scan releases t and r after fn
+ * returns.
+ */
 struct cli_row {
 	const char *state;	/* pending claimed done failed archived */
 	struct trial t;		/* the trial file */
@@ -90,12 +95,17 @@ enum cli_scan_flags {
 	CLI_SCAN_PENDING = 1 << 2,  /* pending/ */
 	CLI_SCAN_NORESULT = 1 << 3, /* do not load archived results */
 	CLI_SCAN_ALL = 7,
+	CLI_SCAN_ATTEMPTS = 1 << 4, /* with ARCHIVE: also ID.aN.trial.json */
 };
 
 /*
  * Call fn for every readable trial (archive, then claimed, then pending);
- * unreadable files are skipped with a warning.  Stops at and returns the
- * first non-zero value fn returns.
+ * unreadable files are skipped with a warning.  A trial is one call, its
+ * latest state; with CLI_SCAN_ATTEMPTS, each earlier attempt the archive
+ * keeps (ID.aN.trial.json and ID.aN.result.json, failed and requeued) is
+ * one more call, in the archive pass, attempts ascending, before the
+ * trial's ID.trial.json.  Stops at and returns the first non-zero value fn
+ * returns.
  */
 int cli_scan_trials(const char *cmd, const char *root, const struct space *sp,
 		    unsigned flags, int (*fn)(void *arg, struct cli_row *row),

@@ -1,8 +1,10 @@
 /*
  * export.c - `dehbq export STUDY --csv FILE | --jsonl FILE`
  *
- * One row per evaluation: every archived result (ID.result.json),
- * including failed ones; duplicates are not evaluations the optimiser
+ * One row per evaluation: every archived result, failed ones included:
+ * ID.result.json, and ID.aN.result.json for each earlier attempt N that
+ * failed and was requeued (its attempt column shows N; rows of one trial
+ * come in attempt order).  Duplicates are not evaluations the optimiser
  * saw and are left out.  Columns: id, bracket, rung, fidelity, kind, one
  * column per parameter in space order, loss, cost, status, attempt,
  * worker, host, started, finished, wall_time, max_rss_kb, then the
@@ -34,9 +36,10 @@ static const char export_usage[] =
 	"   or: dehbq export STUDY --jsonl FILE\n"
 	"\n"
 	"Write one row per evaluation (every archived result, failed ones\n"
-	"included): id, bracket, rung, fidelity, kind, each parameter, loss,\n"
-	"cost, status, attempt, worker, host, started, finished, wall_time,\n"
-	"max_rss_kb and the trainer's info as info.<key> columns.  FILE '-'\n"
+	"included, also the earlier attempts of a requeued trial): id,\n"
+	"bracket, rung, fidelity, kind, each parameter, loss, cost, status,\n"
+	"attempt, worker, host, started, finished, wall_time, max_rss_kb and\n"
+	"the trainer's info as info.<key> columns.  FILE '-'\n"
 	"is standard output; a FILE is replaced atomically.  Loads with\n"
 	"pandas.read_csv(FILE) or pandas.read_json(FILE, lines=True).\n";
 
@@ -368,8 +371,9 @@ static int write_export(void *arg, FILE *f)
 		}
 		fputc('\n', f);
 	}
-	if (cli_scan_trials("export", x->root, x->spec->space, CLI_SCAN_ARCHIVE,
-			    pass_rows, x)) {
+	if (cli_scan_trials("export", x->root, x->spec->space,
+			    CLI_SCAN_ARCHIVE | CLI_SCAN_ATTEMPTS, pass_rows,
+			    x)) {
 		if (x->oom)
 			return cli_fail("export", CLI_ESYS,
 					"fatal: out of memory");
@@ -424,7 +428,8 @@ int cli_export(int argc, char **argv)
 	x.root = argv[optind];
 	x.spec = &s;
 	if (!x.jsonl && cli_scan_trials("export", x.root, s.space,
-					CLI_SCAN_ARCHIVE, pass_keys, &x)) {
+					CLI_SCAN_ARCHIVE | CLI_SCAN_ATTEMPTS,
+					pass_keys, &x)) {
 		rc = cli_fail("export", CLI_ESYS, "fatal: out of memory");
 		goto out;
 	}

@@ -1,7 +1,8 @@
 /*
  * plot.c - `dehbq plot STUDY -o FILE.svg`: an SVG written by hand
  *
- * Three panels over the archived results: the incumbent loss (best at any
+ * Three panels over the archived results (every evaluation: the earlier
+ * attempts of a requeued trial too): the incumbent loss (best at any
  * fidelity, and best at the maximum fidelity) against wall time since the
  * study was created, the same against the cumulative budget (sum of the
  * fidelities of all evaluations in finish order, failed ones included),
@@ -480,7 +481,8 @@ int cli_plot(int argc, char **argv)
 		return rc;
 	x.spec = &s;
 	x.root = argv[optind];
-	if (cli_scan_trials("plot", x.root, s.space, CLI_SCAN_ARCHIVE, collect,
+	if (cli_scan_trials("plot", x.root, s.space,
+			    CLI_SCAN_ARCHIVE | CLI_SCAN_ATTEMPTS, collect,
 			    &x)) {
 		rc = cli_fail("plot", CLI_ESYS, "fatal: out of memory");
 		goto out;

@@ -8,12 +8,19 @@
  *   {"format": "dehbq-request/1", "action": "stop"}
  *   {"format": "dehbq-request/1", "action": "requeue", "trial": "ID"}
  *   {"format": "dehbq-request/1", "action": "requeue-failed"}
+ *
+ * requeue ID first checks what it can see, advisory only (the orchestrator
+ * decides, orchestrator/sched.c requeue_now): a trial with no file in the
+ * study is unknown, and a trial whose archived ID.result.json is ok is
+ * never re-run, so both are refused here (exit 100) rather than written as
+ * a request the orchestrator would only log as refused.
  */
 #include "cli.h"
 
 #include "atomicfile.h"
 #include "err.h"
 #include "id.h"
+#include "result.h"
 #include "spec.h"
 #include "study.h"
 #include "timeutil.h"
@@ -37,8 +44,10 @@ static const char requeue_usage[] =
 	"   or: dehbq requeue STUDY --failed\n"
 	"\n"
 	"Ask the orchestrator to run trial ID again (with attempt + 1), or\n"
-	"every failed trial.  Writes a request file into state/requests/;\n"
-	"the orchestrator acts on it at its next batch.\n";
+	"every failed trial.  Only failed or in-flight trials can be\n"
+	"requeued: a trial with an ok result is refused (exit 100).  Writes a\n"
+	"request file into state/requests/; the orchestrator acts on it at\n"
+	"its next batch.\n";
 
 static int write_request(const char *cmd, const char *root, const char *action,
 			 const char *trial)
@@ -128,6 +137,29 @@ static int trial_exists(const char *root, uint64_t id)
 	return found;
 }
 
+/*
+ * 1 when trial id's archived result (archive/SSSS/ID.result.json) has
+ * status ok: the orchestrator refuses to re-run it ("not requeued ...: it
+ * has a valid result").  Such a trial is not in flight: a result is
+ * archived when the trial leaves the in-flight table, and reopening a
+ * failed one moves its result to ID.aN.result.json first.  A missing or
+ * unreadable result is left for the orchestrator to judge.
+ */
+static int has_ok_result(const char *root, uint64_t id)
+{
+	char p[STUDY_PATH_MAX], err[DEHBQ_ERRLEN];
+	struct result r;
+	int ok;
+
+	if (study_path(p, sizeof(p), root, "archive/%04u/%08llu.result.json",
+		       study_shard(id), (unsigned long long)id) ||
+	    result_load(p, &r, err))
+		return 0;
+	ok = r.status == RESULT_OK;
+	result_release(&r);
+	return ok;
+}
+
 int cli_requeue(int argc, char **argv)
 {
 	struct spec s;
@@ -146,6 +178,23 @@ int cli_requeue(int argc, char **argv)
 	if ((rc = cli_open_study("requeue", argv[1], &s)))
 		return rc;
 	spec_release(&s);
+	if (strcmp(argv[2], "--failed")) {
+		if (id_trial_parse(argv[2], &id))
+			return cli_fail("requeue", CLI_EINPUT,
+					"'%s': not a trial id (8 digits, e.g. "
+					"00000042)",
+					argv[2]);
+		if (!trial_exists(argv[1], id))
+			return cli_fail("requeue", CLI_EINPUT,
+					"trial %s: no such trial in %s",
+					argv[2], argv[1]);
+		if (has_ok_result(argv[1], id))
+			return cli_fail("requeue", CLI_EINPUT,
+					"trial %s: not requeued: it has a "
+					"valid result (status ok); only failed "
+					"or in-flight trials can be requeued",
+					argv[2]);
+	}
 	if (study_finished(argv[1]))
 		cli_warn("requeue",
 			 "study %s is finished; the request waits "
@@ -160,15 +209,6 @@ int cli_requeue(int argc, char **argv)
 		       argv[1]);
 		return CLI_OK;
 	}
-	if (id_trial_parse(argv[2], &id))
-		return cli_fail(
-			"requeue", CLI_EINPUT,
-			"'%s': not a trial id (8 digits, e.g. 00000042)",
-			argv[2]);
-	if (!trial_exists(argv[1], id))
-		return cli_fail("requeue", CLI_EINPUT,
-				"trial %s: no such trial in %s", argv[2],
-				argv[1]);
 	if ((rc = write_request("requeue", argv[1], "requeue", argv[2])))
 		return rc;
 	printf("requested requeue of trial %s; the orchestrator will act on "

@@ -12,6 +12,16 @@
  * held in memory at a time, so 100k archived trials cost no more memory
  * than one (plus one shard's name list).
  *
+ * Archive names that are ours (docs/protocol.md 4.5; anything else is
+ * warned about):
+ *   ID.trial.json, ID.result.json         a trial's latest attempt
+ *   ID.aN.trial.json, ID.aN.result.json   attempt N, which failed and was
+ *                                         requeued by `dehbq requeue`
+ *   *.duplicate.json, *.note, *.stale.json
+ * An earlier attempt is visited only with CLI_SCAN_ATTEMPTS (export and
+ * plot: one row per evaluation), attempts ascending, before the trial's
+ * ID.trial.json; without it a trial is one row, its latest state (trials).
+ *
  * Clock: ages (heartbeats, claims, the lease) are server time against
  * server time, like the orchestrator's.  "Now" is the mtime of a dotfile
  * created in state/requests/ and removed at once (every scanner skips
@@ -132,8 +142,9 @@ int cli_is_shard(const char *name)
 	return name[4] == 0;
 }
 
-/* Archive names that are ours but not a trial: results, duplicates,
- * notes, stale claims; 1 when name is one of them. */
+/* Archive names that are ours but not a trial: results (ID.result.json,
+ * ID.aN.result.json), duplicates, notes, stale claims; 1 when name is one
+ * of them. */
 static int archive_other(const char *name)
 {
 	size_t n = strlen(name);
@@ -150,16 +161,67 @@ static int archive_other(const char *name)
 	return 0;
 }
 
-/* "IIIIIIII.trial.json" -> id; 0 ok. */
-static int archive_trial_name(const char *name, uint64_t *id)
+/*
+ * "IIIIIIII.trial.json" -> id, *attempt 0 (the latest attempt);
+ * "IIIIIIII.aN.trial.json" -> id, *attempt N (an earlier attempt, N >= 1
+ * without leading zeros, as the orchestrator writes it); 0 ok.
+ */
+static int archive_trial_name(const char *name, uint64_t *id, int *attempt)
 {
-	char buf[ID_TRIAL_LEN];
+	char buf[ID_TRIAL_LEN], *end;
+	const char *rest = name + 8;
+	long n = 0;
 
-	if (strlen(name) != 19 || strcmp(name + 8, ".trial.json"))
+	*attempt = 0;
+	if (strlen(name) < 19)
 		return -1;
 	memcpy(buf, name, 8);
 	buf[8] = 0;
-	return id_trial_parse(buf, id) ? -1 : 0;
+	if (id_trial_parse(buf, id))
+		return -1;
+	if (!strncmp(rest, ".a", 2)) {
+		if (rest[2] < '1' || rest[2] > '9')
+			return -1;
+		errno = 0;
+		n = strtol(rest + 2, &end, 10);
+		if (errno || n > 999999)
+			return -1;
+		rest = end;
+	}
+	if (strcmp(rest, ".trial.json"))
+		return -1;
+	*attempt = (int)n;
+	return 0;
+}
+
+/*
+ * qsort() order of a shard's names: by the first 8 characters (the id),
+ * then other names, then ID.aN.trial.json by N, then ID.trial.json; ties
+ * by name.  A total order, so earlier attempts come before the latest.
+ */
+static int archive_rank(const char *name)
+{
+	uint64_t id;
+	int attempt;
+
+	if (archive_trial_name(name, &id, &attempt))
+		return -1;
+	return attempt ? attempt : 1000000;
+}
+
+static int archive_cmp(const void *a, const void *b)
+{
+	const char *x = (*(const struct dirent *const *)a)->d_name;
+	const char *y = (*(const struct dirent *const *)b)->d_name;
+	int c = strncmp(x, y, 8), rx, ry;
+
+	if (c)
+		return c;
+	rx = archive_rank(x);
+	ry = archive_rank(y);
+	if (rx != ry)
+		return rx < ry ? -1 : 1;
+	return strcmp(x, y);
 }
 
 static void row_reset(struct cli_row *row)
@@ -170,15 +232,21 @@ static void row_reset(struct cli_row *row)
 	memset(row, 0, sizeof(*row));
 }
 
-/* Load one archived trial + result into row; 0 ok, -1 skipped. */
+/* Load one archived trial + result into row: the latest attempt's
+ * (attempt 0) or attempt N's (ID.aN.*); 0 ok, -1 skipped. */
 static int load_archived(const char *cmd, const char *root,
 			 const struct space *sp, const char *shard, uint64_t id,
-			 unsigned flags, struct cli_row *row)
+			 int attempt, unsigned flags, struct cli_row *row)
 {
-	char p[STUDY_PATH_MAX], err[DEHBQ_ERRLEN];
+	char p[STUDY_PATH_MAX], err[DEHBQ_ERRLEN], stem[32];
 
-	if (study_path(p, sizeof(p), root, "archive/%s/%08llu.trial.json",
-		       shard, (unsigned long long)id))
+	if (attempt)
+		snprintf(stem, sizeof(stem), "%08llu.a%d",
+			 (unsigned long long)id, attempt);
+	else
+		snprintf(stem, sizeof(stem), "%08llu", (unsigned long long)id);
+	if (study_path(p, sizeof(p), root, "archive/%s/%s.trial.json", shard,
+		       stem))
 		return -1;
 	if (trial_load(p, sp, &row->t, err)) {
 		cli_warn(cmd, "skipping %s", err);
@@ -196,8 +264,8 @@ static int load_archived(const char *cmd, const char *root,
 	row->state = "archived";
 	if (flags & CLI_SCAN_NORESULT)
 		return 0;
-	if (study_path(p, sizeof(p), root, "archive/%s/%08llu.result.json",
-		       shard, (unsigned long long)id))
+	if (study_path(p, sizeof(p), root, "archive/%s/%s.result.json", shard,
+		       stem))
 		return 0;
 	if (result_load(p, &row->r, err)) {
 		cli_warn(cmd, "skipping %s", err);
@@ -234,11 +302,15 @@ static int scan_archive(const char *cmd, const char *root,
 		if (study_path(p, sizeof(p), root, "archive/%s", sh))
 			continue;
 		nn = cli_list(cmd, p, &names);
+		if (nn > 1)
+			qsort(names, (size_t)nn, sizeof(*names), archive_cmp);
 		for (j = 0; j < nn && !rc; j++) {
 			struct cli_row row;
 			uint64_t id;
+			int attempt;
 
-			if (archive_trial_name(names[j]->d_name, &id)) {
+			if (archive_trial_name(names[j]->d_name, &id,
+					       &attempt)) {
 				if (!archive_other(names[j]->d_name))
 					cli_warn(cmd,
 						 "skipping '%s/%s': "
@@ -246,8 +318,11 @@ static int scan_archive(const char *cmd, const char *root,
 						 p, names[j]->d_name);
 				continue;
 			}
+			if (attempt && !(flags & CLI_SCAN_ATTEMPTS))
+				continue;
 			memset(&row, 0, sizeof(row));
-			if (load_archived(cmd, root, sp, sh, id, flags, &row))
+			if (load_archived(cmd, root, sp, sh, id, attempt, flags,
+					  &row))
 				continue;
 			rc = fn(arg, &row);
 			row_reset(&row);
@@ -365,11 +440,12 @@ void cli_count_archive(const char *root, long *trials, long *other)
 			continue;
 		while ((e = readdir(sp))) {
 			uint64_t id;
+			int attempt;
 
 			if (fsutil_skip_name(e->d_name))
 				continue;
-			if (!archive_trial_name(e->d_name, &id))
-				(*trials)++;
+			if (!archive_trial_name(e->d_name, &id, &attempt))
+				*trials += !attempt;
 			else if (!archive_other(e->d_name))
 				(*other)++;
 		}

@@ -2,7 +2,9 @@
  * trials.c - `dehbq trials STUDY` and `dehbq show STUDY ID`
  *
  * trials streams one row per trial found in the directory (archive, then
- * claimed/, then pending/; see study.c), holding one trial at a time.
+ * claimed/, then pending/; see study.c), holding one trial at a time.  A
+ * requeued trial is one row, its latest attempt: the earlier attempts the
+ * archive keeps (ID.aN.*) are left to show and export.
  * show gathers everything about one trial: where it is, the trial file,
  * the result, duplicates and notes in the archive, and the log tails.
  */
@@ -34,8 +36,9 @@ static const char trials_usage[] =
 	"\n"
 	"One row per trial in the study directory: id, state, bracket, rung,\n"
 	"fidelity, kind, attempt, loss, status, host.  'done' means an ok\n"
-	"result; 'failed' any other result.  Default: --state all --format\n"
-	"table.\n";
+	"result; 'failed' any other result.  A requeued trial is one row, its\n"
+	"latest attempt (dehbq export lists every attempt).  Default: --state\n"
+	"all --format table.\n";
 
 static const char show_usage[] =
 	"usage: dehbq show STUDY ID\n"

@@ -2,7 +2,7 @@
 # t0100: dehbq status, workers, stop and requeue on a real study with
 # two workers; argument errors exit 100 with a usage line.
 . "${DEHBQ_SRC:-.}/tests/lib.sh"
-plan 24
+plan 23
 
 cat >"$T/trainer.sh" <<'TR'
 #!/bin/sh
@@ -63,17 +63,18 @@ timeout 20 "$B/dehbq" status "$T/s" --watch 0.2 >"$T/out"
 check "status --watch returns once FINISHED exists" test $? = 0
 check "... and warns that the study is finished" grep -q "FINISHED is present" "$T/out"
 
-"$B/dehbq" requeue "$T/s" 00000001 >"$T/out"
-check "requeue ID exits 0" test $? = 0
-check "... and writes a requeue request" python3 -c "
-import json, glob, sys
-f = glob.glob(sys.argv[1] + '/state/requests/requeue-*.json')
-d = json.load(open(f[0]))
-assert d == {'format': 'dehbq-request/1', 'action': 'requeue', 'trial': '00000001'}, d
-" "$T/s"
+# trial 00000001 succeeded (the trainer never fails): only the orchestrator
+# could refuse it before; the CLI now says so itself and writes nothing
+"$B/dehbq" requeue "$T/s" 00000001 >"$T/out" 2>"$T/err"
+check "requeue of a trial with a valid result exits 100, one line, no request" \
+	sh -c "test $? = 100 && grep -q 'valid result' '$T/err' && test \$(wc -l <'$T/err') = 1 && ! ls '$T/s'/state/requests/requeue-0* 2>/dev/null"
 "$B/dehbq" requeue "$T/s" --failed >"$T/out"
-check "requeue --failed writes a requeue-failed request" \
-	sh -c "grep -q '\"requeue-failed\"' '$T/s'/state/requests/requeue-failed-*.json"
+check "requeue --failed writes a requeue-failed request" python3 -c "
+import json, glob, sys
+f = glob.glob(sys.argv[1] + '/state/requests/requeue-failed-*.json')
+d = json.load(open(f[0]))
+assert d == {'format': 'dehbq-request/1', 'action': 'requeue-failed'}, d
+" "$T/s"
 "$B/dehbq" requeue "$T/s" 1x 2>"$T/err"
 check "requeue of a malformed id exits 100" test $? = 100
 "$B/dehbq" requeue "$T/s" 99999999 2>"$T/err"
