@@ -380,13 +380,25 @@ static int check_range(const char *name, const char *field, double v, double lo,
 			  lo, hi);
 }
 
+int spec_levels(const struct spec *s)
+{
+	double x;
+	int levels;
+
+	/* largest k with max * eta^-k >= min * (1 - 1e-9), as the engine */
+	for (levels = 1, x = s->max_fidelity / s->eta;
+	     x >= s->min_fidelity * (1 - 1e-9) && levels <= SPEC_MAX_LEVELS;
+	     x /= s->eta)
+		levels++;
+	return levels;
+}
+
 /*
  * The ranges the file parser checks field by field, again, for a spec
  * built from options (dehbq init), and the rules that join fields.
  */
 int spec_check(const struct spec *s, const char *name, char *err)
 {
-	double x;
 	int levels, rc;
 
 	if ((rc = check_range(name, "fidelity: 'eta'", s->eta, SPEC_ETA_MIN,
@@ -412,12 +424,8 @@ int spec_check(const struct spec *s, const char *name, char *err)
 				  "%s: fidelity: 'min' (%g) must be > 0 and < "
 				  "'max' (%g)",
 				  name, s->min_fidelity, s->max_fidelity);
-	/* Levels as the engine counts them (largest s with max*eta^-s >=
-	 * min*(1-1e-9)); the rung is part of pending file names. */
-	for (levels = 1, x = s->max_fidelity / s->eta;
-	     x >= s->min_fidelity * (1 - 1e-9) && levels <= SPEC_MAX_LEVELS;
-	     x /= s->eta)
-		levels++;
+	/* the rung is part of pending file names */
+	levels = spec_levels(s);
 	if (levels > SPEC_MAX_LEVELS)
 		return dehbq_errf(err, DEHBQ_EINVAL,
 				  "%s: fidelity: max/min = %g gives more than "

@@ -89,6 +89,9 @@ int spec_load_study(const char *root, struct spec *s, char *err);
 /* Cross-field checks (termination present, level count); err names the
  * field.  spec_parse() calls it; init calls it again after options. */
 int spec_check(const struct spec *s, const char *name, char *err);
+/* Fidelity levels as the engine counts them; rungs are 0 .. levels - 1.
+ * More than SPEC_MAX_LEVELS only for a spec spec_check refuses. */
+int spec_levels(const struct spec *s);
 
 /* Full study.json text (all fields, space embedded), trailing newline. */
 int spec_render(const struct spec *s, char **out);

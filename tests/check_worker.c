@@ -273,6 +273,8 @@ static void study_setup(void)
 
 	tu_setup();
 	spec_defaults(&spec);
+	spec.min_fidelity = 1; /* levels 9, 3, 1: rungs 0..2 */
+	spec.max_fidelity = 9;
 	snprintf(path, sizeof(path), "%s/space_native.json", tu_datadir());
 	ck_assert_int_eq(space_load(path, &spec.space, err), DEHBQ_OK);
 	snprintf(spec.study, sizeof(spec.study), "%s",
@@ -295,6 +297,8 @@ static void study_teardown(void)
 	tu_teardown();
 }
 
+static double put_fidelity = 3; /* fidelity put_trial writes */
+
 /* Write pending/PP-ID.json for a valid trial (study overridable). */
 static void put_trial(uint64_t id, int rung, uint64_t file_id,
 		      const char *study)
@@ -308,7 +312,7 @@ static void put_trial(uint64_t id, int rung, uint64_t file_id,
 	snprintf(t.study, sizeof(t.study), "%s", study);
 	t.epoch = 1;
 	t.rung = rung;
-	t.fidelity = 3;
+	t.fidelity = put_fidelity;
 	t.created = 1.7e9;
 	t.seed = 5;
 	for (i = 0; i < d; i++)
@@ -411,7 +415,19 @@ START_TEST(test_worker_claim_quarantines_bad_trials)
 	       tu_path("pending/99-00000010.json")); /* rung != name */
 	e = ent(0, 10);
 	ck_assert_int_eq(claim_try(&cx, &e, &c, err), DEHBQ_ELOST);
-	ck_assert_int_eq(tu_count(tu_path("quarantine")), 6);
+	/* valid trial files the study could not have issued */
+	put_trial(11, 5, 11, spec.study); /* 3 levels: rungs 0..2 */
+	e = ent(5, 11);
+	ck_assert_int_eq(claim_try(&cx, &e, &c, err), DEHBQ_ELOST);
+	ck_assert_msg(strstr(err, "3 levels"), "%s", err);
+	put_fidelity = 1e299;
+	put_trial(12, 0, 12, spec.study);
+	put_fidelity = 3;
+	e = ent(0, 12);
+	ck_assert_int_eq(claim_try(&cx, &e, &c, err), DEHBQ_ELOST);
+	ck_assert_msg(strstr(err, "field 'fidelity' (1e+299) is outside"), "%s",
+		      err);
+	ck_assert_int_eq(tu_count(tu_path("quarantine")), 10);
 	ck_assert_int_eq(tu_count(tu_path("claimed")), 0);
 }
 END_TEST

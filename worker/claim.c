@@ -276,6 +276,17 @@ int claim_try(const struct claim_ctx *cx, const struct claim_entry *e,
 		rc = dehbq_errf(why, DEHBQ_EINVAL,
 				"field 'rung' (%d) does not match the name",
 				c->trial.rung);
+	else if (c->trial.rung >= spec_levels(cx->spec))
+		rc = dehbq_errf(why, DEHBQ_EINVAL,
+				"field 'rung' (%d): the study has %d levels",
+				c->trial.rung, spec_levels(cx->spec));
+	else if (!(c->trial.fidelity >= cx->spec->min_fidelity * (1 - 1e-9)) ||
+		 !(c->trial.fidelity <= cx->spec->max_fidelity * (1 + 1e-9)))
+		rc = dehbq_errf(why, DEHBQ_EINVAL,
+				"field 'fidelity' (%g) is outside the study's "
+				"[%g, %g]",
+				c->trial.fidelity, cx->spec->min_fidelity,
+				cx->spec->max_fidelity);
 	if (!rc)
 		return DEHBQ_OK;
 	trial_release(&c->trial);
