@@ -348,7 +348,7 @@ int cli_init(int argc, char **argv)
 	}
 	if (study_create_dirs(root)) {
 		rc = cli_fail(
-			"init", CLI_ESYS,
+			"init", cli_exit_code(DEHBQ_ESYS),
 			"fatal: unable to create study directory '%s': %s",
 			root, strerror(errno));
 		goto out;

@@ -5,6 +5,7 @@
 
 #include "atomicfile.h"
 #include "err.h"
+#include "fsutil.h"
 
 #include <errno.h>
 #include <math.h>
@@ -46,8 +47,7 @@ int cli_exit_code(int e)
 		return CLI_OK;
 	case DEHBQ_ESYS:
 		/* A file the user named that is missing is their input. */
-		if (errno == ENOENT || errno == ENOTDIR || errno == EACCES ||
-		    errno == ELOOP || errno == EISDIR)
+		if (fsutil_path_errno(errno))
 			return CLI_EINPUT;
 		return CLI_ESYS;
 	case DEHBQ_ENOMEM:

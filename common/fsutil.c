@@ -233,6 +233,12 @@ void fsutil_printable(const char *name, char *buf, size_t size)
 	buf[i] = 0;
 }
 
+int fsutil_path_errno(int e)
+{
+	return e == ENOENT || e == ENOTDIR || e == ELOOP || e == EISDIR ||
+	       e == ENAMETOOLONG || e == EACCES;
+}
+
 int fsutil_storage_errno(int e)
 {
 	switch (e) {

@@ -55,6 +55,10 @@ void fsutil_printable(const char *name, char *buf, size_t size);
 /* 1 when a failed system call (errno) means the storage itself failed
  * (retry later), 0 when it means this one file is bad (quarantine it). */
 int fsutil_storage_errno(int e);
+/* 1 when errno means a path the user named is wrong (missing, not a
+ * directory, a symlink loop, a directory, too long, not permitted): bad
+ * input (exit 100), not a temporary failure (exit 111). */
+int fsutil_path_errno(int e);
 
 /* 1 when name should be skipped by every directory scan: ".", "..",
  * dotfiles (our temp files, editor swap files, NFS .nfsXXXX silly renames).

@@ -13,6 +13,7 @@
  */
 #include "atomicfile.h"
 #include "err.h"
+#include "fsutil.h"
 #include "jscratch.h"
 #include "lease.h"
 #include "logmsg.h"
@@ -376,7 +377,8 @@ int main(int argc, char **argv)
 	max_backoff = 10;
 	if ((rc = spec_load_study(root, &spec, err))) {
 		fprintf(stderr, "dehbq-orchestrator: %s\n", err);
-		return rc == DEHBQ_ESYS && errno != ENOENT ? 111 : 100;
+		return rc == DEHBQ_ESYS && !fsutil_path_errno(errno) ? 111
+								     : 100;
 	}
 	/* work in the study: per-trial calls then use short relative paths
 	 * (sched.h); messages name files by the absolute root */

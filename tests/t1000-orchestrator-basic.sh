@@ -2,7 +2,7 @@
 # t1000: orchestrator + real workers run a study to completion; exit
 # codes; SIGTERM leaves a resumable study.
 . "${DEHBQ_SRC:-.}/tests/lib.sh"
-plan 15
+plan 17
 
 "$B/dehbq-orchestrator" --help >/dev/null
 check "orchestrator --help exits 0" test $? = 0
@@ -12,6 +12,15 @@ check "orchestrator without STUDY exits 100" test $? = 100
 rc=$?
 check "orchestrator on a missing study exits 100" test $rc = 100
 check "... and names the file" grep -q "nope/study.json" "$T/err"
+: >"$T/afile"
+"$B/dehbq-orchestrator" --once "$T/afile" 2>/dev/null
+rc=$?
+"$B/dehbq-worker" --study "$T/afile" -- true 2>/dev/null
+check "orchestrator and worker on a file, not a directory, exit 100 (bad input)" \
+	test "$rc $?" = "100 100"
+write_space "$T/space0.json"
+"$B/dehbq" init "$T/afile/s" --space "$T/space0.json" --min-budget 1 --max-budget 9 --fevals 3 2>"$T/err"
+check "init below a file exits 100" sh -c "test $? = 100 && grep -q 'Not a directory' '$T/err'"
 
 mkspec "$T/spec.json" 60
 "$B/dehbq" init "$T/s" --spec "$T/spec.json" >/dev/null

@@ -781,8 +781,9 @@ int main(int argc, char **argv)
 	}
 	if ((rc = spec_load_study(w.root, &w.spec, err))) {
 		fprintf(stderr, "dehbq-worker: fatal: %s\n", err);
-		return rc == DEHBQ_ESYS && errno != ENOENT ? EXIT_SYSTEM
-							   : EXIT_USAGE;
+		return rc == DEHBQ_ESYS && !fsutil_path_errno(errno)
+			       ? EXIT_SYSTEM
+			       : EXIT_USAGE;
 	}
 	code = EXIT_SYSTEM;
 	w.heartbeat = w.o.heartbeat > 0 ? w.o.heartbeat : w.spec.lease / 4;
