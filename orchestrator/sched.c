@@ -1147,14 +1147,22 @@ static int requeue_failed(struct sched *s, const char *why)
 
 static int scan_request(struct sched *s, const char *name, unsigned char dtype)
 {
+	static const char *const keys[] = {"format", "action", "trial", NULL};
 	char p[STUDY_PATH_MAX], err[DEHBQ_ERRLEN], shown[STUDY_NAME_MAX];
 	struct jsonfile *jf;
 	const char *action = NULL, *trial = NULL;
+	size_t n = strlen(name);
 	uint64_t id;
 	int rc = DEHBQ_OK;
 
 	(void)dtype;
 
+	if (n < 6 || strcmp(name + n - 5, ".json")) {
+		quarantine(s, "state/requests", name,
+			   "not a request file name (NAME.json, as dehbq "
+			   "writes them)");
+		return DEHBQ_OK;
+	}
 	if (study_path(p, sizeof(p), s->root, "state/requests/%s", name))
 		return DEHBQ_OK;
 	if (act_has_from(s, p))
@@ -1165,6 +1173,7 @@ static int scan_request(struct sched *s, const char *name, unsigned char dtype)
 		return DEHBQ_OK;
 	}
 	if (jsonfile_check_format(jf, "dehbq-request/1", err) ||
+	    jsonfile_check_keys(jf, jsonfile_root(jf), keys, err) ||
 	    jsonfile_get_string(jf, jsonfile_root(jf), "action",
 				JSONFILE_REQUIRED, &action, err) ||
 	    jsonfile_get_string(jf, jsonfile_root(jf), "trial",

@@ -4,7 +4,7 @@
 # quarantine a malformed request, and stop -> drain -> FINISHED.  Also: a
 # told trial's claim never replaces an older copy under its archive name.
 . "${DEHBQ_SRC:-.}/tests/lib.sh"
-plan 12
+plan 13
 
 mkspec "$T/spec.json" 500 '{"lease": 60, "poll": 0.1, "prefetch": 0}'
 "$B/dehbq" init "$T/s" --spec "$T/spec.json" >/dev/null || exit 1
@@ -29,6 +29,16 @@ req r2 '{"format": "dehbq-request/1", "action": "explode"}'
 wait_for 10 test -e "$T/s/quarantine/state-requests.r2.json.reason"
 check "a malformed request is quarantined with a reason" \
 	sh -c "ls '$T/s/quarantine' | grep -q 'r2.json.reason'"
+# an unknown field, and a name dehbq never writes: refused, not acted on
+req r2b '{"format": "dehbq-request/1", "action": "stop", "bogus": 1}'
+printf '%s\n' '{"format": "dehbq-request/1", "action": "stop"}' >"$T/s/state/requests/.tmp" &&
+	mv "$T/s/state/requests/.tmp" "$T/s/state/requests/notjson.txt"
+wait_for 10 test -e "$T/s/quarantine/state-requests.notjson.txt.reason"
+wait_for 10 test -e "$T/s/quarantine/state-requests.r2b.json.reason"
+check "a request with an unknown field or an odd name is quarantined, not acted on" \
+	sh -c "grep -q bogus '$T/s/quarantine/state-requests.r2b.json.reason' &&
+	       grep -q 'not a request file name' '$T/s/quarantine/state-requests.notjson.txt.reason' &&
+	       ! grep -q 'stop requested' '$T/orch.log'"
 touch "$T/go"
 bg "$B/dehbq-worker" --study "$T/s" --idle-exit 30 -- sh -c "$TRAINER" 2>>"$T/w.log"
 wait_for 90 sh -c "ls '$T/s/archive/0000' | grep -q '$id.result'"
