@@ -41,7 +41,7 @@ CFG='{"lr": 0.01, "n-layers": 3, "opt": "sgd"}'
 S=$T/s
 mkstudy "$S"
 
-echo "1..32"
+echo "1..34"
 
 # 1. A shell trainer sees every placeholder and variable.
 trial "$S" 00000042 1 3 2 00000007 "$CFG"
@@ -218,6 +218,13 @@ check "a relative script argument gets one warning at start" \
 	[ "$(grep -c "'rel.sh' is relative to this directory" "$T/wrel.log")" = 1 ]
 check "an absolute script argument gets none" \
 	eval '! grep -q "is relative" "$T/wabs.log"'
+# the study's lease is 4 s: a heartbeat longer than 2 s would let claims expire
+"$DEHBQ_BIN/dehbq-worker" --study "$T/rel" --heartbeat 3 -- true 2>"$T/whb.log"
+check "--heartbeat longer than lease / 2 exits 100 with one line" \
+	sh -c "test $? = 100 && test \$(wc -l <'$T/whb.log') = 1 && grep -q 'use at most 2' '$T/whb.log'"
+SLURM_JOB_END_TIME=soon "$DEHBQ_BIN/dehbq-worker" --study "$T/rel" --idle-exit 0.3 -- true 2>"$T/wsl.log"
+check "a SLURM_JOB_END_TIME that is not a time is warned about, not silently ignored" \
+	grep -q "SLURM_JOB_END_TIME is not a Unix time" "$T/wsl.log"
 
 [ "$TAP_FAIL" = 0 ] || cat "$T"/w*.log
 exit 0

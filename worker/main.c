@@ -71,7 +71,8 @@ static const char usage[] =
 	"  --idle-exit S        exit after S seconds with nothing to claim\n"
 	"  --time-limit S       claim no trial that would end after S seconds\n"
 	"                       (default: SLURM_JOB_END_TIME if set)\n"
-	"  --heartbeat S        heartbeat period (default: lease / 4)\n"
+	"  --heartbeat S        heartbeat period, at most lease / 2\n"
+	"                       (default: lease / 4)\n"
 	"  --pick K             choose among the first K best trials "
 	"(default 8)\n"
 	"  -v, --verbose        log debug records too\n"
@@ -786,6 +787,15 @@ int main(int argc, char **argv)
 			       : EXIT_USAGE;
 	}
 	code = EXIT_SYSTEM;
+	if (w.o.heartbeat > w.spec.lease / 2) {
+		fprintf(stderr,
+			"dehbq-worker: --heartbeat %g is longer than half the "
+			"study's lease (%g s): claims would expire while "
+			"trials run; use at most %g\n",
+			w.o.heartbeat, w.spec.lease, w.spec.lease / 2);
+		spec_release(&w.spec);
+		return EXIT_USAGE;
+	}
 	w.heartbeat = w.o.heartbeat > 0 ? w.o.heartbeat : w.spec.lease / 4;
 	if (!(w.heartbeat > 0.01))
 		w.heartbeat = 0.01;
@@ -804,8 +814,12 @@ int main(int argc, char **argv)
 		char *end;
 		double v = strtod(s, &end);
 
-		if (!*end && v > 0)
+		if (!*end && v > 0 && v < 1e11)
 			w.end_time = v;
+		else
+			logmsg_w(&w.lg,
+				 "SLURM_JOB_END_TIME is not a Unix time; "
+				 "ignored (give --time-limit SECS instead)");
 	}
 	if (setup_signals(&w) < 0) {
 		fprintf(stderr, "dehbq-worker: fatal: signals: %s\n",
