@@ -71,6 +71,7 @@ static void fmt_dur(char *buf, size_t size, double s)
 		snprintf(buf, size, "%.0fd", s / 86400);
 }
 
+/* eta: seconds, NAN unknown ("?"), negative when nothing runs (none). */
 static void bar(FILE *f, const char *what, double cur, double max, double eta,
 		const char *unit)
 {
@@ -87,8 +88,11 @@ static void bar(FILE *f, const char *what, double cur, double max, double eta,
 	for (i = 0; i < w; i++)
 		fputc(i < fill ? '#' : '.', f);
 	fmt_dur(e, sizeof(e), eta);
-	fprintf(f, "] %5.1f%%  %g/%g%s  ETA %s\n", frac * 100, cur, max, unit,
-		frac >= 1 ? "reached" : e);
+	fprintf(f, "] %5.1f%%  %g/%g%s", frac * 100, cur, max, unit);
+	if (eta < 0 && frac < 1) /* not running: no ETA */
+		fputc('\n', f);
+	else
+		fprintf(f, "  ETA %s\n", frac >= 1 ? "reached" : e);
 }
 
 static void incumbent(FILE *f, const char *label, const cJSON *inc)
@@ -285,7 +289,8 @@ static void render(FILE *f, const char *root, const struct spec *s,
 	double now = cli_fs_now(root, &local), mt;
 	double elapsed = 0, done = 0, issued = 0, failed = 0, rate = 0;
 	double lease_age = 0;
-	int have_lease = 0;
+	int have_lease = 0, live = 0; /* live: ETAs make sense */
+	const char *stopped = NULL;   /* why the orchestrator stopped */
 
 	*finished = 0;
 	if (!study_path(p, sizeof(p), root, "FINISHED") &&
@@ -314,37 +319,52 @@ static void render(FILE *f, const char *root, const struct spec *s,
 		issued = num(c, "issued", 0);
 		failed = num(c, "failed", 0);
 		rate = elapsed > 0 ? done / elapsed : 0;
+		/* status.json has a reason once its orchestrator stopped */
+		stopped = *finished ? NULL : str(o, "reason", NULL);
+		live = !*finished && !stopped;
 		fmt_dur(e, sizeof(e), elapsed);
 		fprintf(f,
-			"orchestrator %s:%.0f epoch %.0f, running %s, updated "
+			"orchestrator %s:%.0f epoch %.0f, %s%s%s %s, updated "
 			"%s%s\n",
 			str(o, "host", "?"), num(o, "pid", 0),
-			num(o, "epoch", 0), e, str(o, "updated", "?"),
+			num(o, "epoch", 0), stopped ? "stopped (" : "",
+			stopped ? stopped : "", stopped ? ") after" : "running",
+			e, str(o, "updated", "?"),
 			*finished ? "  FINISHED" : "");
 		if (*finished)
 			fprintf(f, "finished: %s\n", str(o, "reason", "?"));
 		fprintf(f, "progress\n");
 		if (s->fevals) {
 			bar(f, "issued", issued, (double)s->fevals,
-			    rate > 0 ? (s->fevals - issued) / rate : NAN, "");
+			    !live      ? -1
+			    : rate > 0 ? (s->fevals - issued) / rate
+				       : NAN,
+			    "");
 			bar(f, "done", done, (double)s->fevals,
-			    rate > 0 ? (s->fevals - done) / rate : NAN, "");
+			    !live      ? -1
+			    : rate > 0 ? (s->fevals - done) / rate
+				       : NAN,
+			    "");
 		}
 		if (s->brackets) {
 			double nb = num(c, "brackets", 0);
 
 			bar(f, "brackets", nb, (double)s->brackets,
-			    nb > 0 ? (s->brackets - nb) * elapsed / nb : NAN,
+			    !live    ? -1
+			    : nb > 0 ? (s->brackets - nb) * elapsed / nb
+				     : NAN,
 			    "");
 		}
 		if (s->walltime > 0)
 			bar(f, "walltime", elapsed, s->walltime,
-			    s->walltime - elapsed, "s");
+			    live ? s->walltime - elapsed : -1, "s");
 		if (s->total_cost > 0) {
 			double tc = num(c, "total_cost", 0);
 
 			bar(f, "cost", tc, s->total_cost,
-			    tc > 0 ? (s->total_cost - tc) * elapsed / tc : NAN,
+			    !live    ? -1
+			    : tc > 0 ? (s->total_cost - tc) * elapsed / tc
+				     : NAN,
 			    "");
 		}
 		fprintf(f,
@@ -418,7 +438,11 @@ static void render(FILE *f, const char *root, const struct spec *s,
 		WARN("many failures: %.0f of %.0f trials failed (dehbq trials "
 		     "%s --state failed)",
 		     failed, done, root);
-	if (!*finished && have_lease && lease_age > s->lease) {
+	if (stopped)
+		WARN("the orchestrator stopped (%s): resume the study with "
+		     "dehbq-orchestrator %s",
+		     stopped, root);
+	else if (!*finished && have_lease && lease_age > s->lease) {
 		fmt_dur(e, sizeof(e), lease_age);
 		WARN("orchestrator lease stale: no heartbeat for %s (is "
 		     "dehbq-orchestrator running?)",

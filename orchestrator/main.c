@@ -471,9 +471,11 @@ int main(int argc, char **argv)
 			logmsg_e(&lg, "%s (retry in %.1f s)", err, backoff);
 		}
 		if (got_stop || once) {
-			logmsg_i(&lg, "%s; study can be resumed",
-				 got_stop ? "stopped by signal"
-					  : "one batch done");
+			const char *why = got_stop ? "stopped by signal"
+						   : "one batch done";
+
+			sched_stopped(s, why);
+			logmsg_i(&lg, "%s; study can be resumed", why);
 			code = 0;
 			break;
 		}

@@ -1441,12 +1441,23 @@ int sched_batch(struct sched *s, int full, char *err)
 		return rc;
 	}
 	if (s->nacts) {
-		/* A previous batch could not finish; redo its commit only. */
+		/* A previous batch could not finish (here, or in the run whose
+		 * snapshot this process loaded); redo its commit only. */
+		size_t n = s->nacts;
+		int resumed = !s->nsnaps;
+
 		if (s->dirty && (rc = write_snapshot(s)))
 			goto storage;
 		if ((rc = apply_actions(s)))
 			goto storage;
-		logmsg_i(s->lg, "storage recovered; pending moves applied");
+		if (resumed)
+			logmsg_i(s->lg,
+				 "made the %zu moves the loaded snapshot "
+				 "recorded as not yet made",
+				 n);
+		else
+			logmsg_i(s->lg,
+				 "storage recovered; %zu queued moves made", n);
 	}
 	s->npending = 0;
 	if (full) {
@@ -1647,6 +1658,15 @@ static void write_status(struct sched *s)
 			 a.valid ? a.loss : NAN, m.valid ? m.loss : NAN,
 			 elapsed(s));
 	}
+}
+
+void sched_stopped(struct sched *s, const char *reason)
+{
+	jscratch_begin();
+	write_json(s, "state/status.json",
+		   summary_json(s, "dehbq-status/1", reason),
+		   ATOMICFILE_NOSYNC);
+	jscratch_end();
 }
 
 int sched_finish(struct sched *s, const char *reason)

@@ -55,6 +55,9 @@ int sched_batch(struct sched *s, int full, char *err);
 int sched_finished(const struct sched *s);
 /* Write FINISHED (atomically) with the summary. */
 int sched_finish(struct sched *s, const char *reason);
+/* Rewrite state/status.json saying why this orchestrator stopped (a
+ * signal, --once): `dehbq status` shows it as stopped, not running. */
+void sched_stopped(struct sched *s, const char *reason);
 /* 1 when a stop request was accepted. */
 int sched_stopping(const struct sched *s);
 /* Trials in pending/ (or staged) after the last batch. */

@@ -2,7 +2,7 @@
 # t1000: orchestrator + real workers run a study to completion; exit
 # codes; SIGTERM leaves a resumable study.
 . "${DEHBQ_SRC:-.}/tests/lib.sh"
-plan 17
+plan 18
 
 "$B/dehbq-orchestrator" --help >/dev/null
 check "orchestrator --help exits 0" test $? = 0
@@ -47,6 +47,9 @@ kill -TERM $orch
 wait $orch
 check "SIGTERM: orchestrator exits 0 without FINISHED" \
 	sh -c "test ! -e '$T/s2/FINISHED'"
+"$B/dehbq" status "$T/s2" >"$T/st2" 2>&1
+check "... and dehbq status says it stopped (no ETA, how to resume)" \
+	sh -c "grep -q 'stopped (stopped by signal) after' '$T/st2' && ! grep -q ETA '$T/st2' && grep -q 'resume the study with dehbq-orchestrator' '$T/st2'"
 bg "$B/dehbq-orchestrator" "$T/s2" 2>>"$T/orch2.log"
 wait_for 60 test -e "$T/s2/FINISHED"
 check "restarted orchestrator resumes and finishes" \
