@@ -39,6 +39,12 @@ int cli_requeue(int argc, char **argv);
 /* Print "dehbq <cmd>: <msg>" to stderr; returns code. */
 int cli_fail(const char *cmd, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/*
+ * Bad arguments: one line, "dehbq <cmd>: <msg>; usage: <the first line of
+ * usage> (dehbq <cmd> --help)"; returns CLI_EINPUT.
+ */
+int cli_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 /* Map a DEHBQ_* error to an exit code (input vs system); reads errno for
  * DEHBQ_ESYS, so call it before anything that may change errno. */
 int cli_exit_code(int dehbq_err);

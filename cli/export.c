@@ -411,16 +411,14 @@ int cli_export(int argc, char **argv)
 			nout++;
 			continue;
 		}
-		cli_fail("export", CLI_EINPUT,
-			 "unknown or incomplete option '%s'", argv[optind - 1]);
-		fputs(export_usage, stderr);
-		return CLI_EINPUT;
+		return cli_usage_error("export", export_usage,
+				       "unknown or incomplete option '%s'",
+				       argv[optind - 1]);
 	}
 	if (optind != argc - 1 || nout != 1 || !*out) {
-		cli_fail("export", CLI_EINPUT,
-			 "need STUDY and exactly one of --csv FILE or "
-			 "--jsonl FILE");
-		fputs(export_usage, stderr);
+		return cli_usage_error("export", export_usage,
+				       "need STUDY and exactly one of --csv "
+				       "FILE or --jsonl FILE");
 		return CLI_EINPUT;
 	}
 	if ((rc = cli_open_study("export", argv[optind], &s)))

@@ -45,7 +45,10 @@ int cli_validate(int argc, char **argv)
 		return CLI_OK;
 	}
 	if (argc != 2) {
-		fputs(validate_usage, stderr);
+		return cli_usage_error("validate", validate_usage,
+				       argc < 2 ? "need FILE"
+						: "unexpected argument '%s'",
+				       argv[argc < 2 ? 0 : 2]);
 		return CLI_EINPUT;
 	}
 	if ((rc = jsonfile_load(argv[1], SPEC_CAP, &jf, err)))
@@ -139,10 +142,9 @@ struct init_over {
 
 static int bad_opt(const char *name, const char *val, const char *want)
 {
-	cli_fail("init", CLI_EINPUT, "option '--%s': '%s' is not %s", name, val,
-		 want);
-	fputs(init_usage, stderr);
-	return CLI_EINPUT;
+	return cli_usage_error("init", init_usage,
+			       "option '--%s': '%s' is not %s", name, val,
+			       want);
 }
 
 static int apply(struct spec *s, const struct init_over *o)
@@ -280,12 +282,10 @@ int cli_init(int argc, char **argv)
 			return CLI_OK;
 		}
 		if (c == '?' || c == ':') {
-			cli_fail("init", CLI_EINPUT,
-				 "unknown or incomplete "
-				 "option '%s'",
-				 argv[optind - 1]);
-			fputs(init_usage, stderr);
-			return CLI_EINPUT;
+			return cli_usage_error("init", init_usage,
+					       "unknown or incomplete option "
+					       "'%s'",
+					       argv[optind - 1]);
 		}
 		if (c == OPT_SPEC)
 			specf = optarg;
@@ -295,10 +295,12 @@ int cli_init(int argc, char **argv)
 			over.opt[c] = optarg;
 	}
 	if (optind != argc - 1 || (!specf && !spacef) || (specf && spacef)) {
-		cli_fail("init", CLI_EINPUT,
-			 "need STUDY and exactly one of --spec or --space");
-		fputs(init_usage, stderr);
-		return CLI_EINPUT;
+		return cli_usage_error(
+			"init", init_usage,
+			optind < argc - 1 ? "unexpected argument '%s'"
+					  : "need STUDY and exactly one of "
+					    "--spec or --space",
+			argv[optind < argc - 1 ? optind + 1 : 0]);
 	}
 	root = argv[optind];
 	if (specf) {
@@ -315,10 +317,9 @@ int cli_init(int argc, char **argv)
 	} else {
 		spec_defaults(&s);
 		if (!over.opt[OPT_MIN] || !over.opt[OPT_MAX]) {
-			cli_fail("init", CLI_EINPUT,
-				 "--space needs --min-budget and --max-budget");
-			fputs(init_usage, stderr);
-			return CLI_EINPUT;
+			return cli_usage_error("init", init_usage,
+					       "--space needs --min-budget and "
+					       "--max-budget");
 		}
 		if ((rc = space_load(spacef, &s.space, err)))
 			return cli_fail("init", cli_exit_code(rc), "%s", err);

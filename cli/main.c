@@ -54,7 +54,9 @@ int main(int argc, char **argv)
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].run(argc - 1, argv + 1);
-	fprintf(stderr, "dehbq: unknown command '%s'\n", argv[1]);
-	fputs(usage, stderr);
+	fprintf(stderr, "dehbq: unknown command '%s' (one of", argv[1]);
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(stderr, "%s %s", i ? "," : "", commands[i].name);
+	fputs("; dehbq --help)\n", stderr);
 	return CLI_EINPUT;
 }

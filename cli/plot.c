@@ -467,14 +467,13 @@ int cli_plot(int argc, char **argv)
 			out = optarg;
 			continue;
 		}
-		cli_fail("plot", CLI_EINPUT,
-			 "unknown or incomplete option '%s'", argv[optind - 1]);
-		fputs(plot_usage, stderr);
-		return CLI_EINPUT;
+		return cli_usage_error("plot", plot_usage,
+				       "unknown or incomplete option '%s'",
+				       argv[optind - 1]);
 	}
 	if (optind != argc - 1 || !out || !*out) {
-		cli_fail("plot", CLI_EINPUT, "need STUDY and -o FILE.svg");
-		fputs(plot_usage, stderr);
+		return cli_usage_error("plot", plot_usage,
+				       "need STUDY and -o FILE.svg");
 		return CLI_EINPUT;
 	}
 	if ((rc = cli_open_study("plot", argv[optind], &s)))

@@ -93,7 +93,12 @@ int cli_stop(int argc, char **argv)
 		return CLI_OK;
 	}
 	if (argc != 2 || argv[1][0] == '-') {
-		fputs(stop_usage, stderr);
+		return cli_usage_error("stop", stop_usage,
+				       argc < 2 ? "need STUDY"
+						: "unexpected argument '%s'",
+				       argv[argc < 2	? 0
+					    : argc == 2 ? 1
+							: 2]);
 		return CLI_EINPUT;
 	}
 	if ((rc = cli_open_study("stop", argv[1], &s)))
@@ -172,7 +177,13 @@ int cli_requeue(int argc, char **argv)
 	}
 	if (argc != 3 || argv[1][0] == '-' ||
 	    (argv[2][0] == '-' && strcmp(argv[2], "--failed"))) {
-		fputs(requeue_usage, stderr);
+		return cli_usage_error("requeue", requeue_usage,
+				       argc < 3
+					       ? "need STUDY and ID or --failed"
+					       : "unexpected argument '%s'",
+				       argv[argc > 3		? 3
+					    : argv[1][0] == '-' ? 1
+								: argc - 1]);
 		return CLI_EINPUT;
 	}
 	if ((rc = cli_open_study("requeue", argv[1], &s)))

@@ -478,25 +478,23 @@ int cli_status(int argc, char **argv)
 			    !cli_parse_double(argv[i + 1], &every)) {
 				i++;
 				if (every < 0.1 || every > 86400) {
-					cli_fail("status", CLI_EINPUT,
-						 "--watch: '%s' is not between "
-						 "0.1 and 86400 seconds",
-						 argv[i]);
-					fputs(status_usage, stderr);
-					return CLI_EINPUT;
+					return cli_usage_error(
+						"status", status_usage,
+						"--watch: '%s' is not between "
+						"0.1 and 86400 seconds",
+						argv[i]);
 				}
 			}
 		} else if (argv[i][0] == '-' || root) {
-			cli_fail("status", CLI_EINPUT,
-				 "unexpected argument '%s'", argv[i]);
-			fputs(status_usage, stderr);
-			return CLI_EINPUT;
+			return cli_usage_error("status", status_usage,
+					       "unexpected argument '%s'",
+					       argv[i]);
 		} else {
 			root = argv[i];
 		}
 	}
 	if (!root) {
-		fputs(status_usage, stderr);
+		return cli_usage_error("status", status_usage, "need STUDY");
 		return CLI_EINPUT;
 	}
 	if ((rc = cli_open_study("status", root, &s)))
@@ -543,7 +541,12 @@ int cli_workers(int argc, char **argv)
 		return CLI_OK;
 	}
 	if (argc != 2 || argv[1][0] == '-') {
-		fputs(workers_usage, stderr);
+		return cli_usage_error("workers", workers_usage,
+				       argc < 2 ? "need STUDY"
+						: "unexpected argument '%s'",
+				       argv[argc < 2	? 0
+					    : argc == 2 ? 1
+							: 2]);
 		return CLI_EINPUT;
 	}
 	if ((rc = cli_open_study("workers", argv[1], &s)))

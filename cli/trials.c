@@ -106,11 +106,7 @@ static int trials_row(void *arg, struct cli_row *row)
 static int usage_fail(const char *cmd, const char *usage, const char *fmt,
 		      const char *arg)
 {
-	fprintf(stderr, "dehbq %s: ", cmd);
-	fprintf(stderr, fmt, arg);
-	fputc('\n', stderr);
-	fputs(usage, stderr);
-	return CLI_EINPUT;
+	return cli_usage_error(cmd, usage, fmt, arg);
 }
 
 int cli_trials(int argc, char **argv)
@@ -319,7 +315,12 @@ int cli_show(int argc, char **argv)
 		return CLI_OK;
 	}
 	if (argc != 3 || argv[1][0] == '-' || argv[2][0] == '-') {
-		fputs(show_usage, stderr);
+		return cli_usage_error("show", show_usage,
+				       argc < 3 ? "need STUDY and ID"
+						: "unexpected argument '%s'",
+				       argv[argc > 3		? 3
+					    : argv[1][0] == '-' ? 1
+								: 2]);
 		return CLI_EINPUT;
 	}
 	root = argv[1];

@@ -31,6 +31,23 @@ int cli_fail(const char *cmd, int code, const char *fmt, ...)
 	return code;
 }
 
+int cli_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
+{
+	const char *u = usage, *nl;
+	va_list ap;
+
+	if (!strncmp(u, "usage: ", 7))
+		u += 7;
+	nl = strchr(u, '\n');
+	fprintf(stderr, "dehbq %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "; usage: %.*s (dehbq %s --help)\n",
+		(int)(nl ? nl - u : (long)strlen(u)), u, cmd);
+	return CLI_EINPUT;
+}
+
 void cli_warn(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;

@@ -347,6 +347,7 @@ int main(int argc, char **argv)
 	int full = 1;
 
 	logmsg_init(&lg, "dehbq-orchestrator");
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "vqh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'v':
@@ -365,12 +366,18 @@ int main(int argc, char **argv)
 			fputs(usage, stdout);
 			return 0;
 		default:
-			fputs(usage, stderr);
+			fprintf(stderr,
+				"dehbq-orchestrator: unknown or incomplete "
+				"option '%s'; %.*s\n",
+				argv[optind - 1], (int)strcspn(usage, "\n"),
+				usage);
 			return 100;
 		}
 	}
 	if (optind != argc - 1) {
-		fputs(usage, stderr);
+		fprintf(stderr, "dehbq-orchestrator: %s; %.*s\n",
+			optind < argc ? "one STUDY only" : "need STUDY",
+			(int)strcspn(usage, "\n"), usage);
 		return 100;
 	}
 	root = argv[optind];

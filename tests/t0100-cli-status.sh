@@ -2,7 +2,7 @@
 # t0100: dehbq status, workers, stop and requeue on a real study with
 # two workers; argument errors exit 100 with a usage line.
 . "${DEHBQ_SRC:-.}/tests/lib.sh"
-plan 23
+plan 24
 
 cat >"$T/trainer.sh" <<'TR'
 #!/bin/sh
@@ -19,6 +19,35 @@ check "status --help exits 0 and prints usage" \
 "$B/dehbq" status 2>"$T/err"
 check "status without STUDY exits 100 with usage" \
 	sh -c "test $? = 100 && grep -q usage: '$T/err'"
+# every argument error is one line on stderr and exit 100
+bad=0
+while IFS='|' read -r prog args; do
+	# shellcheck disable=SC2086
+	"$B/$prog" $args >/dev/null 2>"$T/err1"
+	rc=$?
+	n=$(wc -l <"$T/err1")
+	if [ "$rc" != 100 ] || [ "$n" != 1 ]; then
+		bad=$((bad + 1))
+		diag "not one line/100: $prog $args -> rc $rc, $n lines"
+	fi
+done <<'BAD'
+dehbq|bogus
+dehbq|init x --fevals 10x --space s.json --min-budget 1 --max-budget 9
+dehbq|init a b --space x
+dehbq|show S 00000001 extra
+dehbq|trials S --state bogus
+dehbq|export S
+dehbq|plot S
+dehbq|stop
+dehbq|requeue S
+dehbq|workers
+dehbq|validate
+dehbq-orchestrator|--bogus
+dehbq-orchestrator|
+dehbq-worker|--study x --idle-exit 10x -- true
+dehbq-worker|--idle-exit 1
+BAD
+check "argument errors: one line each, exit 100 ($bad not)" test "$bad" = 0
 "$B/dehbq" status "$T" 2>"$T/err"
 rc=$?
 check "status on a non-study exits 100" test $rc = 100

@@ -766,12 +766,8 @@ int main(int argc, char **argv)
 	memset(&w, 0, sizeof(w));
 	w.wake_r = w.ino = -1;
 	logmsg_init(&w.lg, "dehbq-worker");
-	if (parse_args(argc, argv, &w.o)) {
-		fputs("usage: dehbq-worker --study DIR [options] -- CMD "
-		      "[ARGS...]\n",
-		      stderr);
+	if (parse_args(argc, argv, &w.o)) /* its one-line message said why */
 		return EXIT_USAGE;
-	}
 	if (w.o.verbose)
 		w.lg.min = LOGMSG_DEBUG;
 	if (!realpath(w.o.study, w.root)) {
