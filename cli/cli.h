@@ -45,6 +45,15 @@ int cli_fail(const char *cmd, int code, const char *fmt, ...)
  */
 int cli_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/*
+ * Check that argv holds exactly n positional arguments after the command,
+ * none an option except `option` as the last (NULL: none); else
+ * cli_usage_error()
+ * with "need <need>" or "unexpected argument '<it>'".  CLI_OK or
+ * CLI_EINPUT.
+ */
+int cli_positional(const char *cmd, const char *usage, int argc, char **argv,
+		   int n, const char *need, const char *option);
 /* Map a DEHBQ_* error to an exit code (input vs system); reads errno for
  * DEHBQ_ESYS, so call it before anything that may change errno. */
 int cli_exit_code(int dehbq_err);

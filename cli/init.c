@@ -44,13 +44,9 @@ int cli_validate(int argc, char **argv)
 		fputs(validate_usage, stdout);
 		return CLI_OK;
 	}
-	if (argc != 2) {
-		return cli_usage_error("validate", validate_usage,
-				       argc < 2 ? "need FILE"
-						: "unexpected argument '%s'",
-				       argv[argc < 2 ? 0 : 2]);
-		return CLI_EINPUT;
-	}
+	if ((rc = cli_positional("validate", validate_usage, argc, argv, 1,
+				 "FILE", NULL)))
+		return rc;
 	if ((rc = jsonfile_load(argv[1], SPEC_CAP, &jf, err)))
 		return cli_fail("validate", cli_exit_code(rc), "%s", err);
 	fmt = cJSON_GetObjectItemCaseSensitive(jsonfile_root(jf), "format");

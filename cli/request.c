@@ -92,15 +92,9 @@ int cli_stop(int argc, char **argv)
 		fputs(stop_usage, stdout);
 		return CLI_OK;
 	}
-	if (argc != 2 || argv[1][0] == '-') {
-		return cli_usage_error("stop", stop_usage,
-				       argc < 2 ? "need STUDY"
-						: "unexpected argument '%s'",
-				       argv[argc < 2	? 0
-					    : argc == 2 ? 1
-							: 2]);
-		return CLI_EINPUT;
-	}
+	if ((rc = cli_positional("stop", stop_usage, argc, argv, 1, "STUDY",
+				 NULL)))
+		return rc;
 	if ((rc = cli_open_study("stop", argv[1], &s)))
 		return rc;
 	spec_release(&s);
@@ -175,17 +169,9 @@ int cli_requeue(int argc, char **argv)
 		fputs(requeue_usage, stdout);
 		return CLI_OK;
 	}
-	if (argc != 3 || argv[1][0] == '-' ||
-	    (argv[2][0] == '-' && strcmp(argv[2], "--failed"))) {
-		return cli_usage_error("requeue", requeue_usage,
-				       argc < 3
-					       ? "need STUDY and ID or --failed"
-					       : "unexpected argument '%s'",
-				       argv[argc > 3		? 3
-					    : argv[1][0] == '-' ? 1
-								: argc - 1]);
-		return CLI_EINPUT;
-	}
+	if ((rc = cli_positional("requeue", requeue_usage, argc, argv, 2,
+				 "STUDY and ID or --failed", "--failed")))
+		return rc;
 	if ((rc = cli_open_study("requeue", argv[1], &s)))
 		return rc;
 	spec_release(&s);

@@ -540,15 +540,9 @@ int cli_workers(int argc, char **argv)
 		fputs(workers_usage, stdout);
 		return CLI_OK;
 	}
-	if (argc != 2 || argv[1][0] == '-') {
-		return cli_usage_error("workers", workers_usage,
-				       argc < 2 ? "need STUDY"
-						: "unexpected argument '%s'",
-				       argv[argc < 2	? 0
-					    : argc == 2 ? 1
-							: 2]);
-		return CLI_EINPUT;
-	}
+	if ((rc = cli_positional("workers", workers_usage, argc, argv, 1,
+				 "STUDY", NULL)))
+		return rc;
 	if ((rc = cli_open_study("workers", argv[1], &s)))
 		return rc;
 	memset(&w, 0, sizeof(w));

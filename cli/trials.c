@@ -314,15 +314,9 @@ int cli_show(int argc, char **argv)
 		fputs(show_usage, stdout);
 		return CLI_OK;
 	}
-	if (argc != 3 || argv[1][0] == '-' || argv[2][0] == '-') {
-		return cli_usage_error("show", show_usage,
-				       argc < 3 ? "need STUDY and ID"
-						: "unexpected argument '%s'",
-				       argv[argc > 3		? 3
-					    : argv[1][0] == '-' ? 1
-								: 2]);
-		return CLI_EINPUT;
-	}
+	if ((rc = cli_positional("show", show_usage, argc, argv, 2,
+				 "STUDY and ID", NULL)))
+		return rc;
 	root = argv[1];
 	idtxt = argv[2];
 	if (id_trial_parse(idtxt, &id))

@@ -48,6 +48,26 @@ int cli_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
 	return CLI_EINPUT;
 }
 
+int cli_positional(const char *cmd, const char *usage, int argc, char **argv,
+		   int n, const char *need, const char *option)
+{
+	int i;
+
+	for (i = 1; i < argc && i <= n; i++)
+		if (argv[i][0] == '-' &&
+		    (i != n || !option || strcmp(argv[i], option)))
+			break;
+	if (i <= n && i < argc) /* an option among them */
+		return cli_usage_error(cmd, usage, "unexpected argument '%s'",
+				       argv[i]);
+	if (argc - 1 < n)
+		return cli_usage_error(cmd, usage, "need %s", need);
+	if (argc - 1 > n)
+		return cli_usage_error(cmd, usage, "unexpected argument '%s'",
+				       argv[n + 1]);
+	return CLI_OK;
+}
+
 void cli_warn(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
