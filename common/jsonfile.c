@@ -581,14 +581,19 @@ cJSON *jsonfile_number(double d)
 	return raw_number(buf, d);
 }
 
+void jsonfile_fmt_exact(char *buf, size_t size, double d)
+{
+	if (!plain_text(d, buf, size))
+		snprintf(buf, size, "%.17g", d);
+}
+
 cJSON *jsonfile_number_exact(double d)
 {
 	char buf[40];
 
 	if (!isfinite(d))
 		return NULL;
-	if (!plain_text(d, buf, sizeof(buf)))
-		snprintf(buf, sizeof(buf), "%.17g", d);
+	jsonfile_fmt_exact(buf, sizeof(buf), d);
 	return raw_number(buf, d);
 }
 

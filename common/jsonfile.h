@@ -121,6 +121,8 @@ cJSON *jsonfile_number(double d);
  * cheaper, not the shortest.  For machine state (the engine snapshot).
  */
 cJSON *jsonfile_number_exact(double d);
+/* jsonfile_number_exact's text of a finite d, into buf (size >= 32). */
+void jsonfile_fmt_exact(char *buf, size_t size, double d);
 /* Add jsonfile_number(d) to obj under key; 0 ok, -1 on failure. */
 int jsonfile_add_number(cJSON *obj, const char *key, double d);
 

@@ -187,8 +187,7 @@ void dehb_free(struct dehb *d)
 	for (k = 0; k < HB_MAX_LEVELS; k++) {
 		free(d->pop[k].x);
 		free(d->pop[k].fit);
-		free(d->pop[k].saved_x);
-		free(d->pop[k].saved_fit);
+		dehb_pop_texts_free(&d->pop[k]);
 		free(d->pop[k].cid);
 		free(d->pop[k].job);
 	}
@@ -908,9 +907,7 @@ int dehb_tell(struct dehb *d, uint64_t job_id, enum dehb_status status,
 			P->fit[s] = fit;
 			P->cid[s] = j->config_id;
 			P->job[s] = (int64_t)j->id;
-			free(P->saved_x);
-			free(P->saved_fit);
-			P->saved_x = P->saved_fit = NULL;
+			dehb_pop_changed(P, s);
 		}
 	}
 	inc_update(d, DEHB_INC_ANY, j, fit, e->x);

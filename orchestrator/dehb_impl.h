@@ -31,6 +31,8 @@ struct dehb_pop {
 	struct rng rng;	 /* this level's stream (spec 3) */
 	char *saved_x;	 /* snapshot text of x and of fit, made by dehb_save */
 	char *saved_fit; /* and dropped when they change; owned */
+	char **slot_x;	 /* per slot, the text of its vector and of its */
+	char **slot_fit; /* fitness, or NULL until dehb_save makes it; owned */
 };
 
 /* One active bracket. */
@@ -99,6 +101,10 @@ struct dehb_fl *dehb_fl_find(const struct dehb *d, uint64_t id);
 /* Allocate the SH/HB result arrays of a bracket. */
 int dehb_bracket_alloc(const struct dehb *d, struct dehb_bracket *b);
 void dehb_bracket_release(struct dehb_bracket *b);
+/* Slot s of P changed: drop the snapshot text made of it (dehb_state.c). */
+void dehb_pop_changed(struct dehb_pop *P, int s);
+/* Free P's snapshot texts (dehb_state.c). */
+void dehb_pop_texts_free(struct dehb_pop *P);
 /* 1 when the optimizer runs SH brackets, 2 when it also stores results. */
 int dehb_uses_brackets(const struct dehb *d);
 

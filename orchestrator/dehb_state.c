@@ -189,20 +189,108 @@ static cJSON *save_params(const struct dehb_params *p)
 	return o;
 }
 
+/*
+ * A population's x and fit arrays are kept as text per slot as well: a tell
+ * changes one slot, so a batch renders the numbers of the slots its tells
+ * replaced, not the whole population.  The texts equal dbl_array()'s.
+ */
+void dehb_pop_changed(struct dehb_pop *P, int s)
+{
+	free(P->saved_x);
+	free(P->saved_fit);
+	P->saved_x = P->saved_fit = NULL;
+	if (P->slot_x) {
+		free(P->slot_x[s]);
+		P->slot_x[s] = NULL;
+	}
+	if (P->slot_fit) {
+		free(P->slot_fit[s]);
+		P->slot_fit[s] = NULL;
+	}
+}
+
+void dehb_pop_texts_free(struct dehb_pop *P)
+{
+	int s;
+
+	for (s = 0; s < P->n; s++) {
+		if (P->slot_x)
+			free(P->slot_x[s]);
+		if (P->slot_fit)
+			free(P->slot_fit[s]);
+	}
+	free(P->slot_x);
+	free(P->slot_fit);
+	free(P->saved_x);
+	free(P->saved_fit);
+	P->slot_x = P->slot_fit = NULL;
+	P->saved_x = P->saved_fit = NULL;
+}
+
+/* "v0,v1,..." for n values, +inf as null (as num() writes them). */
+static char *slot_text(const double *v, size_t n)
+{
+	char *t = malloc(n * 32 + 1);
+	size_t len = 0, i;
+
+	if (!t)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		if (i)
+			t[len++] = ',';
+		if (isfinite(v[i]))
+			jsonfile_fmt_exact(t + len, 32, v[i]);
+		else
+			memcpy(t + len, "null", 5);
+		len += strlen(t + len);
+	}
+	t[len] = 0;
+	return t;
+}
+
+/* *saved = "[" the texts of P's n slots of per values each "]". */
+static int pop_array(char **saved, char ***slots, const double *v, int n,
+		     size_t per)
+{
+	size_t total = 3, len = 1;
+	int i;
+
+	if (*saved)
+		return DEHBQ_OK;
+	if (!*slots && !(*slots = calloc((size_t)n + 1, sizeof(**slots))))
+		return DEHBQ_ENOMEM;
+	for (i = 0; i < n; i++) {
+		if (!(*slots)[i] &&
+		    !((*slots)[i] = slot_text(v + (size_t)i * per, per)))
+			return DEHBQ_ENOMEM;
+		total += strlen((*slots)[i]) + 1;
+	}
+	if (!(*saved = malloc(total)))
+		return DEHBQ_ENOMEM;
+	(*saved)[0] = '[';
+	for (i = 0; i < n; i++) {
+		size_t k = strlen((*slots)[i]);
+
+		if (i)
+			(*saved)[len++] = ',';
+		memcpy(*saved + len, (*slots)[i], k);
+		len += k;
+	}
+	memcpy(*saved + len, "]", 2);
+	return DEHBQ_OK;
+}
+
 static cJSON *save_pop(const struct dehb *d, struct dehb_pop *P)
 {
 	cJSON *o = cJSON_CreateObject();
 	size_t n = (size_t)P->n;
 
 	if (!o || !add_num(o, "ptr", P->ptr) || !add_rng(o, "rng", &P->rng) ||
-	    !add_item(o, "x",
-		      kept(&P->saved_x,
-			   P->saved_x
-				   ? NULL
-				   : dbl_array(P->x, n * (size_t)d->p.dim))) ||
-	    !add_item(o, "fit",
-		      kept(&P->saved_fit,
-			   P->saved_fit ? NULL : dbl_array(P->fit, n))) ||
+	    pop_array(&P->saved_x, &P->slot_x, P->x, P->n,
+		      (size_t)d->p.dim) ||
+	    !add_item(o, "x", cJSON_CreateRaw(P->saved_x)) ||
+	    pop_array(&P->saved_fit, &P->slot_fit, P->fit, P->n, 1) ||
+	    !add_item(o, "fit", cJSON_CreateRaw(P->saved_fit)) ||
 	    !add_item(o, "config_id", i64_array(P->cid, n)) ||
 	    !add_item(o, "job", i64_array(P->job, n))) {
 		cJSON_Delete(o);
