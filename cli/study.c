@@ -268,7 +268,12 @@ static int load_archived(const char *cmd, const char *root,
 		       stem))
 		return 0;
 	if (result_load(p, &row->r, err)) {
-		cli_warn(cmd, "skipping %s", err);
+		/* no result yet: the worker archived its claim after writing
+		 * its result, which the orchestrator has not ingested yet */
+		if (!attempt && access(p, F_OK) < 0 && errno == ENOENT)
+			row->state = "claimed";
+		else
+			cli_warn(cmd, "skipping %s", err);
 		memset(&row->r, 0, sizeof(row->r));
 		return 0;
 	}

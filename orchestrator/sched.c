@@ -536,8 +536,9 @@ static int stage_trial(struct sched *s, uint64_t id, int attempt)
 	char *text = NULL;
 	int rung = 0, rc;
 
-	if ((rc = render_trial(s, id, attempt, &text, &rung)))
-		return rc;
+	if ((rc = render_trial(s, id, attempt, &text, &rung)) ||
+	    (rc = ensure_shard(s, id))) /* for the worker's claim_archive */
+		goto out;
 	if ((rc = study_path(sp, sizeof(sp), s->root, "staging/%08llu.json",
 			     (unsigned long long)id)) ||
 	    (rc = study_pending_name(name, sizeof(name), rung, id)) ||
@@ -596,14 +597,10 @@ static int queue_duplicate(struct sched *s, const char *path, uint64_t id,
 	return archive_note(s, id, stem, why);
 }
 
-static int archive_trial_file(struct sched *s, const char *path,
-			      const char *name, uint64_t id);
-
 static int ingest_result(struct sched *s, const char *name)
 {
 	char path[STUDY_PATH_MAX], err[DEHBQ_ERRLEN], to[STUDY_PATH_MAX];
-	char wid[ID_WORKER_LEN], cname[STUDY_NAME_MAX], cpath[STUDY_PATH_MAX];
-	struct study_claim c;
+	char wid[ID_WORKER_LEN];
 	struct result r;
 	struct inflight *e;
 	uint64_t id;
@@ -681,14 +678,6 @@ static int ingest_result(struct sched *s, const char *name)
 		logmsg_i(s->lg, "trial=%08llu attempt=%d told status=%s (%s)",
 			 (unsigned long long)id, attempt,
 			 result_status_name(r.status), r.error);
-	/* the claim the result's worker made (it may be gone) */
-	c.id = id;
-	memcpy(c.host, r.host, sizeof(c.host));
-	c.pid = r.pid;
-	memcpy(c.worker, r.worker, sizeof(c.worker));
-	if (study_claim_name(cname, sizeof(cname), &c) ||
-	    study_path(cpath, sizeof(cpath), s->root, "claimed/%s", cname))
-		cname[0] = 0;
 	result_release(&r);
 	s->told++;
 	s->dirty = 1;
@@ -700,9 +689,9 @@ static int ingest_result(struct sched *s, const char *name)
 	if ((rc = act_push(s, ACT_MOVE, path, to, NULL)))
 		return rc;
 	inf_remove(s, id);
-	/* archive its claim now, as a full batch's listing of claimed/
-	 * would (which still finds any other claim of this trial) */
-	return cname[0] ? archive_trial_file(s, cpath, cname, id) : DEHBQ_OK;
+	/* its worker archives its claim (worker/claim.h); a claim left in
+	 * claimed/ is archived by the next full batch's listing */
+	return DEHBQ_OK;
 }
 
 /* ---- directory scans ---- */

@@ -18,6 +18,7 @@
 #include "trial.h"
 
 #include <check.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -352,6 +353,47 @@ START_TEST(test_worker_claim_and_lost_race)
 }
 END_TEST
 
+/*
+ * A claim whose result is published goes to archive/SSSS/ID.trial.json,
+ * but never over a file there, and never without its shard directory: in
+ * both cases it stays in claimed/ for the orchestrator.
+ */
+START_TEST(test_worker_claim_archive_never_replaces)
+{
+	struct claim_entry e = ent(1, 44);
+	struct claim c;
+	char err[DEHBQ_ERRLEN];
+	struct stat st;
+
+	put_trial(44, 1, 44, spec.study);
+	ck_assert_int_eq(claim_try(&cx, &e, &c, err), DEHBQ_OK);
+	/* no shard yet */
+	ck_assert_int_eq(claim_archive(&cx, &c), DEHBQ_ESYS);
+	ck_assert_int_eq(stat(c.path, &st), 0);
+	/* another attempt's file is there: left alone */
+	ck_assert_int_eq(mkdir(tu_path("archive/0000"), 0777), 0);
+	tu_write(tu_path("archive/0000/00000044.trial.json"), "older\n");
+	ck_assert_int_eq(claim_archive(&cx, &c), DEHBQ_ESYS);
+	ck_assert_int_eq(errno, EEXIST);
+	ck_assert_int_eq(stat(c.path, &st), 0);
+	ck_assert_int_eq(stat(tu_path("archive/0000/00000044.trial.json"), &st),
+			 0);
+	ck_assert_int_eq(st.st_size, 6);
+	/* the name is free: the claim is archived as the trial file */
+	ck_assert_int_eq(unlink(tu_path("archive/0000/00000044.trial.json")),
+			 0);
+	ck_assert_int_eq(claim_archive(&cx, &c), DEHBQ_OK);
+	ck_assert_int_eq(stat(c.path, &st), -1);
+	ck_assert_int_eq(stat(tu_path("archive/0000/00000044.trial.json"), &st),
+			 0);
+	ck_assert_int_gt(st.st_size, 6);
+	/* gone (the orchestrator requeued it meanwhile): nothing happens */
+	ck_assert_int_eq(claim_archive(&cx, &c), DEHBQ_ESYS);
+	ck_assert_int_eq(errno, ENOENT);
+	claim_release(&c);
+}
+END_TEST
+
 /* The mtime the file had at the instant of the claim's rename. */
 static time_t renamed_mtime;
 
@@ -513,6 +555,7 @@ Suite *worker_suite(void)
 	tcase_add_test(pure, test_worker_registry_render);
 	tcase_add_test(files, test_worker_claim_and_lost_race);
 	tcase_add_test(files, test_worker_claim_appears_fresh);
+	tcase_add_test(files, test_worker_claim_archive_never_replaces);
 	tcase_add_test(files, test_worker_claim_quarantines_bad_trials);
 	tcase_add_test(files, test_worker_scan_sorts_and_quarantines);
 	suite_add_tcase(s, pure);

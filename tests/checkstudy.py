@@ -6,7 +6,9 @@ docs/protocol.md.  Usage: checkstudy.py STUDY [--finished]
 
 Checks:
   - every trial id 0..issued-1 is in exactly one state: staged, pending,
-    claimed, or ingested (archive/SSSS/ID.result.json); with --finished
+    claimed, result waiting (results/ID.aN.WID.json, or an archived
+    ID.trial.json without its result: the worker archived its claim) or
+    ingested (archive/SSSS/ID.result.json); with --finished
     every one is ingested and nothing is left in staging/pending/claimed/
     results;
   - every result is ingested exactly once: one ID.result.json per id, and
@@ -75,6 +77,19 @@ def main():
         fail("no snapshot")
     snap = load(snaps[-1])
     eng = snap["engine"]
+    # result waiting: a worker archives its claim as ID.trial.json once its
+    # result is in results/, before the orchestrator ingests it.  Only ids
+    # the optimiser issued: a stray file in claimed/ with an unknown id is
+    # archived as a trial file too, and is no trial of this study.
+    waiting = [int(n[:8]) for n in left
+               if re.fullmatch(r"\d{8}\.a\d+\.[0-9a-f]{12}\.json", n)]
+    for p in glob.glob(os.path.join(root, "archive", "*", "*.trial.json")):
+        m = re.fullmatch(r"(\d{8})\.trial\.json", os.path.basename(p))
+        if m:
+            waiting.append(int(m.group(1)))
+    for i in waiting:
+        if i < eng["counts"]["asked"]:
+            states.setdefault(i, "result waiting")
     issued = max(states) + 1 if states else 0
     for i in range(issued):
         if i not in states:

@@ -21,6 +21,13 @@ req r1 "{\"format\": \"dehbq-request/1\", \"action\": \"requeue\", \"trial\": \"
 wait_for 10 grep -q "trial=$id requeued by request" "$T/orch.log"
 check "an in-flight trial is requeued at once by request" \
 	grep -q "trial=$id requeued by request (r1.json) as attempt 2" "$T/orch.log"
+# the log line comes before the batch's moves: wait for the publish
+republished() {
+	grep -l '"attempt":.2' "$T/s/pending/"*$id.json >/dev/null 2>&1 ||
+		grep -ql '"attempt":.2' "$T/s/claimed/"$id@* 2>/dev/null ||
+		ls "$T/s/archive/0000/" | grep -q "$id.result"
+}
+wait_for 10 republished
 check "... and republished as attempt 2" \
 	sh -c "grep -l '\"attempt\":.2' '$T/s/pending/'*$id.json >/dev/null 2>&1 ||
 	       grep -ql '\"attempt\":.2' '$T/s/claimed/'$id@* 2>/dev/null ||

@@ -2,12 +2,13 @@
 # t1060: light batches (docs/protocol.md section 6).  With poll 20 s, every
 # batch but the first and the timer's is woken by results and is light: it
 # lists only results/ and pending/.
-#  - a light batch archives the told trial's claim by the name the result
-#    implies, so the study ends with claimed/ empty and every trial file in
-#    the archive, without waiting for a full batch;
+#  - a worker archives its own claim once its result is published, so told
+#    claims leave claimed/ trial by trial and the study ends with claimed/
+#    empty and every trial file in the archive, without a full batch;
 #  - a request still wakes a full batch at once (not after poll);
-#  - a claim whose name the result does not imply (another pid) is left to
-#    the next full batch (the timer's), which archives it as the trial file.
+#  - a claim its worker leaves in claimed/ (a worker of another make) waits
+#    for the next full batch (the timer's), which archives it as the trial
+#    file.
 . "${DEHBQ_SRC:-.}/tests/lib.sh"
 plan 9
 FEVALS=30
@@ -21,7 +22,7 @@ start() { # start NAME FEVALS POLL TRAINER-SLEEP: study + orchestrator (+ worker
 }
 ntrial() { ls "$1"/archive/*/ | grep -c '^[0-9]*\.trial\.json$'; }
 
-# A: claims archived by light batches
+# A: claims archived by their workers, results told by light batches
 t0=$(date +%s)
 start a $FEVALS 20 0.02
 # the most files claimed/ holds while the study runs: one live claim, and
@@ -52,7 +53,7 @@ secs=$(($(date +%s) - t0))
 check "(request) stop is handled in ${secs} s < 10 s (poll 20 s)" \
 	sh -c "! kill -0 $ORCH 2>/dev/null && test $secs -lt 10 && grep -q 'stopped by request\|stop requested' '$T/b-orch.log'"
 
-# C: a claim by a name the result does not imply waits for a full batch
+# C: a claim its worker left waits for a full batch
 # (the timer's, poll 2 s); the study goes on meanwhile
 play() { # play ROOT N: claim and answer N trials as pid 111, naming pid 222
 	python3 - "$1" "$2" >>"$T/c-play.log" 2>&1 <<'PY'

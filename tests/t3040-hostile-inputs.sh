@@ -226,8 +226,10 @@ timeout 20 "${AS[@]}" "$B/dehbq-orchestrator" --once "$T/n/r3/s" 2>>"$T/r3.log"
 diag "R3: $(grep "quarantined results/$r3id" "$T/r3.log" | cut -d' ' -f4-)"
 check "R3: a result for an attempt never issued is quarantined, not told" \
 	eval "grep -q 'quarantined results/$r3id.a7.*never issued' '$T/r3.log' && ! grep -q 'trial=$r3id attempt=7 told' '$T/r3.log'"
-check "R3: the trial stays in flight (its attempt-1 claim is still there)" \
-	eval "ls '$T/n/r3/s/claimed' | grep -q '^$r3id@'"
+# (its worker archived its claim as ID.trial.json after writing the result;
+# a worker that could not left it in claimed/)
+check "R3: the trial stays in flight (no archived result; its attempt-1 file is in claimed/ or archived by its worker)" \
+	eval "! ls '$T/n/r3/s/archive/0000' | grep -q '^$r3id.result' && { ls '$T/n/r3/s/claimed' | grep -q '^$r3id@' || test -e '$T/n/r3/s/archive/0000/$r3id.trial.json'; }"
 chmod -R u+rwX "$T/n" 2>/dev/null
 check_no_leftovers
 exit 0

@@ -314,6 +314,21 @@ int claim_giveback(const struct claim_ctx *cx, const struct claim *c)
 	return atomicfile_move(c->path, to, 0);
 }
 
+int claim_archive(const struct claim_ctx *cx, const struct claim *c)
+{
+	char to[STUDY_PATH_MAX];
+	int rc;
+
+	if ((rc = study_path(to, sizeof(to), cx->root,
+			     "archive/%04u/%08llu.trial.json",
+			     study_shard(c->trial.id),
+			     (unsigned long long)c->trial.id)))
+		return rc;
+	return atomicfile_get_ops()->rename_noreplace(c->path, to) < 0
+		       ? DEHBQ_ESYS
+		       : DEHBQ_OK;
+}
+
 void claim_release(struct claim *c)
 {
 	trial_release(&c->trial);

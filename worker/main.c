@@ -442,6 +442,11 @@ static enum step run_claimed(struct worker *w, struct claim *c)
 		st = STEP_FAIL;
 		goto out;
 	}
+	if (claim_archive(&w->cx, c))
+		logmsg_d(&w->lg,
+			 "trial=%s claim left for the orchestrator to "
+			 "archive: %s",
+			 w->trial_id, strerror(errno));
 	run_est_add(&w->est, c->trial.fidelity, r.wall_time);
 	if (r.status == RESULT_OK)
 		logmsg_i(&w->lg,
