@@ -286,8 +286,7 @@ static cJSON *save_pop(const struct dehb *d, struct dehb_pop *P)
 	size_t n = (size_t)P->n;
 
 	if (!o || !add_num(o, "ptr", P->ptr) || !add_rng(o, "rng", &P->rng) ||
-	    pop_array(&P->saved_x, &P->slot_x, P->x, P->n,
-		      (size_t)d->p.dim) ||
+	    pop_array(&P->saved_x, &P->slot_x, P->x, P->n, (size_t)d->p.dim) ||
 	    !add_item(o, "x", cJSON_CreateRaw(P->saved_x)) ||
 	    pop_array(&P->saved_fit, &P->slot_fit, P->fit, P->n, 1) ||
 	    !add_item(o, "fit", cJSON_CreateRaw(P->saved_fit)) ||
