@@ -7,6 +7,8 @@
  *   rename pending/PP-ID.json -> claimed/ID@HOST.PID.WID.json
  *   read the claim, take its "attempt"
  *   write results/ID.aN.WID.json (tmp + rename, no fsync), loss 0
+ *   rename the claim to archive/SSSS/ID.trial.json (RENAME_NOREPLACE),
+ *   as dehbq-worker does; where that fails it stays for the orchestrator
  * The study id comes from study.json.  It exits 0 when FINISHED appears.
  *
  * With --prune it removes archive shards two or more below the newest
@@ -112,6 +114,7 @@ static void fastw_rmshard(struct fastw *w, long shard)
 static int fastw_one(struct fastw *w, const char *name)
 {
 	char from[STUDY_PATH_BUF], to[STUDY_PATH_BUF], cname[STUDY_NAME_MAX];
+	char claim[STUDY_PATH_BUF];
 	char rname[STUDY_NAME_MAX], *text = NULL;
 	struct study_claim c;
 	struct result r;
@@ -132,6 +135,7 @@ static int fastw_one(struct fastw *w, const char *name)
 		return -1;
 	if (rename(from, to) != 0)
 		return errno == ENOENT ? 1 : -1;
+	memcpy(claim, to, sizeof(claim));
 	if (fastw_read(w, to) != 0 || result_init(&r) != DEHBQ_OK)
 		return -1;
 	if (fastw_str(w, "id", r.id, sizeof(r.id)) != 0)
@@ -150,6 +154,10 @@ static int fastw_one(struct fastw *w, const char *name)
 	    atomicfile_write(to, text, strlen(text), 0666, ATOMICFILE_NOSYNC) !=
 		    DEHBQ_OK)
 		goto out;
+	if (!study_path(to, sizeof(to), w->root,
+			"archive/%04u/%08llu.trial.json", study_shard(id),
+			(unsigned long long)id))
+		renameat2(AT_FDCWD, claim, AT_FDCWD, to, RENAME_NOREPLACE);
 	w->done++;
 	if (w->prune) {
 		while (w->pruned + 2 <= (long)study_shard(id))
