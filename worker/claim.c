@@ -317,13 +317,14 @@ int claim_giveback(const struct claim_ctx *cx, const struct claim *c)
 int claim_archive(const struct claim_ctx *cx, const struct claim *c)
 {
 	char to[STUDY_PATH_MAX];
-	int rc;
 
-	if ((rc = study_path(to, sizeof(to), cx->root,
-			     "archive/%04u/%08llu.trial.json",
-			     study_shard(c->trial.id),
-			     (unsigned long long)c->trial.id)))
-		return rc;
+	if (study_path(to, sizeof(to), cx->root,
+		       "archive/%04u/%08llu.trial.json",
+		       study_shard(c->trial.id),
+		       (unsigned long long)c->trial.id)) {
+		errno = ENAMETOOLONG;
+		return DEHBQ_ESYS;
+	}
 	return atomicfile_get_ops()->rename_noreplace(c->path, to) < 0
 		       ? DEHBQ_ESYS
 		       : DEHBQ_OK;
