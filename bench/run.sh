@@ -207,7 +207,7 @@ fi
 if [ -n "${CPU_SHM_8:-}" ]; then
 	# the goal as users meet it: real workers, each result a batch
 	# of its own or a few (group commit), not the fast worker's big batches
-	goal "orchestrator CPU per trial (8 dehbq-workers, no-op trainer, tmpfs)" \
+	goal "orchestrator CPU per trial (8 dehbq-workers; no-op trainer; tmpfs)" \
 		"$CPU_SHM_8 us" "< 50 us" "$CPU_SHM_8 < 50"
 fi
 if [ -n "$RATE_SHM_256" ]; then
