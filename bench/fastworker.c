@@ -154,9 +154,7 @@ static int fastw_one(struct fastw *w, const char *name)
 	    atomicfile_write(to, text, strlen(text), 0666, ATOMICFILE_NOSYNC) !=
 		    DEHBQ_OK)
 		goto out;
-	if (!study_path(to, sizeof(to), w->root,
-			"archive/%04u/%08llu.trial.json", study_shard(id),
-			(unsigned long long)id))
+	if (!study_trial_archive_path(to, sizeof(to), w->root, id))
 		renameat2(AT_FDCWD, claim, AT_FDCWD, to, RENAME_NOREPLACE);
 	w->done++;
 	if (w->prune) {

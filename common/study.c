@@ -66,6 +66,13 @@ unsigned study_shard(uint64_t id)
 	return (unsigned)(id / 10000);
 }
 
+int study_trial_archive_path(char *buf, size_t size, const char *root,
+			     uint64_t id)
+{
+	return study_path(buf, size, root, "archive/%04u/%08llu.trial.json",
+			  study_shard(id), (unsigned long long)id);
+}
+
 /* Parse exactly n decimal digits at s into *v. */
 static int digits(const char *s, int n, uint64_t *v)
 {

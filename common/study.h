@@ -51,6 +51,10 @@ int study_path(char *buf, size_t size, const char *root, const char *fmt, ...)
 
 /* Shard directory number for a trial id. */
 unsigned study_shard(uint64_t id);
+/* root/archive/SSSS/IIIIIIII.trial.json: a told trial's file, where its
+ * worker or the orchestrator archives the claim (docs/protocol.md 5). */
+int study_trial_archive_path(char *buf, size_t size, const char *root,
+			     uint64_t id);
 
 int study_pending_name(char *buf, size_t size, int rung, uint64_t id);
 int study_parse_pending(const char *name, int *rung, uint64_t *id);

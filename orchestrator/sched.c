@@ -840,12 +840,10 @@ static int move_to_archive_stale(struct sched *s, const char *dir,
 static int archive_trial_file(struct sched *s, const char *path,
 			      const char *name, uint64_t id)
 {
-	char to[STUDY_PATH_MAX], base[ID_TRIAL_LEN + 16];
+	char to[STUDY_PATH_MAX];
 	int rc;
 
-	snprintf(base, sizeof(base), "%08llu.trial.json",
-		 (unsigned long long)id);
-	if (archive_path(s, to, sizeof(to), id, base))
+	if (study_trial_archive_path(to, sizeof(to), s->root, id))
 		return DEHBQ_ETOOBIG;
 	if (act_has_to(s, to))
 		return move_to_archive_stale(s, "claimed", name, id);

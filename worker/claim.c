@@ -318,10 +318,7 @@ int claim_archive(const struct claim_ctx *cx, const struct claim *c)
 {
 	char to[STUDY_PATH_MAX];
 
-	if (study_path(to, sizeof(to), cx->root,
-		       "archive/%04u/%08llu.trial.json",
-		       study_shard(c->trial.id),
-		       (unsigned long long)c->trial.id)) {
+	if (study_trial_archive_path(to, sizeof(to), cx->root, c->trial.id)) {
 		errno = ENAMETOOLONG;
 		return DEHBQ_ESYS;
 	}
