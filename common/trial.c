@@ -213,6 +213,48 @@ int trial_load(const char *path, const struct space *sp, struct trial *t,
 	return rc;
 }
 
+/* machine data: exact 17 digits, not the shortest */
+static cJSON *vec_array(const double *v, int dim)
+{
+	cJSON *a = cJSON_CreateArray();
+	int i;
+
+	for (i = 0; a && i < dim; i++) {
+		cJSON *x = jsonfile_number_exact(v[i]);
+
+		if (!x || !cJSON_AddItemToArray(a, x)) {
+			cJSON_Delete(x);
+			cJSON_Delete(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+/* "[x0, x1]" from "x0,x1": as cJSON_Print lays out vec_array() */
+static cJSON *vec_raw(const char *text)
+{
+	size_t n = strlen(text), commas = 0, i, k = 0;
+	char *buf;
+	cJSON *it;
+
+	for (i = 0; i < n; i++)
+		commas += text[i] == ',';
+	if (!(buf = malloc(n + commas + 3)))
+		return NULL;
+	buf[k++] = '[';
+	for (i = 0; i < n; i++) {
+		buf[k++] = text[i];
+		if (text[i] == ',')
+			buf[k++] = ' ';
+	}
+	buf[k++] = ']';
+	buf[k] = 0;
+	it = cJSON_CreateRaw(buf);
+	free(buf);
+	return it;
+}
+
 int trial_render(const struct trial *t, const struct space *sp, char **out)
 {
 	char id[ID_TRIAL_LEN], parent[ID_TRIAL_LEN], created[TIMEUTIL_ISO_LEN];
@@ -252,22 +294,13 @@ int trial_render(const struct trial *t, const struct space *sp, char **out)
 		cJSON_Delete(cfg);
 		bad = 1;
 	}
-	vec = cJSON_CreateArray();
+	if (t->vec_text)
+		vec = vec_raw(t->vec_text);
+	else
+		vec = vec_array(t->vec, t->dim);
 	if (!vec || !cJSON_AddItemToObject(o, "vector", vec)) {
 		cJSON_Delete(vec);
 		bad = 1;
-	} else {
-		int i;
-
-		for (i = 0; i < t->dim; i++) {
-			/* machine data: exact 17 digits, not the shortest */
-			cJSON *x = jsonfile_number_exact(t->vec[i]);
-
-			if (!x || !cJSON_AddItemToArray(vec, x)) {
-				cJSON_Delete(x);
-				bad = 1;
-			}
-		}
 	}
 	return jsonfile_render(o, !bad, out);
 }

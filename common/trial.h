@@ -55,6 +55,9 @@ struct trial {
 	int dim;		    /* entries in vec and config */
 	double *vec;		    /* unit-cube vector, owned */
 	struct space_value *config; /* decoded config, owned */
+	const char *vec_text;	    /* trial_render: vec as exact JSON
+				       numbers "x0,x1,..." when the caller
+				       has them, else NULL; borrowed */
 };
 
 const char *trial_kind_name(enum trial_kind k);
@@ -68,7 +71,11 @@ int trial_parse(const char *name, const char *text, size_t len,
 int trial_load(const char *path, const struct space *sp, struct trial *t,
 	       char *err);
 
-/* Pretty JSON, trailing newline; config is rendered from t->config. */
+/*
+ * Pretty JSON, trailing newline; config is rendered from t->config, the
+ * vector from t->vec_text when set (it must be jsonfile_fmt_exact's text
+ * of vec joined by ','), else from t->vec.
+ */
 int trial_render(const struct trial *t, const struct space *sp, char **out);
 
 #endif

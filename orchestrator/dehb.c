@@ -198,12 +198,14 @@ void dehb_free(struct dehb *d)
 		if (d->fl[i].used) {
 			free(d->fl[i].x);
 			free(d->fl[i].saved);
+			free(d->fl[i].xtext);
 		}
 	free(d->fl);
 	free(d->inc[0].x);
 	free(d->inc[1].x);
 	free(d->inc[0].saved_x);
 	free(d->inc[1].saved_x);
+	free(d->saved_params);
 	free(d->order);
 	free(d->otmp);
 	free(d->pool);
@@ -361,6 +363,7 @@ int dehb_fl_insert(struct dehb *d, const struct dehb_job *job, double *x)
 	e.x = x;
 	e.reopened = 0;
 	e.saved = NULL;
+	e.xtext = NULL;
 	fl_put(d->fl, d->flcap, &e);
 	d->flcount++;
 	return DEHBQ_OK;
@@ -373,6 +376,7 @@ static void fl_remove(struct dehb *d, struct dehb_fl *e)
 
 	free(e->x);
 	free(e->saved);
+	free(e->xtext);
 	d->fl[i].used = 0;
 	for (;;) {
 		size_t h;
@@ -908,6 +912,10 @@ int dehb_tell(struct dehb *d, uint64_t job_id, enum dehb_status status,
 			P->cid[s] = j->config_id;
 			P->job[s] = (int64_t)j->id;
 			dehb_pop_changed(P, s);
+			if (P->slot_x) { /* the same text: move it */
+				P->slot_x[s] = e->xtext;
+				e->xtext = NULL;
+			}
 		}
 	}
 	inc_update(d, DEHB_INC_ANY, j, fit, e->x);
@@ -978,6 +986,13 @@ int dehb_job_get(const struct dehb *d, uint64_t job_id, struct dehb_job *job,
 	if (vec)
 		memcpy(vec, e->x, (size_t)d->p.dim * sizeof(double));
 	return DEHBQ_OK;
+}
+
+const char *dehb_job_xtext(struct dehb *d, uint64_t job_id)
+{
+	struct dehb_fl *e = dehb_fl_find(d, job_id);
+
+	return e ? dehb_fl_xtext(d, e) : NULL;
 }
 
 void dehb_set_elapsed(struct dehb *d, double seconds)

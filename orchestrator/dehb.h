@@ -188,6 +188,12 @@ int dehb_reopen(struct dehb *d, const struct dehb_job *job, const double *vec);
 /* The in-flight job with this id, or DEHBQ_ENOENT.  vec may be NULL. */
 int dehb_job_get(const struct dehb *d, uint64_t job_id, struct dehb_job *job,
 		 double *vec);
+/*
+ * The in-flight job's vector as exact JSON numbers, "x0,x1,...": the text
+ * the snapshot stores, made once per job.  Borrowed: valid until the job
+ * is told or the engine freed.  NULL when unknown or out of memory.
+ */
+const char *dehb_job_xtext(struct dehb *d, uint64_t job_id);
 
 /*
  * Caller's clock for max_walltime, in seconds since the study started.

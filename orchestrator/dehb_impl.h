@@ -33,6 +33,8 @@ struct dehb_pop {
 	char *saved_fit; /* and dropped when they change; owned */
 	char **slot_x;	 /* per slot, the text of its vector and of its */
 	char **slot_fit; /* fitness, or NULL until dehb_save makes it; owned */
+	char *saved_cid; /* snapshot text of cid and of job, as saved_x */
+	char *saved_job;
 };
 
 /* One active bracket. */
@@ -54,6 +56,9 @@ struct dehb_fl {
 	int reopened;	     /* re-run of a failed job: bracket untouched */
 	char *saved;	     /* its snapshot text, made by the first
 				dehb_save (the job never changes), owned */
+	char *xtext;	     /* x as exact text "x0,x1,..." (slot_text),
+				made when first needed, owned; a tell that
+				puts x in a population moves it there */
 };
 
 /* An incumbent with its own copy of the vector (fixes spec 9.6). */
@@ -65,6 +70,7 @@ struct dehb_inc {
 
 struct dehb {
 	struct dehb_params p;		    /* validated parameters */
+	char *saved_params;		    /* p's snapshot text, owned */
 	int nlevels;			    /* L = s_max + 1 */
 	double fid[HB_MAX_LEVELS];	    /* fidelity per level, ascending */
 	struct dehb_pop pop[HB_MAX_LEVELS]; /* subpopulations */
@@ -105,6 +111,8 @@ void dehb_bracket_release(struct dehb_bracket *b);
 void dehb_pop_changed(struct dehb_pop *P, int s);
 /* Free P's snapshot texts (dehb_state.c). */
 void dehb_pop_texts_free(struct dehb_pop *P);
+/* e's xtext, made now if needed; NULL when out of memory (dehb_state.c). */
+const char *dehb_fl_xtext(const struct dehb *d, struct dehb_fl *e);
 /* 1 when the optimizer runs SH brackets, 2 when it also stores results. */
 int dehb_uses_brackets(const struct dehb *d);
 

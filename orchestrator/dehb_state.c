@@ -198,7 +198,9 @@ void dehb_pop_changed(struct dehb_pop *P, int s)
 {
 	free(P->saved_x);
 	free(P->saved_fit);
-	P->saved_x = P->saved_fit = NULL;
+	free(P->saved_cid);
+	free(P->saved_job);
+	P->saved_x = P->saved_fit = P->saved_cid = P->saved_job = NULL;
 	if (P->slot_x) {
 		free(P->slot_x[s]);
 		P->slot_x[s] = NULL;
@@ -223,8 +225,10 @@ void dehb_pop_texts_free(struct dehb_pop *P)
 	free(P->slot_fit);
 	free(P->saved_x);
 	free(P->saved_fit);
+	free(P->saved_cid);
+	free(P->saved_job);
 	P->slot_x = P->slot_fit = NULL;
-	P->saved_x = P->saved_fit = NULL;
+	P->saved_x = P->saved_fit = P->saved_cid = P->saved_job = NULL;
 }
 
 /* "v0,v1,..." for n values, +inf as null (as num() writes them). */
@@ -290,8 +294,12 @@ static cJSON *save_pop(const struct dehb *d, struct dehb_pop *P)
 	    !add_item(o, "x", cJSON_CreateRaw(P->saved_x)) ||
 	    pop_array(&P->saved_fit, &P->slot_fit, P->fit, P->n, 1) ||
 	    !add_item(o, "fit", cJSON_CreateRaw(P->saved_fit)) ||
-	    !add_item(o, "config_id", i64_array(P->cid, n)) ||
-	    !add_item(o, "job", i64_array(P->job, n))) {
+	    !add_item(o, "config_id",
+		      kept(&P->saved_cid,
+			   P->saved_cid ? NULL : i64_array(P->cid, n))) ||
+	    !add_item(o, "job",
+		      kept(&P->saved_job,
+			   P->saved_job ? NULL : i64_array(P->job, n)))) {
 		cJSON_Delete(o);
 		return NULL;
 	}
@@ -333,25 +341,32 @@ fail:
 	return NULL;
 }
 
-static cJSON *save_job(const struct dehb *d, const struct dehb_fl *e)
+const char *dehb_fl_xtext(const struct dehb *d, struct dehb_fl *e)
 {
-	cJSON *o = cJSON_CreateObject();
-	const struct dehb_job *j = &e->job;
+	if (!e->xtext)
+		e->xtext = slot_text(e->x, (size_t)d->p.dim);
+	return e->xtext;
+}
 
-	if (!o || !add_num(o, "id", (double)j->id) ||
-	    !add_num(o, "level", j->level) ||
-	    !add_num(o, "bracket", (double)j->bracket) ||
-	    !add_num(o, "rung", j->rung) ||
-	    !add_str(o, "kind", dehb_kind_name(j->kind)) ||
-	    !add_num(o, "slot", j->slot) ||
-	    !add_num(o, "config_id", (double)j->config_id) ||
-	    !add_num(o, "parent_job", (double)j->parent_job) ||
-	    !add_item(o, "x", dbl_array(e->x, (size_t)d->p.dim)) ||
-	    (e->reopened && !cJSON_AddTrueToObject(o, "reopened"))) {
-		cJSON_Delete(o);
+/* An in-flight job as text: the numbers are integers, kind a fixed name. */
+static char *save_job(const struct dehb *d, struct dehb_fl *e)
+{
+	const struct dehb_job *j = &e->job;
+	const char *x = dehb_fl_xtext(d, e);
+	char *t;
+
+	if (!x ||
+	    asprintf(&t,
+		     "{\"id\":%" PRIu64 ",\"level\":%d,\"bracket\":%" PRId64
+		     ",\"rung\":%d,\"kind\":\"%s\",\"slot\":%d,"
+		     "\"config_id\":%" PRId64 ",\"parent_job\":%" PRId64
+		     ",\"x\":[%s]%s}",
+		     j->id, j->level, j->bracket, j->rung,
+		     dehb_kind_name(j->kind), j->slot, j->config_id,
+		     j->parent_job, x,
+		     e->reopened ? ",\"reopened\":true" : "") < 0)
 		return NULL;
-	}
-	return o;
+	return t;
 }
 
 static cJSON *save_inc(const struct dehb *d, struct dehb_inc *in)
@@ -393,7 +408,9 @@ int dehb_save(struct dehb *d, struct cJSON **out)
 	*out = NULL;
 	o = cJSON_CreateObject();
 	if (!o || !add_num(o, "format", 1) ||
-	    !add_item(o, "params", save_params(&d->p)) ||
+	    !add_item(o, "params",
+		      kept(&d->saved_params,
+			   d->saved_params ? NULL : save_params(&d->p))) ||
 	    !add_rng(o, "rng", &d->rng))
 		goto fail;
 	c = cJSON_CreateObject();
@@ -429,9 +446,8 @@ int dehb_save(struct dehb *d, struct cJSON **out)
 	if (!add_item(o, "inflight", a))
 		goto fail;
 	for (i = 0; i < n; i++)
-		if (!cJSON_AddItemToArray(
-			    a, kept(&fl[i]->saved,
-				    fl[i]->saved ? NULL : save_job(d, fl[i]))))
+		if ((!fl[i]->saved && !(fl[i]->saved = save_job(d, fl[i]))) ||
+		    !cJSON_AddItemToArray(a, cJSON_CreateRaw(fl[i]->saved)))
 			goto fail;
 	inc = cJSON_CreateObject();
 	if (!add_item(o, "incumbents", inc) ||

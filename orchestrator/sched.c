@@ -519,6 +519,7 @@ static int render_trial(struct sched *s, uint64_t id, int attempt, char **text,
 	t.config_id = job.config_id;
 	t.dim = space_dim(s->spec->space);
 	t.vec = s->vec;
+	t.vec_text = dehb_job_xtext(s->eng, id); /* NULL: from vec */
 	t.config = s->vals;
 	if ((rc = space_decode(s->spec->space, s->vec, s->vals)))
 		return rc;

@@ -34,7 +34,7 @@ static void teardown(void)
 	space_free(sp);
 }
 
-static char *render(int attempt, double fid)
+static char *render_text(int attempt, double fid, const char *vec_text)
 {
 	struct trial t;
 	char *text;
@@ -53,11 +53,30 @@ static char *render(int attempt, double fid)
 	t.seed = 123;
 	t.vec[0] = 0.1 + 0.2; /* 0.30000000000000004 */
 	t.vec[1] = 0.75;
+	t.vec_text = vec_text;
 	ck_assert_int_eq(space_decode(sp, t.vec, t.config), 0);
 	ck_assert_int_eq(trial_render(&t, sp, &text), 0);
 	trial_release(&t);
 	return text;
 }
+
+static char *render(int attempt, double fid)
+{
+	return render_text(attempt, fid, NULL);
+}
+
+/* the engine's vector text (orchestrator) lays out as the vector itself */
+START_TEST(test_trial_render_vec_text_same_bytes)
+{
+	char *a = render(1, 9),
+	     *b = render_text(1, 9, "0.30000000000000004,0.75");
+
+	ck_assert_str_eq(a, b);
+	ck_assert(strstr(a, "[0.30000000000000004, 0.75]"));
+	free(a);
+	free(b);
+}
+END_TEST
 
 START_TEST(test_trial_round_trip_exact_fidelity_and_vector)
 {
@@ -118,6 +137,7 @@ Suite *trial_suite(void)
 	tcase_add_checked_fixture(core, setup, teardown);
 	tcase_add_checked_fixture(errors, setup, teardown);
 	tcase_add_test(core, test_trial_round_trip_exact_fidelity_and_vector);
+	tcase_add_test(core, test_trial_render_vec_text_same_bytes);
 	tcase_add_test(errors, test_trial_validation_refuses_bad_fields);
 	suite_add_tcase(s, core);
 	suite_add_tcase(s, errors);
