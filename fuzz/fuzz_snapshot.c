@@ -6,6 +6,7 @@
  */
 #include "dehb.h"
 #include "err.h"
+#include "jsonbuf.h"
 #include "jsonfile.h"
 
 #include <stdint.h>
@@ -19,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char err[DEHBQ_ERRLEN], *t1, *t2;
 	struct jsonfile *jf;
 	struct dehb *d, *d2;
-	cJSON *o;
+	struct jsonbuf b;
 
 	if (jsonfile_parse("fuzz.json", (const char *)data, size, &jf, err))
 		return 0;
@@ -28,20 +29,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	jsonfile_free(jf);
-	if (dehb_save(d, &o) || !(t1 = cJSON_PrintUnformatted(o)))
+	jsonbuf_init(&b);
+	if (dehb_save(d, &b) || !(t1 = jsonbuf_take(&b)))
 		abort();
-	cJSON_Delete(o);
 	if (jsonfile_parse("save.json", t1, strlen(t1), &jf, err) ||
 	    dehb_load(jsonfile_root(jf), &d2, err))
 		abort();
 	jsonfile_free(jf);
-	if (dehb_save(d2, &o) || !(t2 = cJSON_PrintUnformatted(o)))
+	jsonbuf_init(&b);
+	if (dehb_save(d2, &b) || !(t2 = jsonbuf_take(&b)))
 		abort();
-	cJSON_Delete(o);
 	if (strcmp(t1, t2))
 		abort();
-	cJSON_free(t1);
-	cJSON_free(t2);
+	free(t1);
+	free(t2);
 	dehb_free(d);
 	dehb_free(d2);
 	return 0;

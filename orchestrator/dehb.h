@@ -32,7 +32,7 @@
  *
  * Ownership: dehb_new()/dehb_load() return an engine the caller frees with
  * dehb_free().  Vectors are copied into caller buffers of p.dim doubles.
- * dehb_save() returns a cJSON tree the caller frees with cJSON_Delete().
+ * dehb_save() appends to the caller's jsonbuf; dehb_load() borrows json.
  */
 #ifndef DEHBQ_DEHB_H
 #define DEHBQ_DEHB_H
@@ -41,6 +41,7 @@
 
 struct cJSON;
 struct dehb;
+struct jsonbuf;
 
 enum dehb_optimizer {
 	DEHB_OPT_DEHB = 0,  /* DEHB (default) */
@@ -228,12 +229,12 @@ int dehb_bracket_info(const struct dehb *d, int i, int64_t *bracket_id,
 		      struct dehb_rung_info *rungs, int cap, int *nrungs);
 
 /*
- * Whole state to JSON (caller frees with cJSON_Delete), and back.
- * dehb_save keeps the text of the parts that seldom change (in-flight
- * jobs, populations, incumbents) in d, for the next save; the state itself
- * is not changed.
+ * Whole state to JSON, and back.  dehb_save appends one object's compact
+ * text to b (DEHBQ_ENOMEM leaves b failed).  It keeps the text of the
+ * parts that seldom change (params, in-flight jobs, populations,
+ * incumbents) in d, for the next save; the state itself is not changed.
  */
-int dehb_save(struct dehb *d, struct cJSON **out);
+int dehb_save(struct dehb *d, struct jsonbuf *b);
 int dehb_load(const struct cJSON *json, struct dehb **out, char *err);
 
 /* Names for enums, and parsing them (DEHBQ_EINVAL when unknown). */

@@ -11,11 +11,11 @@
  *    "incumbents": {"any": null|{...}, "max": null|{...}}}
  *
  * Invariants:
- * - Numbers are written as raw JSON text in the shortest form that
- *   strtod() maps back to the identical double (cJSON's printer is only
- *   1-ulp exact), so they round-trip bit for bit.  JSON has no infinity:
- *   a fitness or loss of +inf is written as null; NaN is never stored.
- *   dehb_load accepts both parsed numbers and such raw items.
+ * - dehb_save appends compact text (jsonbuf.h); dehb_load reads the
+ *   parsed tree.  Numbers are written in a form that strtod() maps back
+ *   to the identical double (cJSON's printer is only 1-ulp exact), so
+ *   they round-trip bit for bit.  JSON has no infinity: a fitness or loss
+ *   of +inf is written as null; NaN is never stored.
  * - The seed is a 16-digit hex string (JSON numbers lose bits above 2^53);
  *   all other integers are below 2^53.
  * - In-flight jobs are written in ascending id order, so equal states
@@ -28,6 +28,7 @@
 
 #include "dehb_impl.h"
 #include "err.h"
+#include "jsonbuf.h"
 #include "jsonfile.h"
 #include "hb.h"
 #include "rng.h"
@@ -42,157 +43,149 @@
 /* ---- save ---- */
 
 /*
- * Numbers are emitted as raw JSON text: cJSON's own printer accepts a
- * 15-digit form that is only within one ulp of the value, so it does not
- * round-trip.  Here %.17g (or the plain integer), which strtod() maps back
- * to the identical double, is used: not the shortest form, but the
- * snapshot is machine state written every batch, and one snprintf per
+ * The state is appended as compact JSON text (jsonbuf.h), in the layout
+ * cJSON_PrintUnformatted() gives.  Numbers are exact: %.17g or the plain
+ * integer, which strtod() maps back to the identical double (cJSON's own
+ * printer is only 1-ulp exact); +inf is null.  Not the shortest form, but
+ * the snapshot is machine state written every batch, and one snprintf per
  * number is a third of the cost of the shortest search.
+ *
+ * The parts that seldom change keep their text in the engine
+ * (dehb_impl.h): params; each population's x, fit, config_id and job
+ * arrays, made from per-slot texts, so a tell re-renders the slot it
+ * replaced, with the text of the job's vector made when it was asked;
+ * each in-flight job; each incumbent's vector.  A change drops the text.
  */
-/* Exact number text (jsonfile_number_exact); null stands for +inf. */
-static cJSON *num(double v)
+
+/* "v0,v1,..." for n values, +inf as null. */
+static char *slot_text(const double *v, size_t n)
 {
-	return isfinite(v) ? jsonfile_number_exact(v) : cJSON_CreateNull();
+	char *t = malloc(n * 32 + 1);
+	size_t len = 0, i;
+
+	if (!t)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		if (i)
+			t[len++] = ',';
+		if (isfinite(v[i]))
+			jsonfile_fmt_exact(t + len, 32, v[i]);
+		else
+			memcpy(t + len, "null", 5);
+		len += strlen(t + len);
+	}
+	t[len] = 0;
+	return t;
 }
 
-static int add_num(cJSON *o, const char *k, double v)
+static void put_dbls(struct jsonbuf *b, const double *v, size_t n)
 {
-	cJSON *n = num(v);
-
-	return n && cJSON_AddItemToObject(o, k, n);
-}
-
-static int add_str(cJSON *o, const char *k, const char *s)
-{
-	return cJSON_AddStringToObject(o, k, s) != NULL;
-}
-
-static cJSON *dbl_array(const double *v, size_t n)
-{
-	cJSON *a = cJSON_CreateArray();
 	size_t i;
 
-	for (i = 0; a && i < n; i++) {
-		cJSON *e = num(v[i]);
-
-		if (!e || !cJSON_AddItemToArray(a, e)) {
-			cJSON_Delete(e);
-			cJSON_Delete(a);
-			return NULL;
-		}
+	jsonbuf_put(b, "[", 1);
+	for (i = 0; i < n; i++) {
+		if (i)
+			jsonbuf_put(b, ",", 1);
+		jsonbuf_num(b, v[i]);
 	}
-	return a;
+	jsonbuf_put(b, "]", 1);
 }
 
-/*
- * The raw text of a part that seldom changes, kept in *saved (dehb_impl.h):
- * printed from `built` the first time (callers build nothing once the text
- * is kept: they pass NULL), copied after.  An
- * in-flight job never changes; populations and incumbents change at a few
- * tells; all are saved at every batch.
- */
-static cJSON *kept(char **saved, cJSON *built)
+static void put_i64s(struct jsonbuf *b, const int64_t *v, size_t n)
 {
-	if (!*saved) {
-		char *txt = built ? cJSON_PrintUnformatted(built) : NULL;
-
-		cJSON_Delete(built);
-		if (!txt)
-			return NULL;
-		*saved = strdup(txt);
-		cJSON_free(txt);
-		if (!*saved)
-			return NULL;
-	}
-	return cJSON_CreateRaw(*saved);
-}
-
-static cJSON *i64_array(const int64_t *v, size_t n)
-{
-	cJSON *a = cJSON_CreateArray();
 	size_t i;
 
-	for (i = 0; a && i < n; i++) {
-		cJSON *e = num((double)v[i]);
-
-		if (!e || !cJSON_AddItemToArray(a, e)) {
-			cJSON_Delete(e);
-			cJSON_Delete(a);
-			return NULL;
-		}
-	}
-	return a;
+	jsonbuf_put(b, "[", 1);
+	for (i = 0; i < n; i++)
+		jsonbuf_printf(b, i ? ",%" PRId64 : "%" PRId64, v[i]);
+	jsonbuf_put(b, "]", 1);
 }
 
-static cJSON *int_array(const int *v, int n)
+static void put_ints(struct jsonbuf *b, const int *v, int n)
 {
-	cJSON *a = cJSON_CreateArray();
 	int i;
 
-	for (i = 0; a && i < n; i++) {
-		cJSON *e = num(v[i]);
+	jsonbuf_put(b, "[", 1);
+	for (i = 0; i < n; i++)
+		jsonbuf_printf(b, i ? ",%d" : "%d", v[i]);
+	jsonbuf_put(b, "]", 1);
+}
 
-		if (!e || !cJSON_AddItemToArray(a, e)) {
-			cJSON_Delete(e);
-			cJSON_Delete(a);
-			return NULL;
+/* Append *saved, made first by put(what) when there is none. */
+static void put_kept(struct jsonbuf *b, char **saved,
+		     void (*put)(struct jsonbuf *, const void *, size_t),
+		     const void *what, size_t n)
+{
+	if (!*saved) {
+		struct jsonbuf t;
+
+		jsonbuf_init(&t);
+		put(&t, what, n);
+		if (!(*saved = jsonbuf_take(&t))) {
+			b->failed = 1;
+			return;
 		}
 	}
-	return a;
+	jsonbuf_puts(b, *saved);
 }
 
-static int add_item(cJSON *o, const char *k, cJSON *it)
+static void put_dbls_v(struct jsonbuf *b, const void *v, size_t n)
 {
-	if (!it)
-		return 0;
-	if (!cJSON_AddItemToObject(o, k, it)) {
-		cJSON_Delete(it);
-		return 0;
-	}
-	return 1;
+	put_dbls(b, v, n);
 }
 
-static int add_rng(cJSON *o, const char *k, const struct rng *r)
+static void put_i64s_v(struct jsonbuf *b, const void *v, size_t n)
+{
+	put_i64s(b, v, n);
+}
+
+static void put_rng(struct jsonbuf *b, const struct rng *r)
 {
 	char buf[RNG_STRLEN];
 
 	rng_format(r, buf);
-	return add_str(o, k, buf);
+	jsonbuf_str(b, buf);
 }
 
-static cJSON *save_params(const struct dehb_params *p)
+static void put_params(struct jsonbuf *b, const void *v, size_t n)
 {
-	cJSON *o = cJSON_CreateObject();
-	char seed[32];
+	const struct dehb_params *p = v;
 
-	snprintf(seed, sizeof(seed), "%016" PRIx64, p->seed);
-	if (!o || !add_str(o, "optimizer", dehb_optimizer_name(p->optimizer)) ||
-	    !add_num(o, "dim", p->dim) ||
-	    !add_num(o, "min_fidelity", p->min_fidelity) ||
-	    !add_num(o, "max_fidelity", p->max_fidelity) ||
-	    !add_num(o, "eta", p->eta) ||
-	    !add_str(o, "mutation", dehb_mutation_name(p->mutation)) ||
-	    !add_str(o, "crossover", dehb_crossover_name(p->crossover)) ||
-	    !add_str(o, "boundary", dehb_boundary_name(p->boundary)) ||
-	    !add_num(o, "mutation_factor", p->mutation_factor) ||
-	    !add_num(o, "crossover_prob", p->crossover_prob) ||
-	    !add_str(o, "seed", seed) ||
-	    !add_num(o, "max_fevals", (double)p->max_fevals) ||
-	    !add_num(o, "max_brackets", (double)p->max_brackets) ||
-	    !add_num(o, "max_cost", p->max_cost) ||
-	    !add_num(o, "max_walltime", p->max_walltime) ||
-	    !add_num(o, "max_active_brackets", p->max_active_brackets) ||
-	    !add_num(o, "de_pop_size", p->de_pop_size)) {
-		cJSON_Delete(o);
-		return NULL;
-	}
-	return o;
+	(void)n;
+	jsonbuf_puts(b, "{\"optimizer\":");
+	jsonbuf_str(b, dehb_optimizer_name(p->optimizer));
+	jsonbuf_printf(b, ",\"dim\":%d,\"min_fidelity\":", p->dim);
+	jsonbuf_num(b, p->min_fidelity);
+	jsonbuf_puts(b, ",\"max_fidelity\":");
+	jsonbuf_num(b, p->max_fidelity);
+	jsonbuf_puts(b, ",\"eta\":");
+	jsonbuf_num(b, p->eta);
+	jsonbuf_puts(b, ",\"mutation\":");
+	jsonbuf_str(b, dehb_mutation_name(p->mutation));
+	jsonbuf_puts(b, ",\"crossover\":");
+	jsonbuf_str(b, dehb_crossover_name(p->crossover));
+	jsonbuf_puts(b, ",\"boundary\":");
+	jsonbuf_str(b, dehb_boundary_name(p->boundary));
+	jsonbuf_puts(b, ",\"mutation_factor\":");
+	jsonbuf_num(b, p->mutation_factor);
+	jsonbuf_puts(b, ",\"crossover_prob\":");
+	jsonbuf_num(b, p->crossover_prob);
+	jsonbuf_printf(b,
+		       ",\"seed\":\"%016" PRIx64 "\",\"max_fevals\":", p->seed);
+	jsonbuf_num(b, (double)p->max_fevals);
+	jsonbuf_puts(b, ",\"max_brackets\":");
+	jsonbuf_num(b, (double)p->max_brackets);
+	jsonbuf_puts(b, ",\"max_cost\":");
+	jsonbuf_num(b, p->max_cost);
+	jsonbuf_puts(b, ",\"max_walltime\":");
+	jsonbuf_num(b, p->max_walltime);
+	jsonbuf_printf(b, ",\"max_active_brackets\":%d,\"de_pop_size\":%d}",
+		       p->max_active_brackets, p->de_pop_size);
 }
 
 /*
- * A population's x and fit arrays are kept as text per slot as well: a tell
- * changes one slot, so a batch renders the numbers of the slots its tells
- * replaced, not the whole population.  The texts equal dbl_array()'s.
+ * Slot s of P changed: drop the texts made of it.  The caller may then
+ * give slot_x[s] the job's vector text (dehb_tell).
  */
 void dehb_pop_changed(struct dehb_pop *P, int s)
 {
@@ -231,27 +224,6 @@ void dehb_pop_texts_free(struct dehb_pop *P)
 	P->saved_x = P->saved_fit = P->saved_cid = P->saved_job = NULL;
 }
 
-/* "v0,v1,..." for n values, +inf as null (as num() writes them). */
-static char *slot_text(const double *v, size_t n)
-{
-	char *t = malloc(n * 32 + 1);
-	size_t len = 0, i;
-
-	if (!t)
-		return NULL;
-	for (i = 0; i < n; i++) {
-		if (i)
-			t[len++] = ',';
-		if (isfinite(v[i]))
-			jsonfile_fmt_exact(t + len, 32, v[i]);
-		else
-			memcpy(t + len, "null", 5);
-		len += strlen(t + len);
-	}
-	t[len] = 0;
-	return t;
-}
-
 /* *saved = "[" the texts of P's n slots of per values each "]". */
 static int pop_array(char **saved, char ***slots, const double *v, int n,
 		     size_t per)
@@ -284,61 +256,56 @@ static int pop_array(char **saved, char ***slots, const double *v, int n,
 	return DEHBQ_OK;
 }
 
-static cJSON *save_pop(const struct dehb *d, struct dehb_pop *P)
+static void save_pop(struct jsonbuf *b, const struct dehb *d,
+		     struct dehb_pop *P)
 {
-	cJSON *o = cJSON_CreateObject();
 	size_t n = (size_t)P->n;
 
-	if (!o || !add_num(o, "ptr", P->ptr) || !add_rng(o, "rng", &P->rng) ||
-	    pop_array(&P->saved_x, &P->slot_x, P->x, P->n, (size_t)d->p.dim) ||
-	    !add_item(o, "x", cJSON_CreateRaw(P->saved_x)) ||
-	    pop_array(&P->saved_fit, &P->slot_fit, P->fit, P->n, 1) ||
-	    !add_item(o, "fit", cJSON_CreateRaw(P->saved_fit)) ||
-	    !add_item(o, "config_id",
-		      kept(&P->saved_cid,
-			   P->saved_cid ? NULL : i64_array(P->cid, n))) ||
-	    !add_item(o, "job",
-		      kept(&P->saved_job,
-			   P->saved_job ? NULL : i64_array(P->job, n)))) {
-		cJSON_Delete(o);
-		return NULL;
+	if (pop_array(&P->saved_x, &P->slot_x, P->x, P->n, (size_t)d->p.dim) ||
+	    pop_array(&P->saved_fit, &P->slot_fit, P->fit, P->n, 1)) {
+		b->failed = 1;
+		return;
 	}
-	return o;
+	jsonbuf_printf(b, "{\"ptr\":%d,\"rng\":", P->ptr);
+	put_rng(b, &P->rng);
+	jsonbuf_puts(b, ",\"x\":");
+	jsonbuf_puts(b, P->saved_x);
+	jsonbuf_puts(b, ",\"fit\":");
+	jsonbuf_puts(b, P->saved_fit);
+	jsonbuf_puts(b, ",\"config_id\":");
+	put_kept(b, &P->saved_cid, put_i64s_v, P->cid, n);
+	jsonbuf_puts(b, ",\"job\":");
+	put_kept(b, &P->saved_job, put_i64s_v, P->job, n);
+	jsonbuf_put(b, "}", 1);
 }
 
-static cJSON *save_bracket(const struct dehb *d, const struct dehb_bracket *b)
+static void save_bracket(struct jsonbuf *b, const struct dehb *d,
+			 const struct dehb_bracket *br)
 {
-	cJSON *o = cJSON_CreateObject(), *res;
 	int r;
 
-	if (!o || !add_num(o, "id", (double)b->hb.id) ||
-	    !add_item(o, "pending", int_array(b->hb.pending, b->hb.nrungs)) ||
-	    !add_item(o, "done", int_array(b->hb.done, b->hb.nrungs)))
-		goto fail;
-	if (dehb_uses_brackets(d) != 2)
-		return o;
-	res = cJSON_CreateArray();
-	if (!add_item(o, "results", res))
-		goto fail;
-	for (r = 0; r + 1 < b->hb.nrungs; r++) {
-		cJSON *e = cJSON_CreateObject();
-		size_t n = (size_t)b->hb.done[r];
+	jsonbuf_printf(b, "{\"id\":%" PRId64 ",\"pending\":", br->hb.id);
+	put_ints(b, br->hb.pending, br->hb.nrungs);
+	jsonbuf_puts(b, ",\"done\":");
+	put_ints(b, br->hb.done, br->hb.nrungs);
+	if (dehb_uses_brackets(d) == 2) {
+		jsonbuf_puts(b, ",\"results\":[");
+		for (r = 0; r + 1 < br->hb.nrungs; r++) {
+			size_t n = (size_t)br->hb.done[r];
 
-		if (!e || !cJSON_AddItemToArray(res, e)) {
-			cJSON_Delete(e);
-			goto fail;
+			jsonbuf_puts(b, r ? ",{\"loss\":" : "{\"loss\":");
+			put_dbls(b, br->rloss[r], n);
+			jsonbuf_puts(b, ",\"config_id\":");
+			put_i64s(b, br->rcid[r], n);
+			jsonbuf_puts(b, ",\"job\":");
+			put_i64s(b, br->rjob[r], n);
+			jsonbuf_puts(b, ",\"x\":");
+			put_dbls(b, br->rx[r], n * (size_t)d->p.dim);
+			jsonbuf_put(b, "}", 1);
 		}
-		if (!add_item(e, "loss", dbl_array(b->rloss[r], n)) ||
-		    !add_item(e, "config_id", i64_array(b->rcid[r], n)) ||
-		    !add_item(e, "job", i64_array(b->rjob[r], n)) ||
-		    !add_item(e, "x",
-			      dbl_array(b->rx[r], n * (size_t)d->p.dim)))
-			goto fail;
+		jsonbuf_put(b, "]", 1);
 	}
-	return o;
-fail:
-	cJSON_Delete(o);
-	return NULL;
+	jsonbuf_put(b, "}", 1);
 }
 
 const char *dehb_fl_xtext(const struct dehb *d, struct dehb_fl *e)
@@ -369,25 +336,21 @@ static char *save_job(const struct dehb *d, struct dehb_fl *e)
 	return t;
 }
 
-static cJSON *save_inc(const struct dehb *d, struct dehb_inc *in)
+static void save_inc(struct jsonbuf *b, const struct dehb *d,
+		     struct dehb_inc *in)
 {
-	cJSON *o;
-
-	if (!in->v.valid)
-		return cJSON_CreateNull();
-	o = cJSON_CreateObject();
-	if (!o || !add_num(o, "loss", in->v.loss) ||
-	    !add_num(o, "level", in->v.level) ||
-	    !add_num(o, "job_id", (double)in->v.job_id) ||
-	    !add_num(o, "config_id", (double)in->v.config_id) ||
-	    !add_item(o, "x",
-		      kept(&in->saved_x,
-			   in->saved_x ? NULL
-				       : dbl_array(in->x, (size_t)d->p.dim)))) {
-		cJSON_Delete(o);
-		return NULL;
+	if (!in->v.valid) {
+		jsonbuf_puts(b, "null");
+		return;
 	}
-	return o;
+	jsonbuf_puts(b, "{\"loss\":");
+	jsonbuf_num(b, in->v.loss);
+	jsonbuf_printf(b,
+		       ",\"level\":%d,\"job_id\":%" PRIu64
+		       ",\"config_id\":%" PRId64 ",\"x\":",
+		       in->v.level, in->v.job_id, in->v.config_id);
+	put_kept(b, &in->saved_x, put_dbls_v, in->x, (size_t)d->p.dim);
+	jsonbuf_put(b, "}", 1);
 }
 
 static int cmp_fl(const void *a, const void *b)
@@ -398,69 +361,64 @@ static int cmp_fl(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-int dehb_save(struct dehb *d, struct cJSON **out)
+int dehb_save(struct dehb *d, struct jsonbuf *b)
 {
-	cJSON *o = NULL, *c, *a, *inc;
-	struct dehb_fl **fl = NULL;
+	struct dehb_fl **fl;
 	size_t i, n = 0;
-	int k, rc = DEHBQ_ENOMEM;
+	int k;
 
-	*out = NULL;
-	o = cJSON_CreateObject();
-	if (!o || !add_num(o, "format", 1) ||
-	    !add_item(o, "params",
-		      kept(&d->saved_params,
-			   d->saved_params ? NULL : save_params(&d->p))) ||
-	    !add_rng(o, "rng", &d->rng))
-		goto fail;
-	c = cJSON_CreateObject();
-	if (!add_item(o, "counts", c) ||
-	    !add_num(c, "asked", (double)d->asked) ||
-	    !add_num(c, "told", (double)d->told) ||
-	    !add_num(c, "failed", (double)d->failed) ||
-	    !add_num(c, "total_cost", d->total_cost) ||
-	    !add_num(c, "elapsed", d->elapsed) ||
-	    !add_num(c, "next_config_id", (double)d->next_cid) ||
-	    !add_num(c, "next_bracket", (double)d->next_bracket))
-		goto fail;
-	a = cJSON_CreateArray();
-	if (!add_item(o, "pops", a))
-		goto fail;
-	for (k = 0; k < d->nlevels; k++)
-		if (!cJSON_AddItemToArray(a, save_pop(d, &d->pop[k])))
-			goto fail;
-	a = cJSON_CreateArray();
-	if (!add_item(o, "brackets", a))
-		goto fail;
-	for (k = 0; k < d->nbr; k++)
-		if (!cJSON_AddItemToArray(a, save_bracket(d, &d->br[k])))
-			goto fail;
 	fl = malloc((d->flcount + 1) * sizeof(*fl));
-	if (!fl)
-		goto fail;
+	if (!fl) {
+		b->failed = 1;
+		return DEHBQ_ENOMEM;
+	}
+	jsonbuf_puts(b, "{\"format\":1,\"params\":");
+	put_kept(b, &d->saved_params, put_params, &d->p, 0);
+	jsonbuf_puts(b, ",\"rng\":");
+	put_rng(b, &d->rng);
+	jsonbuf_printf(b,
+		       ",\"counts\":{\"asked\":%" PRId64 ",\"told\":%" PRId64
+		       ",\"failed\":%" PRId64 ",\"total_cost\":",
+		       d->asked, d->told, d->failed);
+	jsonbuf_num(b, d->total_cost);
+	jsonbuf_puts(b, ",\"elapsed\":");
+	jsonbuf_num(b, d->elapsed);
+	jsonbuf_printf(b,
+		       ",\"next_config_id\":%" PRId64
+		       ",\"next_bracket\":%" PRId64 "},\"pops\":[",
+		       d->next_cid, d->next_bracket);
+	for (k = 0; k < d->nlevels; k++) {
+		if (k)
+			jsonbuf_put(b, ",", 1);
+		save_pop(b, d, &d->pop[k]);
+	}
+	jsonbuf_puts(b, "],\"brackets\":[");
+	for (k = 0; k < d->nbr; k++) {
+		if (k)
+			jsonbuf_put(b, ",", 1);
+		save_bracket(b, d, &d->br[k]);
+	}
+	jsonbuf_puts(b, "],\"inflight\":[");
 	for (i = 0; i < d->flcap; i++)
 		if (d->fl[i].used)
 			fl[n++] = &d->fl[i];
 	qsort(fl, n, sizeof(*fl), cmp_fl);
-	a = cJSON_CreateArray();
-	if (!add_item(o, "inflight", a))
-		goto fail;
-	for (i = 0; i < n; i++)
-		if ((!fl[i]->saved && !(fl[i]->saved = save_job(d, fl[i]))) ||
-		    !cJSON_AddItemToArray(a, cJSON_CreateRaw(fl[i]->saved)))
-			goto fail;
-	inc = cJSON_CreateObject();
-	if (!add_item(o, "incumbents", inc) ||
-	    !add_item(inc, "any", save_inc(d, &d->inc[DEHB_INC_ANY])) ||
-	    !add_item(inc, "max", save_inc(d, &d->inc[DEHB_INC_MAX])))
-		goto fail;
+	for (i = 0; i < n; i++) {
+		if (!fl[i]->saved && !(fl[i]->saved = save_job(d, fl[i])))
+			b->failed = 1;
+		else {
+			if (i)
+				jsonbuf_put(b, ",", 1);
+			jsonbuf_puts(b, fl[i]->saved);
+		}
+	}
 	free(fl);
-	*out = o;
-	return DEHBQ_OK;
-fail:
-	free(fl);
-	cJSON_Delete(o);
-	return rc;
+	jsonbuf_puts(b, "],\"incumbents\":{\"any\":");
+	save_inc(b, d, &d->inc[DEHB_INC_ANY]);
+	jsonbuf_puts(b, ",\"max\":");
+	save_inc(b, d, &d->inc[DEHB_INC_MAX]);
+	jsonbuf_puts(b, "}}");
+	return jsonbuf_failed(b);
 }
 
 /* ---- load: every accessor checks type and range ---- */
@@ -501,24 +459,12 @@ static int get_arr(const cJSON *o, const char *k, int len, const cJSON **v,
 	return DEHBQ_OK;
 }
 
-/*
- * The value of a number item: parsed JSON gives cJSON numbers, a tree
- * straight from dehb_save() holds raw text.  0 if v is neither or is not
- * finite.
- */
+/* The value of a number item; 0 if v is none or is not finite. */
 static int num_of(const cJSON *v, double *out)
 {
-	char *end;
-
-	if (cJSON_IsNumber(v)) {
-		*out = v->valuedouble;
-	} else if (cJSON_IsRaw(v) && v->valuestring) {
-		*out = strtod(v->valuestring, &end);
-		if (end == v->valuestring || *end)
-			return 0;
-	} else {
+	if (!cJSON_IsNumber(v))
 		return 0;
-	}
+	*out = v->valuedouble;
 	return isfinite(*out);
 }
 

@@ -20,6 +20,7 @@
 #include "err.h"
 #include "fsutil.h"
 #include "jscratch.h"
+#include "jsonbuf.h"
 #include "jsonfile.h"
 #include "lease.h"
 #include "logmsg.h"
@@ -328,30 +329,33 @@ static int rel_ok(const char *p)
 	return 1;
 }
 
-static cJSON *acts_to_json(const struct sched *s)
+/* The redo list as compact JSON text (caller frees); NULL: no memory. */
+static char *acts_to_text(const struct sched *s)
 {
-	cJSON *arr = cJSON_CreateArray();
+	struct jsonbuf b;
 	size_t i;
 
-	for (i = 0; arr && i < s->nacts; i++) {
+	jsonbuf_init(&b);
+	jsonbuf_put(&b, "[", 1);
+	for (i = 0; i < s->nacts; i++) {
 		const struct act *a = &s->acts[i];
-		cJSON *o = cJSON_CreateObject();
 
-		if (!o || !cJSON_AddItemToArray(arr, o)) {
-			cJSON_Delete(o);
-			cJSON_Delete(arr);
-			return NULL;
+		jsonbuf_puts(&b, i ? ",{\"op\":" : "{\"op\":");
+		jsonbuf_str(&b, act_names[a->type]);
+		if (a->from) {
+			jsonbuf_puts(&b, ",\"from\":");
+			jsonbuf_str(&b, rel_path(s, a->from));
 		}
-		if (!cJSON_AddStringToObject(o, "op", act_names[a->type]) ||
-		    (a->from && !cJSON_AddStringToObject(
-					o, "from", rel_path(s, a->from))) ||
-		    !cJSON_AddStringToObject(o, "to", rel_path(s, a->to)) ||
-		    (a->text && !cJSON_AddStringToObject(o, "text", a->text))) {
-			cJSON_Delete(arr);
-			return NULL;
+		jsonbuf_puts(&b, ",\"to\":");
+		jsonbuf_str(&b, rel_path(s, a->to));
+		if (a->text) {
+			jsonbuf_puts(&b, ",\"text\":");
+			jsonbuf_str(&b, a->text);
 		}
+		jsonbuf_put(&b, "}", 1);
 	}
-	return arr;
+	jsonbuf_put(&b, "]", 1);
+	return jsonbuf_take(&b);
 }
 
 static int acts_from_json(struct sched *s, const cJSON *arr, char *err)
@@ -1284,7 +1288,7 @@ static int check_missing(struct sched *s, int full)
 static int write_snapshot(struct sched *s)
 {
 	struct snapshot_inflight *v;
-	cJSON *redo;
+	char *redo;
 	size_t i;
 	int rc;
 
@@ -1305,12 +1309,11 @@ static int write_snapshot(struct sched *s)
 		if (!study_path(p, sizeof(p), s->root, "staging"))
 			fsutil_fsync_dir(p);
 	}
-	jscratch_begin();
-	redo = acts_to_json(s);
+	redo = acts_to_text(s);
 	rc = redo ? snapshot_write(s->root, &s->meta, v, s->ninf, s->eng, redo,
 				   s->flags)
-		  : DEHBQ_ENOMEM; /* redo is taken */
-	jscratch_end();
+		  : DEHBQ_ENOMEM;
+	free(redo);
 	free(v);
 	if (rc) {
 		s->meta.generation--;

@@ -10,11 +10,13 @@
 #include "dehb.h"
 #include "err.h"
 #include "fsutil.h"
+#include "jsonbuf.h"
 #include "jsonfile.h"
 #include "study.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,69 +96,43 @@ static int list_snaps(const char *root, struct snap_name **out, size_t *n)
 
 int snapshot_write(const char *root, const struct snapshot_meta *m,
 		   const struct snapshot_inflight *inf, size_t n,
-		   struct dehb *eng, cJSON *redo, unsigned flags)
+		   struct dehb *eng, const char *redo, unsigned flags)
 {
-	char p[STUDY_PATH_MAX];
-	cJSON *o = cJSON_CreateObject(), *arr, *e = NULL;
-	char *txt = NULL;
+	char p[STUDY_PATH_MAX], el[40];
+	struct jsonbuf b;
 	size_t i;
-	int bad = !o, rc;
+	int rc;
 
-	if (!o) {
-		cJSON_Delete(redo);
-		return DEHBQ_ENOMEM;
-	}
-	bad |= !cJSON_AddStringToObject(o, "format", "dehbq-snapshot/1") |
-	       !cJSON_AddStringToObject(o, "study", m->study) |
-	       jsonfile_add_number(o, "epoch", (double)m->epoch) |
-	       jsonfile_add_number(o, "generation", (double)m->generation) |
-	       jsonfile_add_number(o, "elapsed", m->elapsed) |
-	       !cJSON_AddBoolToObject(o, "stopping", m->stopping) |
-	       jsonfile_add_number(o, "quarantined", (double)m->quarantined) |
-	       jsonfile_add_number(o, "duplicates", (double)m->duplicates) |
-	       jsonfile_add_number(o, "requeues", (double)m->requeues) |
-	       jsonfile_add_number(o, "expired", (double)m->expired);
-	arr = cJSON_AddArrayToObject(o, "inflight");
-	for (i = 0; arr && i < n; i++) {
-		cJSON *pair = cJSON_CreateArray();
-
-		if (!pair || !cJSON_AddItemToArray(arr, pair)) {
-			cJSON_Delete(pair);
-			bad = 1;
-			break;
-		}
-		bad |= !cJSON_AddItemToArray(
-			pair, jsonfile_number((double)inf[i].id));
-		bad |= !cJSON_AddItemToArray(pair,
-					     jsonfile_number(inf[i].attempt));
-	}
-	bad |= !arr;
-	if (!bad) {
-		cJSON *r = redo ? redo : cJSON_CreateArray();
-
-		redo = NULL; /* taken by o, or deleted below */
-		if (!r || !cJSON_AddItemToObject(o, "redo", r)) {
-			cJSON_Delete(r);
-			bad = 1;
-		}
-	}
-	cJSON_Delete(redo); /* not attached because o was already bad */
-	if (!bad && (rc = dehb_save(eng, &e)) == DEHBQ_OK) {
-		if (!cJSON_AddItemToObject(o, "engine", e)) {
-			cJSON_Delete(e);
-			bad = 1;
-		}
-	} else {
-		bad = 1;
-	}
-	if ((rc = jsonfile_render_compact(o, !bad, &txt)))
+	jsonbuf_init(&b);
+	jsonfile_fmt_double(el, sizeof(el), m->elapsed);
+	jsonbuf_puts(&b, "{\"format\":\"dehbq-snapshot/1\",\"study\":");
+	jsonbuf_str(&b, m->study);
+	jsonbuf_printf(
+		&b,
+		",\"epoch\":%" PRId64 ",\"generation\":%" PRId64
+		",\"elapsed\":%s,\"stopping\":%s,\"quarantined\":%" PRId64
+		",\"duplicates\":%" PRId64 ",\"requeues\":%" PRId64
+		",\"expired\":%" PRId64 ",\"inflight\":[",
+		m->epoch, m->generation, el, m->stopping ? "true" : "false",
+		m->quarantined, m->duplicates, m->requeues, m->expired);
+	for (i = 0; i < n; i++)
+		jsonbuf_printf(&b, i ? ",[%" PRIu64 ",%d]" : "[%" PRIu64 ",%d]",
+			       inf[i].id, inf[i].attempt);
+	jsonbuf_puts(&b, "],\"redo\":");
+	jsonbuf_puts(&b, redo ? redo : "[]");
+	jsonbuf_puts(&b, ",\"engine\":");
+	dehb_save(eng, &b);
+	jsonbuf_puts(&b, "}\n");
+	if ((rc = jsonbuf_failed(&b))) {
+		jsonbuf_free(&b);
 		return rc;
+	}
 	rc = study_path(p, sizeof(p), root,
 			"state/snapshot-%06lld-%010lld.json",
 			(long long)m->epoch, (long long)m->generation);
 	if (!rc)
-		rc = atomicfile_write(p, txt, strlen(txt), 0666, flags);
-	free(txt);
+		rc = atomicfile_write(p, b.p, b.len, 0666, flags);
+	jsonbuf_free(&b);
 	return rc;
 }
 

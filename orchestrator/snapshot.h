@@ -46,14 +46,14 @@ struct snapshot_meta {
 };
 
 /*
- * redo: the moves and writes that must follow this snapshot (a JSON array
- * built by the scheduler, see sched.c).  Taken: snapshot_write() deletes
- * it in every case.  NULL means an empty list.  flags: atomicfile_write's
- * (ATOMICFILE_NOSYNC for benchmarks only).
+ * redo: the moves and writes that must follow this snapshot, as the text
+ * of a compact JSON array (written by the scheduler, see sched.c; borrowed).
+ * NULL means an empty list.  flags: atomicfile_write's (ATOMICFILE_NOSYNC
+ * for benchmarks only).
  */
 int snapshot_write(const char *root, const struct snapshot_meta *m,
 		   const struct snapshot_inflight *inf, size_t n,
-		   struct dehb *eng, struct cJSON *redo, unsigned flags);
+		   struct dehb *eng, const char *redo, unsigned flags);
 
 /*
  * Load the newest valid snapshot of this study.  DEHBQ_ENOENT when there

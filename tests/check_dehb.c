@@ -6,6 +6,7 @@
 #include "benchfn.h"
 #include "dehb.h"
 #include "err.h"
+#include "jsonbuf.h"
 #include "rng.h"
 
 #include <check.h>
@@ -54,13 +55,13 @@ static struct dehb *mkp(const struct dehb_params *p)
 
 static char *save_text(struct dehb *d)
 {
-	cJSON *j;
+	struct jsonbuf b;
 	char *s;
 
-	ck_assert_int_eq(dehb_save(d, &j), DEHBQ_OK);
-	s = cJSON_PrintUnformatted(j);
+	jsonbuf_init(&b);
+	ck_assert_int_eq(dehb_save(d, &b), DEHBQ_OK);
+	s = jsonbuf_take(&b);
 	ck_assert_ptr_nonnull(s);
-	cJSON_Delete(j);
 	return s;
 }
 
@@ -73,7 +74,7 @@ static struct dehb *reload(struct dehb *d)
 	ck_assert_ptr_nonnull(j);
 	ck_assert_msg(dehb_load(j, &e, err) == DEHBQ_OK, "%s", err);
 	cJSON_Delete(j);
-	cJSON_free(s);
+	free(s);
 	return e;
 }
 
@@ -193,9 +194,9 @@ START_TEST(test_dehb_same_seed_same_state_different_seed_differs)
 	sc = save_text(c);
 	ck_assert_str_eq(sa, sb);
 	ck_assert_str_ne(sa, sc);
-	cJSON_free(sa);
-	cJSON_free(sb);
-	cJSON_free(sc);
+	free(sa);
+	free(sb);
+	free(sc);
 	dehb_free(a);
 	dehb_free(b);
 	dehb_free(c);
@@ -260,7 +261,7 @@ START_TEST(test_dehb_failures_and_nan_never_enter_population)
 	s = save_text(d);
 	ck_assert_ptr_null(strstr(s, "nan"));
 	ck_assert_ptr_nonnull(strstr(s, "\"fit\":[1,2,3]"));
-	cJSON_free(s);
+	free(s);
 	ck_assert_int_eq(dehb_incumbent(d, DEHB_INC_ANY, &inc, x), DEHBQ_OK);
 	ck_assert(inc.loss == 1.0);
 	ck_assert_uint_eq(inc.job_id, 0);
@@ -523,8 +524,8 @@ START_TEST(test_dehb_tell_twice_or_unknown_refused_unchanged)
 	ck_assert_uint_eq(j.id, 1);
 	after = save_text(d);
 	ck_assert_str_eq(before, after);
-	cJSON_free(before);
-	cJSON_free(after);
+	free(before);
+	free(after);
 	dehb_free(d);
 }
 END_TEST
@@ -678,7 +679,7 @@ START_TEST(test_dehb_load_refuses_bad_snapshots)
 	ck_assert_ptr_null(e);
 	ck_assert_msg(err[0] != 0, "no message for %s", bad_edits[_i]);
 	cJSON_Delete(json);
-	cJSON_free(s);
+	free(s);
 	dehb_free(d);
 }
 END_TEST
@@ -777,13 +778,13 @@ START_TEST(test_dehb_save_load_continue_equals_continue)
 			ck_assert_msg(op(a, w) == op(b, w2),
 				      "run %d diverged at step %d", run, i);
 			if (i == n2 / 2) /* a's in-flight texts are kept */
-				cJSON_free(save_text(a));
+				free(save_text(a));
 		}
 		sa = save_text(a);
 		sb = save_text(b);
 		ck_assert_str_eq(sa, sb);
-		cJSON_free(sa);
-		cJSON_free(sb);
+		free(sa);
+		free(sb);
 		dehb_free(a);
 		dehb_free(b);
 		runs++;

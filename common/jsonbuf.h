@@ -1,0 +1,56 @@
+/*
+ * jsonbuf.h - compact JSON text appended piece by piece, for machine files
+ *
+ * The orchestrator rewrites its snapshot at every batch, and most of it is
+ * text it already has: each in-flight job, each population's vectors.
+ * Building a cJSON tree of those pieces and printing it cost more than all
+ * else in a batch, so the snapshot is appended here as text instead, in
+ * the layout cJSON_PrintUnformatted() gives (no spaces).  Files read by
+ * people (trial, result, spec) are still printed by cJSON, and every file
+ * is still parsed and checked by cJSON (jsonfile.h).
+ *
+ * The caller writes the punctuation; the helpers write values:
+ *   struct jsonbuf b;  jsonbuf_init(&b);
+ *   jsonbuf_puts(&b, "{\"n\":");  jsonbuf_num(&b, 1.5);
+ *   jsonbuf_puts(&b, ",\"s\":");  jsonbuf_str(&b, name);  jsonbuf_puts(&b,
+ * "}"); if (jsonbuf_failed(&b)) ...;  text = jsonbuf_take(&b);
+ *
+ * Strings: jsonbuf_str() copies printable ASCII other than '"' and '\\'
+ * as is; any other string is escaped by cJSON's own printer.
+ * Numbers: jsonbuf_num() writes jsonfile_fmt_exact()'s text (the exact
+ * %.17g or a plain integer), and null for infinities and NaN.
+ *
+ * Error handling: an allocation failure makes the buffer failed (sticky);
+ * later appends do nothing, and jsonbuf_failed() returns DEHBQ_ENOMEM.
+ * Ownership: the buffer owns its text until jsonbuf_take() hands it to the
+ * caller (free()); jsonbuf_free() frees it otherwise.  Arguments are
+ * borrowed.
+ */
+#ifndef DEHBQ_JSONBUF_H
+#define DEHBQ_JSONBUF_H
+
+#include <stddef.h>
+
+struct jsonbuf {
+	char *p;    /* text, NUL-terminated when len > 0; owned */
+	size_t len; /* bytes used */
+	size_t cap; /* bytes allocated */
+	int failed; /* an allocation failed: the text is incomplete */
+};
+
+void jsonbuf_init(struct jsonbuf *b);
+void jsonbuf_free(struct jsonbuf *b);
+void jsonbuf_put(struct jsonbuf *b, const char *s, size_t n);
+void jsonbuf_puts(struct jsonbuf *b, const char *s);
+void jsonbuf_printf(struct jsonbuf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void jsonbuf_num(struct jsonbuf *b, double d);
+/* s as a JSON string, quotes included. */
+void jsonbuf_str(struct jsonbuf *b, const char *s);
+/* DEHBQ_OK, or DEHBQ_ENOMEM when an append failed. */
+int jsonbuf_failed(const struct jsonbuf *b);
+/* The text (caller frees; "" for an empty buffer), or NULL when failed
+ * or out of memory; the buffer is empty after. */
+char *jsonbuf_take(struct jsonbuf *b);
+
+#endif
