@@ -1778,16 +1778,30 @@ static int rec_claimed(struct sched *s, const char *name, unsigned char dtype)
 	return reconcile_public(s, "claimed", name);
 }
 
-static int dir_has_entries(const char *path)
+/*
+ * 1 when archive/ holds a file: an empty shard is not history, since a
+ * first batch makes the shard of its trials before its first snapshot.
+ */
+static int archive_has_files(const char *path, int depth)
 {
+	char sub[STUDY_PATH_MAX];
 	struct dirent *e;
+	struct stat st;
 	DIR *d = opendir(path);
 	int found = 0;
 
 	if (!d)
 		return 0;
-	while (!found && (e = readdir(d)))
-		found = !fsutil_skip_name(e->d_name);
+	while (!found && (e = readdir(d))) {
+		if (fsutil_skip_name(e->d_name))
+			continue;
+		found = 1;
+		if (depth == 0 &&
+		    snprintf(sub, sizeof(sub), "%s/%s", path, e->d_name) <
+			    (int)sizeof(sub) &&
+		    !lstat(sub, &st) && S_ISDIR(st.st_mode))
+			found = archive_has_files(sub, 1);
+	}
 	closedir(d);
 	return found;
 }
@@ -1910,7 +1924,7 @@ int sched_open(struct sched **out, const char *root, struct spec *spec,
 		int started = 0;
 
 		if (!study_path(ap, sizeof(ap), root, "archive"))
-			started = dir_has_entries(ap);
+			started = archive_has_files(ap, 0);
 		if (started && !skipped) {
 			rc = dehbq_errf(err, DEHBQ_EINVAL,
 					"'%s/archive' holds trials but "

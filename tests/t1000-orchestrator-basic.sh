@@ -2,7 +2,7 @@
 # t1000: orchestrator + real workers run a study to completion; exit
 # codes; SIGTERM leaves a resumable study.
 . "${DEHBQ_SRC:-.}/tests/lib.sh"
-plan 18
+plan 20
 
 "$B/dehbq-orchestrator" --help >/dev/null
 check "orchestrator --help exits 0" test $? = 0
@@ -80,3 +80,17 @@ check "... the previous one is loaded and the study finishes" \
 	python3 "$DEHBQ_SRC/tests/checkstudy.py" "$T/s3" --finished
 check "... and no result is lost or told twice" \
 	grep -q '"done":[[:space:]]*40,' "$T/s3/FINISHED"
+
+# a first batch killed after it made the archive shard of its trials and
+# before its first snapshot: an empty shard is no history, the study starts
+# (one with an archived file and no snapshot is still refused)
+"$B/dehbq" init "$T/s4" --spec "$T/spec3.json" >/dev/null
+mkdir "$T/s4/archive/0000"
+"$B/dehbq-orchestrator" -q --once "$T/s4" 2>"$T/orch4.log"
+check "an empty archive shard without a snapshot: the study starts" \
+	sh -c "test $? = 0 && ls '$T/s4/state' | grep -q '^snapshot-'"
+rm -r "$T/s4/state"/snapshot-*
+: >"$T/s4/archive/0000/00000000.trial.json"
+"$B/dehbq-orchestrator" -q --once "$T/s4" 2>"$T/orch4.log"
+check "an archived file without a snapshot: refused (exit 100)" \
+	sh -c "test $? = 100 && grep -q 'has no snapshot' '$T/orch4.log'"

@@ -20,8 +20,12 @@ for i in 1 2 3 4 5 6 7 8; do
 		2>>"$T/workers.log"
 done
 
-n=0
-while [ $n -lt $kills ] && [ ! -e "$T/s/FINISHED" ]; do
+n=0 tries=0
+# an orchestrator that exits by itself is not killed; give up after as many
+# such starts as kills rather than loop for ever (check 1 then fails)
+while [ $n -lt $kills ] && [ $tries -lt $((2 * kills)) ] &&
+	[ ! -e "$T/s/FINISHED" ]; do
+	tries=$((tries + 1))
 	delay=$(awk -v s=$n 'BEGIN{srand(s); print (rand() < 0.5) ? 0 : 3}')
 	pause=$(awk -v s=$n 'BEGIN{srand(s+1000); printf "%.3f", 0.05 + rand() * 0.35}')
 	DEHBQ_TEST_RENAME_DELAY_MS=$delay "$B/dehbq-orchestrator" "$T/s" \
@@ -31,7 +35,8 @@ while [ $n -lt $kills ] && [ ! -e "$T/s/FINISHED" ]; do
 	kill -9 $pid 2>/dev/null && n=$((n + 1))
 	wait $pid 2>/dev/null
 done
-diag "kills survived: $n"
+diag "kills survived: $n (starts: $tries)"
+[ $n -eq $kills ] || [ -e "$T/s/FINISHED" ] || diag "$(tail -2 "$T/orch.log")"
 check "orchestrator was killed $kills times (or the study ended first)" \
 	sh -c "[ $n -eq $kills ] || [ -e '$T/s/FINISHED' ]"
 
