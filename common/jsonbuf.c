@@ -103,6 +103,20 @@ void jsonbuf_num(struct jsonbuf *b, double d)
 	jsonbuf_puts(b, t);
 }
 
+void jsonbuf_int(struct jsonbuf *b, int64_t v)
+{
+	char t[24];
+	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+	size_t n = sizeof(t);
+
+	do
+		t[--n] = (char)('0' + u % 10);
+	while ((u /= 10));
+	if (v < 0)
+		t[--n] = '-';
+	jsonbuf_put(b, t + n, sizeof(t) - n);
+}
+
 void jsonbuf_str(struct jsonbuf *b, const char *s)
 {
 	const unsigned char *q;

@@ -1,19 +1,24 @@
 /*
- * jsonbuf.h - compact JSON text appended piece by piece, for machine files
+ * jsonbuf.h - JSON text appended piece by piece, for the hot files
  *
- * The orchestrator rewrites its snapshot at every batch, and most of it is
- * text it already has: each in-flight job, each population's vectors.
- * Building a cJSON tree of those pieces and printing it cost more than all
- * else in a batch, so the snapshot is appended here as text instead, in
- * the layout cJSON_PrintUnformatted() gives (no spaces).  Files read by
- * people (trial, result, spec) are still printed by cJSON, and every file
- * is still parsed and checked by cJSON (jsonfile.h).
+ * The orchestrator writes a trial file per trial and its snapshot at
+ * every batch, and most of the snapshot is text it already has: each
+ * in-flight job, each population's vectors.  Building cJSON trees of those
+ * and printing them was most of its CPU time, so these two are appended
+ * here as text instead, in cJSON's own layouts (tests compare the bytes).
+ * Every file is still parsed and checked by cJSON (jsonfile.h), and the
+ * other files are printed by cJSON.
  *
- * The caller writes the punctuation; the helpers write values:
- *   struct jsonbuf b;  jsonbuf_init(&b);
- *   jsonbuf_puts(&b, "{\"n\":");  jsonbuf_num(&b, 1.5);
- *   jsonbuf_puts(&b, ",\"s\":");  jsonbuf_str(&b, name);  jsonbuf_puts(&b,
- * "}"); if (jsonbuf_failed(&b)) ...;  text = jsonbuf_take(&b);
+ * The caller writes the punctuation and layout; the helpers write values:
+ *   struct jsonbuf b;
+ *   jsonbuf_init(&b);
+ *   jsonbuf_puts(&b, "{\"n\":");
+ *   jsonbuf_num(&b, 1.5);
+ *   jsonbuf_puts(&b, ",\"s\":");
+ *   jsonbuf_str(&b, name);
+ *   jsonbuf_puts(&b, "}");
+ *   if (jsonbuf_failed(&b)) ...;
+ *   text = jsonbuf_take(&b);
  *
  * Strings: jsonbuf_str() copies printable ASCII other than '"' and '\\'
  * as is; any other string is escaped by cJSON's own printer.
@@ -30,6 +35,7 @@
 #define DEHBQ_JSONBUF_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct jsonbuf {
 	char *p;    /* text, NUL-terminated when len > 0; owned */
@@ -45,6 +51,8 @@ void jsonbuf_puts(struct jsonbuf *b, const char *s);
 void jsonbuf_printf(struct jsonbuf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void jsonbuf_num(struct jsonbuf *b, double d);
+/* An integer in decimal: what jsonbuf_num writes for it, without printf. */
+void jsonbuf_int(struct jsonbuf *b, int64_t v);
 /* s as a JSON string, quotes included. */
 void jsonbuf_str(struct jsonbuf *b, const char *s);
 /* DEHBQ_OK, or DEHBQ_ENOMEM when an append failed. */

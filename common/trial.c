@@ -7,6 +7,7 @@
 #include "trial.h"
 
 #include "err.h"
+#include "jsonbuf.h"
 #include "jsonfile.h"
 #include "space.h"
 #include "timeutil.h"
@@ -213,94 +214,123 @@ int trial_load(const char *path, const struct space *sp, struct trial *t,
 	return rc;
 }
 
-/* machine data: exact 17 digits, not the shortest */
-static cJSON *vec_array(const double *v, int dim)
+/*
+ * The trial file is written as text, in cJSON_Print()'s layout (a tab per
+ * level, "key":<tab>value, arrays as [a, b]); tests/check_trial.c checks
+ * the bytes against cJSON's.  Numbers as jsonfile_number() writes them
+ * (the shortest exact form), the vector exact (jsonfile_fmt_exact).
+ */
+static void put_key(struct jsonbuf *b, const char *indent, const char *key)
 {
-	cJSON *a = cJSON_CreateArray();
-	int i;
-
-	for (i = 0; a && i < dim; i++) {
-		cJSON *x = jsonfile_number_exact(v[i]);
-
-		if (!x || !cJSON_AddItemToArray(a, x)) {
-			cJSON_Delete(x);
-			cJSON_Delete(a);
-			return NULL;
-		}
-	}
-	return a;
+	jsonbuf_puts(b, indent);
+	jsonbuf_str(b, key);
+	jsonbuf_put(b, ":\t", 2);
 }
 
-/* "[x0, x1]" from "x0,x1": as cJSON_Print lays out vec_array() */
-static cJSON *vec_raw(const char *text)
+static void put_num(struct jsonbuf *b, const char *key, double d)
 {
-	size_t n = strlen(text), commas = 0, i, k = 0;
-	char *buf;
-	cJSON *it;
+	char t[40];
 
-	for (i = 0; i < n; i++)
-		commas += text[i] == ',';
-	if (!(buf = malloc(n + commas + 3)))
-		return NULL;
-	buf[k++] = '[';
-	for (i = 0; i < n; i++) {
-		buf[k++] = text[i];
-		if (text[i] == ',')
-			buf[k++] = ' ';
+	put_key(b, ",\n\t", key);
+	jsonfile_fmt_double(t, sizeof(t), d);
+	jsonbuf_puts(b, t);
+}
+
+static void put_str(struct jsonbuf *b, const char *key, const char *s)
+{
+	put_key(b, ",\n\t", key);
+	jsonbuf_str(b, s);
+}
+
+static void put_null(struct jsonbuf *b, const char *key)
+{
+	put_key(b, ",\n\t", key);
+	jsonbuf_puts(b, "null");
+}
+
+static void put_value(struct jsonbuf *b, const struct space_value *v)
+{
+	char t[40];
+
+	switch (v->type) {
+	case SPACE_V_FLOAT:
+	case SPACE_V_INT:
+		jsonfile_fmt_double(t, sizeof(t),
+				    v->type == SPACE_V_FLOAT ? v->f
+							     : (double)v->i);
+		jsonbuf_puts(b, t);
+		break;
+	case SPACE_V_STRING:
+		jsonbuf_str(b, v->s);
+		break;
+	case SPACE_V_BOOL:
+		jsonbuf_puts(b, v->b ? "true" : "false");
+		break;
 	}
-	buf[k++] = ']';
-	buf[k] = 0;
-	it = cJSON_CreateRaw(buf);
-	free(buf);
-	return it;
 }
 
 int trial_render(const struct trial *t, const struct space *sp, char **out)
 {
 	char id[ID_TRIAL_LEN], parent[ID_TRIAL_LEN], created[TIMEUTIL_ISO_LEN];
-	cJSON *o = cJSON_CreateObject(), *cfg, *vec;
-	int bad = !o;
+	char x[40];
+	struct jsonbuf b;
+	int i, dim = space_dim(sp);
 
 	*out = NULL;
-	if (!o)
-		return DEHBQ_ENOMEM;
-	if (id_trial_format(t->id, id) || !isfinite(t->fidelity)) {
-		cJSON_Delete(o);
+	if (id_trial_format(t->id, id) || !isfinite(t->fidelity) ||
+	    dim != t->dim)
 		return DEHBQ_EINVAL;
-	}
 	timeutil_iso(t->created, created);
-	bad |= !cJSON_AddStringToObject(o, "format", TRIAL_FORMAT) |
-	       !cJSON_AddStringToObject(o, "id", id) |
-	       !cJSON_AddStringToObject(o, "study", t->study) |
-	       jsonfile_add_number(o, "epoch", (double)t->epoch) |
-	       jsonfile_add_number(o, "bracket", (double)t->bracket) |
-	       jsonfile_add_number(o, "rung", t->rung) |
-	       jsonfile_add_number(o, "fidelity", t->fidelity) |
-	       !cJSON_AddStringToObject(o, "kind", trial_kind_name(t->kind));
+	jsonbuf_init(&b);
+	put_key(&b, "{\n\t", "format");
+	jsonbuf_str(&b, TRIAL_FORMAT);
+	put_str(&b, "id", id);
+	put_str(&b, "study", t->study);
+	put_num(&b, "epoch", (double)t->epoch);
+	put_num(&b, "bracket", (double)t->bracket);
+	put_num(&b, "rung", t->rung);
+	put_num(&b, "fidelity", t->fidelity);
+	put_str(&b, "kind", trial_kind_name(t->kind));
 	if (t->parent >= 0 && !id_trial_format((uint64_t)t->parent, parent))
-		bad |= !cJSON_AddStringToObject(o, "parent", parent);
+		put_str(&b, "parent", parent);
 	else
-		bad |= !cJSON_AddNullToObject(o, "parent");
-	bad |= jsonfile_add_number(o, "attempt", t->attempt) |
-	       !cJSON_AddStringToObject(o, "created", created) |
-	       jsonfile_add_number(o, "seed", (double)t->seed);
-	if (t->level >= 0)
-		bad |= jsonfile_add_number(o, "level", t->level) |
-		       jsonfile_add_number(o, "slot", t->slot) |
-		       jsonfile_add_number(o, "config_id",
-					   (double)t->config_id);
-	cfg = space_config_to_json(sp, t->config);
-	if (!cfg || !cJSON_AddItemToObject(o, "config", cfg)) {
-		cJSON_Delete(cfg);
-		bad = 1;
+		put_null(&b, "parent");
+	put_num(&b, "attempt", t->attempt);
+	put_str(&b, "created", created);
+	put_num(&b, "seed", (double)t->seed);
+	if (t->level >= 0) {
+		put_num(&b, "level", t->level);
+		put_num(&b, "slot", t->slot);
+		put_num(&b, "config_id", (double)t->config_id);
 	}
-	if (t->vec_text)
-		vec = vec_raw(t->vec_text);
-	else
-		vec = vec_array(t->vec, t->dim);
-	if (!vec || !cJSON_AddItemToObject(o, "vector", vec)) {
-		cJSON_Delete(vec);
-		bad = 1;
+	put_key(&b, ",\n\t", "config");
+	jsonbuf_put(&b, "{", 1);
+	for (i = 0; i < dim; i++) {
+		put_key(&b, i ? ",\n\t\t" : "\n\t\t", space_param_name(sp, i));
+		put_value(&b, &t->config[i]);
 	}
-	return jsonfile_render(o, !bad, out);
+	put_key(&b, "\n\t},\n\t", "vector");
+	jsonbuf_put(&b, "[", 1);
+	for (i = 0; i < dim && !t->vec_text; i++) {
+		if (i)
+			jsonbuf_put(&b, ", ", 2);
+		jsonfile_fmt_exact(x, sizeof(x), t->vec[i]);
+		jsonbuf_puts(&b, x);
+	}
+	if (t->vec_text) { /* "a,b" -> "a, b" */
+		const char *v = t->vec_text, *c;
+
+		for (; (c = strchr(v, ',')); v = c + 1) {
+			jsonbuf_put(&b, v, (size_t)(c - v));
+			jsonbuf_put(&b, ", ", 2);
+		}
+		jsonbuf_puts(&b, v);
+	}
+	jsonbuf_puts(&b, "]\n}\n");
+	if (jsonbuf_failed(&b)) {
+		jsonbuf_free(&b);
+		return DEHBQ_ENOMEM;
+	}
+	*out = jsonbuf_take(&b);
+	return *out ? DEHBQ_OK : DEHBQ_ENOMEM;
 }

@@ -96,8 +96,11 @@ static void put_i64s(struct jsonbuf *b, const int64_t *v, size_t n)
 	size_t i;
 
 	jsonbuf_put(b, "[", 1);
-	for (i = 0; i < n; i++)
-		jsonbuf_printf(b, i ? ",%" PRId64 : "%" PRId64, v[i]);
+	for (i = 0; i < n; i++) {
+		if (i)
+			jsonbuf_put(b, ",", 1);
+		jsonbuf_int(b, v[i]);
+	}
 	jsonbuf_put(b, "]", 1);
 }
 
@@ -106,8 +109,11 @@ static void put_ints(struct jsonbuf *b, const int *v, int n)
 	int i;
 
 	jsonbuf_put(b, "[", 1);
-	for (i = 0; i < n; i++)
-		jsonbuf_printf(b, i ? ",%d" : "%d", v[i]);
+	for (i = 0; i < n; i++) {
+		if (i)
+			jsonbuf_put(b, ",", 1);
+		jsonbuf_int(b, v[i]);
+	}
 	jsonbuf_put(b, "]", 1);
 }
 
@@ -266,7 +272,9 @@ static void save_pop(struct jsonbuf *b, const struct dehb *d,
 		b->failed = 1;
 		return;
 	}
-	jsonbuf_printf(b, "{\"ptr\":%d,\"rng\":", P->ptr);
+	jsonbuf_puts(b, "{\"ptr\":");
+	jsonbuf_int(b, P->ptr);
+	jsonbuf_puts(b, ",\"rng\":");
 	put_rng(b, &P->rng);
 	jsonbuf_puts(b, ",\"x\":");
 	jsonbuf_puts(b, P->saved_x);
@@ -320,20 +328,31 @@ static char *save_job(const struct dehb *d, struct dehb_fl *e)
 {
 	const struct dehb_job *j = &e->job;
 	const char *x = dehb_fl_xtext(d, e);
-	char *t;
+	struct jsonbuf b;
 
-	if (!x ||
-	    asprintf(&t,
-		     "{\"id\":%" PRIu64 ",\"level\":%d,\"bracket\":%" PRId64
-		     ",\"rung\":%d,\"kind\":\"%s\",\"slot\":%d,"
-		     "\"config_id\":%" PRId64 ",\"parent_job\":%" PRId64
-		     ",\"x\":[%s]%s}",
-		     j->id, j->level, j->bracket, j->rung,
-		     dehb_kind_name(j->kind), j->slot, j->config_id,
-		     j->parent_job, x,
-		     e->reopened ? ",\"reopened\":true" : "") < 0)
+	if (!x)
 		return NULL;
-	return t;
+	jsonbuf_init(&b);
+	jsonbuf_puts(&b, "{\"id\":");
+	jsonbuf_int(&b, (int64_t)j->id);
+	jsonbuf_puts(&b, ",\"level\":");
+	jsonbuf_int(&b, j->level);
+	jsonbuf_puts(&b, ",\"bracket\":");
+	jsonbuf_int(&b, j->bracket);
+	jsonbuf_puts(&b, ",\"rung\":");
+	jsonbuf_int(&b, j->rung);
+	jsonbuf_puts(&b, ",\"kind\":");
+	jsonbuf_str(&b, dehb_kind_name(j->kind));
+	jsonbuf_puts(&b, ",\"slot\":");
+	jsonbuf_int(&b, j->slot);
+	jsonbuf_puts(&b, ",\"config_id\":");
+	jsonbuf_int(&b, j->config_id);
+	jsonbuf_puts(&b, ",\"parent_job\":");
+	jsonbuf_int(&b, j->parent_job);
+	jsonbuf_puts(&b, ",\"x\":[");
+	jsonbuf_puts(&b, x);
+	jsonbuf_puts(&b, e->reopened ? "],\"reopened\":true}" : "]}");
+	return jsonbuf_take(&b);
 }
 
 static void save_inc(struct jsonbuf *b, const struct dehb *d,

@@ -528,10 +528,7 @@ static int render_trial(struct sched *s, uint64_t id, int attempt, char **text,
 	if ((rc = space_decode(s->spec->space, s->vec, s->vals)))
 		return rc;
 	*rung = job.rung;
-	jscratch_begin();
-	rc = trial_render(&t, s->spec->space, text);
-	jscratch_end();
-	return rc;
+	return trial_render(&t, s->spec->space, text);
 }
 
 /* Write staging/ID.json and queue its publication. */

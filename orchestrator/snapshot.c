@@ -115,9 +115,13 @@ int snapshot_write(const char *root, const struct snapshot_meta *m,
 		",\"expired\":%" PRId64 ",\"inflight\":[",
 		m->epoch, m->generation, el, m->stopping ? "true" : "false",
 		m->quarantined, m->duplicates, m->requeues, m->expired);
-	for (i = 0; i < n; i++)
-		jsonbuf_printf(&b, i ? ",[%" PRIu64 ",%d]" : "[%" PRIu64 ",%d]",
-			       inf[i].id, inf[i].attempt);
+	for (i = 0; i < n; i++) {
+		jsonbuf_puts(&b, i ? ",[" : "[");
+		jsonbuf_int(&b, (int64_t)inf[i].id);
+		jsonbuf_put(&b, ",", 1);
+		jsonbuf_int(&b, inf[i].attempt);
+		jsonbuf_put(&b, "]", 1);
+	}
 	jsonbuf_puts(&b, "],\"redo\":");
 	jsonbuf_puts(&b, redo ? redo : "[]");
 	jsonbuf_puts(&b, ",\"engine\":");

@@ -6,6 +6,8 @@
 #include "jsonbuf.h"
 
 #include <check.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdlib.h>
@@ -106,6 +108,24 @@ START_TEST(test_jsonbuf_grows_and_takes)
 }
 END_TEST
 
+START_TEST(test_jsonbuf_int_as_printf)
+{
+	static const int64_t v[] = {
+		0, 7, -1, 10, -10, 9007199254740991LL, INT64_MAX, INT64_MIN};
+	char want[32];
+	struct jsonbuf b;
+	size_t i;
+
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		jsonbuf_init(&b);
+		jsonbuf_int(&b, v[i]);
+		snprintf(want, sizeof(want), "%" PRId64, v[i]);
+		ck_assert_str_eq(b.p, want);
+		jsonbuf_free(&b);
+	}
+}
+END_TEST
+
 START_TEST(test_jsonbuf_failed_is_sticky)
 {
 	struct jsonbuf b;
@@ -129,6 +149,7 @@ Suite *jsonbuf_suite(void)
 
 	tcase_add_test(tc, test_jsonbuf_same_text_as_cjson);
 	tcase_add_test(tc, test_jsonbuf_grows_and_takes);
+	tcase_add_test(tc, test_jsonbuf_int_as_printf);
 	tcase_add_test(tc, test_jsonbuf_failed_is_sticky);
 	suite_add_tcase(s, tc);
 	return s;

@@ -5,9 +5,11 @@
 #include "err.h"
 #include "jsonfile.h"
 #include "space.h"
+#include "timeutil.h"
 #include "trial.h"
 
 #include <check.h>
+#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,6 +130,91 @@ START_TEST(test_trial_validation_refuses_bad_fields)
 }
 END_TEST
 
+/* The layout as cJSON_Print() gives it, built the way trial.c once did. */
+static char *cjson_layout(const struct trial *t, const struct space *s)
+{
+	char id[ID_TRIAL_LEN], created[TIMEUTIL_ISO_LEN], *txt, *out;
+	cJSON *o = cJSON_CreateObject(), *cfg, *vec;
+	int i;
+
+	id_trial_format(t->id, id);
+	timeutil_iso(t->created, created);
+	cJSON_AddStringToObject(o, "format", "dehbq-trial/1");
+	cJSON_AddStringToObject(o, "id", id);
+	cJSON_AddStringToObject(o, "study", t->study);
+	cJSON_AddItemToObject(o, "epoch", jsonfile_number((double)t->epoch));
+	cJSON_AddItemToObject(o, "bracket",
+			      jsonfile_number((double)t->bracket));
+	cJSON_AddItemToObject(o, "rung", jsonfile_number(t->rung));
+	cJSON_AddItemToObject(o, "fidelity", jsonfile_number(t->fidelity));
+	cJSON_AddStringToObject(o, "kind", trial_kind_name(t->kind));
+	cJSON_AddNullToObject(o, "parent");
+	cJSON_AddItemToObject(o, "attempt", jsonfile_number(t->attempt));
+	cJSON_AddStringToObject(o, "created", created);
+	cJSON_AddItemToObject(o, "seed", jsonfile_number((double)t->seed));
+	cfg = space_config_to_json(s, t->config);
+	cJSON_AddItemToObject(o, "config", cfg);
+	vec = cJSON_AddArrayToObject(o, "vector");
+	for (i = 0; i < t->dim; i++)
+		cJSON_AddItemToArray(vec, jsonfile_number_exact(t->vec[i]));
+	txt = cJSON_Print(o);
+	ck_assert_ptr_nonnull(txt);
+	out = malloc(strlen(txt) + 2);
+	sprintf(out, "%s\n", txt);
+	cJSON_free(txt);
+	cJSON_Delete(o);
+	return out;
+}
+
+/* every kind of value, and choices that need escaping */
+START_TEST(test_trial_render_is_cjson_layout)
+{
+	const char *text =
+		"{\"format\": \"dehbq-space/1\", \"parameters\": ["
+		"{\"name\": \"lr\", \"type\": \"float\", \"low\": 1e-5,"
+		" \"high\": 1, \"log\": true},"
+		"{\"name\": \"n.q:x-1\", \"type\": \"int\", \"low\": -5,"
+		" \"high\": 500},"
+		"{\"name\": \"_opt\", \"type\": \"categorical\","
+		" \"choices\": [\"a\\\\b\", \"tab\\there\", \"caf\u00e9\"]},"
+		"{\"name\": \"flag\", \"type\": \"categorical\","
+		" \"choices\": [true, false]}]}";
+	char err[DEHBQ_ERRLEN], *mine, *want;
+	struct jsonfile *jf;
+	struct space *s;
+	struct trial t;
+	int k;
+
+	ck_assert_int_eq(jsonfile_parse("s", text, strlen(text), &jf, err), 0);
+	ck_assert_msg(space_from_json(jf, jsonfile_root(jf), &s, err) == 0,
+		      "%s", err);
+	jsonfile_free(jf);
+	for (k = 0; k < 20; k++) {
+		ck_assert_int_eq(trial_init(&t, 4), 0);
+		t.id = (uint64_t)k * 7919;
+		memcpy(t.study, "1b4e28ba-2fa1-11d2-883f-0016d3cca427", 37);
+		t.epoch = k;
+		t.bracket = k / 3;
+		t.fidelity = k % 2 ? 1.0 / 3 : 27;
+		t.attempt = 1 + k % 4;
+		t.created = 1795000000.25 + k;
+		t.seed = (uint64_t)k * 1000003;
+		t.vec[0] = k / 20.0 + 0.001;
+		t.vec[1] = (k * 37 % 20) / 19.0;
+		t.vec[2] = (k % 3) / 3.0 + 0.1; /* each choice */
+		t.vec[3] = k % 3 / 2.0;
+		ck_assert_int_eq(space_decode(s, t.vec, t.config), 0);
+		ck_assert_int_eq(trial_render(&t, s, &mine), 0);
+		want = cjson_layout(&t, s);
+		ck_assert_str_eq(mine, want);
+		free(mine);
+		free(want);
+		trial_release(&t);
+	}
+	space_free(s);
+}
+END_TEST
+
 Suite *trial_suite(void)
 {
 	Suite *s = suite_create("trial");
@@ -138,6 +225,7 @@ Suite *trial_suite(void)
 	tcase_add_checked_fixture(errors, setup, teardown);
 	tcase_add_test(core, test_trial_round_trip_exact_fidelity_and_vector);
 	tcase_add_test(core, test_trial_render_vec_text_same_bytes);
+	tcase_add_test(core, test_trial_render_is_cjson_layout);
 	tcase_add_test(errors, test_trial_validation_refuses_bad_fields);
 	suite_add_tcase(s, core);
 	suite_add_tcase(s, errors);
