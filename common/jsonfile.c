@@ -544,17 +544,26 @@ static int plain_text(double d, char *buf, size_t size)
 
 void jsonfile_fmt_double(char *buf, size_t size, double d)
 {
-	int prec;
+	char t[40];
 
 	if (isfinite(d) && plain_text(d, buf, size))
 		return;
-	/* shortest of 15/16 digits that reads back; 17 always does */
-	for (prec = 15; prec < 17; prec++) {
-		snprintf(buf, size, "%.*g", prec, d);
-		if (strtod(buf, NULL) == d)
-			return;
+	/*
+	 * 17 digits always read back.  16 first: when they do not, 15 do not
+	 * either, as the nearest 16-digit decimal is at least as near as the
+	 * nearest 15-digit one (random vectors need 17 half the time).  Only
+	 * just above a power of two, where the doubles below are closer, could
+	 * 15 read back and 16 not; that d is written with 17 digits: exact,
+	 * not the shortest.
+	 */
+	snprintf(buf, size, "%.16g", d);
+	if (strtod(buf, NULL) != d) {
+		snprintf(buf, size, "%.17g", d);
+		return;
 	}
-	snprintf(buf, size, "%.17g", d);
+	snprintf(t, sizeof(t), "%.15g", d);
+	if (strtod(t, NULL) == d)
+		snprintf(buf, size, "%s", t);
 }
 
 /* A raw item holding text, with valuedouble/valueint set for readers. */

@@ -106,7 +106,8 @@ int jsonfile_get_array(const struct jsonfile *jf, const cJSON *obj,
 /*
  * The shortest text of d that reads back as d, into buf (size >= 32): an
  * integer below 2^53 in plain digits, -0.0 as "-0.0", else the shortest of
- * %.15g, %.16g and %.17g.  A non-finite d prints as printf prints it.
+ * %.15g, %.16g and %.17g (but see jsonfile.c for a rare d written with 17
+ * digits).  A non-finite d prints as printf prints it.
  */
 void jsonfile_fmt_double(char *buf, size_t size, double d);
 /*

@@ -220,11 +220,13 @@ int trial_load(const char *path, const struct space *sp, struct trial *t,
  * the bytes against cJSON's.  Numbers as jsonfile_number() writes them
  * (the shortest exact form), the vector exact (jsonfile_fmt_exact).
  */
+/* Keys need no escaping: ours, and parameter names (space.h's charset). */
 static void put_key(struct jsonbuf *b, const char *indent, const char *key)
 {
 	jsonbuf_puts(b, indent);
-	jsonbuf_str(b, key);
-	jsonbuf_put(b, ":\t", 2);
+	jsonbuf_put(b, "\"", 1);
+	jsonbuf_puts(b, key);
+	jsonbuf_put(b, "\":\t", 3);
 }
 
 static void put_num(struct jsonbuf *b, const char *key, double d)
