@@ -596,23 +596,13 @@ void jsonfile_fmt_exact(char *buf, size_t size, double d)
 		snprintf(buf, size, "%.17g", d);
 }
 
-cJSON *jsonfile_number_exact(double d)
-{
-	char buf[40];
-
-	if (!isfinite(d))
-		return NULL;
-	jsonfile_fmt_exact(buf, sizeof(buf), d);
-	return raw_number(buf, d);
-}
-
-static int render(cJSON *o, int built, int pretty, char **out)
+int jsonfile_render(cJSON *o, int built, char **out)
 {
 	char *txt = NULL;
 	size_t n;
 
 	if (built && o)
-		txt = pretty ? cJSON_Print(o) : cJSON_PrintUnformatted(o);
+		txt = cJSON_Print(o);
 
 	*out = NULL;
 	cJSON_Delete(o);
@@ -627,16 +617,6 @@ static int render(cJSON *o, int built, int pretty, char **out)
 	}
 	cJSON_free(txt);
 	return *out ? DEHBQ_OK : DEHBQ_ENOMEM;
-}
-
-int jsonfile_render(cJSON *o, int built, char **out)
-{
-	return render(o, built, 1, out);
-}
-
-int jsonfile_render_compact(cJSON *o, int built, char **out)
-{
-	return render(o, built, 0, out);
 }
 
 int jsonfile_add_number(cJSON *obj, const char *key, double d)

@@ -118,11 +118,10 @@ void jsonfile_fmt_double(char *buf, size_t size, double d);
  */
 cJSON *jsonfile_number(double d);
 /*
- * The same, but always %.17g for a non-integer: exact and about three times
- * cheaper, not the shortest.  For machine state (the engine snapshot).
+ * The text of a finite d as jsonfile_fmt_double's, but always %.17g for a
+ * non-integer: exact and about three times cheaper, not the shortest.  For
+ * machine data (the snapshot, a trial's vector).  buf: size >= 32.
  */
-cJSON *jsonfile_number_exact(double d);
-/* jsonfile_number_exact's text of a finite d, into buf (size >= 32). */
 void jsonfile_fmt_exact(char *buf, size_t size, double d);
 /* Add jsonfile_number(d) to obj under key; 0 ok, -1 on failure. */
 int jsonfile_add_number(cJSON *obj, const char *key, double d);
@@ -133,8 +132,6 @@ int jsonfile_add_number(cJSON *obj, const char *key, double d);
  * o failed part-way: nothing is printed and DEHBQ_ENOMEM is returned.
  */
 int jsonfile_render(cJSON *o, int built, char **out);
-/* The same without indentation (machine state such as snapshots). */
-int jsonfile_render_compact(cJSON *o, int built, char **out);
 
 /* Name of a cJSON item's type for messages: "string", "number", ... */
 const char *jsonfile_type_name(const cJSON *item);

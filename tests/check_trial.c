@@ -155,8 +155,12 @@ static char *cjson_layout(const struct trial *t, const struct space *s)
 	cfg = space_config_to_json(s, t->config);
 	cJSON_AddItemToObject(o, "config", cfg);
 	vec = cJSON_AddArrayToObject(o, "vector");
-	for (i = 0; i < t->dim; i++)
-		cJSON_AddItemToArray(vec, jsonfile_number_exact(t->vec[i]));
+	for (i = 0; i < t->dim; i++) {
+		char x[40];
+
+		jsonfile_fmt_exact(x, sizeof(x), t->vec[i]);
+		cJSON_AddItemToArray(vec, cJSON_CreateRaw(x));
+	}
 	txt = cJSON_Print(o);
 	ck_assert_ptr_nonnull(txt);
 	out = malloc(strlen(txt) + 2);
