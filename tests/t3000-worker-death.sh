@@ -77,6 +77,9 @@ claim_of() {
 		w=${n%.json}
 		w=${w##*.}
 		ls "$S/results" "$S"/archive/*/ 2>/dev/null | grep -q "^$id\.a[0-9]*\.$w\." && return 1
+		# told and archived (the name no longer says whose): its worker
+		# was killed after publishing, before archiving its own claim
+		ls "$S"/archive/*/"$id".result.json >/dev/null 2>&1 && return 1
 		echo "$id $w"
 		return 0
 	done
