@@ -192,7 +192,6 @@ for fs in tmpfs disk; do
 				fi
 				[ "$(calc "$tps > $RATE_SHM_MAX" %d)" = 1 ] && RATE_SHM_MAX=$tps
 				[ "$k" = 256 ] && RATE_SHM_256=$tps
-				[ "$k" = 8 ] && CPU_SHM_8=$cus
 				eval "DEHBQ_TPS_$k=$tps"
 			fi
 		fi
@@ -204,11 +203,25 @@ echo "(fork+exec+wait of noop_trainer alone, for scale: $("$B/bench_protocol" --
 if [ -n "$BEST_RATIO_SHM" ]; then
 	goal "tmpfs: dehbq us/trial vs bare protocol (best k=$BEST_K)" "${BEST_RATIO_SHM}x" "<= 3x" "$BEST_RATIO_SHM <= 3"
 fi
-if [ -n "${CPU_SHM_8:-}" ]; then
+if [ -n "$WSHM" ]; then
 	# the issue's goal as users meet it: real workers, each result a batch
-	# of its own or a few (group commit), not the fast worker's big batches
-	goal "orchestrator CPU per trial (8 dehbq-workers; no-op trainer; tmpfs)" \
-		"$CPU_SHM_8 us" "< 50 us" "$CPU_SHM_8 < 50"
+	# of its own or a few (group commit), not the fast worker's big batches.
+	# Three runs of 3000 trials, judged on the median: a short run carries
+	# the orchestrator's start-up, and a shared host inflates some runs.
+	CPUS8=
+	for r in 1 2 3; do
+		d=$WSHM/cpu8-$r
+		if run_workers "$d" 8 3000 0; then
+			CPUS8="$CPUS8 $(calc "1e6 * $R_CPU / 3000" %.1f)"
+		fi
+		rm -rf "$d" "$d".*
+	done
+	if [ -n "$CPUS8" ]; then
+		CPU8=$(printf '%s\n' $CPUS8 | sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}')
+		echo "orchestrator CPU per trial, 8 dehbq-workers, 3000 trials (us):$CPUS8"
+		goal "orchestrator CPU per trial (8 dehbq-workers; 3000 trials x3 median; no-op trainer; tmpfs)" \
+			"$CPU8 us (runs:$CPUS8)" "< 50 us" "$CPU8 < 50"
+	fi
 fi
 if [ -n "$RATE_SHM_256" ]; then
 	goal "tmpfs: no collapse at 256 workers (trials/s vs best k)" \
