@@ -218,9 +218,9 @@ int trial_load(const char *path, const struct space *sp, struct trial *t,
  * The trial file is written as text, in cJSON_Print()'s layout (a tab per
  * level, "key":<tab>value, arrays as [a, b]); tests/check_trial.c checks
  * the bytes against cJSON's.  Numbers as jsonfile_number() writes them
- * (the shortest exact form), the vector exact (jsonfile_fmt_exact).
+ * (the shortest exact form), the vector exact (jsonfile_fmt_exact).  Keys
+ * need no escaping: ours, and parameter names (space.h's character set).
  */
-/* Keys need no escaping: ours, and parameter names (space.h's charset). */
 static void put_key(struct jsonbuf *b, const char *indent, const char *key)
 {
 	jsonbuf_puts(b, indent);
@@ -282,6 +282,11 @@ int trial_render(const struct trial *t, const struct space *sp, char **out)
 	if (id_trial_format(t->id, id) || !isfinite(t->fidelity) ||
 	    dim != t->dim)
 		return DEHBQ_EINVAL;
+	for (i = 0; i < dim; i++) /* JSON has no inf or nan */
+		if (!isfinite(t->vec[i]) ||
+		    (t->config[i].type == SPACE_V_FLOAT &&
+		     !isfinite(t->config[i].f)))
+			return DEHBQ_EINVAL;
 	timeutil_iso(t->created, created);
 	jsonbuf_init(&b);
 	put_key(&b, "{\n\t", "format");

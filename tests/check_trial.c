@@ -10,6 +10,7 @@
 
 #include <check.h>
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +67,32 @@ static char *render(int attempt, double fid)
 {
 	return render_text(attempt, fid, NULL);
 }
+
+/* JSON has no infinity or NaN: such a trial is refused, not printed */
+START_TEST(test_trial_render_refuses_non_finite)
+{
+	struct trial t;
+	char *text = NULL;
+
+	ck_assert_int_eq(trial_init(&t, 2), 0);
+	memcpy(t.study, "1b4e28ba-2fa1-11d2-883f-0016d3cca427", 37);
+	t.fidelity = 1;
+	t.attempt = 1;
+	t.vec[0] = 0.5;
+	t.vec[1] = 0.5;
+	ck_assert_int_eq(space_decode(sp, t.vec, t.config), 0);
+	t.vec[1] = NAN;
+	ck_assert_int_eq(trial_render(&t, sp, &text), DEHBQ_EINVAL);
+	ck_assert_ptr_null(text);
+	t.vec[1] = 0.5;
+	t.config[0].f = INFINITY;
+	ck_assert_int_eq(trial_render(&t, sp, &text), DEHBQ_EINVAL);
+	t.config[0].f = 0.5;
+	ck_assert_int_eq(trial_render(&t, sp, &text), DEHBQ_OK);
+	free(text);
+	trial_release(&t);
+}
+END_TEST
 
 /* the engine's vector text (orchestrator) lays out as the vector itself */
 START_TEST(test_trial_render_vec_text_same_bytes)
@@ -230,6 +257,7 @@ Suite *trial_suite(void)
 	tcase_add_test(core, test_trial_round_trip_exact_fidelity_and_vector);
 	tcase_add_test(core, test_trial_render_vec_text_same_bytes);
 	tcase_add_test(core, test_trial_render_is_cjson_layout);
+	tcase_add_test(core, test_trial_render_refuses_non_finite);
 	tcase_add_test(errors, test_trial_validation_refuses_bad_fields);
 	suite_add_tcase(s, core);
 	suite_add_tcase(s, errors);
