@@ -104,17 +104,15 @@ static void put_i64s(struct jsonbuf *b, const int64_t *v, size_t n)
 	jsonbuf_put(b, "]", 1);
 }
 
-static void put_ints(struct jsonbuf *b, const int *v, int n)
+/* A bracket's per-rung counters (n <= HB_MAX_LEVELS). */
+static void put_rungs(struct jsonbuf *b, const int *v, int n)
 {
+	int64_t w[HB_MAX_LEVELS];
 	int i;
 
-	jsonbuf_put(b, "[", 1);
-	for (i = 0; i < n; i++) {
-		if (i)
-			jsonbuf_put(b, ",", 1);
-		jsonbuf_int(b, v[i]);
-	}
-	jsonbuf_put(b, "]", 1);
+	for (i = 0; i < n && i < HB_MAX_LEVELS; i++)
+		w[i] = v[i];
+	put_i64s(b, w, (size_t)i);
 }
 
 /* Append *saved, made first by put(what) when there is none. */
@@ -293,9 +291,9 @@ static void save_bracket(struct jsonbuf *b, const struct dehb *d,
 	int r;
 
 	jsonbuf_printf(b, "{\"id\":%" PRId64 ",\"pending\":", br->hb.id);
-	put_ints(b, br->hb.pending, br->hb.nrungs);
+	put_rungs(b, br->hb.pending, br->hb.nrungs);
 	jsonbuf_puts(b, ",\"done\":");
-	put_ints(b, br->hb.done, br->hb.nrungs);
+	put_rungs(b, br->hb.done, br->hb.nrungs);
 	if (dehb_uses_brackets(d) == 2) {
 		jsonbuf_puts(b, ",\"results\":[");
 		for (r = 0; r + 1 < br->hb.nrungs; r++) {
