@@ -18,8 +18,12 @@ run_study() { # DIR KILLS
 	"$B/dehbq-worker" --study "$1" --idle-exit 60 --max-poll 0.2 -- \
 		sh -c "sleep 0.01; $TRAINER" 2>>"$1.workers.log" &
 	w=$!
-	k=0
-	while [ $k -lt "$2" ] && [ ! -e "$1/FINISHED" ]; do
+	k=0 starts=0
+	# an orchestrator that exits by itself is not killed: stop after twice
+	# as many starts as kills rather than loop for ever
+	while [ $k -lt "$2" ] && [ $starts -lt $((2 * $2)) ] &&
+		[ ! -e "$1/FINISHED" ]; do
+		starts=$((starts + 1))
 		"$B/dehbq-orchestrator" -q "$1" 2>>"$1.orch.log" &
 		o=$!
 		sleep "$(awk -v s=$k 'BEGIN{srand(s); printf "%.2f", 0.1 + rand() * 0.4}')"
