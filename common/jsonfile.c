@@ -192,6 +192,8 @@ static size_t find_nul_escape(const char *text, size_t len)
 	size_t i;
 	int in_string = 0;
 
+	if (!memmem(text, len, "u0000", 5)) /* the usual case, fast */
+		return SIZE_MAX;
 	for (i = 0; i < len; i++) {
 		if (text[i] == '"') {
 			in_string = !in_string;
@@ -228,8 +230,9 @@ static int parse_error(const char *name, const char *text, size_t len,
 			  name, line, col, text[off]);
 }
 
-int jsonfile_parse(const char *name, const char *text, size_t len,
-		   struct jsonfile **out, char *err)
+/* jsonfile_parse() of text, a malloc'd NUL-terminated buffer it takes. */
+static int parse_owned(const char *name, char *text, size_t len,
+		       struct jsonfile **out, char *err)
 {
 	struct jsonfile *jf;
 	const char *end = NULL, *why = NULL;
@@ -239,17 +242,16 @@ int jsonfile_parse(const char *name, const char *text, size_t len,
 
 	*out = NULL;
 	jf = calloc(1, sizeof(*jf));
-	if (!jf)
+	if (!jf) {
+		free(text);
 		return dehbq_errf(err, DEHBQ_ENOMEM, "%s: out of memory", name);
-	jf->name = strdup(name);
-	jf->text = malloc(len + 1);
-	if (!jf->name || !jf->text) {
+	}
+	jf->text = text;
+	jf->len = len;
+	if (!(jf->name = strdup(name))) {
 		dehbq_errf(err, rc, "%s: out of memory", name);
 		goto fail;
 	}
-	memcpy(jf->text, text, len);
-	jf->text[len] = 0;
-	jf->len = len;
 	if (memchr(text, 0, len)) {
 		rc = dehbq_errf(err, DEHBQ_EINVAL, "%s: NUL byte in JSON text",
 				name);
@@ -279,6 +281,19 @@ fail:
 	return rc;
 }
 
+int jsonfile_parse(const char *name, const char *text, size_t len,
+		   struct jsonfile **out, char *err)
+{
+	char *copy = malloc(len + 1);
+
+	*out = NULL;
+	if (!copy)
+		return dehbq_errf(err, DEHBQ_ENOMEM, "%s: out of memory", name);
+	memcpy(copy, text, len);
+	copy[len] = 0;
+	return parse_owned(name, copy, len, out, err);
+}
+
 int jsonfile_load(const char *path, size_t cap, struct jsonfile **out,
 		  char *err)
 {
@@ -298,9 +313,7 @@ int jsonfile_load(const char *path, size_t cap, struct jsonfile **out,
 				  "%s: is a symbolic link (refused)", path);
 	if (rc)
 		return dehbq_errf(err, rc, "%s: %s", path, strerror(errno));
-	rc = jsonfile_parse(path, text, len, out, err);
-	free(text);
-	return rc;
+	return parse_owned(path, text, len, out, err);
 }
 
 void jsonfile_free(struct jsonfile *jf)
