@@ -34,9 +34,13 @@ void id_worker_new(char out[ID_WORKER_LEN])
 
 int id_trial_format(uint64_t n, char out[ID_TRIAL_LEN])
 {
+	int i;
+
 	if (n > ID_TRIAL_MAX)
 		return DEHBQ_ETOOBIG;
-	snprintf(out, ID_TRIAL_LEN, "%08llu", (unsigned long long)n);
+	for (i = ID_TRIAL_LEN - 2; i >= 0; i--, n /= 10) /* "%08llu" */
+		out[i] = (char)('0' + n % 10);
+	out[ID_TRIAL_LEN - 1] = 0;
 	return DEHBQ_OK;
 }
 

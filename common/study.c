@@ -61,6 +61,29 @@ int study_path(char *buf, size_t size, const char *root, const char *fmt, ...)
 	return DEHBQ_OK;
 }
 
+int study_join(char *buf, size_t size, const char *root, const char *dir,
+	       const char *name)
+{
+	const char *part[3] = {root, dir, name};
+	size_t len = 0, n, i;
+
+	for (i = 0; i < 3 && part[i]; i++) {
+		n = strlen(part[i]) + (i > 0); /* and its '/' */
+		if (len + n >= size) {
+			if (size)
+				buf[0] = 0;
+			errno = ENAMETOOLONG;
+			return DEHBQ_ETOOBIG;
+		}
+		if (i)
+			buf[len++] = '/';
+		memcpy(buf + len, part[i], n - (i > 0));
+		len += n - (i > 0);
+	}
+	buf[len] = 0;
+	return DEHBQ_OK;
+}
+
 unsigned study_shard(uint64_t id)
 {
 	return (unsigned)(id / 10000);
@@ -100,10 +123,21 @@ static int ends_with_json(const char *name, size_t *stem)
 
 int study_pending_name(char *buf, size_t size, int rung, uint64_t id)
 {
-	if (rung < 0 || rung > STUDY_MAX_RUNG || id > ID_TRIAL_MAX)
+	int p = STUDY_MAX_RUNG - rung;
+
+	/* "%02d-%08llu.json", without printf: one per published trial */
+	if (rung < 0 || rung > STUDY_MAX_RUNG || id > ID_TRIAL_MAX ||
+	    size < 17) {
+		if (size)
+			buf[0] = 0;
 		return DEHBQ_ETOOBIG;
-	return fsutil_pathf(buf, size, "%02d-%08llu.json",
-			    STUDY_MAX_RUNG - rung, (unsigned long long)id);
+	}
+	buf[0] = (char)('0' + p / 10);
+	buf[1] = (char)('0' + p % 10);
+	buf[2] = '-';
+	id_trial_format(id, buf + 3);
+	memcpy(buf + 11, ".json", 6);
+	return DEHBQ_OK;
 }
 
 int study_parse_pending(const char *name, int *rung, uint64_t *id)

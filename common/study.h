@@ -48,6 +48,10 @@ int study_create_dirs(const char *root);
 /* root + "/" + formatted relative path. */
 int study_path(char *buf, size_t size, const char *root, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/* root + "/" + dir + "/" + name (name may be NULL: root/dir), without
+ * printf: the per-trial paths.  DEHBQ_ETOOBIG (buf = "") if too long. */
+int study_join(char *buf, size_t size, const char *root, const char *dir,
+	       const char *name);
 
 /* Shard directory number for a trial id. */
 unsigned study_shard(uint64_t id);

@@ -401,22 +401,36 @@ static int acts_from_json(struct sched *s, const cJSON *arr, char *err)
 	return DEHBQ_OK;
 }
 
+/* "archive/SSSS" for id, without printf (a path on every trial's way) */
+static void shard_dir(char out[13], uint64_t id)
+{
+	unsigned sh = study_shard(id), i;
+
+	memcpy(out, "archive/", 8);
+	for (i = 0; i < 4; i++, sh /= 10)
+		out[11 - i] = (char)('0' + sh % 10);
+	out[12] = 0;
+}
+
 static int archive_path(const struct sched *s, char *buf, size_t size,
 			uint64_t id, const char *name)
 {
-	return study_path(buf, size, s->root, "archive/%04u/%s",
-			  study_shard(id), name);
+	char dir[13];
+
+	shard_dir(dir, id);
+	return study_join(buf, size, s->root, dir, name);
 }
 
 /* mkdir the archive shard of id; the last one made is remembered. */
 static int ensure_shard(struct sched *s, uint64_t id)
 {
-	char p[STUDY_PATH_MAX];
+	char p[STUDY_PATH_MAX], dir[13];
 	unsigned shard = study_shard(id);
 
 	if (s->shard_made == shard + 1)
 		return DEHBQ_OK;
-	if (study_path(p, sizeof(p), s->root, "archive/%04u", shard))
+	shard_dir(dir, id);
+	if (study_join(p, sizeof(p), s->root, dir, NULL))
 		return DEHBQ_ETOOBIG;
 	if (mkdir(p, 0777) < 0 && errno != EEXIST)
 		return DEHBQ_ESYS;
@@ -541,10 +555,11 @@ static int stage_trial(struct sched *s, uint64_t id, int attempt)
 	if ((rc = render_trial(s, id, attempt, &text, &rung)) ||
 	    (rc = ensure_shard(s, id))) /* for the worker's claim_archive */
 		goto out;
-	if ((rc = study_path(sp, sizeof(sp), s->root, "staging/%08llu.json",
-			     (unsigned long long)id)) ||
+	id_trial_format(id, name);
+	memcpy(name + ID_TRIAL_LEN - 1, ".json", 6);
+	if ((rc = study_join(sp, sizeof(sp), s->root, "staging", name)) ||
 	    (rc = study_pending_name(name, sizeof(name), rung, id)) ||
-	    (rc = study_path(pp, sizeof(pp), s->root, "pending/%s", name)))
+	    (rc = study_join(pp, sizeof(pp), s->root, "pending", name)))
 		goto out;
 	/* write-ahead: valid once the batch's snapshot names it */
 	rc = atomicfile_write_ahead(sys_path(s, sp), text, strlen(text), 0666,
@@ -602,13 +617,13 @@ static int queue_duplicate(struct sched *s, const char *path, uint64_t id,
 static int ingest_result(struct sched *s, const char *name)
 {
 	char path[STUDY_PATH_MAX], err[DEHBQ_ERRLEN], to[STUDY_PATH_MAX];
-	char wid[ID_WORKER_LEN];
+	char wid[ID_WORKER_LEN], an[ID_TRIAL_LEN + 12]; /* archived name */
 	struct result r;
 	struct inflight *e;
 	uint64_t id;
 	int attempt, rc;
 
-	if (study_path(path, sizeof(path), s->root, "results/%s", name))
+	if (study_join(path, sizeof(path), s->root, "results", name))
 		return DEHBQ_OK;
 	if (act_has_from(s, path))
 		return DEHBQ_OK; /* already handled, waiting for the snapshot */
@@ -683,11 +698,11 @@ static int ingest_result(struct sched *s, const char *name)
 	result_release(&r);
 	s->told++;
 	s->dirty = 1;
+	id_trial_format(id, an);
+	memcpy(an + ID_TRIAL_LEN - 1, ".result.json", 13);
 	if ((rc = ensure_shard(s, id)) ||
-	    (rc = archive_path(s, to, sizeof(to), id, "")))
+	    (rc = archive_path(s, to, sizeof(to), id, an)))
 		return rc;
-	snprintf(to + strlen(to), sizeof(to) - strlen(to), "%08llu.result.json",
-		 (unsigned long long)id);
 	if ((rc = act_push(s, ACT_MOVE, path, to, NULL)))
 		return rc;
 	inf_remove(s, id);
@@ -818,11 +833,12 @@ static int move_to_archive_stale(struct sched *s, const char *dir,
 				 const char *name, uint64_t id)
 {
 	char from[STUDY_PATH_MAX], to[STUDY_PATH_MAX], shard[STUDY_PATH_MAX];
+	char sdir[13];
 	int rc;
 
-	if (study_path(from, sizeof(from), s->root, "%s/%s", dir, name) ||
-	    study_path(shard, sizeof(shard), s->root, "archive/%04u",
-		       study_shard(id)) ||
+	shard_dir(sdir, id);
+	if (study_join(from, sizeof(from), s->root, dir, name) ||
+	    study_join(shard, sizeof(shard), s->root, sdir, NULL) ||
 	    stale_name(to, sizeof(to), shard, from))
 		return DEHBQ_ETOOBIG;
 	if (act_has_from(s, from))

@@ -24,6 +24,12 @@ START_TEST(test_id_generated_ids_validate)
 	ck_assert_int_eq(id_trial_parse(t, &n), DEHBQ_OK);
 	ck_assert_uint_eq(n, 42);
 	ck_assert_int_eq(id_trial_format(ID_TRIAL_MAX + 1, t), DEHBQ_ETOOBIG);
+	ck_assert_int_eq(id_trial_format(0, t), DEHBQ_OK);
+	ck_assert_str_eq(t, "00000000");
+	ck_assert_int_eq(id_trial_format(ID_TRIAL_MAX, t), DEHBQ_OK);
+	ck_assert_str_eq(t, "99999999");
+	ck_assert_int_eq(id_trial_format(12345678, t), DEHBQ_OK);
+	ck_assert_str_eq(t, "12345678");
 }
 END_TEST
 

@@ -132,6 +132,42 @@ START_TEST(test_study_path_joins_and_refuses_overflow)
 }
 END_TEST
 
+START_TEST(test_study_join_matches_study_path)
+{
+	char a[32], b[32];
+
+	ck_assert_int_eq(
+		study_join(a, sizeof(a), "/s", "results", "00000007.a1.w.json"),
+		DEHBQ_OK);
+	ck_assert_int_eq(study_path(b, sizeof(b), "/s", "results/%s",
+				    "00000007.a1.w.json"),
+			 DEHBQ_OK);
+	ck_assert_str_eq(a, b);
+	ck_assert_int_eq(study_join(a, sizeof(a), ".", "archive/0000", NULL),
+			 DEHBQ_OK);
+	ck_assert_str_eq(a, "./archive/0000");
+	/* exactly full: 31 characters and the NUL; one more is refused */
+	ck_assert_int_eq(study_join(a, sizeof(a), "/s", "d",
+				    "abcdefghijklmnopqrstuvwxyz"),
+			 DEHBQ_OK);
+	ck_assert_uint_eq(strlen(a), 31);
+	ck_assert_int_eq(study_join(a, sizeof(a), "/s", "d",
+				    "abcdefghijklmnopqrstuvwxyzA"),
+			 DEHBQ_ETOOBIG);
+	ck_assert_str_eq(a, "");
+	ck_assert_int_eq(study_join(a, 3, "/s", NULL, NULL), DEHBQ_OK);
+	ck_assert_int_eq(study_join(a, 2, "/s", NULL, NULL), DEHBQ_ETOOBIG);
+	/* the pending name, made without printf, for every rung bound */
+	ck_assert_int_eq(study_pending_name(a, sizeof(a), 0, 99999999), 0);
+	ck_assert_str_eq(a, "99-99999999.json");
+	ck_assert_int_eq(study_pending_name(a, 17, 99, 0), 0);
+	ck_assert_str_eq(a, "00-00000000.json");
+	ck_assert_int_ne(study_pending_name(a, 16, 99, 0), 0);
+	ck_assert_int_ne(study_pending_name(a, sizeof(a), 0, 100000000), 0);
+	ck_assert_int_ne(study_pending_name(a, sizeof(a), -1, 1), 0);
+}
+END_TEST
+
 Suite *study_suite(void)
 {
 	Suite *s = suite_create("study");
@@ -142,6 +178,7 @@ Suite *study_suite(void)
 	tcase_add_test(core, test_study_names_round_trip);
 	tcase_add_test(core, test_study_create_dirs_is_idempotent);
 	tcase_add_test(core, test_study_path_joins_and_refuses_overflow);
+	tcase_add_test(core, test_study_join_matches_study_path);
 	tcase_add_test(errors, test_study_hostile_names_rejected);
 	tcase_add_test(errors, test_study_builders_refuse_invalid_parts);
 	suite_add_tcase(s, core);
