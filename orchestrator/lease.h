@@ -19,6 +19,7 @@
 #ifndef DEHBQ_LEASE_H
 #define DEHBQ_LEASE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "id.h"
@@ -33,6 +34,8 @@ struct lease {
 	char host[ID_HOST_LEN]; /* our host */
 	long pid;		/* our pid */
 	double last_beat;	/* monotonic time of the last heartbeat */
+	char text[512];		/* lease.json as we last wrote it */
+	size_t textlen;		/* its length; 0 before the first write */
 };
 
 int lease_acquire(struct lease *l, const char *root, double secs,
