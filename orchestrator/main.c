@@ -200,12 +200,13 @@ static const char usage[] =
  * inotify: fd watches results/ and state/requests/ (wake-ups);
  * pfd watches pending/ alone, so the group-commit hold can count claims
  * without waking for every result.  rwd is results/'s watch: a wake-up by
- * results alone needs only a light batch (sched.h).
+ * results alone needs only a light batch (sched.h); pwd is pending/'s.
  */
 struct watch {
 	int fd;
 	int pfd;
 	int rwd;
+	int pwd;
 };
 
 static void watch_close(struct watch *w)
@@ -244,15 +245,18 @@ static void watch_open(struct watch *w, const char *root)
 		}
 		if (i == 1)
 			w->rwd = wd;
+		else if (i == 0)
+			w->pwd = wd;
 	}
 }
 
 /*
  * Drain an inotify queue; returns the number of events read.  Sets *other
- * (if not NULL) when an event's watch is not `light`.  A read that left
- * room for the longest event got all there was: no read for EAGAIN.
+ * (if not NULL) when an event's watch is not `light`; the names an event
+ * on `light` gives go to sched_hint(s) (if s).  A read that left room for
+ * the longest event got all there was: no read for EAGAIN.
  */
-static long drain_events(int fd, int light, int *other)
+static long drain_events(int fd, int light, int *other, struct sched *s)
 {
 	_Alignas(struct inotify_event) char buf[8192];
 	const struct inotify_event *ev;
@@ -267,6 +271,8 @@ static long drain_events(int fd, int light, int *other)
 			ev = (const struct inotify_event *)q;
 			if (other && ev->wd != light)
 				*other = 1;
+			else if (s && ev->len)
+				sched_hint(s, ev->name);
 			count++;
 		}
 	} while (sizeof(buf) - (size_t)n < sizeof(*ev) + NAME_MAX + 1);
@@ -289,13 +295,14 @@ static long drain_events(int fd, int light, int *other)
  * one: the timeout passed (the rescan NFS needs) or something other than
  * results/ and pending/ changed.
  */
-static int wait_batch(struct watch *w, double timeout, double t0,
-		      double interval, long queued)
+static int wait_batch(struct watch *w, struct sched *s, double timeout,
+		      double t0, double interval)
 {
+	long queued = sched_pending(s);
 	struct pollfd p[2] = {{w->fd, POLLIN, 0}, {w->pfd, POLLIN, 0}};
 	double hold, now, nap, t1;
 	long taken, left, n1;
-	int other = 0;
+	int other = 0, lost = 0;
 
 	if (w->fd < 0) {
 		timeutil_sleep(timeout, &got_stop);
@@ -303,7 +310,7 @@ static int wait_batch(struct watch *w, double timeout, double t0,
 	}
 	if (poll(p, 2, (int)(timeout * 1000)) <= 0)
 		return 1;
-	taken = p[1].revents ? drain_events(w->pfd, -1, NULL) : 0;
+	taken = p[1].revents ? drain_events(w->pfd, w->pwd, &lost, NULL) : 0;
 	t1 = timeutil_mono();
 	n1 = taken;
 	while (taken < queued && !got_stop &&
@@ -316,9 +323,12 @@ static int wait_batch(struct watch *w, double timeout, double t0,
 		} else if (poll(&p[1], 1, (int)(hold * 1000) + 1) <= 0) {
 			continue;
 		}
-		taken += drain_events(w->pfd, -1, NULL);
+		taken += drain_events(w->pfd, w->pwd, &lost, NULL);
 	}
-	drain_events(w->fd, w->rwd, &other);
+	if (taken < queued) /* claims since the last read */
+		taken += drain_events(w->pfd, w->pwd, &lost, NULL);
+	sched_claims(s, lost ? -1 : taken);
+	drain_events(w->fd, w->rwd, &other, s);
 	return other;
 }
 
@@ -343,7 +353,7 @@ int main(int argc, char **argv)
 	const char *root;
 	int c, once = 0, rc, code = 100;
 	double backoff = 0, max_backoff, interval, t0, last_full = 0;
-	struct watch w = {-1, -1, -1};
+	struct watch w = {-1, -1, -1, -1};
 	int full = 1;
 
 	logmsg_init(&lg, "dehbq-orchestrator");
@@ -486,8 +496,8 @@ int main(int argc, char **argv)
 			code = 0;
 			break;
 		}
-		full = wait_batch(&w, backoff ? backoff : spec.poll, t0,
-				  backoff ? 0 : interval, sched_pending(s));
+		full = wait_batch(&w, s, backoff ? backoff : spec.poll, t0,
+				  backoff ? 0 : interval);
 	}
 	watch_close(&w);
 out:

@@ -46,6 +46,8 @@
 #define MAX_RESULTS_PER_BATCH 20000
 #define TMP_MAX_AGE	      3600.0 /* dotfiles older than this are removed */
 #define STATUS_MIN_INTERVAL   0.1    /* light batches' status.json, see below */
+#define MAX_HINTS	      64     /* result names a light batch reads */
+#define HINT_LEN	      48     /* longer: not a result name; list */
 
 struct inflight {
 	uint64_t id;	      /* trial id */
@@ -102,6 +104,11 @@ struct sched {
 	unsigned shard_made;	  /* 1 + the archive shard last made, or 0 */
 	int nsnaps;		  /* snapshots this process wrote */
 	int cwd_is_root;	  /* "." is root: see sys_path() */
+	char hint[MAX_HINTS][HINT_LEN]; /* sched_hint()'s names */
+	int nhints;			/* their number */
+	int hints_lost;			/* some were not kept: list */
+	long left_pending;		/* sched_claims() since the batch */
+	int left_lost;			/* ... or unknown: list pending/ */
 };
 
 /* ---- small helpers ---- */
@@ -746,6 +753,29 @@ static int scan_result(struct sched *s, const char *name, unsigned char dtype)
 	return ingest_result(s, name);
 }
 
+void sched_hint(struct sched *s, const char *name)
+{
+	if (!name || s->nhints == MAX_HINTS || strlen(name) >= HINT_LEN)
+		s->hints_lost = 1;
+	else
+		memcpy(s->hint[s->nhints++], name, strlen(name) + 1);
+}
+
+/* results/: the hinted names in a light batch, else a listing. */
+static int scan_results(struct sched *s, int full)
+{
+	int i, rc = DEHBQ_OK;
+
+	if (full || s->hints_lost)
+		rc = scan_dir(s, "results", scan_result, MAX_RESULTS_PER_BATCH);
+	else
+		for (i = 0; i < s->nhints && !rc; i++)
+			if (!fsutil_skip_name(s->hint[i]))
+				rc = ingest_result(s, s->hint[i]);
+	s->nhints = s->hints_lost = 0;
+	return rc;
+}
+
 /* Synthetic result for a trial that ran out of attempts. */
 static int fail_expired(struct sched *s, struct inflight *e, const char *who)
 {
@@ -953,6 +983,30 @@ static int scan_pending(struct sched *s, const char *name, unsigned char dtype)
 	e->seen = 1;
 	s->npending++;
 	return DEHBQ_OK;
+}
+
+void sched_claims(struct sched *s, long n)
+{
+	if (n < 0)
+		s->left_lost = 1;
+	else
+		s->left_pending += n;
+}
+
+/* pending/: counted in a light batch (from the last batch's count and the
+ * files that left since), else listed.  prev: the last batch's count. */
+static int scan_pendings(struct sched *s, int full, int prev)
+{
+	int rc = DEHBQ_OK;
+
+	if (full || s->left_lost)
+		rc = scan_dir(s, "pending", scan_pending, 1 << 30);
+	else
+		s->npending = prev > s->left_pending
+				      ? prev - (int)s->left_pending
+				      : 0;
+	s->left_pending = s->left_lost = 0;
+	return rc;
 }
 
 static int scan_worker(struct sched *s, const char *name, unsigned char dtype)
@@ -1436,7 +1490,7 @@ static void write_status(struct sched *s, int full);
 int sched_batch(struct sched *s, int full, char *err)
 {
 	size_t i;
-	int rc;
+	int rc, prev_pending;
 
 	if ((rc = lease_check(s->lease, err)))
 		return rc;
@@ -1465,6 +1519,7 @@ int sched_batch(struct sched *s, int full, char *err)
 			logmsg_i(s->lg,
 				 "storage recovered; %zu queued moves made", n);
 	}
+	prev_pending = s->npending;
 	s->npending = 0;
 	if (full) {
 		for (i = 0; i < s->ninf; i++)
@@ -1473,9 +1528,9 @@ int sched_batch(struct sched *s, int full, char *err)
 	}
 	/* results first: a finished trial is told before its claim's age is
 	 * looked at, so downtime never requeues work that is already done */
-	if ((rc = scan_dir(s, "results", scan_result, MAX_RESULTS_PER_BATCH)) ||
+	if ((rc = scan_results(s, full)) ||
 	    (full && (rc = scan_dir(s, "claimed", scan_claim, 1 << 30))) ||
-	    (rc = scan_dir(s, "pending", scan_pending, 1 << 30)) ||
+	    (rc = scan_pendings(s, full, prev_pending)) ||
 	    (full && (rc = scan_dir(s, "workers", scan_worker, 1 << 30))) ||
 	    (full &&
 	     (rc = scan_dir(s, "state/requests", scan_request, 1000))) ||

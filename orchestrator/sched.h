@@ -7,11 +7,13 @@
  * told results, publish staged trials).  Nothing leaves results/ and no
  * trial becomes public before a durable snapshot covers it.
  *
- * A light batch (full = 0) lists only results/ and pending/: no heartbeat,
- * no claim or registry listing (the last full batch's worker count is
- * kept; every in-flight trial not pending counts as claimed), no requests,
- * no search for missing files.  The caller runs a full batch at least
- * every `poll` seconds and whenever something besides results/ changed.
+ * A light batch (full = 0) reads only results/ (the hinted names, see
+ * sched_hint(), or a listing) and counts pending/ (sched_claims(), or a
+ * listing): no heartbeat, no claim or registry listing (the last full
+ * batch's worker count is kept; every in-flight trial not pending counts
+ * as claimed), no requests, no search for missing files.  The caller runs
+ * a full batch at least every `poll` seconds and whenever something
+ * besides results/ and pending/ changed.
  *
  * Calling sequence:
  *   sched_open(&s, root, &spec, lease, lg, err)   load snapshot, reconcile
@@ -50,6 +52,21 @@ int sched_open(struct sched **out, const char *root, struct spec *spec,
 void sched_close(struct sched *s);
 
 int sched_batch(struct sched *s, int full, char *err);
+/*
+ * A name moved into results/ since the last batch (the caller's inotify
+ * watch).  With such hints a light batch opens just those files instead
+ * of listing results/.  name NULL says some were lost (the event queue
+ * overflowed): the next batch lists.  Each batch forgets the hints; a
+ * full batch lists whatever they say.  The name is copied.
+ */
+void sched_hint(struct sched *s, const char *name);
+/*
+ * n files left pending/ since the last batch (claims and removals, from
+ * the caller's inotify watch on pending/).  With it a light batch counts
+ * what is left in pending/ instead of listing it; n < 0 says the count is
+ * unknown (the event queue overflowed): the next batch lists.
+ */
+void sched_claims(struct sched *s, long n);
 
 /* 1 when the study is complete (nothing more to do). */
 int sched_finished(const struct sched *s);

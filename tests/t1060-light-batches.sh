@@ -8,9 +8,12 @@
 #  - a request still wakes a full batch at once (not after poll);
 #  - a claim its worker leaves in claimed/ (a worker of another make) waits
 #    for the next full batch (the timer's), which archives it as the trial
-#    file.
+#    file;
+#  - a light batch opens only the result names inotify announced (a rename
+#    into results/): a result written in place, which announces none, is
+#    told by the timer's full batch.
 . "${DEHBQ_SRC:-.}/tests/lib.sh"
-plan 9
+plan 11
 FEVALS=30
 start() { # start NAME FEVALS POLL TRAINER-SLEEP: study + orchestrator (+ worker)
 	mkspec "$T/$1.json" "$2" "{\"lease\": 60, \"poll\": $3, \"prefetch\": 4}"
@@ -55,10 +58,11 @@ check "(request) stop is handled in ${secs} s < 10 s (poll 20 s)" \
 
 # C: a claim its worker left waits for a full batch
 # (the timer's, poll 2 s); the study goes on meanwhile
-play() { # play ROOT N: claim and answer N trials as pid 111, naming pid 222
-	python3 - "$1" "$2" >>"$T/c-play.log" 2>&1 <<'PY'
+play() { # play ROOT N [inplace]: claim and answer N trials as pid 111,
+	# naming pid 222; inplace: write the result where it lies, no rename
+	python3 - "$1" "$2" "${3:-}" >>"$T/c-play.log" 2>&1 <<'PY'
 import json, os, sys, time
-root, n = sys.argv[1], int(sys.argv[2])
+root, n, inplace = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "inplace"
 wid = "abcdefabcdef"
 done = 0
 end = time.time() + 30
@@ -79,9 +83,14 @@ while done < n and time.time() < end:
          "started": now, "finished": now, "wall_time": 0, "max_rss_kb": -1,
          "exit_code": 0, "signal": 0}
     res = "%s.a%d.%s.json" % (t["id"], t["attempt"], wid)
-    with open(root + "/results/." + res + ".tmp", "w") as f:
+    tmp = root + "/results/." + res + ".tmp"
+    with open(tmp, "w") as f:
         json.dump(r, f)
-    os.rename(root + "/results/." + res + ".tmp", root + "/results/" + res)
+    if inplace:  # the name appears by link(2): IN_CREATE, not IN_MOVED_TO
+        os.link(tmp, root + "/results/" + res)
+        os.unlink(tmp)
+    else:
+        os.rename(tmp, root + "/results/" + res)
     print("answered", t["id"], flush=True)
     done += 1
 PY
@@ -98,4 +107,17 @@ check "(other name) the study finishes with claimed/ empty ($n left)" \
 	test -e "$T/c/FINISHED" -a "$n" = 0
 check "(other name) each claim is archived as its trial file ($(ntrial "$T/c") of 3)" \
 	test "$(ntrial "$T/c")" = 3
+
+# D: a result that appears without a rename into results/ (link(2): no
+# IN_MOVED_TO) is not announced; light batches woken by the others do not
+# see it, the timer's full batch (poll 2 s) tells it
+start d 3 2 none
+play "$T/d" 1 inplace
+wait_for 10 test -e "$T/d/archive/0000/00000000.result.json"
+check "(unannounced) a result linked into results/ is told by a full batch" \
+	test -e "$T/d/archive/0000/00000000.result.json"
+play "$T/d" 2
+wait_for 15 test -e "$T/d/FINISHED"
+check "(unannounced) independent checker (--finished)" \
+	python3 "$DEHBQ_SRC/tests/checkstudy.py" "$T/d" --finished
 check_no_leftovers
