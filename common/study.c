@@ -89,11 +89,29 @@ unsigned study_shard(uint64_t id)
 	return (unsigned)(id / 10000);
 }
 
+void study_archive_dir(char out[STUDY_ARCHIVE_DIR_LEN], uint64_t id)
+{
+	unsigned sh = study_shard(id), i;
+
+	memcpy(out, "archive/", 8);
+	for (i = 0; i < 4; i++, sh /= 10) /* "%04u": shards stop at 9999 */
+		out[11 - i] = (char)('0' + sh % 10);
+	out[12] = 0;
+}
+
 int study_trial_archive_path(char *buf, size_t size, const char *root,
 			     uint64_t id)
 {
-	return study_path(buf, size, root, "archive/%04u/%08llu.trial.json",
-			  study_shard(id), (unsigned long long)id);
+	char dir[STUDY_ARCHIVE_DIR_LEN], name[ID_TRIAL_LEN + 11];
+
+	if (id_trial_format(id, name)) {
+		if (size)
+			buf[0] = 0;
+		return DEHBQ_ETOOBIG;
+	}
+	memcpy(name + ID_TRIAL_LEN - 1, ".trial.json", 12);
+	study_archive_dir(dir, id);
+	return study_join(buf, size, root, dir, name);
 }
 
 /* Parse exactly n decimal digits at s into *v. */

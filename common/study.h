@@ -55,6 +55,9 @@ int study_join(char *buf, size_t size, const char *root, const char *dir,
 
 /* Shard directory number for a trial id. */
 unsigned study_shard(uint64_t id);
+/* "archive/SSSS", the archive shard of id, without printf. */
+#define STUDY_ARCHIVE_DIR_LEN 13
+void study_archive_dir(char out[STUDY_ARCHIVE_DIR_LEN], uint64_t id);
 /* root/archive/SSSS/IIIIIIII.trial.json: a told trial's file, where its
  * worker or the orchestrator archives the claim (docs/protocol.md 5). */
 int study_trial_archive_path(char *buf, size_t size, const char *root,

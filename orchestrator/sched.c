@@ -408,35 +408,24 @@ static int acts_from_json(struct sched *s, const cJSON *arr, char *err)
 	return DEHBQ_OK;
 }
 
-/* "archive/SSSS" for id, without printf (a path on every trial's way) */
-static void shard_dir(char out[13], uint64_t id)
-{
-	unsigned sh = study_shard(id), i;
-
-	memcpy(out, "archive/", 8);
-	for (i = 0; i < 4; i++, sh /= 10)
-		out[11 - i] = (char)('0' + sh % 10);
-	out[12] = 0;
-}
-
 static int archive_path(const struct sched *s, char *buf, size_t size,
 			uint64_t id, const char *name)
 {
-	char dir[13];
+	char dir[STUDY_ARCHIVE_DIR_LEN];
 
-	shard_dir(dir, id);
+	study_archive_dir(dir, id);
 	return study_join(buf, size, s->root, dir, name);
 }
 
 /* mkdir the archive shard of id; the last one made is remembered. */
 static int ensure_shard(struct sched *s, uint64_t id)
 {
-	char p[STUDY_PATH_MAX], dir[13];
+	char p[STUDY_PATH_MAX], dir[STUDY_ARCHIVE_DIR_LEN];
 	unsigned shard = study_shard(id);
 
 	if (s->shard_made == shard + 1)
 		return DEHBQ_OK;
-	shard_dir(dir, id);
+	study_archive_dir(dir, id);
 	if (study_join(p, sizeof(p), s->root, dir, NULL))
 		return DEHBQ_ETOOBIG;
 	if (mkdir(p, 0777) < 0 && errno != EEXIST)
@@ -863,10 +852,10 @@ static int move_to_archive_stale(struct sched *s, const char *dir,
 				 const char *name, uint64_t id)
 {
 	char from[STUDY_PATH_MAX], to[STUDY_PATH_MAX], shard[STUDY_PATH_MAX];
-	char sdir[13];
+	char sdir[STUDY_ARCHIVE_DIR_LEN];
 	int rc;
 
-	shard_dir(sdir, id);
+	study_archive_dir(sdir, id);
 	if (study_join(from, sizeof(from), s->root, dir, name) ||
 	    study_join(shard, sizeof(shard), s->root, sdir, NULL) ||
 	    stale_name(to, sizeof(to), shard, from))

@@ -168,6 +168,30 @@ START_TEST(test_study_join_matches_study_path)
 }
 END_TEST
 
+START_TEST(test_study_archive_paths)
+{
+	char d[STUDY_ARCHIVE_DIR_LEN], p[64];
+
+	study_archive_dir(d, 0);
+	ck_assert_str_eq(d, "archive/0000");
+	study_archive_dir(d, 123456);
+	ck_assert_str_eq(d, "archive/0012");
+	study_archive_dir(d, 99999999);
+	ck_assert_str_eq(d, "archive/9999");
+	ck_assert_int_eq(study_trial_archive_path(p, sizeof(p), "/s", 123456),
+			 DEHBQ_OK);
+	ck_assert_str_eq(p, "/s/archive/0012/00123456.trial.json");
+	/* 35 characters and the NUL fit exactly; one byte less does not */
+	ck_assert_int_eq(study_trial_archive_path(p, 36, "/s", 7), DEHBQ_OK);
+	ck_assert_int_eq(study_trial_archive_path(p, 35, "/s", 7),
+			 DEHBQ_ETOOBIG);
+	ck_assert_int_eq(
+		study_trial_archive_path(p, sizeof(p), "/s", 100000000),
+		DEHBQ_ETOOBIG);
+	ck_assert_str_eq(p, "");
+}
+END_TEST
+
 Suite *study_suite(void)
 {
 	Suite *s = suite_create("study");
@@ -179,6 +203,7 @@ Suite *study_suite(void)
 	tcase_add_test(core, test_study_create_dirs_is_idempotent);
 	tcase_add_test(core, test_study_path_joins_and_refuses_overflow);
 	tcase_add_test(core, test_study_join_matches_study_path);
+	tcase_add_test(core, test_study_archive_paths);
 	tcase_add_test(errors, test_study_hostile_names_rejected);
 	tcase_add_test(errors, test_study_builders_refuse_invalid_parts);
 	suite_add_tcase(s, core);
