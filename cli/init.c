@@ -86,7 +86,7 @@ static const char init_usage[] =
 	"                  [--walltime SECS] [--total-cost C] [--seed S]\n"
 	"                  [--optimizer dehb|random|sh|hyperband|de]\n"
 	"                  [--name NAME] [--lease SECS] [--poll SECS]\n"
-	"                  [--max-attempts N]\n"
+	"                  [--max-attempts N] [--max-failures-in-a-row N]\n"
 	"\n"
 	"Create the study directory STUDY.  Options given with --spec "
 	"override\n"
@@ -109,6 +109,7 @@ enum {
 	OPT_LEASE,
 	OPT_POLL,
 	OPT_ATTEMPTS,
+	OPT_FAILURES,
 };
 
 static const struct option init_opts[] = {
@@ -127,13 +128,14 @@ static const struct option init_opts[] = {
 	{"lease", required_argument, NULL, OPT_LEASE},
 	{"poll", required_argument, NULL, OPT_POLL},
 	{"max-attempts", required_argument, NULL, OPT_ATTEMPTS},
+	{"max-failures-in-a-row", required_argument, NULL, OPT_FAILURES},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
 
 /* Option values, applied over the spec after it is loaded. */
 struct init_over {
-	const char *opt[OPT_ATTEMPTS + 1]; /* raw value per option, or NULL */
+	const char *opt[OPT_FAILURES + 1]; /* raw value per option, or NULL */
 };
 
 static int bad_opt(const char *name, const char *val, const char *want)
@@ -184,6 +186,7 @@ static int apply(struct spec *s, const struct init_over *o)
 		case OPT_BRACKETS:
 		case OPT_SEED:
 		case OPT_ATTEMPTS:
+		case OPT_FAILURES:
 			if (cli_parse_int(v, op->val == OPT_ATTEMPTS ? 1 : 0,
 					  op->val == OPT_SEED
 						  ? INT64_C(9007199254740992)
@@ -200,6 +203,8 @@ static int apply(struct spec *s, const struct init_over *o)
 				s->brackets = iv;
 			else if (op->val == OPT_SEED)
 				s->seed = (uint64_t)iv;
+			else if (op->val == OPT_FAILURES)
+				s->max_failures_in_a_row = (int)iv;
 			else
 				s->max_attempts = (int)iv;
 			break;

@@ -291,6 +291,7 @@ static void render(FILE *f, const char *root, const struct spec *s,
 	double lease_age = 0;
 	int have_lease = 0, live = 0; /* live: ETAs make sense */
 	const char *stopped = NULL;   /* why the orchestrator stopped */
+	const char *held = NULL;      /* why it issues no new trials */
 
 	*finished = 0;
 	if (!study_path(p, sizeof(p), root, "FINISHED") &&
@@ -321,6 +322,7 @@ static void render(FILE *f, const char *root, const struct spec *s,
 		rate = elapsed > 0 ? done / elapsed : 0;
 		/* status.json has a reason once its orchestrator stopped */
 		stopped = *finished ? NULL : str(o, "reason", NULL);
+		held = *finished ? NULL : str(o, "held", NULL);
 		live = !*finished && !stopped;
 		fmt_dur(e, sizeof(e), elapsed);
 		fprintf(f,
@@ -438,6 +440,10 @@ static void render(FILE *f, const char *root, const struct spec *s,
 		WARN("many failures: %.0f of %.0f trials failed (dehbq trials "
 		     "%s --state failed)",
 		     failed, done, root);
+	if (held)
+		WARN("held, no new trials: %s; fix the trainer, then dehbq "
+		     "requeue %s --failed",
+		     held, root);
 	if (stopped)
 		WARN("the orchestrator stopped (%s): resume the study with "
 		     "dehbq-orchestrator %s",

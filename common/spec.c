@@ -42,6 +42,7 @@ void spec_defaults(struct spec *s)
 	s->poll = 1;
 	s->batch_interval = SPEC_BATCH_INTERVAL;
 	s->max_attempts = 3;
+	s->max_failures_in_a_row = 20;
 	s->prefetch = 1;
 	s->drain = 1;
 }
@@ -219,7 +220,8 @@ static const char *const term_keys[] = {"fevals", "brackets", "walltime",
 					"total_cost", NULL};
 static const char *const run_keys[] = {
 	"lease",    "poll",	    "batch_interval", "max_attempts",
-	"prefetch", "max_inflight", "drain",	      NULL};
+	"prefetch", "max_inflight", "drain",	      "max_failures_in_a_row",
+	NULL};
 
 static int parse_fields(const struct jsonfile *jf, int allow_path,
 			struct spec *s, char *err)
@@ -352,6 +354,9 @@ static int parse_fields(const struct jsonfile *jf, int allow_path,
 				       &s->batch_interval, err)) ||
 	     (rc = get_intf(jf, o, "max_attempts", 1, SPEC_ATTEMPTS_MAX,
 			    &s->max_attempts, err)) ||
+	     (rc = get_intf(jf, o, "max_failures_in_a_row", 0,
+			    SPEC_FAILURES_MAX, &s->max_failures_in_a_row,
+			    err)) ||
 	     (rc = get_intf(jf, o, "prefetch", 0, 100000, &s->prefetch, err)) ||
 	     (rc = get_intf(jf, o, "max_inflight", 0, 1000000, &s->max_inflight,
 			    err)) ||
@@ -417,7 +422,10 @@ int spec_check(const struct spec *s, const char *name, char *err)
 	    (rc = check_range(name, "runtime: 'poll'", s->poll, SPEC_POLL_MIN,
 			      SPEC_POLL_MAX, err)) ||
 	    (rc = check_range(name, "runtime: 'max_attempts'", s->max_attempts,
-			      1, SPEC_ATTEMPTS_MAX, err)))
+			      1, SPEC_ATTEMPTS_MAX, err)) ||
+	    (rc = check_range(name, "runtime: 'max_failures_in_a_row'",
+			      s->max_failures_in_a_row, 0, SPEC_FAILURES_MAX,
+			      err)))
 		return rc;
 	if (s->min_fidelity <= 0 || s->max_fidelity <= s->min_fidelity)
 		return dehbq_errf(err, DEHBQ_EINVAL,
@@ -560,6 +568,8 @@ int spec_render(const struct spec *s, char **out)
 					   s->batch_interval) |
 		       !cJSON_AddNumberToObject(r, "max_attempts",
 						s->max_attempts) |
+		       !cJSON_AddNumberToObject(r, "max_failures_in_a_row",
+						s->max_failures_in_a_row) |
 		       !cJSON_AddNumberToObject(r, "prefetch", s->prefetch) |
 		       !cJSON_AddNumberToObject(r, "max_inflight",
 						s->max_inflight) |

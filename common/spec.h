@@ -37,6 +37,7 @@ struct space;
 #define SPEC_POLL_MIN	    0.01
 #define SPEC_POLL_MAX	    3600
 #define SPEC_ATTEMPTS_MAX   1000
+#define SPEC_FAILURES_MAX   1000000
 
 struct spec {
 	char study[ID_STUDY_LEN]; /* uuid; "" until init assigns one */
@@ -65,9 +66,11 @@ struct spec {
 				     woken by events while pending/ holds
 				     work, capped at poll; 0 = none */
 	int max_attempts;	  /* attempts before a trial is failed */
-	int prefetch;		  /* pending trials beyond idle workers */
-	int max_inflight;	  /* cap on trials in flight; 0 = none */
-	int drain;		  /* 1: finish in-flight trials at the end */
+	int max_failures_in_a_row; /* failed results in a row that hold
+				      the study (no new trials); 0 = never */
+	int prefetch;		   /* pending trials beyond idle workers */
+	int max_inflight;	   /* cap on trials in flight; 0 = none */
+	int drain;		   /* 1: finish in-flight trials at the end */
 };
 
 /* Defaults for every optional field (space NULL, no termination). */

@@ -104,6 +104,8 @@ struct sched {
 	unsigned shard_made;	  /* 1 + the archive shard last made, or 0 */
 	int nsnaps;		  /* snapshots this process wrote */
 	int cwd_is_root;	  /* "." is root: see sys_path() */
+	int fail_run;		  /* told results that failed in a row */
+	char held[384];		  /* why no new trial is issued, or "" */
 	char hint[MAX_HINTS][HINT_LEN]; /* sched_hint()'s names */
 	int nhints;			/* their number */
 	int hints_lost;			/* some were not kept: list */
@@ -610,6 +612,47 @@ static int queue_duplicate(struct sched *s, const char *path, uint64_t id,
 	return archive_note(s, id, stem, why);
 }
 
+/*
+ * A told result: an ok one ends a run of failures; the run reaching
+ * runtime.max_failures_in_a_row holds the study (no new trials) until a
+ * requeue request.  The count lives in memory only: a restart starts it
+ * again, which is how a user resumes after fixing the trainer.
+ */
+static void count_failure(struct sched *s, uint64_t id, const struct result *r)
+{
+	char why[160], host[ID_HOST_LEN];
+	int max = s->spec->max_failures_in_a_row;
+
+	if (r->status == RESULT_OK) {
+		s->fail_run = 0;
+		return;
+	}
+	if (++s->fail_run < max || !max || s->held[0])
+		return;
+	fsutil_printable(r->error, why, sizeof(why));
+	fsutil_printable(r->host, host, sizeof(host));
+	snprintf(s->held, sizeof(s->held),
+		 "%d results in a row failed; the last, trial %08llu attempt "
+		 "%d on %s: %s (its log: logs/%04u/%08llu.a%d.err)",
+		 s->fail_run, (unsigned long long)id, r->attempt, host, why,
+		 study_shard(id), (unsigned long long)id, r->attempt);
+	logmsg_e(s->lg,
+		 "holding the study, no new trials: %s. Fix the trainer, "
+		 "then run 'dehbq requeue %s --failed' (or 'dehbq stop')",
+		 s->held, s->root);
+}
+
+/* A requeue request ends a hold: the user has looked at the failures. */
+static void release_hold(struct sched *s, const char *why)
+{
+	s->fail_run = 0;
+	if (!s->held[0])
+		return;
+	s->held[0] = 0;
+	logmsg_i(s->lg, "hold released by request (%s): issuing trials again",
+		 why);
+}
+
 static int ingest_result(struct sched *s, const char *name)
 {
 	char path[STUDY_PATH_MAX], err[DEHBQ_ERRLEN], to[STUDY_PATH_MAX];
@@ -691,6 +734,7 @@ static int ingest_result(struct sched *s, const char *name)
 		logmsg_i(s->lg, "trial=%08llu attempt=%d told status=%s (%s)",
 			 (unsigned long long)id, attempt,
 			 result_status_name(r.status), r.error);
+	count_failure(s, id, &r);
 	result_release(&r);
 	s->told++;
 	s->dirty = 1;
@@ -1242,8 +1286,10 @@ static int scan_request(struct sched *s, const char *name, unsigned char dtype)
 		s->dirty = 1;
 	} else if (!strcmp(action, "requeue") && trial &&
 		   !id_trial_parse(trial, &id)) {
+		release_hold(s, shown);
 		rc = requeue_now(s, id, shown);
 	} else if (!strcmp(action, "requeue-failed")) {
+		release_hold(s, shown);
 		rc = requeue_failed(s, shown);
 	} else {
 		jsonfile_free(jf);
@@ -1262,7 +1308,7 @@ static int scan_request(struct sched *s, const char *name, unsigned char dtype)
 
 static int can_ask(const struct sched *s)
 {
-	return !s->meta.stopping && !dehb_exhausted(s->eng);
+	return !s->meta.stopping && !s->held[0] && !dehb_exhausted(s->eng);
 }
 
 static int ask_trials(struct sched *s)
@@ -1609,6 +1655,8 @@ static cJSON *summary_json(struct sched *s, const char *format,
 	cJSON_AddStringToObject(o, "study", s->spec->study);
 	if (reason)
 		cJSON_AddStringToObject(o, "reason", reason);
+	if (s->held[0])
+		cJSON_AddStringToObject(o, "held", s->held);
 	cJSON_AddStringToObject(o, "updated", now);
 	jsonfile_add_number(o, "epoch", (double)s->lease->epoch);
 	cJSON_AddStringToObject(o, "host", s->lease->host);
@@ -1711,13 +1759,16 @@ static void write_status(struct sched *s, int full)
 		dehb_get_counts(s->eng, &c);
 		dehb_incumbent(s->eng, DEHB_INC_ANY, &a, NULL);
 		dehb_incumbent(s->eng, DEHB_INC_MAX, &m, NULL);
-		logmsg_i(s->lg,
-			 "progress done=%lld issued=%lld inflight=%lld "
-			 "workers=%d best=%.6g best_at_max=%.6g elapsed=%.0fs",
-			 (long long)c.told, (long long)c.asked,
-			 (long long)c.inflight, s->live_workers,
-			 a.valid ? a.loss : NAN, m.valid ? m.loss : NAN,
-			 elapsed(s));
+		logmsg_i(
+			s->lg,
+			"progress done=%lld issued=%lld inflight=%lld "
+			"workers=%d best=%.6g best_at_max=%.6g elapsed=%.0fs%s",
+			(long long)c.told, (long long)c.asked,
+			(long long)c.inflight, s->live_workers,
+			a.valid ? a.loss : NAN, m.valid ? m.loss : NAN,
+			elapsed(s),
+			s->held[0] ? " HELD (failures in a row; see above)"
+				   : "");
 	}
 }
 

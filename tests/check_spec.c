@@ -28,6 +28,9 @@ static const struct {
 	{"drain_type", DEHBQ_EINVAL,
 	 ":3:14: field 'drain': expected true or false, found string"},
 	{"eta_one", DEHBQ_EINVAL, ":2:35: field 'eta': 1 is out of range"},
+	{"failures", DEHBQ_EINVAL,
+	 ":3:25: field 'max_failures_in_a_row': -1 is out of range [0, "
+	 "1000000]"},
 	{"fevals_fraction", DEHBQ_EINVAL,
 	 ":2:52: field 'fevals': expected an integer, found 10.5"},
 	{"format", DEHBQ_EINVAL,
@@ -177,6 +180,7 @@ START_TEST(test_spec_defaults_and_exact_round_trip)
 	ck_assert_str_eq(a.optimizer, "dehb");
 	ck_assert_str_eq(a.mutation, "rand1");
 	ck_assert(a.lease == 60 && a.poll == 1 && a.max_attempts == 3);
+	ck_assert_int_eq(a.max_failures_in_a_row, 20);
 	ck_assert(a.drain == 1 && a.prefetch == 1);
 	ck_assert(a.batch_interval == SPEC_BATCH_INTERVAL);
 	ck_assert(a.crossover_prob == 0.30000000000000004);
@@ -186,6 +190,7 @@ START_TEST(test_spec_defaults_and_exact_round_trip)
 			 DEHBQ_OK);
 	ck_assert(b.crossover_prob == a.crossover_prob);
 	ck_assert(b.walltime == a.walltime && b.eta == a.eta);
+	ck_assert_int_eq(b.max_failures_in_a_row, a.max_failures_in_a_row);
 	ck_assert(space_equal(a.space, b.space));
 	free(text);
 	spec_release(&a);
@@ -240,8 +245,10 @@ END_TEST
 START_TEST(test_spec_check_applies_the_parsers_ranges)
 {
 	static const char *const field[] = {
-		"'eta'",   "'eta'",  "'brackets'",     "'walltime'",
-		"'lease'", "'poll'", "'max_attempts'",
+		"'eta'",	  "'eta'",
+		"'brackets'",	  "'walltime'",
+		"'lease'",	  "'poll'",
+		"'max_attempts'", "'max_failures_in_a_row'",
 	};
 	char err[DEHBQ_ERRLEN];
 	struct spec a;
@@ -250,7 +257,7 @@ START_TEST(test_spec_check_applies_the_parsers_ranges)
 	ck_assert_int_eq(spec_parse("g.json", good, strlen(good), 0, &a, err),
 			 DEHBQ_OK);
 	ck_assert_int_eq(spec_check(&a, "options", err), DEHBQ_OK);
-	for (i = 0; i < 7; i++) {
+	for (i = 0; i < 8; i++) {
 		struct spec b = a;
 
 		switch (i) {
@@ -272,8 +279,11 @@ START_TEST(test_spec_check_applies_the_parsers_ranges)
 		case 5:
 			b.poll = 0;
 			break;
-		default:
+		case 6:
 			b.max_attempts = 0;
+			break;
+		default:
+			b.max_failures_in_a_row = SPEC_FAILURES_MAX + 1;
 			break;
 		}
 		ck_assert_int_eq(spec_check(&b, "options", err), DEHBQ_EINVAL);
