@@ -39,7 +39,7 @@ has() {
 		{ echo "# $1: $2 !~ $3"; return 1; }
 }
 
-echo "1..17"
+echo "1..22"
 
 one 00000001 --trial-timeout 1 -- sh -c 'echo stuck >&2; sleep 60'
 rc=$?
@@ -162,6 +162,53 @@ check "--time-limit: one trial run, the next released, exit 0" eval \
 	grep -q "released: needs" "$T/wtl2.log"'
 check "--time-limit: the released trial keeps its attempt" eval \
 	'grep -q "\"attempt\":[[:space:]]*1" "$S"/pending/99-0000002*.json'
+
+# --max-failures-in-a-row: a command that fails every trial on this host
+# makes the worker exit 100 after N in a row instead of eating the queue
+rm -f "$S"/pending/*.json
+for i in 60 61 62 63 64; do trial 000000$i; done
+timeout 60 "$DEHBQ_BIN/dehbq-worker" --study "$S" --pick 1 \
+	--max-failures-in-a-row 3 -- sh -c 'exit 4' 2>"$T/wmf1.log"
+rc=$?
+check "--max-failures-in-a-row 3: exit 100 after 3 failed trials, 2 left" eval \
+	'[ $rc = 100 ] && [ "$(ls "$S/results" | grep -c "^0000006")" = 3 ] &&
+	[ "$(ls "$S/pending" | grep -c "^99-0000006")" = 2 ] &&
+	grep -q "3 trials in a row failed on this host, the last trial 0000006[0-4] attempt 1: exit code 4; its log: logs/0000/0000006[0-4].a1.err" "$T/wmf1.log" &&
+	grep -q "exiting: --max-failures-in-a-row reached (3 trials run)" "$T/wmf1.log"'
+# an ok trial restarts the count: fail, ok, fail, fail with N = 3 runs all
+rm -f "$S"/pending/*.json
+for i in 70 71 72 73; do trial 000000$i; done
+timeout 60 "$DEHBQ_BIN/dehbq-worker" --study "$S" --pick 1 --idle-exit 1 \
+	--max-failures-in-a-row 3 -- sh -c \
+	'[ "$DEHBQ_TRIAL_ID" = 00000071 ] && echo "{\"loss\": 1}" || exit 4' \
+	2>"$T/wmf2.log"
+rc=$?
+check "--max-failures-in-a-row: an ok trial restarts the count" eval \
+	'[ $rc = 0 ] && [ "$(ls "$S/results" | grep -c "^0000007")" = 4 ]'
+# the default is the study's runtime.max_failures_in_a_row; 0 = never
+"$DEHBQ_BIN/dehbq" init "$T/s2" --space "$T/space.json" --min-budget 1 \
+	--max-budget 9 --fevals 10 --lease 4 --max-failures-in-a-row 2 \
+	>/dev/null || exit 1
+S=$T/s2
+SID=$(sed -n 's/^[[:space:]]*"study":[[:space:]]*"\([^"]*\)".*/\1/p' \
+	"$S/study.json")
+for i in 50 51 52; do trial 000000$i; done
+timeout 60 "$DEHBQ_BIN/dehbq-worker" --study "$S" -- sh -c 'exit 4' \
+	2>"$T/wmf3.log"
+rc=$?
+check "the study's max_failures_in_a_row (2) is the default" eval \
+	'[ $rc = 100 ] && [ "$(ls "$S/results" | wc -l)" = 2 ]'
+timeout 60 "$DEHBQ_BIN/dehbq-worker" --study "$S" --idle-exit 1 \
+	--max-failures-in-a-row 0 -- sh -c 'exit 4' 2>"$T/wmf4.log"
+rc=$?
+check "--max-failures-in-a-row 0: never exits for failures" eval \
+	'[ $rc = 0 ] && [ "$(ls "$S/results" | wc -l)" = 3 ]'
+"$DEHBQ_BIN/dehbq-worker" --study "$S" --max-failures-in-a-row 1.5 \
+	-- true 2>"$T/wmf5.log"
+rc=$?
+check "--max-failures-in-a-row 1.5: refused, exit 100, one line" eval \
+	'[ $rc = 100 ] && [ "$(wc -l <"$T/wmf5.log")" = 1 ] &&
+	grep -q "not an integer" "$T/wmf5.log"'
 
 [ "$TAP_FAIL" = 0 ] || cat "$T"/w*.log
 exit 0

@@ -14,8 +14,12 @@
  *     up to --max-poll, so idle workers do not hammer NFS.  pending/ is
  *     watched only while looking for work (ino_watch);
  *   - heartbeat: utime() of the claim and of workers/HOST.PID.WID.json
- *     every lease / 4 (--heartbeat), busy or idle.
- * Exit codes: 0 done, 100 bad usage or study, 111 system failure.
+ *     every lease / 4 (--heartbeat), busy or idle;
+ *   - exit 100 after --max-failures-in-a-row failed trials in a row
+ *     (default: the study's runtime.max_failures_in_a_row): a command that
+ *     cannot run on this host must not eat the queue.
+ * Exit codes: 0 done, 100 bad usage or study, or the command fails every
+ * trial here; 111 system failure.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -75,11 +79,17 @@ static const char usage[] =
 	"                       (default: lease / 4)\n"
 	"  --pick K             choose among the first K best trials "
 	"(default 8)\n"
+	"  --max-failures-in-a-row N\n"
+	"                       exit (100) after N failed trials in a row; "
+	"0 never\n"
+	"                       (default: the study's "
+	"runtime.max_failures_in_a_row)\n"
 	"  -v, --verbose        log debug records too\n"
 	"  -h, --help           show this help\n"
 	"\n"
 	"Exit codes: 0 done (FINISHED, --max-trials, --idle-exit,\n"
-	"--time-limit, SIGTERM), 100 bad usage or study, 111 system failure.\n";
+	"--time-limit, SIGTERM), 100 bad usage or study or\n"
+	"--max-failures-in-a-row reached, 111 system failure.\n";
 
 static volatile sig_atomic_t stop_flag; /* SIGTERM/SIGINT seen */
 static int wake_w = -1;			/* self-pipe write end */
@@ -108,6 +118,7 @@ struct opts {
 	double time_limit;    /* 0 = none (SLURM_JOB_END_TIME applies) */
 	double heartbeat;     /* 0 = lease / 4 */
 	int pick;	      /* k of the random choice */
+	long max_fail;	      /* failures in a row before exit; -1 = spec's */
 	int verbose;	      /* -v */
 	char **cmd;	      /* argv after "--" */
 };
@@ -132,6 +143,8 @@ struct worker {
 	int claim_lost;		     /* warned about the lost claim */
 	double next_beat;	     /* monotonic time of next idle beat */
 	double heartbeat;	     /* seconds between beats */
+	long fail_run;		     /* trials that failed in a row */
+	char fail_last[200];	     /* the last one, for the exit message */
 };
 
 static int num(const char *opt, const char *s, double *out)
@@ -189,6 +202,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{"time-limit", required_argument, NULL, 'T'},
 		{"heartbeat", required_argument, NULL, 'b'},
 		{"pick", required_argument, NULL, 'k'},
+		{"max-failures-in-a-row", required_argument, NULL, 'F'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -201,6 +215,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	o->log_cap = RUN_LOG_CAP;
 	o->max_poll = 5;
 	o->pick = CLAIM_PICK_K;
+	o->max_fail = -1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+vh", longs, &idx)) != -1) {
 		switch (c) {
@@ -245,6 +260,19 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			if (num("pick", optarg, &d))
 				return -1;
 			o->pick = d < 1 ? 1 : d > 1000 ? 1000 : (int)d;
+			break;
+		case 'F':
+			if (num("max-failures-in-a-row", optarg, &d))
+				return -1;
+			if (d != floor(d) || d > SPEC_FAILURES_MAX) {
+				fprintf(stderr,
+					"dehbq-worker: option "
+					"'--max-failures-in-a-row': '%s' is "
+					"not an integer in 0 ... %d\n",
+					optarg, SPEC_FAILURES_MAX);
+				return -1;
+			}
+			o->max_fail = (long)d;
 			break;
 		case 'v':
 			o->verbose = 1;
@@ -448,6 +476,20 @@ static enum step run_claimed(struct worker *w, struct claim *c)
 			 "archive: %s",
 			 w->trial_id, strerror(errno));
 	run_est_add(&w->est, c->trial.fidelity, r.wall_time);
+	if (r.status == RESULT_OK) {
+		w->fail_run = 0;
+	} else {
+		char why[120];
+
+		w->fail_run++;
+		fsutil_printable(r.error, why, sizeof(why));
+		snprintf(w->fail_last, sizeof(w->fail_last),
+			 "trial %s attempt %d: %s; its log: "
+			 "logs/%04u/%s.a%d.err",
+			 w->trial_id, c->trial.attempt, why,
+			 study_shard(c->trial.id), w->trial_id,
+			 c->trial.attempt);
+	}
 	if (r.status == RESULT_OK)
 		logmsg_i(&w->lg,
 			 "trial=%s attempt=%d fidelity=%s done "
@@ -728,6 +770,18 @@ static int loop(struct worker *w)
 		}
 		if (st == STEP_RAN || st == STEP_LOST) {
 			done += st == STEP_RAN;
+			if (w->o.max_fail > 0 && w->fail_run >= w->o.max_fail) {
+				logmsg_e(&w->lg,
+					 "%ld trials in a row failed on this "
+					 "host, the last %s. Is the command "
+					 "runnable here? "
+					 "(--max-failures-in-a-row %ld)",
+					 w->fail_run, w->fail_last,
+					 w->o.max_fail);
+				code = EXIT_USAGE;
+				why = "--max-failures-in-a-row reached";
+				break;
+			}
 			backoff = 0.2;
 			idle_since = timeutil_mono();
 			continue;
@@ -798,6 +852,8 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	w.heartbeat = w.o.heartbeat > 0 ? w.o.heartbeat : w.spec.lease / 4;
+	if (w.o.max_fail < 0)
+		w.o.max_fail = w.spec.max_failures_in_a_row;
 	if (!(w.heartbeat > 0.01))
 		w.heartbeat = 0.01;
 	id_host(w.cx.host);
