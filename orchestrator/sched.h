@@ -5,7 +5,10 @@
  * claims (expire stale ones), scan workers, ask the engine for new trials
  * into staging/, write a snapshot, then apply the deferred moves (archive
  * told results, publish staged trials).  Nothing leaves results/ and no
- * trial becomes public before a durable snapshot covers it.
+ * trial becomes public before a durable snapshot covers it.  After
+ * runtime.max_failures_in_a_row failed results in a row the study is held:
+ * batches go on, but ask for no new trial until a requeue request (the
+ * count is the running process's, not the snapshot's).
  *
  * A light batch (full = 0) reads only results/ (the hinted names, see
  * sched_hint(), or a listing) and counts pending/ (sched_claims(), or a
