@@ -5,10 +5,9 @@
  * their results as fast as the filesystem allows, so the orchestrator is
  * the only thing being measured.  Per trial (docs/protocol.md section 5):
  *   rename pending/PP-ID.json -> claimed/ID@HOST.PID.WID.json
- *   read the claim, take its "attempt"
- *   write results/ID.aN.WID.json (tmp + rename, no fsync), loss 0
- *   rename the claim to archive/SSSS/ID.trial.json (RENAME_NOREPLACE),
- *   as dehbq-worker does; where that fails it stays for the orchestrator
+ *   read the claim, take its "attempt" and "token"
+ *   write results/ID.aN.WID.json (tmp + rename, no fsync), loss 0, with
+ *   the token; the claim stays for the orchestrator to match and archive
  * The study id comes from study.json.  It exits 0 when FINISHED appears.
  *
  * With --prune it removes archive shards two or more below the newest
@@ -114,7 +113,6 @@ static void fastw_rmshard(struct fastw *w, long shard)
 static int fastw_one(struct fastw *w, const char *name)
 {
 	char from[STUDY_PATH_BUF], to[STUDY_PATH_BUF], cname[STUDY_NAME_MAX];
-	char claim[STUDY_PATH_BUF];
 	char rname[STUDY_NAME_MAX], *text = NULL;
 	struct study_claim c;
 	struct result r;
@@ -135,12 +133,18 @@ static int fastw_one(struct fastw *w, const char *name)
 		return -1;
 	if (rename(from, to) != 0)
 		return errno == ENOENT ? 1 : -1;
-	memcpy(claim, to, sizeof(claim));
 	if (fastw_read(w, to) != 0 || result_init(&r) != DEHBQ_OK)
 		return -1;
 	if (fastw_str(w, "id", r.id, sizeof(r.id)) != 0)
 		goto out;
 	r.attempt = (int)fastw_long(w, "attempt");
+	{
+		char tok[ID_TOKEN_LEN];
+
+		if (fastw_str(w, "token", tok, sizeof(tok)) == 0 &&
+		    id_token_parse(tok, &r.token) != DEHBQ_OK)
+			goto out;
+	}
 	memcpy(r.study, w->study, sizeof(r.study));
 	memcpy(r.worker, w->worker, sizeof(r.worker));
 	memcpy(r.host, w->host, sizeof(r.host));
@@ -154,8 +158,6 @@ static int fastw_one(struct fastw *w, const char *name)
 	    atomicfile_write(to, text, strlen(text), 0666, ATOMICFILE_NOSYNC) !=
 		    DEHBQ_OK)
 		goto out;
-	if (!study_trial_archive_path(to, sizeof(to), w->root, id))
-		renameat2(AT_FDCWD, claim, AT_FDCWD, to, RENAME_NOREPLACE);
 	w->done++;
 	if (w->prune) {
 		while (w->pruned + 2 <= (long)study_shard(id))

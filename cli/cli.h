@@ -119,10 +119,14 @@ enum cli_scan_flags {
  * latest state; with CLI_SCAN_ATTEMPTS, each earlier attempt the archive
  * keeps (ID.aN.trial.json and ID.aN.result.json, failed and requeued) is
  * one more call, in the archive pass, attempts ascending, before the
- * trial's ID.trial.json.  Stops at and returns the first non-zero value fn
- * returns.
+ * trial's ID.trial.json.  A file in claimed/ or pending/ is a trial only
+ * when the newest snapshot has its id in flight with its token (docs/
+ * protocol.md 6.1): a stale copy or a foreign file is skipped with a
+ * warning (the orchestrator retires it), and so is a trial published after
+ * that snapshot was read.  Stops at and returns the first non-zero value
+ * fn returns.
  */
-int cli_scan_trials(const char *cmd, const char *root, const struct space *sp,
+int cli_scan_trials(const char *cmd, const char *root, const struct spec *s,
 		    unsigned flags, int (*fn)(void *arg, struct cli_row *row),
 		    void *arg);
 

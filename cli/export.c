@@ -371,7 +371,7 @@ static int write_export(void *arg, FILE *f)
 		}
 		fputc('\n', f);
 	}
-	if (cli_scan_trials("export", x->root, x->spec->space,
+	if (cli_scan_trials("export", x->root, x->spec,
 			    CLI_SCAN_ARCHIVE | CLI_SCAN_ATTEMPTS, pass_rows,
 			    x)) {
 		if (x->oom)
@@ -425,7 +425,7 @@ int cli_export(int argc, char **argv)
 		return rc;
 	x.root = argv[optind];
 	x.spec = &s;
-	if (!x.jsonl && cli_scan_trials("export", x.root, s.space,
+	if (!x.jsonl && cli_scan_trials("export", x.root, &s,
 					CLI_SCAN_ARCHIVE | CLI_SCAN_ATTEMPTS,
 					pass_keys, &x)) {
 		rc = cli_fail("export", CLI_ESYS, "fatal: out of memory");

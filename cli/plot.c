@@ -480,7 +480,7 @@ int cli_plot(int argc, char **argv)
 		return rc;
 	x.spec = &s;
 	x.root = argv[optind];
-	if (cli_scan_trials("plot", x.root, s.space,
+	if (cli_scan_trials("plot", x.root, &s,
 			    CLI_SCAN_ARCHIVE | CLI_SCAN_ATTEMPTS, collect,
 			    &x)) {
 		rc = cli_fail("plot", CLI_ESYS, "fatal: out of memory");

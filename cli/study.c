@@ -33,6 +33,7 @@
 #include "err.h"
 #include "fsutil.h"
 #include "result.h"
+#include "snapshot.h"
 #include "space.h"
 #include "spec.h"
 #include "study.h"
@@ -268,8 +269,8 @@ static int load_archived(const char *cmd, const char *root,
 		       stem))
 		return 0;
 	if (result_load(p, &row->r, err)) {
-		/* no result yet: the worker archived its claim after writing
-		 * its result, which the orchestrator has not ingested yet */
+		/* no result yet: the batch that told it moves the trial file
+		 * into the archive first, the result an instant later */
 		if (!attempt && access(p, F_OK) < 0 && errno == ENOENT)
 			row->state = "claimed";
 		else
@@ -338,12 +339,47 @@ static int scan_archive(const char *cmd, const char *root,
 	return rc;
 }
 
+/* The trials in flight, by id, from the newest snapshot. */
+struct live_filter {
+	struct snapshot_inflight *v; /* sorted by id; NULL: no snapshot */
+	size_t n;		     /* entries */
+};
+
+static int cmp_inflight(const void *a, const void *b)
+{
+	uint64_t x = ((const struct snapshot_inflight *)a)->id;
+	uint64_t y = ((const struct snapshot_inflight *)b)->id;
+
+	return x < y ? -1 : x > y;
+}
+
+/* NULL when t is a trial in flight (or there is no snapshot to tell). */
+static const char *not_in_flight(const struct live_filter *lf,
+				 const struct trial *t)
+{
+	struct snapshot_inflight key, *e;
+
+	if (!lf->v)
+		return NULL;
+	key.id = t->id;
+	e = lf->n ? bsearch(&key, lf->v, lf->n, sizeof(*lf->v), cmp_inflight)
+		  : NULL;
+	if (!e)
+		return "no trial in flight has its id (a stale copy of a told "
+		       "trial, or a foreign file; the orchestrator retires it)";
+	if (e->token != t->token)
+		return "its token is not the one its trial was issued with "
+		       "(a foreign file; the orchestrator quarantines it)";
+	return NULL;
+}
+
 static int scan_live(const char *cmd, const char *root, const struct space *sp,
-		     const char *dir, int (*fn)(void *arg, struct cli_row *row),
-		     void *arg)
+		     const struct live_filter *lf, const char *dir,
+		     int (*fn)(void *arg, struct cli_row *row), void *arg)
 {
 	char p[STUDY_PATH_MAX], err[DEHBQ_ERRLEN];
 	struct dirent **names;
+	const char *why;
 	int n, j, rc = 0;
 
 	if (study_path(p, sizeof(p), root, "%s", dir))
@@ -382,15 +418,19 @@ static int scan_live(const char *cmd, const char *root, const struct space *sp,
 			/* a worker may have moved it meanwhile: not damage */
 			if (access(p, F_OK) == 0 || errno != ENOENT)
 				cli_warn(cmd, "skipping %s", err);
-			if (study_path(p, sizeof(p), root, "%s", dir))
-				break;
-			continue;
-		}
-		if (row.t.id != id)
-			cli_warn(cmd, "'%s': id %08llu does not match the name",
+		} else if (row.t.id != id) {
+			cli_warn(cmd,
+				 "skipping '%s': id %08llu does not match "
+				 "the name",
 				 p, (unsigned long long)row.t.id);
-		rc = fn(arg, &row);
-		row_reset(&row);
+			row_reset(&row);
+		} else if ((why = not_in_flight(lf, &row.t))) {
+			cli_warn(cmd, "skipping '%s': %s", p, why);
+			row_reset(&row);
+		} else {
+			rc = fn(arg, &row);
+			row_reset(&row);
+		}
 		if (study_path(p, sizeof(p), root, "%s", dir))
 			break;
 	}
@@ -398,18 +438,29 @@ static int scan_live(const char *cmd, const char *root, const struct space *sp,
 	return rc;
 }
 
-int cli_scan_trials(const char *cmd, const char *root, const struct space *sp,
+int cli_scan_trials(const char *cmd, const char *root, const struct spec *s,
 		    unsigned flags, int (*fn)(void *arg, struct cli_row *row),
 		    void *arg)
 {
+	struct live_filter lf = {NULL, 0};
 	int rc = 0;
 
 	if (flags & CLI_SCAN_ARCHIVE)
-		rc = scan_archive(cmd, root, sp, flags, fn, arg);
-	if (!rc && (flags & CLI_SCAN_CLAIMED))
-		rc = scan_live(cmd, root, sp, "claimed", fn, arg);
+		rc = scan_archive(cmd, root, s->space, flags, fn, arg);
+	if (rc || !(flags & (CLI_SCAN_CLAIMED | CLI_SCAN_PENDING)))
+		return rc;
+	if (snapshot_read_inflight(root, s->study, &lf.v, &lf.n) == DEHBQ_OK) {
+		if (lf.n > 1)
+			qsort(lf.v, lf.n, sizeof(*lf.v), cmp_inflight);
+	} else {
+		free(lf.v);
+		lf.v = NULL;
+	}
+	if (flags & CLI_SCAN_CLAIMED)
+		rc = scan_live(cmd, root, s->space, &lf, "claimed", fn, arg);
 	if (!rc && (flags & CLI_SCAN_PENDING))
-		rc = scan_live(cmd, root, sp, "pending", fn, arg);
+		rc = scan_live(cmd, root, s->space, &lf, "pending", fn, arg);
+	free(lf.v);
 	return rc;
 }
 

@@ -173,7 +173,7 @@ int cli_trials(int argc, char **argv)
 		printf("id,state,bracket,rung,fidelity,kind,attempt,loss,"
 		       "status,host\n");
 	rc = cli_scan_trials(
-		"trials", argv[optind], s.space,
+		"trials", argv[optind], &s,
 		x.want && !strcmp(x.want, "pending")   ? CLI_SCAN_PENDING
 		: x.want && !strcmp(x.want, "claimed") ? CLI_SCAN_CLAIMED
 		: x.want			       ? CLI_SCAN_ARCHIVE

@@ -32,6 +32,30 @@ void id_worker_new(char out[ID_WORKER_LEN])
 	out[12] = 0;
 }
 
+uint64_t id_token_new(void)
+{
+	uint64_t t = 0;
+	uuid_t u;
+	int i;
+
+	while (!t) {
+		uuid_generate_random(u);
+		for (i = 0; i < 8; i++)
+			t = (t << 8) | u[i];
+	}
+	return t;
+}
+
+void id_token_format(uint64_t t, char out[ID_TOKEN_LEN])
+{
+	static const char hex[] = "0123456789abcdef";
+	int i;
+
+	for (i = ID_TOKEN_LEN - 2; i >= 0; i--, t >>= 4)
+		out[i] = hex[t & 15];
+	out[ID_TOKEN_LEN - 1] = 0;
+}
+
 int id_trial_format(uint64_t n, char out[ID_TRIAL_LEN])
 {
 	int i;
@@ -94,6 +118,23 @@ int id_is_worker(const char *s)
 		if (!is_lower_hex(s[i]))
 			return 0;
 	return s[12] == 0;
+}
+
+int id_token_parse(const char *s, uint64_t *t)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 0; i < ID_TOKEN_LEN - 1; i++) {
+		if (!is_lower_hex(s[i]))
+			return DEHBQ_EINVAL;
+		v = (v << 4) |
+		    (uint64_t)(s[i] <= '9' ? s[i] - '0' : s[i] - 'a' + 10);
+	}
+	if (s[i] || !v)
+		return DEHBQ_EINVAL;
+	*t = v;
+	return DEHBQ_OK;
 }
 
 int id_is_host(const char *s)

@@ -8,6 +8,7 @@
 
 #include "err.h"
 #include "jsonfile.h"
+#include "utf8.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -120,15 +121,15 @@ void jsonbuf_int(struct jsonbuf *b, int64_t v)
 void jsonbuf_str(struct jsonbuf *b, const char *s)
 {
 	const unsigned char *q;
+	char *t, *fixed;
 	cJSON *it;
-	char *t;
+	size_t n;
 
 	for (q = (const unsigned char *)s; *q; q++)
 		if (*q < 0x20 || *q >= 0x7f || *q == '"' || *q == '\\')
 			break;
 	if (!*q) {
-		size_t n = (size_t)(q - (const unsigned char *)s);
-
+		n = (size_t)(q - (const unsigned char *)s);
 		if (grow(b, n + 2)) {
 			b->p[b->len++] = '"';
 			memcpy(b->p + b->len, s, n);
@@ -138,7 +139,10 @@ void jsonbuf_str(struct jsonbuf *b, const char *s)
 		}
 		return;
 	}
-	it = cJSON_CreateString(s);
+	n = strlen(s);
+	fixed = utf8_check(s, n) == n ? NULL : utf8_repair(s, n, NULL);
+	it = cJSON_CreateString(fixed ? fixed : s);
+	free(fixed);
 	t = it ? cJSON_PrintUnformatted(it) : NULL;
 	cJSON_Delete(it);
 	if (!t) {

@@ -14,6 +14,7 @@
 
 #include "err.h"
 #include "fsutil.h"
+#include "utf8.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -255,6 +256,14 @@ static int parse_owned(const char *name, char *text, size_t len,
 	if (memchr(text, 0, len)) {
 		rc = dehbq_errf(err, DEHBQ_EINVAL, "%s: NUL byte in JSON text",
 				name);
+		goto fail;
+	}
+	if ((off = utf8_check(text, len)) != len) {
+		offset_to_linecol(text, off, &line, &col);
+		rc = dehbq_errf(err, DEHBQ_EINVAL,
+				"%s:%d:%d: not UTF-8 (byte 0x%02x); save the "
+				"file as UTF-8",
+				name, line, col, (unsigned char)text[off]);
 		goto fail;
 	}
 	jf->root = cJSON_ParseWithLengthOpts(jf->text, len + 1, &end, 1);
@@ -640,6 +649,22 @@ int jsonfile_render(cJSON *o, int built, char **out)
 	if (!txt)
 		return DEHBQ_ENOMEM;
 	n = strlen(txt);
+	if (utf8_check(txt, n) != n) { /* raw bytes from outside: repair */
+		char *fixed = utf8_repair(txt, n, &n);
+
+		cJSON_free(txt);
+		if (!fixed)
+			return DEHBQ_ENOMEM;
+		txt = fixed;
+		*out = realloc(fixed, n + 2);
+		if (!*out) {
+			free(fixed);
+			return DEHBQ_ENOMEM;
+		}
+		(*out)[n] = '\n';
+		(*out)[n + 1] = 0;
+		return DEHBQ_OK;
+	}
 	*out = malloc(n + 2);
 	if (*out) {
 		memcpy(*out, txt, n);

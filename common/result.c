@@ -9,6 +9,7 @@
 #include "err.h"
 #include "jsonfile.h"
 #include "timeutil.h"
+#include "utf8.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -131,6 +132,7 @@ static const char *const result_keys[] = {
 	"id",
 	"study",
 	"attempt",
+	"token",
 	"status",
 	"loss",
 	"cost",
@@ -183,6 +185,14 @@ static int parse_fields(const struct jsonfile *jf, struct result *r, char *err)
 				   1000000, &v, err)))
 		return rc;
 	r->attempt = (int)v;
+	s = NULL;
+	if ((rc = jsonfile_get_string(jf, root, "token", JSONFILE_OPTIONAL, &s,
+				      err)))
+		return rc;
+	if (s && id_token_parse(s, &r->token))
+		return jsonfile_errf(
+			jf, cJSON_GetObjectItemCaseSensitive(root, "token"),
+			err, "field 'token': expected 16 lowercase hex digits");
 	if ((rc = jsonfile_get_string(jf, root, "status", JSONFILE_REQUIRED, &s,
 				      err)))
 		return rc;
@@ -317,7 +327,7 @@ static int add_num(cJSON *o, const char *k, double v)
 
 int result_render(const struct result *r, char **out)
 {
-	char t1[TIMEUTIL_ISO_LEN], t2[TIMEUTIL_ISO_LEN];
+	char t1[TIMEUTIL_ISO_LEN], t2[TIMEUTIL_ISO_LEN], tok[ID_TOKEN_LEN];
 	cJSON *o = cJSON_CreateObject(), *info;
 	int bad = !o;
 
@@ -335,8 +345,12 @@ int result_render(const struct result *r, char **out)
 	}
 	bad |= add_str(o, "format", RESULT_FORMAT) | add_str(o, "id", r->id) |
 	       add_str(o, "study", r->study) |
-	       add_num(o, "attempt", r->attempt) |
-	       add_str(o, "status", result_status_name(r->status));
+	       add_num(o, "attempt", r->attempt);
+	if (r->token) {
+		id_token_format(r->token, tok);
+		bad |= add_str(o, "token", tok);
+	}
+	bad |= add_str(o, "status", result_status_name(r->status));
 	if (r->status == RESULT_OK)
 		bad |= add_num(o, "loss", r->loss);
 	bad |= add_num(o, "cost", r->cost);
@@ -368,10 +382,17 @@ int result_parse_report(const char *name, const char *text, size_t len,
 	static const char *const keys[] = {"loss", "cost", "info", NULL};
 	struct jsonfile *jf;
 	const cJSON *root, *inf = NULL;
+	size_t off;
 	int rc;
 
 	*info = NULL;
 	*cost = -1;
+	if ((off = utf8_check(text, len)) != len)
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "%s: byte %zu (0x%02x) is not UTF-8; the "
+				  "report's strings ('info') must be UTF-8 "
+				  "text (in Python, json.dumps gives it)",
+				  name, off, (unsigned char)text[off]);
 	if ((rc = jsonfile_parse(name, text, len, &jf, err)))
 		return rc;
 	root = jsonfile_root(jf);

@@ -38,6 +38,7 @@ struct result {
 	char id[ID_TRIAL_LEN];	    /* trial id */
 	char study[ID_STUDY_LEN];   /* study uuid */
 	int attempt;		    /* attempt that produced it, >= 1 */
+	uint64_t token;		    /* its trial file's token; 0: none */
 	enum result_status status;  /* outcome */
 	double loss;		    /* valid when status == RESULT_OK */
 	double cost;		    /* >= 0 */

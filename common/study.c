@@ -139,6 +139,20 @@ static int ends_with_json(const char *name, size_t *stem)
 	return 1;
 }
 
+int study_archive_name_id(const char *name, uint64_t *id)
+{
+	const char *p = name;
+
+	if (!strncmp(p, "claimed.", 8))
+		p += 8;
+	else if (!strncmp(p, "pending.", 8))
+		p += 11; /* PP- */
+	if (strnlen(p, 9) < 9 || (p[8] != '.' && p[8] != '@') ||
+	    digits(p, 8, id))
+		return DEHBQ_EINVAL;
+	return DEHBQ_OK;
+}
+
 int study_pending_name(char *buf, size_t size, int rung, uint64_t id)
 {
 	int p = STUDY_MAX_RUNG - rung;

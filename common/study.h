@@ -58,10 +58,14 @@ unsigned study_shard(uint64_t id);
 /* "archive/SSSS", the archive shard of id, without printf. */
 #define STUDY_ARCHIVE_DIR_LEN 13
 void study_archive_dir(char out[STUDY_ARCHIVE_DIR_LEN], uint64_t id);
-/* root/archive/SSSS/IIIIIIII.trial.json: a told trial's file, where its
- * worker or the orchestrator archives the claim (docs/protocol.md 5). */
+/* root/archive/SSSS/IIIIIIII.trial.json: a told trial's file, where the
+ * orchestrator archives the claim that ran, once matched (protocol.md 6). */
 int study_trial_archive_path(char *buf, size_t size, const char *root,
 			     uint64_t id);
+
+/* The trial id an archive entry is named for: IIIIIIII.*, or a stale copy
+ * claimed.IIIIIIII@... or pending.PP-IIIIIIII...  DEHBQ_EINVAL if none. */
+int study_archive_name_id(const char *name, uint64_t *id);
 
 int study_pending_name(char *buf, size_t size, int rung, uint64_t id);
 int study_parse_pending(const char *name, int *rung, uint64_t *id);

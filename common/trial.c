@@ -51,9 +51,10 @@ void trial_release(struct trial *t)
 }
 
 static const char *const trial_keys[] = {
-	"format",   "id",     "study",	"epoch",   "bracket",	"rung",
-	"fidelity", "kind",   "parent", "attempt", "created",	"seed",
-	"config",   "vector", "level",	"slot",	   "config_id", NULL,
+	"format",  "id",	"study",  "epoch",  "bracket",
+	"rung",	   "fidelity",	"kind",	  "parent", "attempt",
+	"created", "seed",	"config", "vector", "level",
+	"slot",	   "config_id", "token",  NULL,
 };
 
 static const cJSON *member(const cJSON *o, const char *k)
@@ -119,6 +120,14 @@ static int parse_fields(const struct jsonfile *jf, const struct space *sp,
 				   1000000, &v, err)))
 		return rc;
 	t->attempt = (int)v;
+	s = NULL;
+	if ((rc = jsonfile_get_string(jf, root, "token", JSONFILE_OPTIONAL, &s,
+				      err)))
+		return rc;
+	if (s && id_token_parse(s, &t->token))
+		return jsonfile_errf(jf, member(root, "token"), err,
+				     "field 'token': expected 16 lowercase "
+				     "hex digits");
 	if ((rc = jsonfile_get_string(jf, root, "created", JSONFILE_REQUIRED,
 				      &s, err)))
 		return rc;
@@ -303,6 +312,12 @@ int trial_render(const struct trial *t, const struct space *sp, char **out)
 	else
 		put_null(&b, "parent");
 	put_num(&b, "attempt", t->attempt);
+	if (t->token) {
+		char tok[ID_TOKEN_LEN];
+
+		id_token_format(t->token, tok);
+		put_str(&b, "token", tok);
+	}
 	put_str(&b, "created", created);
 	put_num(&b, "seed", (double)t->seed);
 	if (t->level >= 0) {

@@ -50,6 +50,8 @@ struct trial {
 	int slot;		    /* optimiser target slot; -1 if none */
 	int64_t config_id;	    /* optimiser config id; -1 if none */
 	int attempt;		    /* 1 + number of requeues */
+	uint64_t token;		    /* the issue's token (id.h); 0: none,
+				       a file from before tokens */
 	double created;		    /* unix time the file was written */
 	uint64_t seed;		    /* seed for the trainer, {seed} */
 	int dim;		    /* entries in vec and config */

@@ -55,9 +55,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if (trial_parse("render.json", text, strlen(text), sp, &b, err))
 		abort();
-	if (a.id != b.id || a.attempt != b.attempt || a.rung != b.rung ||
-	    a.fidelity != b.fidelity || a.parent != b.parent ||
-	    a.kind != b.kind || strcmp(a.study, b.study))
+	if (a.id != b.id || a.attempt != b.attempt || a.token != b.token ||
+	    a.rung != b.rung || a.fidelity != b.fidelity ||
+	    a.parent != b.parent || a.kind != b.kind ||
+	    strcmp(a.study, b.study))
 		abort();
 	for (i = 0; i < a.dim; i++)
 		if (a.vec[i] != b.vec[i])

@@ -52,10 +52,18 @@
 struct inflight {
 	uint64_t id;	      /* trial id */
 	int attempt;	      /* attempt of its newest trial file */
+	uint64_t token;	      /* drawn when it was issued (id.h) */
 	int seen;	      /* found in staging/pending/claimed by the last
 				 full batch */
 	double missing_since; /* fs time it was first missing; 0 = present */
 	int unstaged;	      /* its trial file could not be written yet */
+};
+
+/* How a trial file stands against the in-flight trial of its id. */
+enum fit {
+	FIT_CURRENT, /* its current attempt, as issued */
+	FIT_OLDER,   /* an older attempt of it, as issued */
+	FIT_NONE,    /* not this issued trial */
 };
 
 enum act_type {
@@ -137,7 +145,7 @@ static struct inflight *inf_find(struct sched *s, uint64_t id)
 	return NULL;
 }
 
-static int inf_add(struct sched *s, uint64_t id, int attempt)
+static int inf_add(struct sched *s, uint64_t id, int attempt, uint64_t token)
 {
 	struct inflight *e;
 	size_t i;
@@ -158,6 +166,7 @@ static int inf_add(struct sched *s, uint64_t id, int attempt)
 	memset(e, 0, sizeof(*e));
 	e->id = id;
 	e->attempt = attempt;
+	e->token = token;
 	s->ninf++;
 	return DEHBQ_OK;
 }
@@ -440,8 +449,8 @@ static int ensure_shard(struct sched *s, uint64_t id)
  * Move dir/name into quarantine/ beside a reason file (quarantine.h).
  * Quarantine is independent of the optimiser state, so it happens at once.
  */
-static void quarantine(struct sched *s, const char *dir, const char *name,
-		       const char *why)
+static void quarantine_from(struct sched *s, const char *from, const char *dir,
+			    const char *name, const char *why)
 {
 	char shown[STUDY_NAME_MAX], reason[DEHBQ_ERRLEN], qn[STUDY_NAME_MAX];
 	char qshown[STUDY_NAME_MAX];
@@ -449,7 +458,7 @@ static void quarantine(struct sched *s, const char *dir, const char *name,
 
 	fsutil_printable(name, shown, sizeof(shown));
 	fsutil_printable(why, reason, sizeof(reason));
-	rc = quarantine_move(s->root, NULL, dir, name, why, s->flags, qn,
+	rc = quarantine_move(s->root, from, dir, name, why, s->flags, qn,
 			     sizeof(qn), &re);
 	if (rc == DEHBQ_ENOENT)
 		return;
@@ -467,6 +476,12 @@ static void quarantine(struct sched *s, const char *dir, const char *name,
 	s->dirty = 1;
 	logmsg_w(s->lg, "quarantined %s/%s as quarantine/%s: %s", dir, shown,
 		 qshown, reason);
+}
+
+static void quarantine(struct sched *s, const char *dir, const char *name,
+		       const char *why)
+{
+	quarantine_from(s, NULL, dir, name, why);
 }
 
 /* Remove our dotfiles (crashed atomic writes) older than an hour. */
@@ -528,6 +543,7 @@ static int render_trial(struct sched *s, uint64_t id, int attempt, char **text,
 	t.kind = trial_kind_of(job.kind);
 	t.parent = job.parent_job;
 	t.attempt = attempt;
+	t.token = inf_find(s, id) ? inf_find(s, id)->token : 0;
 	t.created = timeutil_now();
 	t.seed = trial_seed(s->spec->seed, id);
 	t.level = job.level;
@@ -573,6 +589,202 @@ out:
 			e->unstaged = rc != DEHBQ_OK;
 	}
 	return rc;
+}
+
+/*
+ * The name a retired or older copy of `from` (.../DIR/NAME.json, always
+ * inside the study) takes in the archive directory dir:
+ * dir/DIR.NAME.stale.json.
+ */
+static int stale_name(char *buf, size_t size, const char *dir, const char *from)
+{
+	const char *name = strrchr(from, '/'), *d;
+	size_t n;
+
+	if (!name || (n = strlen(name + 1)) < 5)
+		return DEHBQ_ETOOBIG;
+	for (d = name; d > from && d[-1] != '/'; d--)
+		;
+	return fsutil_pathf(buf, size, "%s/%.*s.%.*s.stale.json", dir,
+			    (int)(name - d), d, (int)n - 5, name + 1);
+}
+
+static int move_to_archive_stale(struct sched *s, const char *dir,
+				 const char *name, uint64_t id)
+{
+	char from[STUDY_PATH_MAX], to[STUDY_PATH_MAX], shard[STUDY_PATH_MAX];
+	char sdir[STUDY_ARCHIVE_DIR_LEN];
+	int rc;
+
+	study_archive_dir(sdir, id);
+	if (study_join(from, sizeof(from), s->root, dir, name) ||
+	    study_join(shard, sizeof(shard), s->root, sdir, NULL) ||
+	    stale_name(to, sizeof(to), shard, from))
+		return DEHBQ_ETOOBIG;
+	if (act_has_from(s, from))
+		return DEHBQ_OK;
+	if ((rc = ensure_shard(s, id)))
+		return rc;
+	return act_push(s, ACT_MOVE, from, to, NULL);
+}
+
+/*
+ * ---- matching a file to its trial (docs/protocol.md section 6.1) ----
+ *
+ * A trial file, claim or result belongs to a trial only when its id, its
+ * attempt and its token match what this orchestrator issued.  The token is
+ * drawn when the id is issued and kept in every snapshot, so a stale copy,
+ * a file issued under a lost snapshot or a forged one never matches; a
+ * claim is also compared with the engine's job (fidelity and vector)
+ * before it becomes ID.trial.json.  Whatever does not match goes to
+ * quarantine/, never into the archive under a real id.
+ */
+
+/* trial_load() of path: DEHBQ_OK; DEHBQ_ENOENT (gone); DEHBQ_EINVAL (bad
+ * file, err says why); DEHBQ_ESYS (storage, errno) or DEHBQ_ENOMEM. */
+static int load_trial_file(struct sched *s, const char *path, struct trial *t,
+			   char *err)
+{
+	int rc = trial_load(sys_path(s, path), s->spec->space, t, err);
+
+	if (rc == DEHBQ_ESYS && errno == ENOENT)
+		return DEHBQ_ENOENT;
+	if (rc == DEHBQ_ENOMEM ||
+	    (rc == DEHBQ_ESYS && fsutil_storage_errno(errno)))
+		return rc;
+	return rc ? DEHBQ_EINVAL : DEHBQ_OK;
+}
+
+/* The token of told trial id's archived trial file (as load_trial_file). */
+static int told_token(struct sched *s, uint64_t id, uint64_t *tok)
+{
+	char p[STUDY_PATH_MAX], err[DEHBQ_ERRLEN];
+	struct trial t;
+	int rc;
+
+	if (study_trial_archive_path(p, sizeof(p), s->root, id))
+		return DEHBQ_ETOOBIG;
+	if ((rc = load_trial_file(s, p, &t, err)))
+		return rc;
+	*tok = t.id == id ? t.token : 0;
+	rc = t.id == id ? DEHBQ_OK : DEHBQ_EINVAL;
+	trial_release(&t);
+	return rc;
+}
+
+/*
+ * Why trial file t is not in-flight trial e as issued, or NULL when it is.
+ * attempt: the attempt t must have, or 0 for any attempt issued so far.
+ */
+static const char *not_issued(struct sched *s, const struct inflight *e,
+			      const struct trial *t, int attempt, char *why,
+			      size_t n)
+{
+	struct dehb_job job;
+	int i;
+
+	if (t->id != e->id || strcmp(t->study, s->spec->study))
+		snprintf(why, n, "its id or study is not trial %08llu's",
+			 (unsigned long long)e->id);
+	else if (t->token != e->token)
+		snprintf(why, n,
+			 "its token is not the one trial %08llu was issued "
+			 "with (a file issued under a lost snapshot, or a "
+			 "copy)",
+			 (unsigned long long)e->id);
+	else if (attempt ? t->attempt != attempt : t->attempt > e->attempt)
+		snprintf(why, n, "its attempt %d is not the one that ran",
+			 t->attempt);
+	else if (dehb_job_get(s->eng, e->id, &job, s->vec) ||
+		 job.fidelity != t->fidelity)
+		snprintf(why, n, "its fidelity is not the issued one");
+	else {
+		for (i = 0; i < t->dim; i++)
+			if (t->vec[i] != s->vec[i])
+				break;
+		if (i == t->dim)
+			return NULL;
+		snprintf(why, n,
+			 "its configuration is not the issued one (vector "
+			 "entry %d)",
+			 i);
+	}
+	return why;
+}
+
+static enum fit fit_of(struct sched *s, const struct inflight *e,
+		       const struct trial *t, char *why, size_t n)
+{
+	if (t->attempt < e->attempt && !not_issued(s, e, t, t->attempt, why, n))
+		return FIT_OLDER;
+	return not_issued(s, e, t, e->attempt, why, n) ? FIT_NONE : FIT_CURRENT;
+}
+
+/* 1 when trial id was never issued by this study's current state. */
+static int never_issued(const struct sched *s, uint64_t id, char *why, size_t n)
+{
+	struct dehb_counts c;
+
+	dehb_get_counts(s->eng, &c);
+	if (id < (uint64_t)c.asked)
+		return 0;
+	snprintf(why, n,
+		 "trial %08llu was never issued: the study has issued %lld "
+		 "(a file issued under a lost snapshot, or not written by "
+		 "this study's orchestrator)",
+		 (unsigned long long)id, (long long)c.asked);
+	return 1;
+}
+
+/*
+ * A file in pending/ or claimed/ whose trial is not in flight.  A copy of
+ * a told trial's own file (its id and token are those of the archived
+ * ID.trial.json) is archived as stale; anything else is quarantined.
+ */
+static int retire_stray(struct sched *s, const char *dir, const char *name,
+			uint64_t id)
+{
+	char p[STUDY_PATH_MAX], tp[STUDY_PATH_MAX], err[DEHBQ_ERRLEN];
+	char why[DEHBQ_ERRLEN];
+	uint64_t told = 0;
+	struct trial t;
+	int rc, same;
+
+	if (study_join(p, sizeof(p), s->root, dir, name) ||
+	    study_trial_archive_path(tp, sizeof(tp), s->root, id))
+		return DEHBQ_ETOOBIG;
+	if (act_has_from(s, p))
+		return DEHBQ_OK;
+	if (never_issued(s, id, why, sizeof(why))) {
+		quarantine(s, dir, name, why);
+		return DEHBQ_OK;
+	}
+	if (act_has_to(s, tp)) /* told this batch: the next one decides */
+		return DEHBQ_OK;
+	rc = load_trial_file(s, p, &t, err);
+	if (rc == DEHBQ_ENOENT)
+		return DEHBQ_OK;
+	if (rc == DEHBQ_EINVAL)
+		quarantine(s, dir, name, err);
+	if (rc)
+		return rc == DEHBQ_EINVAL ? DEHBQ_OK : rc;
+	same = t.id == id && !strcmp(t.study, s->spec->study);
+	rc = told_token(s, id, &told);
+	same = same && !rc && told == t.token;
+	trial_release(&t);
+	if (rc == DEHBQ_ESYS || rc == DEHBQ_ENOMEM)
+		return rc;
+	if (same)
+		return move_to_archive_stale(s, dir, name, id);
+	snprintf(why, sizeof(why),
+		 rc ? "trial %08llu has no readable archived trial file to "
+		      "match it with; not archived under its id"
+		    : "its id or token is not that of trial %08llu's archived "
+		      "trial file (a file issued under a lost snapshot, or a "
+		      "copy); not archived under its id",
+		 (unsigned long long)id);
+	quarantine(s, dir, name, why);
+	return DEHBQ_OK;
 }
 
 /* ---- results ---- */
@@ -653,14 +865,128 @@ static void release_hold(struct sched *s, const char *why)
 		 why);
 }
 
+/*
+ * A result whose trial is not in flight: a duplicate when its token is
+ * that of the told trial's archived trial file, else quarantined.
+ */
+static int result_stray(struct sched *s, const char *path, const char *name,
+			uint64_t id, uint64_t token)
+{
+	char tp[STUDY_PATH_MAX], why[DEHBQ_ERRLEN];
+	uint64_t told = 0;
+	int rc;
+
+	if (never_issued(s, id, why, sizeof(why))) {
+		quarantine(s, "results", name, why);
+		return DEHBQ_OK;
+	}
+	if (study_trial_archive_path(tp, sizeof(tp), s->root, id))
+		return DEHBQ_ETOOBIG;
+	if (act_has_to(s, tp)) /* told this batch: the next one decides */
+		return DEHBQ_OK;
+	rc = told_token(s, id, &told);
+	if (rc == DEHBQ_ESYS || rc == DEHBQ_ENOMEM)
+		return rc;
+	if (!rc && told == token)
+		return queue_duplicate(s, path, id, name,
+				       "trial already told; not told again");
+	snprintf(why, sizeof(why),
+		 "trial %08llu is not in flight and this result's token is "
+		 "not that of its archived trial file (a result of a trial "
+		 "issued under a lost snapshot, or of a copy); not told",
+		 (unsigned long long)id);
+	quarantine(s, "results", name, why);
+	return DEHBQ_OK;
+}
+
+/*
+ * The trial file that result r's worker ran: claimed/ID@HOST.PID.WID.json,
+ * or its stale copy in the archive when its lease expired meanwhile.
+ * DEHBQ_OK: it is in-flight trial e as issued, and from is its path; or
+ * neither exists, from is "" and *text the trial file rendered as issued.
+ * DEHBQ_EINVAL: it is not (why says how); *live is 1 when it is the file
+ * in claimed/ (named cname).  Else DEHBQ_ESYS, DEHBQ_ENOMEM.
+ */
+static int match_claim(struct sched *s, const struct inflight *e,
+		       const struct result *r, char *from, size_t size,
+		       char *cname, char **text, int *live, char *why, size_t n)
+{
+	char shard[STUDY_PATH_MAX], sdir[STUDY_ARCHIVE_DIR_LEN];
+	char lp[STUDY_PATH_MAX], err[DEHBQ_ERRLEN];
+	struct study_claim c;
+	struct trial t;
+	int rc, rung;
+
+	*text = NULL;
+	from[0] = 0;
+	memset(&c, 0, sizeof(c));
+	c.id = e->id;
+	memcpy(c.host, r->host, sizeof(c.host));
+	c.pid = r->pid;
+	memcpy(c.worker, r->worker, sizeof(c.worker));
+	study_archive_dir(sdir, e->id);
+	if (study_claim_name(cname, STUDY_NAME_MAX, &c) ||
+	    study_join(lp, sizeof(lp), s->root, "claimed", cname) ||
+	    study_join(shard, sizeof(shard), s->root, sdir, NULL) ||
+	    stale_name(from, size, shard, lp) || strlen(lp) >= size) {
+		from[0] = 0; /* no such claim can exist */
+		rc = DEHBQ_ENOENT;
+	} else {
+		rc = load_trial_file(s, lp, &t, err);
+	}
+	*live = rc != DEHBQ_ENOENT;
+	if (*live)
+		memcpy(from, lp, strlen(lp) + 1);
+	else if (from[0])
+		rc = load_trial_file(s, from, &t, err);
+	if (rc == DEHBQ_ENOENT) {
+		from[0] = 0;
+		return render_trial(s, e->id, r->attempt, text, &rung);
+	}
+	if (rc == DEHBQ_EINVAL)
+		snprintf(why, n, "cannot be read: %.400s", err);
+	if (rc)
+		return rc;
+	rc = not_issued(s, e, &t, r->attempt, why, n) ? DEHBQ_EINVAL : DEHBQ_OK;
+	trial_release(&t);
+	return rc;
+}
+
+/*
+ * The told trial's file becomes archive/SSSS/ID.trial.json: the claim that
+ * ran (from), or, when it is gone, the text rendered as issued, unless a
+ * file there already has that name (see archive_trial_file).
+ */
+static int archive_run_file(struct sched *s, uint64_t id, const char *from,
+			    const char *text)
+{
+	char tp[STUDY_PATH_MAX];
+
+	if (study_trial_archive_path(tp, sizeof(tp), s->root, id))
+		return DEHBQ_ETOOBIG;
+	if (from[0])
+		return act_push(s, ACT_MOVE_NEW, from, tp, NULL);
+	if (!text || act_has_to(s, tp) || access(sys_path(s, tp), F_OK) == 0 ||
+	    errno != ENOENT)
+		return DEHBQ_OK;
+	logmsg_w(s->lg,
+		 "trial=%08llu the claim that ran it is gone; its trial file "
+		 "is archived as issued",
+		 (unsigned long long)id);
+	return act_push(s, ACT_WRITE, NULL, tp, text);
+}
+
 static int ingest_result(struct sched *s, const char *name)
 {
 	char path[STUDY_PATH_MAX], err[DEHBQ_ERRLEN], to[STUDY_PATH_MAX];
 	char wid[ID_WORKER_LEN], an[ID_TRIAL_LEN + 12]; /* archived name */
+	char from[STUDY_PATH_MAX], cname[STUDY_NAME_MAX], why[DEHBQ_ERRLEN];
+	char *text = NULL;
 	struct result r;
 	struct inflight *e;
+	struct stat st;
 	uint64_t id;
-	int attempt, rc;
+	int attempt, rc, live = 0;
 
 	if (study_join(path, sizeof(path), s->root, "results", name))
 		return DEHBQ_OK;
@@ -672,7 +998,16 @@ static int ingest_result(struct sched *s, const char *name)
 		return DEHBQ_OK;
 	}
 	/* result_load opens with O_NOFOLLOW | O_NONBLOCK and refuses
-	 * anything but a regular file: no lstat needed first */
+	 * anything but a regular file; the lstat is for its links: a file
+	 * outside the study hard-linked into results/ is not read */
+	if (lstat(sys_path(s, path), &st) == 0 && st.st_nlink > 1) {
+		snprintf(why, sizeof(why),
+			 "has %lu hard links; a result file must be its only "
+			 "name (refused, not read)",
+			 (unsigned long)st.st_nlink);
+		quarantine(s, "results", name, why);
+		return DEHBQ_OK;
+	}
 	jscratch_begin();
 	/* r is malloc'd, so it outlives the scope */
 	rc = result_load(sys_path(s, path), &r, err);
@@ -698,14 +1033,22 @@ static int ingest_result(struct sched *s, const char *name)
 	}
 	e = inf_find(s, id);
 	if (!e) {
+		uint64_t tok = r.token;
+
 		result_release(&r);
-		return queue_duplicate(s, path, id, name,
-				       "trial already told or unknown; not "
-				       "told again");
+		return result_stray(s, path, name, id, tok);
+	}
+	if (r.token != e->token) {
+		result_release(&r);
+		snprintf(why, sizeof(why),
+			 "its token is not the one trial %08llu in flight was "
+			 "issued with (a result of a trial issued under a "
+			 "lost snapshot, or of a copy); not told",
+			 (unsigned long long)id);
+		quarantine(s, "results", name, why);
+		return DEHBQ_OK;
 	}
 	if (attempt > e->attempt) { /* any issued attempt may win; not this */
-		char why[128];
-
 		result_release(&r);
 		snprintf(why, sizeof(why),
 			 "attempt %d was never issued (the trial is at "
@@ -714,6 +1057,25 @@ static int ingest_result(struct sched *s, const char *name)
 		quarantine(s, "results", name, why);
 		return DEHBQ_OK;
 	}
+	rc = match_claim(s, e, &r, from, sizeof(from), cname, &text, &live, why,
+			 sizeof(why));
+	if (rc == DEHBQ_EINVAL) {
+		char reason[DEHBQ_ERRLEN + STUDY_NAME_MAX + 64];
+
+		result_release(&r);
+		snprintf(reason, sizeof(reason),
+			 "the trial file it ran (%s%s) %s; not told",
+			 live ? "claimed/" : "the archived stale copy of ",
+			 cname, why);
+		quarantine(s, "results", name, reason);
+		if (live)
+			quarantine(s, "claimed", cname, why);
+		return DEHBQ_OK;
+	}
+	if (rc) {
+		result_release(&r);
+		return rc;
+	}
 	rc = dehb_tell(s->eng, id,
 		       r.status == RESULT_OK ? DEHB_OK : DEHB_FAILED,
 		       r.status == RESULT_OK ? r.loss : NAN, r.cost);
@@ -721,6 +1083,7 @@ static int ingest_result(struct sched *s, const char *name)
 		result_release(&r);
 		logmsg_e(s->lg, "trial=%08llu engine refused result: %s",
 			 (unsigned long long)id, dehbq_strerror(rc));
+		free(text);
 		return queue_duplicate(s, path, id, name,
 				       "the optimiser refused this result");
 	}
@@ -740,15 +1103,14 @@ static int ingest_result(struct sched *s, const char *name)
 	s->dirty = 1;
 	id_trial_format(id, an);
 	memcpy(an + ID_TRIAL_LEN - 1, ".result.json", 13);
-	if ((rc = ensure_shard(s, id)) ||
-	    (rc = archive_path(s, to, sizeof(to), id, an)))
-		return rc;
-	if ((rc = act_push(s, ACT_MOVE, path, to, NULL)))
-		return rc;
 	inf_remove(s, id);
-	/* its worker archives its claim (worker/claim.h); a claim left in
-	 * claimed/ is archived by the next full batch's listing */
-	return DEHBQ_OK;
+	/* the trial file first: a reader never sees a result without it */
+	if (!(rc = ensure_shard(s, id)) &&
+	    !(rc = archive_run_file(s, id, from, text)) &&
+	    !(rc = archive_path(s, to, sizeof(to), id, an)))
+		rc = act_push(s, ACT_MOVE, path, to, NULL);
+	free(text);
+	return rc;
 }
 
 /* ---- directory scans ---- */
@@ -822,6 +1184,7 @@ static int fail_expired(struct sched *s, struct inflight *e, const char *who)
 	snprintf(r.id, sizeof(r.id), "%08llu", (unsigned long long)id);
 	memcpy(r.study, s->spec->study, ID_STUDY_LEN);
 	r.attempt = e->attempt;
+	r.token = e->token;
 	r.status = RESULT_FAILED;
 	memcpy(r.worker, "000000000000", ID_WORKER_LEN);
 	snprintf(r.host, sizeof(r.host), "%s", s->lease->host);
@@ -875,43 +1238,6 @@ static int fresh_mtime(const char *path, double *mt)
 }
 
 /*
- * The name a retired or older copy of `from` (.../DIR/NAME.json, always
- * inside the study) takes in the archive directory dir:
- * dir/DIR.NAME.stale.json.
- */
-static int stale_name(char *buf, size_t size, const char *dir, const char *from)
-{
-	const char *name = strrchr(from, '/'), *d;
-	size_t n;
-
-	if (!name || (n = strlen(name + 1)) < 5)
-		return DEHBQ_ETOOBIG;
-	for (d = name; d > from && d[-1] != '/'; d--)
-		;
-	return fsutil_pathf(buf, size, "%s/%.*s.%.*s.stale.json", dir,
-			    (int)(name - d), d, (int)n - 5, name + 1);
-}
-
-static int move_to_archive_stale(struct sched *s, const char *dir,
-				 const char *name, uint64_t id)
-{
-	char from[STUDY_PATH_MAX], to[STUDY_PATH_MAX], shard[STUDY_PATH_MAX];
-	char sdir[STUDY_ARCHIVE_DIR_LEN];
-	int rc;
-
-	study_archive_dir(sdir, id);
-	if (study_join(from, sizeof(from), s->root, dir, name) ||
-	    study_join(shard, sizeof(shard), s->root, sdir, NULL) ||
-	    stale_name(to, sizeof(to), shard, from))
-		return DEHBQ_ETOOBIG;
-	if (act_has_from(s, from))
-		return DEHBQ_OK;
-	if ((rc = ensure_shard(s, id)))
-		return rc;
-	return act_push(s, ACT_MOVE, from, to, NULL);
-}
-
-/*
  * The claim of a trial that has been told becomes archive/SSSS/ID.trial.json
  * (the trial file as it was run), unless that name is taken, in which case
  * it is an older copy and is archived as stale.  Whether the name is taken
@@ -931,6 +1257,37 @@ static int archive_trial_file(struct sched *s, const char *path,
 	if ((rc = ensure_shard(s, id)))
 		return rc;
 	return act_push(s, ACT_MOVE_NEW, path, to, NULL);
+}
+
+/*
+ * An expired claim of in-flight trial e: 1 when it is e's current attempt
+ * as issued (the caller requeues or fails it); else it is retired here (an
+ * older attempt: archived as stale; anything else: quarantined) and the
+ * return is DEHBQ_OK, or an error.
+ */
+static int expired_claim_is_trial(struct sched *s, const struct inflight *e,
+				  const char *path, const char *name)
+{
+	char err[DEHBQ_ERRLEN], why[DEHBQ_ERRLEN];
+	struct trial t;
+	int rc = load_trial_file(s, path, &t, err);
+	enum fit fit;
+
+	if (rc == DEHBQ_ENOENT)
+		return DEHBQ_OK;
+	if (rc == DEHBQ_EINVAL)
+		quarantine(s, "claimed", name, err);
+	if (rc)
+		return rc == DEHBQ_EINVAL ? DEHBQ_OK : rc;
+	fit = fit_of(s, e, &t, why, sizeof(why));
+	trial_release(&t);
+	if (fit == FIT_OLDER)
+		return move_to_archive_stale(s, "claimed", name, e->id);
+	if (fit == FIT_NONE) {
+		quarantine(s, "claimed", name, why);
+		return DEHBQ_OK;
+	}
+	return 1;
 }
 
 static int scan_claim(struct sched *s, const char *name, unsigned char dtype)
@@ -962,8 +1319,8 @@ static int scan_claim(struct sched *s, const char *name, unsigned char dtype)
 			return DEHBQ_OK;
 		}
 	}
-	if (!e) /* told (maybe this batch): archive it as the trial file */
-		return archive_trial_file(s, path, name, c.id);
+	if (!e)
+		return retire_stray(s, "claimed", name, c.id);
 	e->seen = 1;
 	s->nclaimed++;
 	mt = timeutil_secs(&st.st_mtim);
@@ -976,8 +1333,10 @@ static int scan_claim(struct sched *s, const char *name, unsigned char dtype)
 		return rc;
 	if (s->fs_now - mt <= s->spec->lease)
 		return DEHBQ_OK;
-	snprintf(who, sizeof(who), "%s:%ld", c.host, c.pid);
 	s->nclaimed--;
+	if ((rc = expired_claim_is_trial(s, e, path, name)) != 1)
+		return rc;
+	snprintf(who, sizeof(who), "%s:%ld", c.host, c.pid);
 	if (e->attempt >= s->spec->max_attempts) {
 		/* failed: archived as told, ID.trial.json beside its result */
 		if ((rc = archive_trial_file(s, path, name, c.id)))
@@ -999,20 +1358,32 @@ static int scan_claim(struct sched *s, const char *name, unsigned char dtype)
 
 static int scan_pending(struct sched *s, const char *name, unsigned char dtype)
 {
+	char why[128];
+	struct dehb_job job;
 	struct inflight *e;
 	uint64_t id;
 	int rung;
-
-	(void)dtype;
 
 	if (study_parse_pending(name, &rung, &id)) {
 		quarantine(s, "pending", name,
 			   "not a pending file name (PP-IIIIIIII.json)");
 		return DEHBQ_OK;
 	}
+	if (dtype != DT_REG && dtype != DT_UNKNOWN) {
+		quarantine(s, "pending", name, "not a regular file");
+		return DEHBQ_OK;
+	}
 	e = inf_find(s, id);
-	if (!e) /* told through another attempt: retire it */
-		return move_to_archive_stale(s, "pending", name, id);
+	if (!e) /* told through another attempt, or not ours */
+		return retire_stray(s, "pending", name, id);
+	if (!dehb_job_get(s->eng, id, &job, NULL) && job.rung != rung) {
+		snprintf(why, sizeof(why),
+			 "trial %08llu in flight is published at rung %d, not "
+			 "under this name",
+			 (unsigned long long)id, job.rung);
+		quarantine(s, "pending", name, why);
+		return DEHBQ_OK;
+	}
 	e->seen = 1;
 	s->npending++;
 	return DEHBQ_OK;
@@ -1080,6 +1451,7 @@ static int reopen_failed(struct sched *s, uint64_t id, const char *why)
 	struct dehb_job job;
 	struct result r;
 	struct trial t;
+	uint64_t token;
 	int rc, attempt;
 
 	snprintf(name, sizeof(name), "%08llu.trial.json",
@@ -1123,6 +1495,8 @@ static int reopen_failed(struct sched *s, uint64_t id, const char *why)
 	job.parent_job = t.parent;
 	if (t.attempt >= attempt)
 		attempt = t.attempt + 1;
+	/* the same issued trial again: its token, and so its work directory */
+	token = t.token ? t.token : id_token_new();
 	rc = t.level < 0 || t.config_id < 0 ||
 			     dehb_level_fidelity(s->eng, t.level) != t.fidelity
 		     ? DEHBQ_EINVAL
@@ -1145,7 +1519,7 @@ static int reopen_failed(struct sched *s, uint64_t id, const char *why)
 		 (unsigned long long)id, attempt - 1);
 	if ((rc = archive_path(s, to, sizeof(to), id, name)) ||
 	    (rc = act_push(s, ACT_MOVE, rp, to, NULL)) ||
-	    (rc = inf_add(s, id, attempt)))
+	    (rc = inf_add(s, id, attempt, token)))
 		return rc;
 	s->meta.requeues++;
 	s->dirty = 1;
@@ -1329,7 +1703,7 @@ static int ask_trials(struct sched *s)
 			break;
 		if (rc)
 			return rc;
-		if ((rc = inf_add(s, job.id, 1)) ||
+		if ((rc = inf_add(s, job.id, 1, id_token_new())) ||
 		    (rc = stage_trial(s, job.id, 1)))
 			return rc;
 		inf_find(s, job.id)->seen = 1;
@@ -1400,6 +1774,7 @@ static int write_snapshot(struct sched *s)
 	for (i = 0; i < s->ninf; i++) {
 		v[i].id = s->inf[i].id;
 		v[i].attempt = s->inf[i].attempt;
+		v[i].token = s->inf[i].token;
 	}
 	s->meta.elapsed = elapsed(s);
 	s->meta.epoch = s->lease->epoch;
@@ -1801,18 +2176,20 @@ int sched_finish(struct sched *s, const char *reason)
 
 /* ---- open: snapshot + reconciliation ---- */
 
-/* Read the attempt recorded in a trial file; 0 when unreadable. */
-static int file_attempt(struct sched *s, const char *path)
+/* 1 when the staged file at path is in-flight trial e's current attempt. */
+static int staged_is_current(struct sched *s, const char *path,
+			     const struct inflight *e)
 {
 	char err[DEHBQ_ERRLEN];
 	struct trial t;
-	int a;
+	int ok;
 
 	if (trial_load(path, s->spec->space, &t, err))
 		return 0;
-	a = strcmp(t.study, s->spec->study) ? 0 : t.attempt;
+	ok = !strcmp(t.study, s->spec->study) && t.id == e->id &&
+	     t.attempt == e->attempt && t.token == e->token;
 	trial_release(&t);
-	return a;
+	return ok;
 }
 
 static int reconcile_staging(struct sched *s, const char *name,
@@ -1822,7 +2199,6 @@ static int reconcile_staging(struct sched *s, const char *name,
 	struct inflight *e;
 	uint64_t id;
 	size_t n = strlen(name);
-	int a;
 
 	(void)dtype;
 	if (study_path(p, sizeof(p), s->root, "staging/%s", name))
@@ -1833,8 +2209,7 @@ static int reconcile_staging(struct sched *s, const char *name,
 		return DEHBQ_OK;
 	}
 	e = inf_find(s, id);
-	a = e ? file_attempt(s, p) : 0;
-	if (!e || a != e->attempt) {
+	if (!e || !staged_is_current(s, p, e)) {
 		unlink(p); /* never published: safe to drop */
 		return DEHBQ_OK;
 	}
@@ -1852,26 +2227,42 @@ static int reconcile_staging(struct sched *s, const char *name,
 	return act_push(s, ACT_MOVE, p, pp, NULL);
 }
 
-/* pending/ and claimed/ files of older attempts are retired at start. */
+/*
+ * At start, pending/ and claimed/ files are matched to the trials in
+ * flight: older attempts are retired as stale, files of no trial in flight
+ * go through retire_stray(), and what does not match is quarantined.
+ */
 static int reconcile_public(struct sched *s, const char *dir, const char *name)
 {
-	char p[STUDY_PATH_MAX];
+	char p[STUDY_PATH_MAX], err[DEHBQ_ERRLEN], why[DEHBQ_ERRLEN];
 	struct study_claim c;
 	struct inflight *e;
+	struct trial t;
+	enum fit fit;
 	uint64_t id;
-	int rung;
+	int rung, rc;
 
 	if (!strcmp(dir, "pending") ? study_parse_pending(name, &rung, &id)
 				    : study_parse_claim(name, &c))
 		return DEHBQ_OK; /* the batch scan quarantines it */
 	if (strcmp(dir, "pending"))
 		id = c.id;
-	if (study_path(p, sizeof(p), s->root, "%s/%s", dir, name))
+	if (!(e = inf_find(s, id)))
+		return retire_stray(s, dir, name, id);
+	if (study_join(p, sizeof(p), s->root, dir, name) || act_has_from(s, p))
 		return DEHBQ_OK;
-	e = inf_find(s, id);
-	if (e && file_attempt(s, p) == e->attempt)
-		return DEHBQ_OK;
-	return move_to_archive_stale(s, dir, name, id);
+	rc = load_trial_file(s, p, &t, err);
+	if (rc == DEHBQ_EINVAL)
+		quarantine(s, dir, name, err);
+	if (rc)
+		return rc == DEHBQ_EINVAL || rc == DEHBQ_ENOENT ? DEHBQ_OK : rc;
+	fit = fit_of(s, e, &t, why, sizeof(why));
+	trial_release(&t);
+	if (fit == FIT_OLDER)
+		return move_to_archive_stale(s, dir, name, id);
+	if (fit == FIT_NONE)
+		quarantine(s, dir, name, why);
+	return DEHBQ_OK;
 }
 
 static int rec_pending(struct sched *s, const char *name, unsigned char dtype)
@@ -1915,13 +2306,64 @@ static int archive_has_files(const char *path, int depth)
 }
 
 /*
+ * After falling back to an older snapshot, ids at or above the count it
+ * has issued were issued under the lost newer one and will be issued
+ * again, with new tokens: their archive files are not these trials'
+ * history.  They go to quarantine/ (the data is kept, under
+ * archive.NAME), so the re-issued trials can never be paired with them.
+ */
+static int quarantine_lost_issues(struct sched *s)
+{
+	char dir[STUDY_PATH_MAX], p[STUDY_PATH_MAX], why[200];
+	char sdir[STUDY_ARCHIVE_DIR_LEN];
+	struct dehb_counts c;
+	struct dirent *de;
+	uint64_t id, sh;
+	int moved;
+	DIR *d;
+
+	dehb_get_counts(s->eng, &c);
+	for (sh = study_shard((uint64_t)c.asked);; sh++) {
+		study_archive_dir(sdir, sh * 10000);
+		if (study_join(dir, sizeof(dir), s->root, sdir, NULL))
+			return DEHBQ_ETOOBIG;
+		do { /* a directory changed while read may hide an entry */
+			if (!(d = opendir(dir)))
+				return errno == ENOENT ? DEHBQ_OK : DEHBQ_ESYS;
+			moved = 0;
+			while ((de = readdir(d))) {
+				if (fsutil_skip_name(de->d_name) ||
+				    study_archive_name_id(de->d_name, &id) ||
+				    id < (uint64_t)c.asked ||
+				    fsutil_pathf(p, sizeof(p), "%s/%s", dir,
+						 de->d_name))
+					continue;
+				snprintf(why, sizeof(why),
+					 "trial %08llu was issued under a lost "
+					 "snapshot and is issued again; this "
+					 "file is not its history",
+					 (unsigned long long)id);
+				quarantine_from(s, p, "archive", de->d_name,
+						why);
+				moved = 1;
+			}
+			closedir(d);
+		} while (moved);
+	}
+}
+
+/*
  * After falling back to an older snapshot, some trials it counts in flight
  * may already have an archived result (told and archived under the lost
- * newer snapshot).  The archive is the history: tell them from there.
+ * newer snapshot).  The archive is the history: tell them from there, when
+ * the result is theirs (the same token).  One that is not is quarantined.
  */
 static int retell_archived(struct sched *s)
 {
-	char p[STUDY_PATH_MAX], err[DEHBQ_ERRLEN];
+	static const char lost[] = "its token is not that of the trial in "
+				   "flight under this id (issued under a "
+				   "lost snapshot)";
+	char p[STUDY_PATH_MAX], err[DEHBQ_ERRLEN], name[ID_TRIAL_LEN + 12];
 	size_t i = 0;
 	int rc;
 
@@ -1930,11 +2372,22 @@ static int retell_archived(struct sched *s)
 		uint64_t id = e->id;
 		struct result r;
 
-		if (archive_path(s, p, sizeof(p), id, "") ||
-		    fsutil_pathf(p + strlen(p), sizeof(p) - strlen(p),
-				 "%08llu.result.json",
-				 (unsigned long long)id) ||
+		id_trial_format(id, name);
+		memcpy(name + ID_TRIAL_LEN - 1, ".result.json", 13);
+		if (archive_path(s, p, sizeof(p), id, name) ||
 		    access(p, F_OK) < 0 || result_load(p, &r, err)) {
+			i++;
+			continue;
+		}
+		if (r.token != e->token) {
+			uint64_t told = 0;
+
+			result_release(&r);
+			quarantine_from(s, p, "archive", name, lost);
+			memcpy(name + ID_TRIAL_LEN - 1, ".trial.json", 12);
+			if (!told_token(s, id, &told) && told != e->token &&
+			    !archive_path(s, p, sizeof(p), id, name))
+				quarantine_from(s, p, "archive", name, lost);
 			i++;
 			continue;
 		}
@@ -1954,7 +2407,7 @@ static int retell_archived(struct sched *s)
 		s->dirty = 1;
 		inf_remove(s, id); /* e now points at the next entry */
 	}
-	return DEHBQ_OK;
+	return quarantine_lost_issues(s);
 }
 
 static int new_engine(struct sched *s, char *err)
@@ -2071,7 +2524,7 @@ int sched_open(struct sched **out, const char *root, struct spec *spec,
 	}
 	s->elapsed_base = s->meta.elapsed;
 	for (i = 0; i < n; i++)
-		if ((rc = inf_add(s, v[i].id, v[i].attempt)))
+		if ((rc = inf_add(s, v[i].id, v[i].attempt, v[i].token)))
 			goto fail;
 	free(v);
 	v = NULL;

@@ -120,6 +120,13 @@ int snapshot_write(const char *root, const struct snapshot_meta *m,
 		jsonbuf_int(&b, (int64_t)inf[i].id);
 		jsonbuf_put(&b, ",", 1);
 		jsonbuf_int(&b, inf[i].attempt);
+		if (inf[i].token) {
+			char tok[ID_TOKEN_LEN];
+
+			id_token_format(inf[i].token, tok);
+			jsonbuf_put(&b, ",", 1);
+			jsonbuf_str(&b, tok);
+		}
 		jsonbuf_put(&b, "]", 1);
 	}
 	jsonbuf_puts(&b, "],\"redo\":");
@@ -212,8 +219,13 @@ static int load_one(const char *path, const char *study,
 	{
 		const cJSON *a = cJSON_GetArrayItem(it, 0);
 		const cJSON *b = cJSON_GetArrayItem(it, 1);
+		const cJSON *t = cJSON_GetArrayItem(it, 2);
+		int k = cJSON_GetArraySize(it);
 
-		if (!cJSON_IsArray(it) || cJSON_GetArraySize(it) != 2 ||
+		if (!cJSON_IsArray(it) || k < 2 || k > 3 ||
+		    (k == 3 &&
+		     (!cJSON_IsString(t) ||
+		      id_token_parse(t->valuestring, &(*inf)[i].token))) ||
 		    !cJSON_IsNumber(a) || !cJSON_IsNumber(b) ||
 		    a->valuedouble < 0 ||
 		    a->valuedouble > (double)ID_TRIAL_MAX ||
@@ -222,7 +234,7 @@ static int load_one(const char *path, const char *study,
 		    b->valuedouble != (double)(int)b->valuedouble) {
 			rc = jsonfile_errf(jf, it, err,
 					   "field 'inflight': expected [id, "
-					   "attempt] pairs");
+					   "attempt, token] entries");
 			goto out;
 		}
 		(*inf)[i].id = (uint64_t)a->valuedouble;
@@ -273,9 +285,11 @@ static void quarantine_snapshot(const char *root, const char *name,
 	atomicfile_write(rp, line, strlen(line), 0666, 0);
 }
 
-int snapshot_load(const char *root, const char *study, struct snapshot_meta *m,
-		  struct snapshot_inflight **inf, size_t *n, struct dehb **eng,
-		  cJSON **redo, int *skipped, char *warn)
+/* snapshot_load(); read_only: quarantine nothing (the CLI's reading) */
+static int load_newest(const char *root, const char *study,
+		       struct snapshot_meta *m, struct snapshot_inflight **inf,
+		       size_t *n, struct dehb **eng, cJSON **redo, int *skipped,
+		       char *warn, int read_only)
 {
 	char p[STUDY_PATH_MAX], err[DEHBQ_ERRLEN];
 	struct snap_name *v;
@@ -298,7 +312,7 @@ int snapshot_load(const char *root, const char *study, struct snapshot_meta *m,
 			free(v);
 			return rc;
 		}
-		if (rc == DEHBQ_EINVAL || rc == DEHBQ_ETOOBIG)
+		if (!read_only && (rc == DEHBQ_EINVAL || rc == DEHBQ_ETOOBIG))
 			quarantine_snapshot(root, v[i].name, err);
 		if (!*skipped)
 			snprintf(warn, DEHBQ_ERRLEN, "%s", err);
@@ -306,6 +320,31 @@ int snapshot_load(const char *root, const char *study, struct snapshot_meta *m,
 	}
 	free(v);
 	return DEHBQ_ENOENT;
+}
+
+int snapshot_load(const char *root, const char *study, struct snapshot_meta *m,
+		  struct snapshot_inflight **inf, size_t *n, struct dehb **eng,
+		  cJSON **redo, int *skipped, char *warn)
+{
+	return load_newest(root, study, m, inf, n, eng, redo, skipped, warn, 0);
+}
+
+int snapshot_read_inflight(const char *root, const char *study,
+			   struct snapshot_inflight **inf, size_t *n)
+{
+	char warn[DEHBQ_ERRLEN];
+	struct snapshot_meta m;
+	struct dehb *eng = NULL;
+	cJSON *redo = NULL;
+	int skipped, rc;
+
+	*inf = NULL;
+	*n = 0;
+	rc = load_newest(root, study, &m, inf, n, &eng, &redo, &skipped, warn,
+			 1);
+	dehb_free(eng);
+	cJSON_Delete(redo);
+	return rc;
 }
 
 void snapshot_prune_after(const char *root, int64_t epoch, int64_t generation)

@@ -3,7 +3,7 @@
  *
  * state/snapshot-EEEEEE-GGGGGGGGGG.json ("dehbq-snapshot/1") holds
  * everything needed to resume: the engine's complete state (dehb_save),
- * the attempt number of every trial in flight, elapsed running time and
+ * the attempt number and token of every trial in flight, elapsed time and
  * counters.  It holds no history; the archive is the history.
  *
  * Snapshots are written atomically (atomicfile, with fsync) under a new
@@ -29,8 +29,10 @@ struct cJSON;
 #define SNAPSHOT_CAP  (256u << 20)
 
 struct snapshot_inflight {
-	uint64_t id; /* trial id */
-	int attempt; /* current attempt */
+	uint64_t id;	/* trial id */
+	int attempt;	/* current attempt */
+	uint64_t token; /* its token (id.h); 0 in a snapshot from before
+			   tokens, whose [id, attempt] pairs still load */
 };
 
 struct snapshot_meta {
@@ -65,6 +67,14 @@ int snapshot_write(const char *root, const struct snapshot_meta *m,
 int snapshot_load(const char *root, const char *study, struct snapshot_meta *m,
 		  struct snapshot_inflight **inf, size_t *n, struct dehb **eng,
 		  struct cJSON **redo, int *skipped, char *warn);
+
+/*
+ * The in-flight table of the snapshot snapshot_load() would load, for
+ * readers (the CLI): nothing is moved or written.  *inf is the caller's to
+ * free.  DEHBQ_ENOENT when no snapshot loads.
+ */
+int snapshot_read_inflight(const char *root, const char *study,
+			   struct snapshot_inflight **inf, size_t *n);
 
 /* Keep the newest SNAPSHOT_KEEP snapshots; remove older ones. */
 int snapshot_prune(const char *root);

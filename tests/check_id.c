@@ -74,6 +74,37 @@ START_TEST(test_logmsg_format_line)
 }
 END_TEST
 
+START_TEST(test_id_token_format_parse)
+{
+	static const char *const bad[] = {
+		"",
+		"0000000000000000",
+		"0123456789ABCDEF",
+		"0123456789abcde",
+		"0123456789abcdef0",
+		"0123456789abcdeg",
+		"../../etc/passwd",
+	};
+	char t[ID_TOKEN_LEN];
+	uint64_t v, w;
+	size_t i;
+
+	id_token_format(UINT64_C(0x0123456789abcdef), t);
+	ck_assert_str_eq(t, "0123456789abcdef");
+	ck_assert_int_eq(id_token_parse(t, &v), DEHBQ_OK);
+	ck_assert(v == UINT64_C(0x0123456789abcdef));
+	for (i = 0; i < 100; i++) { /* random, never 0, round trip */
+		v = id_token_new();
+		ck_assert(v != 0);
+		id_token_format(v, t);
+		ck_assert_int_eq(id_token_parse(t, &w), DEHBQ_OK);
+		ck_assert(v == w);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(*bad); i++)
+		ck_assert_int_eq(id_token_parse(bad[i], &v), DEHBQ_EINVAL);
+}
+END_TEST
+
 Suite *id_suite(void)
 {
 	Suite *s = suite_create("id");
@@ -82,6 +113,7 @@ Suite *id_suite(void)
 
 	tcase_add_test(core, test_id_generated_ids_validate);
 	tcase_add_test(core, test_logmsg_format_line);
+	tcase_add_test(core, test_id_token_format_parse);
 	tcase_add_test(errors, test_id_hostile_strings_rejected);
 	suite_add_tcase(s, core);
 	suite_add_tcase(s, errors);

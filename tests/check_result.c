@@ -40,6 +40,26 @@ START_TEST(test_result_round_trip_exact)
 	ck_assert_int_eq(parse(text, &b, err), DEHBQ_OK);
 	ck_assert(b.loss == a.loss && b.attempt == 1 && b.pid == 7);
 	ck_assert_str_eq(b.info, a.info);
+	ck_assert(a.token == 0 && !strstr(text, "token"));
+	free(text);
+	result_release(&a);
+	result_release(&b);
+}
+END_TEST
+
+/* The token a worker copies from its trial file survives a round trip. */
+START_TEST(test_result_token_round_trip)
+{
+	const char *t = HEAD "\"token\": \"0123456789abcdef\", \"status\": "
+			     "\"ok\", \"loss\": 1, \"cost\": 1" TAIL;
+	char err[DEHBQ_ERRLEN], *text;
+	struct result a, b;
+
+	ck_assert_int_eq(parse(t, &a, err), DEHBQ_OK);
+	ck_assert(a.token == UINT64_C(0x0123456789abcdef));
+	ck_assert_int_eq(result_render(&a, &text), DEHBQ_OK);
+	ck_assert_int_eq(parse(text, &b, err), DEHBQ_OK);
+	ck_assert(b.token == a.token);
 	free(text);
 	result_release(&a);
 	result_release(&b);
@@ -72,6 +92,9 @@ static const struct {
 	 "'id': expected 8 digits"},
 	{HEAD "\"status\": \"ok\", \"loss\": 1, \"cost\": 1, \"extra\": 1" TAIL,
 	 "unknown field 'extra'"},
+	{HEAD "\"token\": \"../../x\", \"status\": \"ok\", \"loss\": 1, "
+	      "\"cost\": 1" TAIL,
+	 "field 'token'"},
 };
 
 START_TEST(test_result_bad_files_refused)
@@ -131,6 +154,7 @@ Suite *result_suite(void)
 	TCase *errors = tcase_create("errors");
 
 	tcase_add_test(core, test_result_round_trip_exact);
+	tcase_add_test(core, test_result_token_round_trip);
 	tcase_add_test(core, test_result_report_rules);
 	tcase_add_loop_test(errors, test_result_bad_files_refused, 0,
 			    (int)(sizeof(bad) / sizeof(bad[0])));

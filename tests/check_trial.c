@@ -125,6 +125,35 @@ START_TEST(test_trial_round_trip_exact_fidelity_and_vector)
 }
 END_TEST
 
+/* The token: rendered when set, read back; absent reads as 0. */
+START_TEST(test_trial_token_round_trip)
+{
+	char err[DEHBQ_ERRLEN], *text = render(1, 9), *with, *p;
+	struct trial t;
+
+	ck_assert_ptr_null(strstr(text, "token"));
+	ck_assert_int_eq(trial_parse("t.json", text, strlen(text), sp, &t, err),
+			 DEHBQ_OK);
+	ck_assert(t.token == 0);
+	/* add one after "attempt", as trial_render places it */
+	p = strstr(text, "\"created\"");
+	ck_assert_ptr_nonnull(p);
+	with = malloc(strlen(text) + 64);
+	sprintf(with, "%.*s\"token\":\t\"9f1c2e7a04b3d865\",\n\t%s",
+		(int)(p - text), text, p);
+	trial_release(&t);
+	ck_assert_int_eq(trial_parse("t.json", with, strlen(with), sp, &t, err),
+			 DEHBQ_OK);
+	ck_assert(t.token == UINT64_C(0x9f1c2e7a04b3d865));
+	free(text);
+	ck_assert_int_eq(trial_render(&t, sp, &text), DEHBQ_OK);
+	ck_assert(strstr(text, "\"token\":\t\"9f1c2e7a04b3d865\""));
+	trial_release(&t);
+	free(text);
+	free(with);
+}
+END_TEST
+
 /* Replace the first occurrence of `from` in the rendered trial. */
 static void expect_refused(const char *from, const char *to, const char *msg)
 {
@@ -154,6 +183,11 @@ START_TEST(test_trial_validation_refuses_bad_fields)
 	expect_refused("\"vector\":\t[", "\"vector\":\t[2, ", "field 'vector'");
 	expect_refused("\"parent\":\t\"00000017\"", "\"parent\":\t\"../x\"",
 		       "field 'parent'");
+	expect_refused("\"attempt\":\t1", "\"attempt\":\t1, \"token\": \"0\"",
+		       "field 'token'");
+	expect_refused("\"attempt\":\t1",
+		       "\"attempt\":\t1, \"token\": \"0000000000000000\"",
+		       "field 'token'");
 }
 END_TEST
 
@@ -258,6 +292,7 @@ Suite *trial_suite(void)
 	tcase_add_test(core, test_trial_render_vec_text_same_bytes);
 	tcase_add_test(core, test_trial_render_is_cjson_layout);
 	tcase_add_test(core, test_trial_render_refuses_non_finite);
+	tcase_add_test(core, test_trial_token_round_trip);
 	tcase_add_test(errors, test_trial_validation_refuses_bad_fields);
 	suite_add_tcase(s, core);
 	suite_add_tcase(s, errors);

@@ -16,6 +16,7 @@
 #include "study.h"
 #include "testutil.h"
 #include "trial.h"
+#include "workdir.h"
 
 #include <check.h>
 #include <errno.h>
@@ -353,47 +354,6 @@ START_TEST(test_worker_claim_and_lost_race)
 }
 END_TEST
 
-/*
- * A claim whose result is published goes to archive/SSSS/ID.trial.json,
- * but never over a file there, and never without its shard directory: in
- * both cases it stays in claimed/ for the orchestrator.
- */
-START_TEST(test_worker_claim_archive_never_replaces)
-{
-	struct claim_entry e = ent(1, 44);
-	struct claim c;
-	char err[DEHBQ_ERRLEN];
-	struct stat st;
-
-	put_trial(44, 1, 44, spec.study);
-	ck_assert_int_eq(claim_try(&cx, &e, &c, err), DEHBQ_OK);
-	/* no shard yet */
-	ck_assert_int_eq(claim_archive(&cx, &c), DEHBQ_ESYS);
-	ck_assert_int_eq(stat(c.path, &st), 0);
-	/* another attempt's file is there: left alone */
-	ck_assert_int_eq(mkdir(tu_path("archive/0000"), 0777), 0);
-	tu_write(tu_path("archive/0000/00000044.trial.json"), "older\n");
-	ck_assert_int_eq(claim_archive(&cx, &c), DEHBQ_ESYS);
-	ck_assert_int_eq(errno, EEXIST);
-	ck_assert_int_eq(stat(c.path, &st), 0);
-	ck_assert_int_eq(stat(tu_path("archive/0000/00000044.trial.json"), &st),
-			 0);
-	ck_assert_int_eq(st.st_size, 6);
-	/* the name is free: the claim is archived as the trial file */
-	ck_assert_int_eq(unlink(tu_path("archive/0000/00000044.trial.json")),
-			 0);
-	ck_assert_int_eq(claim_archive(&cx, &c), DEHBQ_OK);
-	ck_assert_int_eq(stat(c.path, &st), -1);
-	ck_assert_int_eq(stat(tu_path("archive/0000/00000044.trial.json"), &st),
-			 0);
-	ck_assert_int_gt(st.st_size, 6);
-	/* gone (the orchestrator requeued it meanwhile): nothing happens */
-	ck_assert_int_eq(claim_archive(&cx, &c), DEHBQ_ESYS);
-	ck_assert_int_eq(errno, ENOENT);
-	claim_release(&c);
-}
-END_TEST
-
 /* The mtime the file had at the instant of the claim's rename. */
 static time_t renamed_mtime;
 
@@ -428,6 +388,77 @@ START_TEST(test_worker_claim_appears_fresh)
 	ck_assert_msg(llabs((long long)(time(NULL) - renamed_mtime)) < 60,
 		      "the claim appeared with mtime %lld",
 		      (long long)renamed_mtime);
+	claim_release(&c);
+}
+END_TEST
+
+/*
+ * A pending file with a second link (one to a file outside the study) is
+ * refused and quarantined without its mtime being touched; the file
+ * outside keeps its mtime and content.
+ */
+START_TEST(test_worker_claim_refuses_hard_links)
+{
+	struct utimbuf old = {.actime = 1000000000, .modtime = 1000000000};
+	struct claim_entry e = ent(1, 44);
+	struct claim c;
+	char err[DEHBQ_ERRLEN], outside[4200], *why;
+	struct stat st;
+
+	put_trial(44, 1, 44, spec.study);
+	snprintf(outside, sizeof(outside), "%s/outside", tu_dir);
+	ck_assert_int_eq(link(tu_path("pending/98-00000044.json"), outside), 0);
+	ck_assert_int_eq(utime(outside, &old), 0);
+	ck_assert_int_eq(claim_try(&cx, &e, &c, err), DEHBQ_ELOST);
+	ck_assert_int_eq(stat(outside, &st), 0);
+	ck_assert_int_eq((long long)st.st_mtime, 1000000000);
+	ck_assert_int_eq(stat(tu_path("pending/98-00000044.json"), &st), -1);
+	ck_assert_int_eq(
+		stat(tu_path("quarantine/pending.98-00000044.json"), &st), 0);
+	why = tu_read(tu_path("quarantine/pending.98-00000044.json.reason"),
+		      NULL);
+	ck_assert_ptr_nonnull(why);
+	ck_assert(strstr(why, "hard links"));
+	free(why);
+	ck_assert_int_eq(tu_count(tu_path("claimed")), 0);
+}
+END_TEST
+
+/* The work directory goes with the token; a parent's, by its archive. */
+START_TEST(test_worker_workdir_named_by_token)
+{
+	char p[4096], want[4096];
+	struct claim_entry e = ent(1, 45);
+	struct claim c;
+	char err[DEHBQ_ERRLEN];
+
+	ck_assert_int_eq(workdir_of(tu_dir, 45, 0, p, sizeof(p)), DEHBQ_OK);
+	ck_assert_str_eq(p, tu_path("work/0000/00000045"));
+	ck_assert_int_eq(workdir_of(tu_dir, 10045, UINT64_C(0x9f1c2e7a04b3d865),
+				    p, sizeof(p)),
+			 DEHBQ_OK);
+	ck_assert_str_eq(p, tu_path("work/0001/00010045-9f1c2e7a04b3d865"));
+	/* no archived parent trial file: the id's plain directory */
+	ck_assert_int_eq(workdir_find(tu_dir, spec.space, 45, p, sizeof(p)),
+			 DEHBQ_OK);
+	ck_assert_str_eq(p, tu_path("work/0000/00000045"));
+	/* an archived one with a token: its directory */
+	put_trial(45, 1, 45, spec.study);
+	ck_assert_int_eq(claim_try(&cx, &e, &c, err), DEHBQ_OK);
+	c.trial.token = UINT64_C(0x0123456789abcdef);
+	{
+		char *txt;
+
+		ck_assert_int_eq(trial_render(&c.trial, spec.space, &txt), 0);
+		ck_assert_int_eq(mkdir(tu_path("archive/0000"), 0777), 0);
+		tu_write(tu_path("archive/0000/00000045.trial.json"), txt);
+		free(txt);
+	}
+	ck_assert_int_eq(workdir_find(tu_dir, spec.space, 45, p, sizeof(p)),
+			 DEHBQ_OK);
+	snprintf(want, sizeof(want), "%s",
+		 tu_path("work/0000/00000045-0123456789abcdef"));
+	ck_assert_str_eq(p, want);
 	claim_release(&c);
 }
 END_TEST
@@ -555,7 +586,8 @@ Suite *worker_suite(void)
 	tcase_add_test(pure, test_worker_registry_render);
 	tcase_add_test(files, test_worker_claim_and_lost_race);
 	tcase_add_test(files, test_worker_claim_appears_fresh);
-	tcase_add_test(files, test_worker_claim_archive_never_replaces);
+	tcase_add_test(files, test_worker_claim_refuses_hard_links);
+	tcase_add_test(files, test_worker_workdir_named_by_token);
 	tcase_add_test(files, test_worker_claim_quarantines_bad_trials);
 	tcase_add_test(files, test_worker_scan_sorts_and_quarantines);
 	suite_add_tcase(s, pure);

@@ -7,7 +7,8 @@ docs/protocol.md.  Usage: checkstudy.py STUDY [--finished]
 Checks:
   - every trial id 0..issued-1 is in exactly one state: staged, pending,
     claimed, result waiting (results/ID.aN.WID.json, or an archived
-    ID.trial.json without its result: the worker archived its claim) or
+    ID.trial.json without its result: the batch that tells a result moves
+    the trial file first, the result an instant later) or
     ingested (archive/SSSS/ID.result.json); with --finished
     every one is ingested and nothing is left in staging/pending/claimed/
     results;
@@ -77,10 +78,8 @@ def main():
         fail("no snapshot")
     snap = load(snaps[-1])
     eng = snap["engine"]
-    # result waiting: a worker archives its claim as ID.trial.json once its
-    # result is in results/, before the orchestrator ingests it.  Only ids
-    # the optimiser issued: a stray file in claimed/ with an unknown id is
-    # archived as a trial file too, and is no trial of this study.
+    # result waiting: the orchestrator archives the claim as ID.trial.json
+    # an instant before the result.  Only ids the optimiser issued.
     waiting = [int(n[:8]) for n in left
                if re.fullmatch(r"\d{8}\.a\d+\.[0-9a-f]{12}\.json", n)]
     for p in glob.glob(os.path.join(root, "archive", "*", "*.trial.json")):

@@ -2,13 +2,14 @@
 # t1060: light batches (docs/protocol.md section 6).  With poll 20 s, every
 # batch but the first and the timer's is woken by results and is light: it
 # lists only results/ and pending/.
-#  - a worker archives its own claim once its result is published, so told
+#  - the batch that tells a result archives the claim that ran it, so told
 #    claims leave claimed/ trial by trial and the study ends with claimed/
 #    empty and every trial file in the archive, without a full batch;
 #  - a request still wakes a full batch at once (not after poll);
-#  - a claim its worker leaves in claimed/ (a worker of another make) waits
-#    for the next full batch (the timer's), which archives it as the trial
-#    file;
+#  - a result whose claim is not under the name its worker, host and pid
+#    give (a worker of another make) is told, its trial file is archived
+#    as issued, and the claim left in claimed/ is archived as stale by the
+#    next full batch (the timer's);
 #  - a light batch opens only the result names inotify announced (a rename
 #    into results/): a result written in place, which announces none, is
 #    told by the timer's full batch.
@@ -25,7 +26,7 @@ start() { # start NAME FEVALS POLL TRAINER-SLEEP: study + orchestrator (+ worker
 }
 ntrial() { ls "$1"/archive/*/ | grep -c '^[0-9]*\.trial\.json$'; }
 
-# A: claims archived by their workers, results told by light batches
+# A: claims archived as they are told, results told by light batches
 t0=$(date +%s)
 start a $FEVALS 20 0.02
 # the most files claimed/ holds while the study runs: one live claim, and
@@ -56,7 +57,7 @@ secs=$(($(date +%s) - t0))
 check "(request) stop is handled in ${secs} s < 10 s (poll 20 s)" \
 	sh -c "! kill -0 $ORCH 2>/dev/null && test $secs -lt 10 && grep -q 'stopped by request\|stop requested' '$T/b-orch.log'"
 
-# C: a claim its worker left waits for a full batch
+# C: a claim under another name than its result's waits for a full batch
 # (the timer's, poll 2 s); the study goes on meanwhile
 play() { # play ROOT N [inplace]: claim and answer N trials as pid 111,
 	# naming pid 222; inplace: write the result where it lies, no rename
@@ -82,6 +83,8 @@ while done < n and time.time() < end:
          "info": {}, "worker": wid, "host": "faketest", "pid": 222,
          "started": now, "finished": now, "wall_time": 0, "max_rss_kb": -1,
          "exit_code": 0, "signal": 0}
+    if "token" in t:  # a worker copies its trial's token into its result
+        r["token"] = t["token"]
     res = "%s.a%d.%s.json" % (t["id"], t["attempt"], wid)
     tmp = root + "/results/." + res + ".tmp"
     with open(tmp, "w") as f:
@@ -98,14 +101,14 @@ PY
 start c 3 2 none
 play "$T/c" 1
 wait_for 10 test -e "$T/c/archive/0000/00000000.trial.json"
-check "(other name) the told trial's claim is archived by the timer's full batch" \
+check "(other name) the told trial's file is archived as issued" \
 	sh -c "test -e '$T/c/archive/0000/00000000.trial.json' && ! test -e '$T/c/FINISHED'"
 play "$T/c" 2
 wait_for 15 test -e "$T/c/FINISHED"
 n=$(ls "$T/c/claimed" | wc -l)
 check "(other name) the study finishes with claimed/ empty ($n left)" \
 	test -e "$T/c/FINISHED" -a "$n" = 0
-check "(other name) each claim is archived as its trial file ($(ntrial "$T/c") of 3)" \
+check "(other name) each trial file is archived ($(ntrial "$T/c") of 3)" \
 	test "$(ntrial "$T/c")" = 3
 
 # D: a result that appears without a rename into results/ (link(2): no

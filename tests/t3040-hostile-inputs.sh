@@ -13,6 +13,8 @@
 # outside the study" is checked with strace -f -y: -y prints the path of each
 # descriptor an open returned, i.e. the real file after symlinks and "..", so
 # reading /etc/passwd through a hostile symlink cannot hide.
+# Also valid forgeries (gen.py's last kinds): copies of real, told trials'
+# files and results with a wrong or missing token.
 # Pass: no crash, no hang (bounded time), every hostile file quarantined or
 # refused with a reason (counts printed), checkstudy.py --finished.
 . "${DEHBQ_SRC:-.}/tests/lib.sh"
@@ -226,10 +228,9 @@ timeout 20 "${AS[@]}" "$B/dehbq-orchestrator" --once "$T/n/r3/s" 2>>"$T/r3.log"
 diag "R3: $(grep "quarantined results/$r3id" "$T/r3.log" | cut -d' ' -f4-)"
 check "R3: a result for an attempt never issued is quarantined, not told" \
 	eval "grep -q 'quarantined results/$r3id.a7.*never issued' '$T/r3.log' && ! grep -q 'trial=$r3id attempt=7 told' '$T/r3.log'"
-# (its worker archived its claim as ID.trial.json after writing the result;
-# a worker that could not left it in claimed/)
-check "R3: the trial stays in flight (no archived result; its attempt-1 file is in claimed/ or archived by its worker)" \
-	eval "! ls '$T/n/r3/s/archive/0000' | grep -q '^$r3id.result' && { ls '$T/n/r3/s/claimed' | grep -q '^$r3id@' || test -e '$T/n/r3/s/archive/0000/$r3id.trial.json'; }"
+# (its claim stays in claimed/ until a result that matches it is told)
+check "R3: the trial stays in flight (no archived result; its attempt-1 file is in claimed/)" \
+	eval "! ls '$T/n/r3/s/archive/0000' | grep -q '^$r3id\.' && ls '$T/n/r3/s/claimed' | grep -q '^$r3id@'"
 chmod -R u+rwX "$T/n" 2>/dev/null
 check_no_leftovers
 exit 0

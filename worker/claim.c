@@ -15,7 +15,10 @@
  *     whether a retried NFS rename in fact succeeded): DEHBQ_ELOST.
  *   - The pending file's mtime is set to now just before the rename (it
  *     is the heartbeat, rename keeps it, and the claim must never appear
- *     with the age of the wait in pending/).
+ *     with the age of the wait in pending/), through a descriptor opened
+ *     with O_NOFOLLOW and checked: a regular file with exactly one link.
+ *     Anything else is quarantined untouched, so a file outside the study
+ *     hard-linked into pending/ never has its mtime changed.
  *   - Only after the rename is the file read, with O_NOFOLLOW and a size
  *     cap, and validated against study.json: the id matches the name, the
  *     study id matches, the rung matches PP, every field is legal.  A bad
@@ -32,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "atomicfile.h"
 #include "err.h"
@@ -217,12 +221,52 @@ size_t claim_choose(const struct claim_entry *ents, size_t n, int k,
 	return (size_t)(rnd % g);
 }
 
+/*
+ * Open pending/name without following a symlink, check that it is a
+ * regular file with one link, and set its mtime to now through that
+ * descriptor.  DEHBQ_ELOST when it is gone or was refused (quarantined).
+ */
+static int touch_checked(const struct claim_ctx *cx, const char *name,
+			 const char *path, struct stat *st)
+{
+	char why[128];
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return DEHBQ_ELOST;
+		snprintf(why, sizeof(why), "cannot open: %s", strerror(errno));
+		junk(cx, name, why);
+		return DEHBQ_ELOST;
+	}
+	if (fstat(fd, st) < 0) {
+		close(fd);
+		return DEHBQ_ESYS;
+	}
+	if (!S_ISREG(st->st_mode) || st->st_nlink != 1) {
+		close(fd);
+		if (!S_ISREG(st->st_mode))
+			snprintf(why, sizeof(why), "not a regular file");
+		else
+			snprintf(why, sizeof(why),
+				 "has %lu hard links; a pending file must be "
+				 "its only name (refused, not touched)",
+				 (unsigned long)st->st_nlink);
+		junk(cx, name, why);
+		return DEHBQ_ELOST;
+	}
+	futimens(fd, NULL); /* failing it only ages the claim */
+	close(fd);
+	return DEHBQ_OK;
+}
+
 int claim_try(const struct claim_ctx *cx, const struct claim_entry *e,
 	      struct claim *c, char *err)
 {
 	struct study_claim sc;
 	char from[STUDY_PATH_MAX], cname[STUDY_NAME_MAX];
 	char why[DEHBQ_ERRLEN];
+	struct stat st, now;
 	int rc;
 
 	memset(c, 0, sizeof(*c));
@@ -247,15 +291,24 @@ int claim_try(const struct claim_ctx *cx, const struct claim_entry *e,
 	 * look expired to an orchestrator that scans claimed/ in between (its
 	 * inotify wakes it on that very rename).  Touching a trial another
 	 * worker then claims is harmless; our rename fails with ENOENT.
-	 * A failed touch (ENOENT: lost already) leaves it to the rename.  A
-	 * symlink planted here is touched itself, never its target.
+	 * The touch goes through a descriptor opened without following a
+	 * symlink and checked first: a regular file with one link, so a file
+	 * outside the study hard-linked into pending/ is never touched.
 	 */
-	utimensat(AT_FDCWD, from, NULL, AT_SYMLINK_NOFOLLOW);
+	if ((rc = touch_checked(cx, e->name, from, &st)))
+		return rc;
 	rc = atomicfile_move(from, c->path, 0);
 	if (rc == DEHBQ_ENOENT)
 		return DEHBQ_ELOST;
 	if (rc)
 		return rc;
+	if (lstat(c->path, &now) < 0 || now.st_dev != st.st_dev ||
+	    now.st_ino != st.st_ino || now.st_nlink != 1) {
+		claim_quarantine(cx, c->path, "pending", e->name,
+				 "replaced or hard-linked while being "
+				 "claimed");
+		return DEHBQ_ELOST;
+	}
 	/* Ours now: read it (O_NOFOLLOW, capped) and check every field. */
 	rc = trial_load(c->path, cx->spec->space, &c->trial, why);
 	if (rc == DEHBQ_ENOMEM)
@@ -312,19 +365,6 @@ int claim_giveback(const struct claim_ctx *cx, const struct claim *c)
 	    (rc = study_path(to, sizeof(to), cx->root, "pending/%s", name)))
 		return rc;
 	return atomicfile_move(c->path, to, 0);
-}
-
-int claim_archive(const struct claim_ctx *cx, const struct claim *c)
-{
-	char to[STUDY_PATH_MAX];
-
-	if (study_trial_archive_path(to, sizeof(to), cx->root, c->trial.id)) {
-		errno = ENAMETOOLONG;
-		return DEHBQ_ESYS;
-	}
-	return atomicfile_get_ops()->rename_noreplace(c->path, to) < 0
-		       ? DEHBQ_ESYS
-		       : DEHBQ_OK;
 }
 
 void claim_release(struct claim *c)

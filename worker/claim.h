@@ -17,7 +17,8 @@
  *   claim_list_release(&l);
  * claim_giveback() renames a claim back to pending/PP-ID.json (same
  * attempt) for SIGTERM; it is the only way a worker un-claims a trial.
- * claim_archive() retires a claim once its result is published.
+ * A claim whose result is published stays in claimed/: the orchestrator
+ * archives it when it tells the result, after matching it (protocol.md).
  *
  * Error handling: DEHBQ_OK, DEHBQ_ELOST (not an error; nothing claimed),
  * DEHBQ_ESYS (errno set: the study directory is unusable), DEHBQ_ENOMEM.
@@ -103,19 +104,6 @@ int claim_try(const struct claim_ctx *cx, const struct claim_entry *e,
 
 /* Move claimed/... back to pending/PP-ID.json.  DEHBQ_ENOENT if gone. */
 int claim_giveback(const struct claim_ctx *cx, const struct claim *c);
-/*
- * After c's result is published in results/: move the claim to
- * archive/SSSS/ID.trial.json, the name the orchestrator gives a told
- * trial's file, so that the orchestrator need not (docs/protocol.md 5).
- * Only with RENAME_NOREPLACE, never replacing a file there; where that
- * fails (the filesystem lacks it, as NFS does; another attempt's file is
- * there; no shard directory yet; the claim is gone) the claim stays and
- * the orchestrator's next full batch archives it.  No fsync: a claim that
- * a power failure brings back is archived the same way.  Returns DEHBQ_OK
- * or DEHBQ_ESYS (errno set); either way nothing else needs doing.
- */
-int claim_archive(const struct claim_ctx *cx, const struct claim *c);
-
 /*
  * Move the file at from_path (dir/name, or a claimed copy of it) into
  * quarantine/ beside a reason file (common/quarantine.h) and log it.

@@ -350,6 +350,7 @@ static void fill_identity(const struct worker *w, const struct trial *t,
 	id_trial_format(t->id, r->id);
 	memcpy(r->study, w->spec.study, sizeof(r->study));
 	r->attempt = t->attempt;
+	r->token = t->token;
 	memcpy(r->worker, w->cx.worker, sizeof(r->worker));
 	memcpy(r->host, w->cx.host, sizeof(r->host));
 	r->pid = w->cx.pid;
@@ -470,11 +471,6 @@ static enum step run_claimed(struct worker *w, struct claim *c)
 		st = STEP_FAIL;
 		goto out;
 	}
-	if (claim_archive(&w->cx, c))
-		logmsg_d(&w->lg,
-			 "trial=%s claim left for the orchestrator to "
-			 "archive: %s",
-			 w->trial_id, strerror(errno));
 	run_est_add(&w->est, c->trial.fidelity, r.wall_time);
 	if (r.status == RESULT_OK) {
 		w->fail_run = 0;

@@ -7,8 +7,9 @@
  *     only: whole placeholder substitutions inside argv elements,
  *     environment variables, and work/SSSS/ID/config.json.
  *   - The trainer runs in its own process group with cwd = its workdir
- *     work/SSSS/ID/ (created; a later attempt reuses it, so a trainer may
- *     resume from its own checkpoints) and stdin = /dev/null.  Timeout and
+ *     work/SSSS/ID-TOKEN/ (workdir.h; created; a later attempt reuses it,
+ *     so a trainer may resume from its own checkpoints) and
+ *     stdin = /dev/null.  Timeout and
  *     stop send SIGTERM to the group, then SIGKILL after the grace period.
  *     When the trainer exits, whatever is left in its group is SIGKILLed
  *     (while the trainer is still a zombie, so the group id cannot be
@@ -55,6 +56,7 @@
 #include "study.h"
 #include "timeutil.h"
 #include "trial.h"
+#include "workdir.h"
 
 extern char **environ;
 
@@ -421,7 +423,7 @@ struct prep {
 	char attempt[16];	      /* decimal */
 	char budget[40];	      /* shortest exact */
 	char seed[32];		      /* decimal */
-	char workdir[STUDY_PATH_MAX]; /* work/SSSS/ID */
+	char workdir[STUDY_PATH_MAX]; /* work/SSSS/ID-TOKEN, workdir.h */
 	char parent[STUDY_PATH_MAX];  /* parent's workdir or "" */
 	char config[STUDY_PATH_MAX];  /* workdir/config.json */
 	char report[STUDY_PATH_MAX];  /* workdir/result.json */
@@ -443,12 +445,12 @@ static int prepare(const struct run_job *j, struct prep *p, char *err)
 	snprintf(p->attempt, sizeof(p->attempt), "%d", t->attempt);
 	jsonfile_fmt_double(p->budget, sizeof(p->budget), t->fidelity);
 	snprintf(p->seed, sizeof(p->seed), "%llu", (unsigned long long)t->seed);
-	if (study_path(p->workdir, sizeof(p->workdir), j->root, "work/%04u/%s",
-		       sh, p->id) ||
-	    study_path(p->config, sizeof(p->config), j->root,
-		       "work/%04u/%s/config.json", sh, p->id) ||
-	    study_path(p->report, sizeof(p->report), j->root,
-		       "work/%04u/%s/result.json", sh, p->id) ||
+	if (workdir_of(j->root, t->id, t->token, p->workdir,
+		       sizeof(p->workdir)) ||
+	    fsutil_pathf(p->config, sizeof(p->config), "%s/config.json",
+			 p->workdir) ||
+	    fsutil_pathf(p->report, sizeof(p->report), "%s/result.json",
+			 p->workdir) ||
 	    study_path(p->logdir, sizeof(p->logdir), j->root, "logs/%04u",
 		       sh) ||
 	    study_path(p->out, sizeof(p->out), j->root, "logs/%04u/%s.a%d.out",
@@ -457,9 +459,8 @@ static int prepare(const struct run_job *j, struct prep *p, char *err)
 		       sh, p->id, t->attempt))
 		return dehbq_errf(err, DEHBQ_ETOOBIG, "study path too long");
 	if (t->parent >= 0 &&
-	    study_path(p->parent, sizeof(p->parent), j->root,
-		       "work/%04u/%08lld", study_shard((uint64_t)t->parent),
-		       (long long)t->parent))
+	    workdir_find(j->root, j->space, (uint64_t)t->parent, p->parent,
+			 sizeof(p->parent)))
 		return dehbq_errf(err, DEHBQ_ETOOBIG, "study path too long");
 	if (fsutil_mkdir_p(p->workdir, 0777))
 		return dehbq_errf(err, DEHBQ_ESYS, "mkdir(%s): %s", p->workdir,

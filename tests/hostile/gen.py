@@ -6,10 +6,13 @@ Writes MANIFEST: one line per file, "DIR<TAB>NAME-repr<TAB>KIND", where
 NAME-repr is Python's repr of the name (names may hold control characters).
 Files are created in place (a hostile writer does not use tmp+rename); the
 content files are written to a dotfile first and renamed, so a reader never
-sees them half-written (that is tested elsewhere).  Ids are chosen so that
-no hostile file can be a valid forgery of a real trial's result.
+sees them half-written (that is tested elsewhere).  Most ids are chosen so
+that no hostile file can be a valid forgery of a real trial's result; the
+"forgery" kinds at the end are exactly that: copies of real, told trials'
+files and results (real ids, real attempts) with a wrong or missing token,
+which must be quarantined, never archived under the real id.
 """
-import json, os, sys
+import glob, json, os, sys
 
 root, manifest = sys.argv[1], sys.argv[2]
 study = json.load(open(os.path.join(root, "study.json")))["study"]
@@ -316,6 +319,40 @@ try:
     put("state", "snapshot-000099-0000000001.json", DEEP, "corrupt newest snapshot")
 except Skipped:
     pass
+
+# ---- valid forgeries: real ids and attempts, wrong identity ---------------
+told = sorted(glob.glob(os.path.join(root, "archive", "*", "*[0-9].trial.json")))
+for k, tp in enumerate(told[:2]):
+    rp = tp[:-len(".trial.json")] + ".result.json"
+    try:
+        t, r = json.load(open(tp)), json.load(open(rp))
+    except (OSError, ValueError):
+        continue
+    i = int(t["id"])
+    wrong = "%016x" % (0x0123456789abcdef + k)
+    t["token"] = wrong
+    try:
+        put(P, "99-%08d.json" % i, json.dumps(t, indent=1), "forgery: told trial's file, wrong token")
+    except Skipped:
+        pass
+    try:
+        put(C, "%08d@evil.%d.abcdefabcde%d.json" % (i, k + 2, k), json.dumps(t, indent=1),
+            "forgery: claim of a told trial, wrong token")
+    except Skipped:
+        pass
+    r["token"], r["worker"] = wrong, "abcdefabcde%d" % k
+    try:
+        put(R, "%08d.a%d.abcdefabcde%d.json" % (i, r["attempt"], k), json.dumps(r, indent=1),
+            "forgery: told trial's result, wrong token")
+    except Skipped:
+        pass
+    del r["token"]
+    r["worker"] = "abcdefabcdf%d" % k
+    try:
+        put(R, "%08d.a%d.abcdefabcdf%d.json" % (i, r["attempt"], k), json.dumps(r, indent=1),
+            "forgery: told trial's result, no token")
+    except Skipped:
+        pass
 
 with open(manifest, "w") as f:
     for d, n, k in out:
