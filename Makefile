@@ -24,6 +24,7 @@ WARN = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
        -Wformat=2 -Wvla -Wwrite-strings -Wno-format-nonliteral
 DEHBQ_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
 	-D_GNU_SOURCE $(WARN) -MMD -MP -Icommon -Iorchestrator -Iworker -Icli \
+	-Ibench/lib \
 	$(shell pkg-config --cflags $(PKGS))
 DEHBQ_LIBS = $(shell pkg-config --libs $(PKGS)) -lm
 DEHBQ_LDFLAGS =
@@ -43,6 +44,7 @@ CLI_SRCS    = $(filter-out cli/main.c,$(sort $(wildcard cli/*.c)))
 TEST_SRCS   = $(sort $(wildcard tests/check_*.c)) tests/testutil.c
 SUITES      = $(filter-out main,$(patsubst tests/check_%.c,%,$(sort $(wildcard tests/check_*.c))))
 BENCH_SRCS  = $(sort $(wildcard bench/*.c))
+BENCHFN_SRCS = $(sort $(wildcard bench/lib/*.c))
 EXAMPLE_SRCS = $(sort $(wildcard examples/*.c))
 
 obj = $(patsubst %.c,$(B)/%.o,$(1))
@@ -51,6 +53,7 @@ LIBCOMMON = $(B)/libdehbq.a
 LIBORCH   = $(B)/liborch.a
 LIBWORKER = $(B)/libworker.a
 LIBCLI    = $(B)/libcli.a
+LIBBENCHFN = $(B)/libbenchfn.a
 PROGS     = $(B)/bin/dehbq $(B)/bin/dehbq-orchestrator $(B)/bin/dehbq-worker
 EXAMPLES  = $(patsubst examples/%.c,$(B)/bin/%,$(EXAMPLE_SRCS))
 BENCHES   = $(patsubst bench/%.c,$(B)/bin/%,$(BENCH_SRCS))
@@ -65,6 +68,7 @@ $(LIBCOMMON): $(call obj,$(COMMON_SRCS))
 $(LIBORCH): $(call obj,$(ORCH_SRCS))
 $(LIBWORKER): $(call obj,$(WORKER_SRCS))
 $(LIBCLI): $(call obj,$(CLI_SRCS))
+$(LIBBENCHFN): $(call obj,$(BENCHFN_SRCS))
 $(B)/%.a:
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
@@ -80,10 +84,11 @@ $(B)/bin/dehbq-orchestrator: $(B)/orchestrator/main.o $(LIBORCH) $(LIBCOMMON)
 $(B)/bin/dehbq-worker: $(B)/worker/main.o $(LIBWORKER) $(LIBCOMMON)
 	@mkdir -p $(@D)
 	$(LINK) $^ $(DEHBQ_LIBS)
-$(B)/bin/%: $(B)/examples/%.o $(LIBCOMMON)
+$(B)/bin/%: $(B)/examples/%.o $(LIBBENCHFN) $(LIBCOMMON)
 	@mkdir -p $(@D)
 	$(LINK) $^ $(DEHBQ_LIBS)
-$(B)/bin/%: $(B)/bench/%.o $(LIBCLI) $(LIBWORKER) $(LIBORCH) $(LIBCOMMON)
+$(B)/bin/%: $(B)/bench/%.o $(LIBCLI) $(LIBWORKER) $(LIBORCH) $(LIBBENCHFN) \
+		$(LIBCOMMON)
 	@mkdir -p $(@D)
 	$(LINK) $^ $(DEHBQ_LIBS)
 
@@ -96,7 +101,8 @@ $(B)/tests/check_main.o: $(B)/tests/suites.h
 $(B)/tests/check_main.o: DEHBQ_CFLAGS += -I$(B)/tests
 $(call obj,$(TEST_SRCS)): DEHBQ_CFLAGS += $(shell pkg-config --cflags $(TESTPKGS)) -Itests \
 	-Wno-missing-prototypes
-$(B)/tests/check_main: $(call obj,$(TEST_SRCS)) $(LIBCLI) $(LIBWORKER) $(LIBORCH) $(LIBCOMMON)
+$(B)/tests/check_main: $(call obj,$(TEST_SRCS)) $(LIBCLI) $(LIBWORKER) $(LIBORCH) \
+		$(LIBBENCHFN) $(LIBCOMMON)
 	@mkdir -p $(@D)
 	$(LINK) $^ $(DEHBQ_LIBS) $(shell pkg-config --libs $(TESTPKGS))
 
@@ -152,7 +158,8 @@ install: all
 	cp -R deploy $(DESTDIR)$(DATADIR)/
 
 FORMAT_SRCS = $(wildcard common/*.[ch] orchestrator/*.[ch] worker/*.[ch] \
-	cli/*.[ch] fuzz/*.c examples/*.c bench/*.c tests/check_*.c tests/testutil.[ch])
+	cli/*.[ch] fuzz/*.c examples/*.c bench/*.c bench/lib/*.[ch] tests/check_*.c \
+	tests/testutil.[ch])
 format-check:
 	clang-format --dry-run --Werror $(FORMAT_SRCS)
 

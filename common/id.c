@@ -58,13 +58,9 @@ void id_token_format(uint64_t t, char out[ID_TOKEN_LEN])
 
 int id_trial_format(uint64_t n, char out[ID_TRIAL_LEN])
 {
-	int i;
-
 	if (n > ID_TRIAL_MAX)
 		return DEHBQ_ETOOBIG;
-	for (i = ID_TRIAL_LEN - 2; i >= 0; i--, n /= 10) /* "%08llu" */
-		out[i] = (char)('0' + n % 10);
-	out[ID_TRIAL_LEN - 1] = 0;
+	snprintf(out, ID_TRIAL_LEN, "%08llu", (unsigned long long)n);
 	return DEHBQ_OK;
 }
 

@@ -11,6 +11,7 @@
 #include "utf8.h"
 
 #include <cjson/cJSON.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -106,16 +107,7 @@ void jsonbuf_num(struct jsonbuf *b, double d)
 
 void jsonbuf_int(struct jsonbuf *b, int64_t v)
 {
-	char t[24];
-	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-	size_t n = sizeof(t);
-
-	do
-		t[--n] = (char)('0' + u % 10);
-	while ((u /= 10));
-	if (v < 0)
-		t[--n] = '-';
-	jsonbuf_put(b, t + n, sizeof(t) - n);
+	jsonbuf_printf(b, "%" PRId64, v);
 }
 
 void jsonbuf_str(struct jsonbuf *b, const char *s)

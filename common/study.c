@@ -153,6 +153,21 @@ int study_archive_name_id(const char *name, uint64_t *id)
 	return DEHBQ_OK;
 }
 
+int study_staging_name(char *buf, size_t size, uint64_t id)
+{
+	if (id > ID_TRIAL_MAX)
+		return DEHBQ_EINVAL;
+	return fsutil_pathf(buf, size, "%08llu.json", (unsigned long long)id);
+}
+
+int study_parse_staging(const char *name, uint64_t *id)
+{
+	return strlen(name) == 13 && !strcmp(name + 8, ".json") &&
+			       !digits(name, 8, id)
+		       ? DEHBQ_OK
+		       : DEHBQ_EINVAL;
+}
+
 int study_pending_name(char *buf, size_t size, int rung, uint64_t id)
 {
 	int p = STUDY_MAX_RUNG - rung;

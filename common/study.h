@@ -67,6 +67,10 @@ int study_trial_archive_path(char *buf, size_t size, const char *root,
  * claimed.IIIIIIII@... or pending.PP-IIIIIIII...  DEHBQ_EINVAL if none. */
 int study_archive_name_id(const char *name, uint64_t *id);
 
+/* staging/IIIIIIII.json */
+int study_staging_name(char *buf, size_t size, uint64_t id);
+int study_parse_staging(const char *name, uint64_t *id);
+
 int study_pending_name(char *buf, size_t size, int rung, uint64_t id);
 int study_parse_pending(const char *name, int *rung, uint64_t *id);
 

@@ -37,38 +37,16 @@ double timeutil_mono(void)
 	return timeutil_secs(&ts);
 }
 
-/*
- * Every trial file carries a timestamp, so the text of the last second is
- * kept (process-wide state, like the clocks themselves).
- */
 void timeutil_iso(double t, char buf[TIMEUTIL_ISO_LEN])
 {
-	static time_t last_secs = (time_t)-1;
-	static char last[TIMEUTIL_ISO_LEN];
 	long long ms = llround(t * 1000.0);
 	time_t secs = (time_t)(ms / 1000);
-	int f = (int)(ms % 1000);
 	struct tm tm;
 	size_t n;
 
-	if (ms < 0 || secs != last_secs) {
-		gmtime_r(&secs, &tm);
-		n = strftime(buf, TIMEUTIL_ISO_LEN, "%Y-%m-%dT%H:%M:%S", &tm);
-		if (ms < 0 || n != 19) { /* before 1970, past 9999: uncached */
-			snprintf(buf + n, TIMEUTIL_ISO_LEN - n, ".%03lldZ",
-				 ms % 1000);
-			return;
-		}
-		memcpy(last, buf, 19);
-		last_secs = secs;
-	}
-	memcpy(buf, last, 19);
-	buf[19] = '.';
-	buf[20] = (char)('0' + f / 100);
-	buf[21] = (char)('0' + f / 10 % 10);
-	buf[22] = (char)('0' + f % 10);
-	buf[23] = 'Z';
-	buf[24] = 0;
+	gmtime_r(&secs, &tm);
+	n = strftime(buf, TIMEUTIL_ISO_LEN, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf + n, TIMEUTIL_ISO_LEN - n, ".%03lldZ", ms % 1000);
 }
 
 /* n decimal digits at s; -1 if any is not a digit. */

@@ -366,6 +366,8 @@ int dehb_fl_insert(struct dehb *d, const struct dehb_job *job, double *x)
 	e.xtext = NULL;
 	fl_put(d->fl, d->flcap, &e);
 	d->flcount++;
+	if (job->level >= 0 && job->level < HB_MAX_LEVELS)
+		d->flight_at[job->level]++;
 	return DEHBQ_OK;
 }
 
@@ -374,6 +376,8 @@ static void fl_remove(struct dehb *d, struct dehb_fl *e)
 	size_t mask = d->flcap - 1;
 	size_t i = (size_t)(e - d->fl), j = i;
 
+	if (e->job.level >= 0 && e->job.level < HB_MAX_LEVELS)
+		d->flight_at[e->job.level]--;
 	free(e->x);
 	free(e->saved);
 	free(e->xtext);
@@ -663,13 +667,29 @@ static int any_pending(const struct dehb *d)
 	return 0;
 }
 
+/*
+ * The cost of the jobs in flight, charged in advance: each at its fidelity
+ * (the unit the benchmarks' costs use), until its tell replaces the charge
+ * with the real cost.  Summed by level, so the sum is the same however the
+ * jobs came and went (a save and load give the same figure).
+ */
+static double inflight_charge(const struct dehb *d)
+{
+	double c = 0;
+	int l;
+
+	for (l = 0; l < d->nlevels; l++)
+		c += (double)d->flight_at[l] * d->fid[l];
+	return c;
+}
+
 int dehb_exhausted(const struct dehb *d)
 {
 	const struct dehb_params *p = &d->p;
 
 	if (p->max_fevals > 0 && d->asked >= p->max_fevals)
 		return 1;
-	if (p->max_cost > 0 && d->total_cost >= p->max_cost)
+	if (p->max_cost > 0 && d->total_cost + inflight_charge(d) >= p->max_cost)
 		return 1;
 	if (p->max_walltime > 0 && d->elapsed >= p->max_walltime)
 		return 1;

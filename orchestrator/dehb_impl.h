@@ -82,6 +82,9 @@ struct dehb {
 	struct dehb_fl *fl;		    /* in-flight table, power of 2 */
 	size_t flcap;			    /* table size */
 	size_t flcount;			    /* jobs in flight */
+	int64_t flight_at[HB_MAX_LEVELS];   /* of them, at each level: their
+					       fidelities are the cost charged
+					       in advance (dehb_exhausted) */
 	struct dehb_inc inc[2];		    /* DEHB_INC_ANY, DEHB_INC_MAX */
 	int64_t asked;			    /* jobs issued = next job id */
 	int64_t told;			    /* results told */

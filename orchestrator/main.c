@@ -14,7 +14,6 @@
 #include "atomicfile.h"
 #include "err.h"
 #include "fsutil.h"
-#include "jscratch.h"
 #include "lease.h"
 #include "logmsg.h"
 #include "rng.h"
@@ -252,11 +251,10 @@ static void watch_open(struct watch *w, const char *root)
 
 /*
  * Drain an inotify queue; returns the number of events read.  Sets *other
- * (if not NULL) when an event's watch is not `light`; the names an event
- * on `light` gives go to sched_hint(s) (if s).  A read that left room for
- * the longest event got all there was: no read for EAGAIN.
+ * (if not NULL) when an event's watch is not `light`.  A read that left
+ * room for the longest event got all there was: no read for EAGAIN.
  */
-static long drain_events(int fd, int light, int *other, struct sched *s)
+static long drain_events(int fd, int light, int *other)
 {
 	_Alignas(struct inotify_event) char buf[8192];
 	const struct inotify_event *ev;
@@ -271,8 +269,6 @@ static long drain_events(int fd, int light, int *other, struct sched *s)
 			ev = (const struct inotify_event *)q;
 			if (other && ev->wd != light)
 				*other = 1;
-			else if (s && ev->len)
-				sched_hint(s, ev->name);
 			count++;
 		}
 	} while (sizeof(buf) - (size_t)n < sizeof(*ev) + NAME_MAX + 1);
@@ -302,7 +298,7 @@ static int wait_batch(struct watch *w, struct sched *s, double timeout,
 	struct pollfd p[2] = {{w->fd, POLLIN, 0}, {w->pfd, POLLIN, 0}};
 	double hold, now, nap, t1;
 	long taken, left, n1;
-	int other = 0, lost = 0;
+	int other = 0;
 
 	if (w->fd < 0) {
 		timeutil_sleep(timeout, &got_stop);
@@ -310,7 +306,7 @@ static int wait_batch(struct watch *w, struct sched *s, double timeout,
 	}
 	if (poll(p, 2, (int)(timeout * 1000)) <= 0)
 		return 1;
-	taken = p[1].revents ? drain_events(w->pfd, w->pwd, &lost, NULL) : 0;
+	taken = p[1].revents ? drain_events(w->pfd, w->pwd, NULL) : 0;
 	t1 = timeutil_mono();
 	n1 = taken;
 	while (taken < queued && !got_stop &&
@@ -323,12 +319,11 @@ static int wait_batch(struct watch *w, struct sched *s, double timeout,
 		} else if (poll(&p[1], 1, (int)(hold * 1000) + 1) <= 0) {
 			continue;
 		}
-		taken += drain_events(w->pfd, w->pwd, &lost, NULL);
+		taken += drain_events(w->pfd, w->pwd, NULL);
 	}
 	if (taken < queued) /* claims since the last read */
-		taken += drain_events(w->pfd, w->pwd, &lost, NULL);
-	sched_claims(s, lost ? -1 : taken);
-	drain_events(w->fd, w->rwd, &other, s);
+		taken += drain_events(w->pfd, w->pwd, NULL);
+	drain_events(w->fd, w->rwd, &other);
 	return other;
 }
 
@@ -397,8 +392,8 @@ int main(int argc, char **argv)
 		return rc == DEHBQ_ESYS && !fsutil_path_errno(errno) ? 111
 								     : 100;
 	}
-	/* work in the study: per-trial calls then use short relative paths
-	 * (sched.h); messages name files by the absolute root */
+	/* work in the study (a trainer-free process holds no other
+	 * directory); messages name files by the absolute root */
 	if (!realpath(root, absroot) || chdir(absroot) < 0) {
 		fprintf(stderr, "dehbq-orchestrator: %s: %s\n", root,
 			strerror(errno));
@@ -503,6 +498,5 @@ int main(int argc, char **argv)
 out:
 	sched_close(s);
 	spec_release(&spec);
-	jscratch_release();
 	return code;
 }

@@ -10,13 +10,12 @@
  * batches go on, but ask for no new trial until a requeue request (the
  * count is the running process's, not the snapshot's).
  *
- * A light batch (full = 0) reads only results/ (the hinted names, see
- * sched_hint(), or a listing) and counts pending/ (sched_claims(), or a
- * listing): no heartbeat, no claim or registry listing (the last full
- * batch's worker count is kept; every in-flight trial not pending counts
- * as claimed), no requests, no search for missing files.  The caller runs
- * a full batch at least every `poll` seconds and whenever something
- * besides results/ and pending/ changed.
+ * A light batch (full = 0) lists only results/ and pending/: no
+ * heartbeat, no claim or registry listing (the last full batch's worker
+ * count is kept; every in-flight trial not pending counts as claimed), no
+ * requests, no search for missing files.  Its cost does not grow with the
+ * number of workers.  The caller runs a full batch at least every `poll`
+ * seconds and whenever something besides results/ and pending/ changed.
  *
  * Calling sequence:
  *   sched_open(&s, root, &spec, lease, lg, err)   load snapshot, reconcile
@@ -28,13 +27,8 @@
  * write nothing); DEHBQ_ESYS (a storage error: the last snapshot is kept,
  * the batch's moves stay queued and are retried by the next call).
  *
- * Paths: when the working directory is the study root (the orchestrator
- * chdir()s there; sched_open() checks by device and inode), the per-trial
- * system calls use paths relative to it, which saves the kernel a walk of
- * every component of root per call.  Otherwise they use root's paths.
- *
- * Ownership: the scheduler borrows spec, lease and logger (they must
- * outlive it) and owns the engine.
+ * Ownership: the scheduler borrows root, spec, lease and logger (they must
+ * outlive it) and owns the engine.  Its files: sched_impl.h.
  */
 #ifndef DEHBQ_SCHED_H
 #define DEHBQ_SCHED_H
@@ -55,22 +49,6 @@ int sched_open(struct sched **out, const char *root, struct spec *spec,
 void sched_close(struct sched *s);
 
 int sched_batch(struct sched *s, int full, char *err);
-/*
- * A name moved into results/ since the last batch (the caller's inotify
- * watch).  With such hints a light batch opens just those files instead
- * of listing results/.  name NULL says some were lost (the event queue
- * overflowed): the next batch lists.  Each batch forgets the hints; a
- * full batch lists whatever they say.  The name is copied.
- */
-void sched_hint(struct sched *s, const char *name);
-/*
- * n files left pending/ since the last batch (claims and removals, from
- * the caller's inotify watch on pending/).  With it a light batch counts
- * what is left in pending/ instead of listing it; n < 0 says the count is
- * unknown (the event queue overflowed): the next batch lists.
- */
-void sched_claims(struct sched *s, long n);
-
 /* 1 when the study is complete (nothing more to do). */
 int sched_finished(const struct sched *s);
 /* Write FINISHED (atomically) with the summary. */
@@ -82,7 +60,5 @@ void sched_stopped(struct sched *s, const char *reason);
 int sched_stopping(const struct sched *s);
 /* Trials in pending/ (or staged) after the last batch. */
 int sched_pending(const struct sched *s);
-/* Number of trials told so far (for tests and logs). */
-long long sched_told(const struct sched *s);
 
 #endif

@@ -1085,6 +1085,57 @@ START_TEST(test_dehb_reopen_failed_job_then_tell_applies_selection)
 }
 END_TEST
 
+/*
+ * total_cost counts work in flight: each asked job is charged its fidelity
+ * until its tell replaces the charge with the real cost, so an equal-cost
+ * comparison never overspends by the jobs in flight (4 workers once spent
+ * +17 %).  For every optimiser: with max_cost the sum of the first k
+ * fidelities, the engine is exhausted after exactly k asks with no tell;
+ * a tell of a cheaper real cost reopens it; a save and load keep it.
+ */
+START_TEST(test_dehb_cost_counts_work_in_flight)
+{
+	enum dehb_optimizer o;
+
+	for (o = DEHB_OPT_DEHB; o <= DEHB_OPT_DE; o++) {
+		struct dehb_params p;
+		struct dehb_job job[8];
+		struct dehb *d, *e;
+		double x[3], sum = 0;
+		int k;
+
+		dehb_params_init(&p);
+		p.optimizer = o;
+		p.min_fidelity = 1;
+		p.max_fidelity = 27;
+		p.dim = 3;
+		p.seed = 5;
+		d = mkp(&p);
+		for (k = 0; k < 5; k++) {
+			ck_assert_int_eq(dehb_ask(d, &job[k], x), DEHBQ_OK);
+			sum += job[k].fidelity;
+		}
+		dehb_free(d);
+		p.max_cost = sum;
+		d = mkp(&p);
+		for (k = 0; k < 5; k++) {
+			ck_assert_msg(!dehb_exhausted(d), "%d: %d", (int)o, k);
+			ck_assert_int_eq(dehb_ask(d, &job[k], x), DEHBQ_OK);
+		}
+		ck_assert_msg(dehb_exhausted(d), "optimizer %d", (int)o);
+		e = reload(d);
+		ck_assert(dehb_exhausted(e));
+		/* told at half its fidelity: room for more */
+		ck_assert_int_eq(dehb_tell(d, job[0].id, DEHB_OK, 1.0,
+					   job[0].fidelity / 2),
+				 DEHBQ_OK);
+		ck_assert(!dehb_exhausted(d));
+		dehb_free(e);
+		dehb_free(d);
+	}
+}
+END_TEST
+
 Suite *dehb_suite(void)
 {
 	Suite *s = suite_create("dehb");
@@ -1094,6 +1145,7 @@ Suite *dehb_suite(void)
 
 	tcase_set_timeout(core, 60);
 	tcase_add_test(core, test_dehb_sequential_trace_matches_spec_5_7);
+	tcase_add_test(core, test_dehb_cost_counts_work_in_flight);
 	tcase_add_test(core,
 		       test_dehb_job_ids_sequential_and_vectors_in_unit_cube);
 	tcase_add_test(core,

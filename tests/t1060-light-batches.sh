@@ -10,9 +10,8 @@
 #    give (a worker of another make) is told, its trial file is archived
 #    as issued, and the claim left in claimed/ is archived as stale by the
 #    next full batch (the timer's);
-#  - a light batch opens only the result names inotify announced (a rename
-#    into results/): a result written in place, which announces none, is
-#    told by the timer's full batch.
+#  - a result that appears without a rename into results/ (link(2), which
+#    wakes no batch) is told by the next batch, which lists results/.
 . "${DEHBQ_SRC:-.}/tests/lib.sh"
 plan 11
 FEVALS=30
@@ -117,7 +116,7 @@ check "(other name) each trial file is archived ($(ntrial "$T/c") of 3)" \
 start d 3 2 none
 play "$T/d" 1 inplace
 wait_for 10 test -e "$T/d/archive/0000/00000000.result.json"
-check "(unannounced) a result linked into results/ is told by a full batch" \
+check "(unannounced) a result linked into results/ is told by the next batch" \
 	test -e "$T/d/archive/0000/00000000.result.json"
 play "$T/d" 2
 wait_for 15 test -e "$T/d/FINISHED"

@@ -1,0 +1,140 @@
+/*
+ * check_sched.c - the scheduler without processes: a study in a scratch
+ * directory, a batch, then reconciliation at the next open (protocol.md
+ * section 8): what matches the snapshot is kept, a stale staged file is
+ * dropped, and foreign files (another token, an id never issued) go to
+ * quarantine with a reason instead of into the archive
+ */
+#include "err.h"
+#include "lease.h"
+#include "logmsg.h"
+#include "sched.h"
+#include "space.h"
+#include "spec.h"
+#include "study.h"
+#include "testutil.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static struct spec spec;
+static struct lease lease;
+static struct logmsg lg;
+
+static void setup(void)
+{
+	char err[DEHBQ_ERRLEN], path[4096];
+
+	tu_setup();
+	spec_defaults(&spec);
+	spec.min_fidelity = 1;
+	spec.max_fidelity = 9;
+	spec.fevals = 20;
+	spec.prefetch = 3;
+	snprintf(path, sizeof(path), "%s/space_native.json", tu_datadir());
+	ck_assert_int_eq(space_load(path, &spec.space, err), DEHBQ_OK);
+	snprintf(spec.study, sizeof(spec.study), "%s",
+		 "1ab6bee3-f5bb-4934-997e-54ea6e1390e1");
+	ck_assert_int_eq(study_create_dirs(tu_dir), DEHBQ_OK);
+	logmsg_init(&lg, "check_sched");
+	lg.fd = -1;
+	ck_assert_int_eq(
+		lease_acquire(&lease, tu_dir, spec.lease, 0, 0.01, err),
+		DEHBQ_OK);
+}
+
+static void teardown(void)
+{
+	spec_release(&spec);
+	tu_teardown();
+}
+
+static struct sched *open_sched(void)
+{
+	struct sched_opts o = {1, 1e9};
+	struct sched *s;
+	char err[DEHBQ_ERRLEN];
+
+	ck_assert_msg(sched_open(&s, tu_dir, &spec, &lease, &lg, &o, err) ==
+			      DEHBQ_OK,
+		      "%s", err);
+	return s;
+}
+
+static int exists(const char *p)
+{
+	struct stat st;
+
+	return lstat(p, &st) == 0;
+}
+
+/* The file at p with its "token" value replaced. */
+static void copy_with_token(const char *from, const char *to, const char *token)
+{
+	char *t = tu_read(from, NULL), *k, out[65536];
+
+	ck_assert_ptr_nonnull(t);
+	k = strstr(t, "\"token\":\t\"");
+	ck_assert_ptr_nonnull(k);
+	k += strlen("\"token\":\t\"");
+	snprintf(out, sizeof(out), "%.*s%s%s", (int)(k - t), t, token, k + 16);
+	tu_write(to, out);
+	free(t);
+}
+
+START_TEST(test_sched_reconcile_matches_the_snapshot)
+{
+	char err[DEHBQ_ERRLEN], *reason;
+	struct sched *s = open_sched();
+
+	ck_assert_int_eq(sched_batch(s, 1, err), DEHBQ_OK);
+	ck_assert_int_eq(sched_pending(s), 3);
+	sched_close(s);
+	ck_assert(exists(tu_path("pending/99-00000000.json")));
+	/* trial 0 again, with another token, as a claim */
+	copy_with_token(tu_path("pending/99-00000000.json"),
+			tu_path("claimed/00000000@evil.1.abcdefabcdef.json"),
+			"0123456789abcdef");
+	/* and as a staged file: never published, dropped */
+	copy_with_token(tu_path("pending/99-00000001.json"),
+			tu_path("staging/00000001.json"), "0123456789abcdef");
+	/* an id never issued */
+	copy_with_token(tu_path("pending/99-00000002.json"),
+			tu_path("pending/99-00000077.json"),
+			"0123456789abcdef");
+	s = open_sched();
+	sched_close(s);
+	ck_assert(exists(tu_path("pending/99-00000000.json")));
+	ck_assert(exists(tu_path("pending/99-00000001.json")));
+	ck_assert(!exists(tu_path("staging/00000001.json")));
+	ck_assert(
+		!exists(tu_path("claimed/00000000@evil.1.abcdefabcdef.json")));
+	reason = tu_read(tu_path("quarantine/"
+				 "claimed.00000000@evil.1.abcdefabcdef.json."
+				 "reason"),
+			 NULL);
+	ck_assert_ptr_nonnull(reason);
+	ck_assert_msg(strstr(reason, "token"), "%s", reason);
+	free(reason);
+	reason = tu_read(tu_path("quarantine/pending.99-00000077.json.reason"),
+			 NULL);
+	ck_assert_ptr_nonnull(reason);
+	ck_assert_msg(strstr(reason, "never issued"), "%s", reason);
+	free(reason);
+	ck_assert_int_eq(tu_count(tu_path("archive/0000")), 0);
+}
+END_TEST
+
+Suite *sched_suite(void)
+{
+	Suite *s = suite_create("sched");
+	TCase *tc = tcase_create("reconcile");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_sched_reconcile_matches_the_snapshot);
+	suite_add_tcase(s, tc);
+	return s;
+}
