@@ -60,6 +60,9 @@ int cli_exit_code(int dehbq_err);
 /* Strict number parsing for option values; 0 ok, -1 bad. */
 int cli_parse_double(const char *s, double *out);
 int cli_parse_int(const char *s, int64_t min, int64_t max, int64_t *out);
+/* A trial id as people type or paste it: 1 to 8 digits ("35" from a
+ * pandas column, or "00000035"); out gets the 8-digit form.  0 or -1. */
+int cli_parse_trial_id(const char *s, uint64_t *id, char out[ID_TRIAL_LEN]);
 /* 1 when argv holds -h or --help. */
 int cli_wants_help(int argc, char **argv);
 

@@ -11,6 +11,7 @@
 #include "atomicfile.h"
 #include "err.h"
 #include "fsutil.h"
+#include "hb.h"
 #include "id.h"
 #include "jsonfile.h"
 #include "space.h"
@@ -18,6 +19,7 @@
 #include "study.h"
 #include "timeutil.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -265,13 +267,99 @@ static int publish_study(const char *root, const char *text)
 	return CLI_OK;
 }
 
+/*
+ * The fidelity ladder and what a bracket costs, and a warning when the
+ * termination cannot reach the top fidelity (a small --fevals on a tall
+ * ladder ends with no result at the maximum fidelity).
+ */
+static void print_ladder(const struct spec *s)
+{
+	double fid[HB_MAX_LEVELS];
+	int n[HB_MAX_LEVELS], L, k, sb, first = 0, round = 0;
+	int brackets = !strcmp(s->optimizer, "dehb") ||
+		       !strcmp(s->optimizer, "hyperband") ||
+		       !strcmp(s->optimizer, "sh");
+
+	if (hb_levels(s->min_fidelity, s->max_fidelity, s->eta, &L))
+		return;
+	hb_fidelities(s->max_fidelity, s->eta, L, fid);
+	printf("fidelity ladder (eta %g):", s->eta);
+	for (k = 0; k < L; k++)
+		printf("%s %g", k ? "," : "", fid[k]);
+	printf(" (%d level%s)\n", L, L == 1 ? "" : "s");
+	if (!brackets) {
+		printf("every trial runs at fidelity %g (optimizer %s)\n",
+		       s->max_fidelity, s->optimizer);
+		return;
+	}
+	for (sb = L - 1; sb >= 0; sb--) {
+		int tot = 0;
+
+		if (hb_rung_sizes(L, s->eta, sb, n))
+			return;
+		for (k = 0; k <= sb; k++)
+			tot += n[k];
+		if (sb == L - 1)
+			first = tot;
+		round += tot;
+		if (!strcmp(s->optimizer, "sh"))
+			break;
+	}
+	if (!strcmp(s->optimizer, "sh"))
+		printf("one bracket: %d evaluations, the last at fidelity %g\n",
+		       first, s->max_fidelity);
+	else
+		printf("one round of %d brackets: %d evaluations; the first "
+		       "bracket, %d, ends at fidelity %g\n",
+		       L, round, first, s->max_fidelity);
+	if (s->fevals > 0 && s->fevals < first)
+		fprintf(stderr,
+			"dehbq init: warning: --fevals %lld is less than the "
+			"%d evaluations of the first bracket: no trial will "
+			"reach fidelity %g (use --fevals %d or more, or a "
+			"larger --min-budget)\n",
+			(long long)s->fevals, first, s->max_fidelity, round);
+	else if (s->fevals > 0 && s->fevals < round)
+		fprintf(stderr,
+			"dehbq init: warning: --fevals %lld is less than one "
+			"round of brackets (%d): with several workers the "
+			"brackets run side by side, and the study may end "
+			"before any trial reaches fidelity %g (use --fevals "
+			"%d or more)\n",
+			(long long)s->fevals, round, s->max_fidelity, round);
+}
+
+/* The first entry of root that is not one of a study's directories (an
+ * init that crashed may have made those), malloc'ed; NULL if none. */
+static char *foreign_entry(const char *root)
+{
+	struct dirent *e;
+	char *name = NULL;
+	DIR *d = opendir(root);
+	int i;
+
+	if (!d)
+		return NULL;
+	while (!name && (e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		for (i = 0; study_dirs[i]; i++)
+			if (!strcmp(e->d_name, study_dirs[i]))
+				break;
+		if (!study_dirs[i])
+			name = strdup(e->d_name);
+	}
+	closedir(d);
+	return name;
+}
+
 int cli_init(int argc, char **argv)
 {
 	char err[DEHBQ_ERRLEN], probe[STUDY_PATH_MAX];
 	struct init_over over;
 	const char *root, *specf = NULL, *spacef = NULL;
 	struct spec s;
-	char *text = NULL;
+	char *text = NULL, *other;
 	int c, rc;
 
 	memset(&over, 0, sizeof(over));
@@ -342,6 +430,15 @@ int cli_init(int argc, char **argv)
 			      root);
 		goto out;
 	}
+	if ((other = foreign_entry(root))) {
+		rc = cli_fail("init", CLI_EINPUT,
+			      "'%s' is not empty and holds no study (it has "
+			      "'%s'); nothing was changed (use a new or empty "
+			      "directory)",
+			      root, other);
+		free(other);
+		goto out;
+	}
 	id_study_new(s.study);
 	s.created = timeutil_now();
 	if (spec_render(&s, &text)) {
@@ -359,6 +456,7 @@ int cli_init(int argc, char **argv)
 		goto out;
 	printf("created study %s in %s (%d parameters, optimizer %s)\n",
 	       s.study, root, space_dim(s.space), s.optimizer);
+	print_ladder(&s);
 	printf("next: dehbq-orchestrator %s &\n"
 	       "      dehbq-worker --study %s -- YOUR-TRAINER {config} "
 	       "{budget}\n",

@@ -6,6 +6,8 @@
  */
 #include "cli.h"
 
+#include "version.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -24,7 +26,8 @@ static const char usage[] =
 	"  stop STUDY          ask the orchestrator to finish\n"
 	"  requeue STUDY ID    ask the orchestrator to run a trial again\n"
 	"\n"
-	"Every command takes --help.  Exit codes: 0 ok, 100 bad input,\n"
+	"Every command takes --help; dehbq --version prints the release.\n"
+	"Exit codes: 0 ok, 100 bad input,\n"
 	"111 system failure.\n";
 
 static const struct {
@@ -49,6 +52,10 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
 	    !strcmp(argv[1], "help")) {
 		fputs(usage, stdout);
+		return CLI_OK;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("dehbq %s\n", dehbq_version);
 		return CLI_OK;
 	}
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)

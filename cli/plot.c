@@ -270,7 +270,10 @@ static void incumbent_line(FILE *f, const struct plot_ctx *x,
 			map(ax, ax->hi), px, py, color);
 }
 
-static void legend_incumbent(FILE *f, const struct panel *p)
+/* top_n: ok evaluations at the maximum fidelity; none says why the
+ * dashed line is missing instead of leaving an empty legend entry */
+static void legend_incumbent(FILE *f, const struct panel *p, size_t top_n,
+			     double maxf)
 {
 	fprintf(f,
 		"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
@@ -285,6 +288,26 @@ static void legend_incumbent(FILE *f, const struct panel *p)
 		"<text x=\"%.1f\" y=\"%.1f\">best, max fidelity</text>\n",
 		p->x1 - 170, p->y0 + 34, p->x1 - 145, p->y0 + 34, p->x1 - 140,
 		p->y0 + 38);
+	if (!top_n)
+		fprintf(f,
+			"<text x=\"%.1f\" y=\"%.1f\" fill=\"#d62728\">(no "
+			"trial reached fidelity %g)</text>\n",
+			p->x1 - 170, p->y0 + 56, maxf);
+}
+
+/* The study directory's last component: a name people gave, not a UUID. */
+static const char *study_label(const char *root)
+{
+	static char buf[256];
+	size_t n = strlen(root);
+	const char *b;
+
+	while (n > 1 && root[n - 1] == '/')
+		n--;
+	for (b = root + n; b > root && b[-1] != '/'; b--)
+		;
+	snprintf(buf, sizeof(buf), "%.*s", (int)(root + n - b), b);
+	return buf;
 }
 
 static int write_svg(void *arg, FILE *f)
@@ -296,7 +319,7 @@ static int write_svg(void *arg, FILE *f)
 	double *cum = NULL, lmin = INFINITY, lmax = -INFINITY, tmax = 0;
 	double scale = 1, maxf = x->spec->max_fidelity;
 	const char *unit = "seconds";
-	size_t i, nok = 0, npos = 0;
+	size_t i, nok = 0, npos = 0, ntop = 0;
 	char title[256];
 
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -311,7 +334,7 @@ static int write_svg(void *arg, FILE *f)
 	      "font-size=\"16\">",
 	      f);
 	xml_text(f, "dehbq study ");
-	xml_text(f, x->spec->name[0] ? x->spec->name : x->spec->study);
+	xml_text(f, x->spec->name[0] ? x->spec->name : study_label(x->root));
 	for (i = 0; i < x->n; i++) {
 		const struct ev *e = &x->ev[i];
 
@@ -321,6 +344,7 @@ static int write_svg(void *arg, FILE *f)
 			continue;
 		nok++;
 		npos += e->loss > 0;
+		ntop += e->fid >= maxf * (1 - 1e-9);
 		if (e->loss < lmin)
 			lmin = e->loss;
 		if (e->loss > lmax)
@@ -378,7 +402,7 @@ static int write_svg(void *arg, FILE *f)
 	incumbent_line(f, x, &at, &ay, NULL, -INFINITY, "#1f77b4", "");
 	incumbent_line(f, x, &at, &ay, NULL, maxf * (1 - 1e-9), "#d62728",
 		       " stroke-dasharray=\"6,3\"");
-	legend_incumbent(f, &pa);
+	legend_incumbent(f, &pa, ntop, maxf);
 	/* panel B: incumbent vs cumulative budget */
 	ay2 = ay;
 	ay2.p0 = pb.y1;
@@ -393,7 +417,7 @@ static int write_svg(void *arg, FILE *f)
 	incumbent_line(f, x, &ab, &ay2, cum, -INFINITY, "#1f77b4", "");
 	incumbent_line(f, x, &ab, &ay2, cum, maxf * (1 - 1e-9), "#d62728",
 		       " stroke-dasharray=\"6,3\"");
-	legend_incumbent(f, &pb);
+	legend_incumbent(f, &pb, ntop, maxf);
 	/* panel C: scatter */
 	ay2.p0 = pc.y1;
 	ay2.p1 = pc.y0;

@@ -161,6 +161,7 @@ static int has_ok_result(const char *root, uint64_t id)
 
 int cli_requeue(int argc, char **argv)
 {
+	char idtxt[ID_TRIAL_LEN] = "";
 	struct spec s;
 	uint64_t id;
 	int rc;
@@ -176,21 +177,21 @@ int cli_requeue(int argc, char **argv)
 		return rc;
 	spec_release(&s);
 	if (strcmp(argv[2], "--failed")) {
-		if (id_trial_parse(argv[2], &id))
+		if (cli_parse_trial_id(argv[2], &id, idtxt))
 			return cli_fail("requeue", CLI_EINPUT,
-					"'%s': not a trial id (8 digits, e.g. "
-					"00000042)",
+					"'%s': not a trial id (up to 8 digits, "
+					"e.g. 42 or 00000042)",
 					argv[2]);
 		if (!trial_exists(argv[1], id))
 			return cli_fail("requeue", CLI_EINPUT,
-					"trial %s: no such trial in %s",
-					argv[2], argv[1]);
+					"trial %s: no such trial in %s", idtxt,
+					argv[1]);
 		if (has_ok_result(argv[1], id))
 			return cli_fail("requeue", CLI_EINPUT,
 					"trial %s: not requeued: it has a "
 					"valid result (status ok); only failed "
 					"or in-flight trials can be requeued",
-					argv[2]);
+					idtxt);
 	}
 	if (study_finished(argv[1]))
 		cli_warn("requeue",
@@ -206,10 +207,10 @@ int cli_requeue(int argc, char **argv)
 		       argv[1]);
 		return CLI_OK;
 	}
-	if ((rc = write_request("requeue", argv[1], "requeue", argv[2])))
+	if ((rc = write_request("requeue", argv[1], "requeue", idtxt)))
 		return rc;
 	printf("requested requeue of trial %s; the orchestrator will act on "
 	       "it at its next batch\n",
-	       argv[2]);
+	       idtxt);
 	return CLI_OK;
 }

@@ -13,6 +13,7 @@
 
 #include "err.h"
 #include "jsonfile.h"
+#include "lease.h"
 #include "space.h"
 #include "spec.h"
 #include "study.h"
@@ -95,13 +96,15 @@ static void bar(FILE *f, const char *what, double cur, double max, double eta,
 		fprintf(f, "  ETA %s\n", frac >= 1 ? "reached" : e);
 }
 
-static void incumbent(FILE *f, const char *label, const cJSON *inc)
+/* none: what to say when there is none ("none yet" while running) */
+static void incumbent(FILE *f, const char *label, const cJSON *inc,
+		      const char *none)
 {
 	const cJSON *cfg, *it;
 	char *txt;
 
 	if (!cJSON_IsObject(inc)) {
-		fprintf(f, "  %-22s none yet\n", label);
+		fprintf(f, "  %-22s %s\n", label, none);
 		return;
 	}
 	fprintf(f, "  %-22s loss %.6g at fidelity %g (trial %s)\n", label,
@@ -285,13 +288,16 @@ static void render(FILE *f, const char *root, const struct spec *s,
 	const cJSON *o = NULL, *c = NULL;
 	struct wk_scan w;
 	long archived, other;
+	int npend, nclaim;
 	int local, nstale, nwarn = 0;
 	double now = cli_fs_now(root, &local), mt;
 	double elapsed = 0, done = 0, issued = 0, failed = 0, rate = 0;
 	double lease_age = 0;
 	int have_lease = 0, live = 0; /* live: ETAs make sense */
-	const char *stopped = NULL;   /* why the orchestrator stopped */
-	const char *held = NULL;      /* why it issues no new trials */
+	int dead = 0;		      /* its pid is gone from this host */
+	char none_max[160], state[160], hb[32];
+	const char *stopped = NULL; /* why the orchestrator stopped */
+	const char *held = NULL;    /* why it issues no new trials */
 
 	*finished = 0;
 	if (!study_path(p, sizeof(p), root, "FINISHED") &&
@@ -313,6 +319,11 @@ static void render(FILE *f, const char *root, const struct spec *s,
 		o = NULL;
 	fprintf(f, "study %s  %s%s%s\n", s->study, root, s->name[0] ? "  " : "",
 		s->name);
+	if (!study_path(p, sizeof(p), root, "state/lease.json") &&
+	    !cli_lmtime(p, &mt)) {
+		lease_age = now - mt;
+		have_lease = 1;
+	}
 	if (o) {
 		c = cJSON_GetObjectItemCaseSensitive(o, "counts");
 		elapsed = num(o, "elapsed", 0);
@@ -323,15 +334,29 @@ static void render(FILE *f, const char *root, const struct spec *s,
 		/* status.json has a reason once its orchestrator stopped */
 		stopped = *finished ? NULL : str(o, "reason", NULL);
 		held = *finished ? NULL : str(o, "held", NULL);
-		live = !*finished && !stopped;
+		dead = !*finished && !stopped &&
+		       lease_holder_gone(str(o, "host", ""),
+					 (long)num(o, "pid", 0));
+		live = !*finished && !stopped && !held && !dead;
 		fmt_dur(e, sizeof(e), elapsed);
+		fmt_dur(hb, sizeof(hb), lease_age < 0 ? 0 : lease_age);
+		if (stopped)
+			snprintf(state, sizeof(state), "stopped (%s) after",
+				 stopped);
+		else if (*finished)
+			snprintf(state, sizeof(state), "finished after");
+		else if (dead)
+			snprintf(state, sizeof(state),
+				 "DEAD (pid gone from this host) after");
+		else
+			snprintf(state, sizeof(state), "%s (heartbeat %s ago),",
+				 held ? "HELD" : "running",
+				 have_lease ? hb : "?");
 		fprintf(f,
-			"orchestrator %s:%.0f epoch %.0f, %s%s%s %s, updated "
+			"orchestrator %s:%.0f epoch %.0f, %s %s, updated "
 			"%s%s\n",
 			str(o, "host", "?"), num(o, "pid", 0),
-			num(o, "epoch", 0), stopped ? "stopped (" : "",
-			stopped ? stopped : "", stopped ? ") after" : "running",
-			e, str(o, "updated", "?"),
+			num(o, "epoch", 0), state, e, str(o, "updated", "?"),
 			*finished ? "  FINISHED" : "");
 		if (*finished)
 			fprintf(f, "finished: %s\n", str(o, "reason", "?"));
@@ -383,12 +408,22 @@ static void render(FILE *f, const char *root, const struct spec *s,
 			num(c, "brackets", 0), num(c, "total_cost", 0));
 		fprintf(f, "throughput: %.2f done/min\n", rate * 60);
 		fprintf(f, "incumbents\n");
+		if (*finished)
+			snprintf(none_max, sizeof(none_max),
+				 "none: no trial reached fidelity %g before "
+				 "the study ended (a larger --fevals or "
+				 "--brackets reaches it)",
+				 s->max_fidelity);
+		else
+			snprintf(none_max, sizeof(none_max), "none yet");
 		incumbent(f, "at max fidelity:",
 			  cJSON_GetObjectItemCaseSensitive(
-				  o, "incumbent_max_fidelity"));
+				  o, "incumbent_max_fidelity"),
+			  none_max);
 		incumbent(f, "at any fidelity:",
 			  cJSON_GetObjectItemCaseSensitive(
-				  o, "incumbent_any_fidelity"));
+				  o, "incumbent_any_fidelity"),
+			  *finished ? "none: no trial succeeded" : "none yet");
 		if (!*finished)
 			brackets(f, cJSON_GetObjectItemCaseSensitive(
 					    o, "brackets"));
@@ -399,12 +434,22 @@ static void render(FILE *f, const char *root, const struct spec *s,
 			root);
 	}
 	cli_count_archive(root, &archived, &other);
+	npend = cli_count_dir(root, "pending");
+	nclaim = cli_count_dir(root, "claimed");
 	fprintf(f,
 		"directory: staging %d, pending %d, claimed %d, results "
 		"%d, archived %ld, quarantine %d\n",
-		cli_count_dir(root, "staging"), cli_count_dir(root, "pending"),
-		cli_count_dir(root, "claimed"), cli_count_dir(root, "results"),
-		archived, cli_count_dir(root, "quarantine"));
+		cli_count_dir(root, "staging"), npend, nclaim,
+		cli_count_dir(root, "results"), archived,
+		cli_count_dir(root, "quarantine"));
+	if (c && !*finished &&
+	    (npend != num(c, "pending", npend) ||
+	     nclaim != num(c, "claimed", nclaim)))
+		fprintf(f,
+			"  (the counts above are the orchestrator's at its "
+			"last batch, updated %s; the directory is listed now, "
+			"and workers claim between the two)\n",
+			str(o, "updated", "?"));
 	memset(&w, 0, sizeof(w));
 	w.f = f;
 	w.now = now;
@@ -417,11 +462,6 @@ static void render(FILE *f, const char *root, const struct spec *s,
 		fprintf(f, "  (%d stale registry entries: dehbq workers %s)\n",
 			w.stale, root);
 	nstale = stale_claims(f, root, now, s->lease);
-	if (!study_path(p, sizeof(p), root, "state/lease.json") &&
-	    !cli_lmtime(p, &mt)) {
-		lease_age = now - mt;
-		have_lease = 1;
-	}
 #define WARN(...)                                                              \
 	do {                                                                   \
 		if (!nwarn++)                                                  \
@@ -448,6 +488,10 @@ static void render(FILE *f, const char *root, const struct spec *s,
 		WARN("the orchestrator stopped (%s): resume the study with "
 		     "dehbq-orchestrator %s",
 		     stopped, root);
+	else if (dead)
+		WARN("the orchestrator (pid %.0f on this host) is gone without "
+		     "stopping: resume the study with dehbq-orchestrator %s",
+		     num(o, "pid", 0), root);
 	else if (!*finished && have_lease && lease_age > s->lease) {
 		fmt_dur(e, sizeof(e), lease_age);
 		WARN("orchestrator lease stale: no heartbeat for %s (is "

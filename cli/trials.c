@@ -11,6 +11,7 @@
 #include "cli.h"
 
 #include "err.h"
+#include "jsonbuf.h"
 #include "jsonfile.h"
 #include "fsutil.h"
 #include "result.h"
@@ -35,17 +36,17 @@ static const char trials_usage[] =
 	"                    [--format table|csv|jsonl]\n"
 	"\n"
 	"One row per trial in the study directory: id, state, bracket, rung,\n"
-	"fidelity, kind, attempt, loss, status, host.  'done' means an ok\n"
-	"result; 'failed' any other result.  A requeued trial is one row, its\n"
-	"latest attempt (dehbq export lists every attempt).  Default: --state\n"
-	"all --format table.\n";
+	"fidelity, kind, attempt, loss, status, host, and for a failed trial\n"
+	"its error.  'done' means an ok result; 'failed' any other result.\n"
+	"A requeued trial is one row, its latest attempt (dehbq export lists\n"
+	"every attempt).  Default: --state all --format table.\n";
 
 static const char show_usage[] =
 	"usage: dehbq show STUDY ID\n"
 	"\n"
-	"Show trial ID (8 digits): where it is, the trial file, the result,\n"
-	"duplicates and notes, and the last 20 lines of each attempt's\n"
-	"stdout and stderr logs.\n";
+	"Show trial ID (42 or 00000042): where it is, the trial file, the\n"
+	"result, duplicates and notes, and the last 20 lines of each\n"
+	"attempt's stdout and stderr logs.\n";
 
 enum fmt { FMT_TABLE, FMT_CSV, FMT_JSONL };
 
@@ -55,10 +56,25 @@ struct trials_ctx {
 	long rows;	  /* rows written */
 };
 
+/* s as a JSON string on stdout, or null */
+static void json_string(const char *s)
+{
+	struct jsonbuf b;
+
+	if (!s) {
+		fputs("null", stdout);
+		return;
+	}
+	jsonbuf_init(&b);
+	jsonbuf_str(&b, s);
+	fputs(jsonbuf_failed(&b) || !b.p ? "null" : b.p, stdout);
+	jsonbuf_free(&b);
+}
+
 static int trials_row(void *arg, struct cli_row *row)
 {
 	struct trials_ctx *x = arg;
-	char loss[40] = "", fid[40], id[ID_TRIAL_LEN];
+	char loss[40] = "", fid[40], id[ID_TRIAL_LEN], error[256] = "";
 	const char *status =
 		row->has_result ? result_status_name(row->r.status) : "";
 	const char *kind = trial_kind_name(row->t.kind);
@@ -69,18 +85,24 @@ static int trials_row(void *arg, struct cli_row *row)
 	if (row->has_result && row->r.status == RESULT_OK)
 		jsonfile_fmt_double(loss, sizeof(loss), row->r.loss);
 	jsonfile_fmt_double(fid, sizeof(fid), row->t.fidelity);
+	if (row->has_result && row->r.status != RESULT_OK && row->r.error)
+		fsutil_printable(row->r.error, error, sizeof(error));
 	x->rows++;
 	switch (x->fmt) {
 	case FMT_TABLE:
-		printf("%-8s %-8s %7lld %4d %10s %-9s %7d %14s %-7s %s\n", id,
-		       row->state, (long long)row->t.bracket, row->t.rung, fid,
-		       kind, row->t.attempt, loss, status, row->host);
+		printf("%-8s %-8s %7lld %4d %10s %-9s %7d %14s %-7s %-12s "
+		       "%.80s\n",
+		       id, row->state, (long long)row->t.bracket, row->t.rung,
+		       fid, kind, row->t.attempt, loss, status, row->host,
+		       error);
 		break;
 	case FMT_CSV:
 		printf("%s,%s,%lld,%d,%s,%s,%d,%s,%s,", id, row->state,
 		       (long long)row->t.bracket, row->t.rung, fid, kind,
 		       row->t.attempt, loss, status);
 		cli_csv_field(stdout, row->host);
+		putchar(',');
+		cli_csv_field(stdout, error);
 		putchar('\n');
 		break;
 	case FMT_JSONL:
@@ -95,9 +117,12 @@ static int trials_row(void *arg, struct cli_row *row)
 			fputs("null", stdout);
 		/* host names are [A-Za-z0-9-]: no escaping needed */
 		if (row->host[0])
-			printf(", \"host\": \"%s\"}\n", row->host);
+			printf(", \"host\": \"%s\"", row->host);
 		else
-			fputs(", \"host\": null}\n", stdout);
+			fputs(", \"host\": null", stdout);
+		fputs(", \"error\": ", stdout);
+		json_string(error[0] ? error : NULL);
+		fputs("}\n", stdout);
 		break;
 	}
 	return ferror(stdout) ? -1 : 0;
@@ -166,12 +191,12 @@ int cli_trials(int argc, char **argv)
 	if ((rc = cli_open_study("trials", argv[optind], &s)))
 		return rc;
 	if (x.fmt == FMT_TABLE)
-		printf("%-8s %-8s %7s %4s %10s %-9s %7s %14s %-7s %s\n", "id",
-		       "state", "bracket", "rung", "fidelity", "kind",
-		       "attempt", "loss", "status", "host");
+		printf("%-8s %-8s %7s %4s %10s %-9s %7s %14s %-7s %-12s %s\n",
+		       "id", "state", "bracket", "rung", "fidelity", "kind",
+		       "attempt", "loss", "status", "host", "error");
 	else if (x.fmt == FMT_CSV)
 		printf("id,state,bracket,rung,fidelity,kind,attempt,loss,"
-		       "status,host\n");
+		       "status,host,error\n");
 	rc = cli_scan_trials(
 		"trials", argv[optind], &s,
 		x.want && !strcmp(x.want, "pending")   ? CLI_SCAN_PENDING
@@ -304,7 +329,8 @@ static int show_dir(const char *root, const char *dir, const char *id,
 int cli_show(int argc, char **argv)
 {
 	char p[STUDY_PATH_MAX], err[DEHBQ_ERRLEN], sh[8], dir[32];
-	const char *root, *idtxt;
+	char idtxt[ID_TRIAL_LEN];
+	const char *root;
 	struct result r;
 	struct spec s;
 	uint64_t id;
@@ -318,12 +344,11 @@ int cli_show(int argc, char **argv)
 				 "STUDY and ID", NULL)))
 		return rc;
 	root = argv[1];
-	idtxt = argv[2];
-	if (id_trial_parse(idtxt, &id))
-		return cli_fail(
-			"show", CLI_EINPUT,
-			"'%s': not a trial id (8 digits, e.g. 00000042)",
-			idtxt);
+	if (cli_parse_trial_id(argv[2], &id, idtxt))
+		return cli_fail("show", CLI_EINPUT,
+				"'%s': not a trial id (up to 8 digits, e.g. "
+				"42 or 00000042)",
+				argv[2]);
 	if ((rc = cli_open_study("show", root, &s)))
 		return rc;
 	snprintf(sh, sizeof(sh), "%04u", study_shard(id));

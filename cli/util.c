@@ -121,6 +121,19 @@ int cli_parse_int(const char *s, int64_t min, int64_t max, int64_t *out)
 	return 0;
 }
 
+int cli_parse_trial_id(const char *s, uint64_t *id, char out[ID_TRIAL_LEN])
+{
+	size_t n = strlen(s), i;
+
+	if (n < 1 || n > ID_TRIAL_LEN - 1)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+	*id = strtoull(s, NULL, 10);
+	return id_trial_format(*id, out) ? -1 : 0;
+}
+
 int cli_wants_help(int argc, char **argv)
 {
 	int i;

@@ -168,8 +168,10 @@ def main():
         from sklearn.exceptions import ConvergenceWarning
         from sklearn.neural_network import MLPClassifier
     except ImportError as e:
-        die(EXIT_SYS, "scikit-learn is missing (apt-get install -y "
-            "python3-sklearn): %s" % e)
+        die(EXIT_SYS, "scikit-learn is missing for %s (apt-get install -y "
+            "python3-sklearn gives Debian's /usr/bin/python3 its copy; "
+            "a venv needs pip install scikit-learn): %s"
+            % (sys.executable, e))
     x_tr, y_tr, x_va, y_va, x_te, y_te = load_data()
 
     ck = load_parent(a.parent_workdir, cfg, a.epochs)

@@ -133,6 +133,15 @@ static int lease_unchanged(const struct lease *l)
 	return same;
 }
 
+int lease_holder_gone(const char *host, long pid)
+{
+	char here[ID_HOST_LEN];
+
+	id_host(here);
+	return pid > 0 && !strcmp(host, here) && kill((pid_t)pid, 0) < 0 &&
+	       errno == ESRCH;
+}
+
 int lease_acquire(struct lease *l, const char *root, double secs,
 		  int64_t min_epoch, double settle, char *err)
 {
@@ -155,8 +164,7 @@ int lease_acquire(struct lease *l, const char *root, double secs,
 				  strerror(errno));
 	rc = read_lease(root, &lf, 1, err);
 	if (rc == DEHBQ_OK) {
-		int dead_here = !strcmp(lf.host, l->host) &&
-				kill((pid_t)lf.pid, 0) < 0 && errno == ESRCH;
+		int dead_here = lease_holder_gone(lf.host, lf.pid);
 		double age = now - lf.mtime;
 
 		if (!dead_here && age < secs)

@@ -41,6 +41,9 @@ struct lease {
 int lease_acquire(struct lease *l, const char *root, double secs,
 		  int64_t min_epoch, double settle, char *err);
 int lease_check(struct lease *l, char *err);
+/* 1 when host is this host and process pid no longer exists: a holder
+ * that died without stopping (kill -9), whose lease need not expire. */
+int lease_holder_gone(const char *host, long pid);
 /*
  * Raise our epoch to at least `epoch` (rewrites lease.json; we hold the
  * lease).  Called after loading a snapshot written under a higher epoch

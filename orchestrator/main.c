@@ -22,6 +22,7 @@
 #include "spec.h"
 #include "study.h"
 #include "timeutil.h"
+#include "version.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -191,6 +192,7 @@ static const char usage[] =
 	"      --once      run one batch and exit (for scripts and tests)\n"
 	"      --no-fsync  skip fsync (benchmarks on tmpfs only: unsafe)\n"
 	"  -h, --help      this text\n"
+	"      --version   print the release and exit\n"
 	"\n"
 	"Exit codes: 0 finished or stopped; 100 bad arguments or study;\n"
 	"111 temporary failure (lease held, fenced, storage).\n";
@@ -335,6 +337,7 @@ int main(int argc, char **argv)
 		{"once", no_argument, NULL, 'o'},
 		{"no-fsync", no_argument, NULL, 'n'},
 		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
 	char err[DEHBQ_ERRLEN];
@@ -369,6 +372,9 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			fputs(usage, stdout);
+			return 0;
+		case 'V':
+			printf("dehbq-orchestrator %s\n", dehbq_version);
 			return 0;
 		default:
 			fprintf(stderr,

@@ -150,6 +150,28 @@ START_TEST(test_worker_report_last_stdout_line)
 }
 END_TEST
 
+/* The two mistakes people make get a message that says what to do. */
+START_TEST(test_worker_report_hints)
+{
+	char err[DEHBQ_ERRLEN], *info = NULL;
+	double loss, cost;
+
+	ck_assert_int_eq(
+		report("{'loss': 0.25, 'cost': 3}\n", &loss, &cost, &info, err),
+		DEHBQ_EINVAL);
+	ck_assert_msg(strstr(err, "single quotes") && strstr(err, "json.dumps"),
+		      "%s", err);
+	ck_assert_int_eq(report("{\"loss\": 0.25}\ndone in 3 s, bye\n", &loss,
+				&cost, &info, err),
+			 DEHBQ_EINVAL);
+	ck_assert_msg(strstr(err, "plain text") &&
+			      strstr(err, "must be the last line") &&
+			      strstr(err, "done in 3 s"),
+		      "%s", err);
+	ck_assert_ptr_null(info);
+}
+END_TEST
+
 START_TEST(test_worker_report_invalid)
 {
 	static const char *const bad[] = {
@@ -580,6 +602,7 @@ Suite *worker_suite(void)
 	tcase_add_test(pure, test_worker_budget_text_is_shortest_exact);
 	tcase_add_test(pure, test_worker_report_last_stdout_line);
 	tcase_add_test(pure, test_worker_report_invalid);
+	tcase_add_test(pure, test_worker_report_hints);
 	tcase_add_test(pure, test_worker_report_file_wins);
 	tcase_add_test(pure, test_worker_choose_best_priority);
 	tcase_add_test(pure, test_worker_estimator);

@@ -2,7 +2,7 @@
 # t0100: dehbq status, workers, stop and requeue on a real study with
 # two workers; argument errors exit 100 with a usage line.
 . "${DEHBQ_SRC:-.}/tests/lib.sh"
-plan 24
+plan 32
 
 cat >"$T/trainer.sh" <<'TR'
 #!/bin/sh
@@ -74,10 +74,12 @@ wait_for 10 sh -c "test \$(ls '$T/s/workers' | wc -l) = 2"
 check "status of a running study exits 0" test $? = 0
 check "... shows the fevals progress bar" grep -q "issued *\[#*\.*\]" "$T/out"
 check "... shows an active bracket by rung" grep -q "bracket [0-9]*: rung0" "$T/out"
-check "... shows both live workers" test "$(grep -c 'heartbeat .* ago' "$T/out")" = 2
+check "... shows both live workers" test "$(grep -c '^  .*heartbeat .* ago' "$T/out")" = 2
 check "... shows the max-fidelity incumbent first" \
 	sh -c "grep -n 'fidelity:' '$T/out' | head -1 | grep -q 'at max fidelity'"
 check "... and no warning about the lease" sh -c "! grep -q 'lease stale' '$T/out'"
+check "... and says it runs, with the heartbeat's age" \
+	grep -q "^orchestrator .*running (heartbeat [0-9.]*s ago)" "$T/out"
 "$B/dehbq" workers "$T/s" >"$T/out"
 check "workers lists two live workers" \
 	sh -c "test $? = 0 && test \$(grep -c ' live\$' '$T/out') = 2"
@@ -104,8 +106,60 @@ f = glob.glob(sys.argv[1] + '/state/requests/requeue-failed-*.json')
 d = json.load(open(f[0]))
 assert d == {'format': 'dehbq-request/1', 'action': 'requeue-failed'}, d
 " "$T/s"
+"$B/dehbq" show "$T/s" 1 >"$T/show1" 2>&1
+"$B/dehbq" show "$T/s" 00000001 >"$T/show8" 2>&1
+check "show takes an unpadded id as pandas prints it (1 = 00000001)" \
+	sh -c "test -s '$T/show1' && cmp -s '$T/show1' '$T/show8'"
 "$B/dehbq" requeue "$T/s" 1x 2>"$T/err"
 check "requeue of a malformed id exits 100" test $? = 100
 "$B/dehbq" requeue "$T/s" 99999999 2>"$T/err"
 check "requeue of an unknown id exits 100" \
 	sh -c "test $? = 100 && grep -q 'no such trial' '$T/err'"
+
+# --version, for all three programs
+v=$(for p in dehbq dehbq-worker dehbq-orchestrator; do "$B/$p" --version; done)
+check "--version prints each program's name and the release" \
+	sh -c "test \"\$(echo '$v' | grep -c '^dehbq[a-z-]* [0-9][0-9.]*\$')\" = 3"
+
+# a finished study whose budget never reached the top fidelity says so
+mkspec "$T/small.json" 4
+"$B/dehbq" init "$T/f" --spec "$T/small.json" >/dev/null
+bg "$B/dehbq-worker" --study "$T/f" --idle-exit 5 -- "$T/trainer.sh" 2>>"$T/workers.log"
+timeout 60 "$B/dehbq-orchestrator" -q "$T/f" 2>>"$T/orch.log"
+"$B/dehbq" status "$T/f" >"$T/out"
+check "finished below the top fidelity: 'none', with the reason, not 'none yet'" \
+	sh -c "grep -q 'at max fidelity: *none: no trial reached fidelity 9' '$T/out' && ! grep -q 'none yet' '$T/out'"
+
+# kill -9: a dead orchestrator on this host shows at once, not after a lease
+mkspec "$T/dead.json" 200 '{"lease": 60, "poll": 0.1}'
+"$B/dehbq" init "$T/d" --spec "$T/dead.json" >/dev/null
+bg "$B/dehbq-orchestrator" "$T/d" 2>>"$T/orch.log"
+o=$!
+wait_for 10 test -e "$T/d/state/status.json"
+kill -9 $o
+wait $o 2>/dev/null
+"$B/dehbq" status "$T/d" >"$T/out"
+check "kill -9: status says DEAD at once, no ETA, and how to resume" \
+	sh -c "grep -q '^orchestrator .*DEAD (pid gone from this host)' '$T/out' && ! grep -q ETA '$T/out' && grep -q 'resume the study with dehbq-orchestrator' '$T/out'"
+
+# a held study: HELD in the top line, no ETA
+mkspec "$T/held.json" 200 '{"lease": 60, "poll": 0.1, "max_failures_in_a_row": 2}'
+"$B/dehbq" init "$T/h" --spec "$T/held.json" >/dev/null
+bg "$B/dehbq-orchestrator" "$T/h" 2>>"$T/orch.log"
+bg "$B/dehbq-worker" --study "$T/h" --idle-exit 3 --max-failures-in-a-row 0 -- false 2>>"$T/workers.log"
+wait_for 20 sh -c "grep -q '\"held\"' '$T/h/state/status.json' 2>/dev/null"
+"$B/dehbq" status "$T/h" >"$T/out"
+check "held: HELD in the top line and no ETA" \
+	sh -c "grep -q '^orchestrator .*HELD (heartbeat' '$T/out' && ! grep -q ETA '$T/out'"
+
+# init: the fidelity ladder, a warning for a budget too small for it, and
+# no study in a directory that holds something else
+"$B/dehbq" init "$T/lad" --space "$T/space.json" --min-budget 1 --max-budget 27 --fevals 20 >"$T/out" 2>"$T/err"
+check "init prints the ladder and warns that --fevals 20 never reaches fidelity 27" \
+	sh -c "grep -q 'fidelity ladder (eta 3): 1, 3, 9, 27' '$T/out' && grep -q 'one round of 4 brackets: 65 evaluations' '$T/out' && grep -q 'warning: --fevals 20 .* no trial will reach fidelity 27' '$T/err'"
+mkdir "$T/notes"
+echo keep >"$T/notes/paper.tex"
+"$B/dehbq" init "$T/notes" --space "$T/space.json" --min-budget 1 --max-budget 27 --fevals 200 >/dev/null 2>"$T/err"
+check "init into a non-empty directory that is no study exits 100 and changes nothing" \
+	sh -c "test $? = 100 && grep -q \"not empty and holds no study (it has 'paper.tex')\" '$T/err' && test \"\$(ls '$T/notes')\" = paper.tex"
+

@@ -2,7 +2,7 @@
 # t0110: dehbq trials, show, export and plot on a finished study whose
 # trainer reports info (nested); export loads in pandas; plot is XML.
 . "${DEHBQ_SRC:-.}/tests/lib.sh"
-plan 27
+plan 28
 
 cat >"$T/trainer.sh" <<'TR'
 #!/bin/sh
@@ -26,11 +26,11 @@ n=$(ls "$T/s"/archive/0000/*.result.json | wc -l)
 "$B/dehbq" trials "$T/s" >"$T/out"
 check "trials exits 0" test $? = 0
 check "... header names the columns" \
-	grep -q '^id *state *bracket *rung *fidelity *kind *attempt *loss *status *host' "$T/out"
+	grep -q '^id *state *bracket *rung *fidelity *kind *attempt *loss *status *host *error' "$T/out"
 check "... one row per archived trial" test "$(($(wc -l <"$T/out") - 1))" = "$n"
 "$B/dehbq" trials "$T/s" --state done --format csv >"$T/out"
 check "trials --format csv has a header and done rows" \
-	sh -c "head -1 '$T/out' | grep -q '^id,state,bracket,rung,fidelity,kind,attempt,loss,status,host\$' &&
+	sh -c "head -1 '$T/out' | grep -q '^id,state,bracket,rung,fidelity,kind,attempt,loss,status,host,error\$' &&
 	       test \$(grep -c ',done,' '$T/out') = $n"
 "$B/dehbq" trials "$T/s" --format jsonl >"$T/out"
 check "trials --format jsonl is one JSON object per line" python3 -c "
@@ -53,7 +53,7 @@ check "... says where the trial is" grep -q "^state: done (archive/0000/00000003
 check "... prints the trial and the result" \
 	sh -c "grep -q dehbq-trial/1 '$T/out' && grep -q dehbq-result/1 '$T/out'"
 check "... prints the log tails" grep -q "training at budget" "$T/out"
-"$B/dehbq" show "$T/s" 3 2>"$T/err"
+"$B/dehbq" show "$T/s" 3x 2>"$T/err"
 check "show with a malformed id exits 100" \
 	sh -c "test $? = 100 && grep -q 'not a trial id' '$T/err'"
 "$B/dehbq" show "$T/s" 00009999 2>"$T/err"
@@ -108,6 +108,9 @@ r = E.parse(sys.argv[1]).getroot()
 assert r.tag == '{http://www.w3.org/2000/svg}svg', r.tag
 assert len(r.findall('.//{http://www.w3.org/2000/svg}circle')) >= int(sys.argv[2])
 " "$T/p.svg" "$n"
+sid=$(study_id "$T/s")
+check "... titled by the study's directory, not its UUID" \
+	sh -c "grep -q '>dehbq study s - ' '$T/p.svg' && ! grep -q '$sid' '$T/p.svg'"
 "$B/dehbq" plot "$T/s" 2>"$T/err"
 check "plot without -o exits 100" test $? = 100
 "$B/dehbq" plot --help >/dev/null

@@ -7,7 +7,7 @@
 # finishes.  An ok result between failures restarts the count, and 0
 # turns the hold off.
 . "${DEHBQ_SRC:-.}/tests/lib.sh"
-plan 11
+plan 12
 MAXF=4
 
 # A: a broken trainer (exit 3) with 4 workers, prefetch 2
@@ -34,6 +34,9 @@ check "... status.json and dehbq status say why" \
 check "... the study is not finished and the orchestrator still runs" \
 	sh -c "test ! -e '$T/a/FINISHED' && grep -q '\"pid\"' '$T/a/state/lease.json' &&
 	       kill -0 \$(sed -n 's/.*\"pid\":[[:space:]]*\([0-9]*\).*/\1/p' '$T/a/state/lease.json')"
+"$B/dehbq" trials "$T/a" --state failed >"$T/failed.txt"
+check "dehbq trials --state failed shows each failure's error" \
+	sh -c "test \$(grep -c 'failed .*exit code 3' '$T/failed.txt') -ge $MAXF"
 "$B/dehbq" requeue "$T/a" --failed >/dev/null
 wait_for 10 grep -q "hold released by request" "$T/a.log"
 check "a requeue request releases the hold" grep -q "hold released by request" "$T/a.log"

@@ -209,15 +209,18 @@ check "SIGTERM: exit 0" [ $? = 0 ]
 BGPID=
 
 # The trainer runs in the trial's work directory: a script named relative to
-# the worker's directory is warned about at start (once), an absolute one not.
+# the worker's directory is resolved at start (and said so), so trials run
+# it; a command path that names no file here is refused (exit 100).
 mkstudy "$T/rel"
-echo 'echo 0.5' >"$T/rel.sh"
-(cd "$T" && "$DEHBQ_BIN/dehbq-worker" --study rel --idle-exit 0.3 -- sh rel.sh) 2>"$T/wrel.log"
-(cd "$T" && "$DEHBQ_BIN/dehbq-worker" --study rel --idle-exit 0.3 -- sh "$T/rel.sh") 2>"$T/wabs.log"
-check "a relative script argument gets one warning at start" \
-	[ "$(grep -c "'rel.sh' is relative to this directory" "$T/wrel.log")" = 1 ]
-check "an absolute script argument gets none" \
-	eval '! grep -q "is relative" "$T/wabs.log"'
+printf '#!/bin/sh\necho "{\\"loss\\": 0.5}"\n' >"$T/rel.sh"
+chmod +x "$T/rel.sh"
+"$DEHBQ_BIN/dehbq-orchestrator" --once "$T/rel" 2>/dev/null
+(cd "$T" && "$DEHBQ_BIN/dehbq-worker" --study rel --max-trials 1 --idle-exit 2 -- sh rel.sh) 2>"$T/wrel.log"
+check "a relative script argument is resolved at start, and the trial runs it" \
+	sh -c "grep -q \"'rel.sh' resolved to '$T/rel.sh'\" '$T/wrel.log' && grep -q 'done status=ok' '$T/wrel.log'"
+(cd "$T" && "$DEHBQ_BIN/dehbq-worker" --study rel --idle-exit 0.3 -- ./missing.sh) 2>"$T/wmiss.log"
+check "a relative command that names no file exits 100 with one line" \
+	sh -c "test $? = 100 && test \$(wc -l <'$T/wmiss.log') = 1 && grep -q 'give it as an absolute path' '$T/wmiss.log'"
 # the study's lease is 4 s: a heartbeat longer than 2 s would let claims expire
 "$DEHBQ_BIN/dehbq-worker" --study "$T/rel" --heartbeat 3 -- true 2>"$T/whb.log"
 check "--heartbeat longer than lease / 2 exits 100 with one line" \

@@ -50,6 +50,7 @@
 #include "spec.h"
 #include "study.h"
 #include "timeutil.h"
+#include "version.h"
 #include "trial.h"
 
 #define EXIT_USAGE  100
@@ -86,6 +87,7 @@ static const char usage[] =
 	"runtime.max_failures_in_a_row)\n"
 	"  -v, --verbose        log debug records too\n"
 	"  -h, --help           show this help\n"
+	"      --version        print the release and exit\n"
 	"\n"
 	"Exit codes: 0 done (FINISHED, --max-trials, --idle-exit,\n"
 	"--time-limit, SIGTERM), 100 bad usage or study or\n"
@@ -120,31 +122,35 @@ struct opts {
 	int pick;	      /* k of the random choice */
 	long max_fail;	      /* failures in a row before exit; -1 = spec's */
 	int verbose;	      /* -v */
-	char **cmd;	      /* argv after "--" */
+	char **cmd;	      /* argv after "--"; relative file names are
+				 replaced by resolve_relative_args() */
 };
 
 /* The worker's state, owned by main(). */
+#define RESOLVED_MAX 64 /* command arguments resolve_relative_args() sees */
+
 struct worker {
-	struct opts o;		     /* options */
-	char root[PATH_MAX];	     /* absolute study directory */
-	struct spec spec;	     /* study.json */
-	struct logmsg lg;	     /* logger */
-	struct claim_ctx cx;	     /* claim context */
-	struct registry rg;	     /* workers/ entry */
-	struct rng rng;		     /* random choices and jitter */
-	struct run_est est;	     /* durations for --time-limit */
-	double end_time;	     /* unix time to stop by; 0 = none */
-	int wake_r;		     /* self-pipe read end */
-	int ino;		     /* inotify fd or -1 */
-	int ino_pending;	     /* its watch on pending/, or -1 */
-	struct claim_list hints;     /* names announced by inotify */
-	const char *claim_path;	     /* claim being heartbeaten, or NULL */
-	char trial_id[ID_TRIAL_LEN]; /* its id, for messages */
-	int claim_lost;		     /* warned about the lost claim */
-	double next_beat;	     /* monotonic time of next idle beat */
-	double heartbeat;	     /* seconds between beats */
-	long fail_run;		     /* trials that failed in a row */
-	char fail_last[200];	     /* the last one, for the exit message */
+	struct opts o;		      /* options */
+	char *resolved[RESOLVED_MAX]; /* owned copies in o.cmd, or NULL */
+	char root[PATH_MAX];	      /* absolute study directory */
+	struct spec spec;	      /* study.json */
+	struct logmsg lg;	      /* logger */
+	struct claim_ctx cx;	      /* claim context */
+	struct registry rg;	      /* workers/ entry */
+	struct rng rng;		      /* random choices and jitter */
+	struct run_est est;	      /* durations for --time-limit */
+	double end_time;	      /* unix time to stop by; 0 = none */
+	int wake_r;		      /* self-pipe read end */
+	int ino;		      /* inotify fd or -1 */
+	int ino_pending;	      /* its watch on pending/, or -1 */
+	struct claim_list hints;      /* names announced by inotify */
+	const char *claim_path;	      /* claim being heartbeaten, or NULL */
+	char trial_id[ID_TRIAL_LEN];  /* its id, for messages */
+	int claim_lost;		      /* warned about the lost claim */
+	double next_beat;	      /* monotonic time of next idle beat */
+	double heartbeat;	      /* seconds between beats */
+	long fail_run;		      /* trials that failed in a row */
+	char fail_last[200];	      /* the last one, for the exit message */
 };
 
 static int num(const char *opt, const char *s, double *out)
@@ -205,6 +211,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{"max-failures-in-a-row", required_argument, NULL, 'F'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
 	double d;
@@ -279,6 +286,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'h':
 			fputs(usage, stdout);
+			exit(0);
+		case 'V':
+			printf("dehbq-worker %s\n", dehbq_version);
 			exit(0);
 		default:
 			fprintf(stderr,
@@ -697,29 +707,49 @@ static int setup_signals(struct worker *w)
 }
 
 /*
- * The trainer runs in the trial's work directory, so an argument that
- * names a file only relative to the worker's own directory ("train.py")
- * is not found there.  Warned about at start, not refused: the name may
- * be meant for the work directory (a file the trainer creates).
+ * The trainer runs in the trial's work directory, so a command or argument
+ * that names a file relative to the worker's own directory ("./train.sh",
+ * "train.py") would not be found there and every trial would fail.  Such
+ * names are resolved to absolute paths at start, and the worker says so.
+ * A command given with a '/' that names no file here is refused.  Other
+ * arguments are left alone: they may be meant for the work directory.
+ * Returns 0, or -1 after its one-line message.
  */
-static void warn_relative_args(struct worker *w)
+static int resolve_relative_args(struct worker *w)
 {
+	char abs[PATH_MAX];
 	struct stat st;
 	size_t i;
 
-	for (i = 0; w->o.cmd[i]; i++) {
+	for (i = 0; w->o.cmd[i] && i < RESOLVED_MAX; i++) {
 		const char *a = w->o.cmd[i];
 
 		if (a[0] == '/' || a[0] == '-' || strchr(a, '{') ||
 		    (i == 0 && !strchr(a, '/'))) /* found on PATH */
 			continue;
-		if (stat(a, &st) == 0 && S_ISREG(st.st_mode))
-			logmsg_w(&w->lg,
-				 "'%s' is relative to this directory, but the "
-				 "trainer runs in each trial's work directory: "
-				 "give it as an absolute path",
-				 a);
+		if (stat(a, &st) < 0 || !S_ISREG(st.st_mode)) {
+			if (i > 0)
+				continue;
+			fprintf(stderr,
+				"dehbq-worker: command '%s' is not a file "
+				"relative to this directory; the trainer runs "
+				"in each trial's work directory: give it as an "
+				"absolute path\n",
+				a);
+			return -1;
+		}
+		if (!realpath(a, abs) || !(w->resolved[i] = strdup(abs))) {
+			fprintf(stderr, "dehbq-worker: fatal: '%s': %s\n", a,
+				strerror(errno));
+			return -1;
+		}
+		logmsg_i(&w->lg,
+			 "'%s' resolved to '%s': the trainer runs in each "
+			 "trial's work directory",
+			 a, abs);
+		w->o.cmd[i] = w->resolved[i];
 	}
+	return 0;
 }
 
 static int loop(struct worker *w)
@@ -817,6 +847,7 @@ int main(int argc, char **argv)
 	const char *s;
 	int rc, code = EXIT_USAGE;
 	uint64_t seed;
+	size_t i;
 
 	memset(&w, 0, sizeof(w));
 	w.wake_r = w.ino = -1;
@@ -874,6 +905,10 @@ int main(int argc, char **argv)
 				 "SLURM_JOB_END_TIME is not a Unix time; "
 				 "ignored (give --time-limit SECS instead)");
 	}
+	if (resolve_relative_args(&w)) {
+		code = EXIT_USAGE;
+		goto out;
+	}
 	if (setup_signals(&w) < 0) {
 		fprintf(stderr, "dehbq-worker: fatal: signals: %s\n",
 			strerror(errno));
@@ -895,7 +930,6 @@ int main(int argc, char **argv)
 	w.next_beat = timeutil_mono() + w.heartbeat;
 	logmsg_i(&w.lg, "worker=%s host=%s study=%s started, command '%s'",
 		 w.cx.worker, w.cx.host, w.root, w.o.cmd[0]);
-	warn_relative_args(&w);
 	code = loop(&w);
 	if (registry_remove(&w.rg))
 		logmsg_w(&w.lg, "cannot remove '%s': %s", w.rg.path,
@@ -903,6 +937,8 @@ int main(int argc, char **argv)
 out:
 	if (w.ino >= 0)
 		close(w.ino);
+	for (i = 0; i < RESOLVED_MAX; i++)
+		free(w.resolved[i]);
 	spec_release(&w.spec);
 	return code;
 }

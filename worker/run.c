@@ -153,6 +153,36 @@ static void tail_add(struct tail *t, const char *p, size_t n)
 	t->len += n;
 }
 
+/*
+ * A report that did not parse: say what people actually get wrong, in
+ * place of the parser's message where that would mislead.  A Python dict
+ * printed with str() has single quotes; a trainer that prints a summary
+ * after its report leaves plain text on the last line.
+ */
+static int report_hint(const char *name, const char *t, size_t n, char *err)
+{
+	size_t i = 0;
+	int k;
+
+	while (i < n && (t[i] == ' ' || t[i] == '\t'))
+		i++;
+	k = n - i > 60 ? 60 : (int)(n - i);
+	if (i < n && t[i] == '{' && memchr(t + i, '\'', n - i))
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "%s: %.*s: single quotes are not JSON (a "
+				  "Python dict printed as it is): print "
+				  "json.dumps({\"loss\": ...}) instead",
+				  name, k, t + i);
+	if (i < n && t[i] != '{' && t[i] != '[')
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "%s is plain text (%.*s): the report must be "
+				  "the last line of stdout, a JSON object like "
+				  "{\"loss\": 0.1}, or be written to "
+				  "$DEHBQ_RESULT",
+				  name, k, t + i);
+	return DEHBQ_EINVAL;
+}
+
 int run_report(const char *report_path, const char *out, size_t len,
 	       double *loss, double *cost, char **info, char *err)
 {
@@ -175,6 +205,8 @@ int run_report(const char *report_path, const char *out, size_t len,
 					  strerror(errno));
 		rc = result_parse_report("$DEHBQ_RESULT", text, tl, loss, cost,
 					 info, err);
+		if (rc == DEHBQ_EINVAL)
+			report_hint("$DEHBQ_RESULT", text, tl, err);
 		free(text);
 		return rc == DEHBQ_ENOMEM ? rc : rc ? DEHBQ_EINVAL : DEHBQ_OK;
 	}
@@ -196,6 +228,9 @@ int run_report(const char *report_path, const char *out, size_t len,
 	}
 	rc = result_parse_report("last stdout line", out + start, end - start,
 				 loss, cost, info, err);
+	if (rc == DEHBQ_EINVAL)
+		report_hint("the last stdout line", out + start, end - start,
+			    err);
 	return rc == DEHBQ_ENOMEM ? rc : rc ? DEHBQ_EINVAL : DEHBQ_OK;
 }
 
