@@ -689,7 +689,8 @@ int dehb_exhausted(const struct dehb *d)
 
 	if (p->max_fevals > 0 && d->asked >= p->max_fevals)
 		return 1;
-	if (p->max_cost > 0 && d->total_cost + inflight_charge(d) >= p->max_cost)
+	if (p->max_cost > 0 &&
+	    d->total_cost + inflight_charge(d) >= p->max_cost)
 		return 1;
 	if (p->max_walltime > 0 && d->elapsed >= p->max_walltime)
 		return 1;
