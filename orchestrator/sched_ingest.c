@@ -190,7 +190,8 @@ static int match_claim(struct sched *s, const struct inflight *e,
 /*
  * The told trial's file becomes archive/SSSS/ID.trial.json: the claim that
  * ran (from), or, when it is gone, the text rendered as issued, unless a
- * file there already has that name (see archive_trial_file).
+ * file there already has that name (the claim then goes beside it, as
+ * stale: redo.h, REDO_MOVE_NEW).
  */
 static int archive_run_file(struct sched *s, uint64_t id, const char *from,
 			    const char *text)

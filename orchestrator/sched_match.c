@@ -38,7 +38,7 @@ int sched_load_trial(struct sched *s, const char *path, struct trial *t,
 	return rc ? DEHBQ_EINVAL : DEHBQ_OK;
 }
 
-/* The token of told trial id's archived trial file (as load_trial_file). */
+/* The token of told trial id's archived trial file (as sched_load_trial). */
 int sched_told_token(struct sched *s, uint64_t id, uint64_t *tok)
 {
 	char p[STUDY_PATH_MAX], err[DEHBQ_ERRLEN];
