@@ -13,7 +13,7 @@
 # result is recomputed from the config in the archived trial file beside
 # it (the trainer is a formula), so a mispaired record cannot pass.
 . "${DEHBQ_SRC:-.}/tests/lib.sh"
-plan 22
+plan 23
 
 # The trainer records what it ran: id, x, and the directory it ran in.
 RTRAINER="echo \"\$DEHBQ_TRIAL_ID \$DEHBQ_P_X \$PWD\" >>'$T/ran'; $TRAINER"
@@ -148,6 +148,23 @@ ln "$T/outside" "$S/results/00000000.a1.abcdefabcdef.json"
 "$B/dehbq-orchestrator" -q --once "$S" 2>>"$T/orch-c.log"
 check "C: a hard-linked result file is quarantined, not read" \
 	sh -c "grep -q 'hard links' '$S/quarantine/results.00000000.a1.abcdefabcdef.json.reason' && test \"\$(cat '$T/outside')\" = secret"
+# the heartbeat touches the file the worker claimed, never one put in its
+# place (a hard link to a file outside the study)
+S=$T/c2
+mkspec "$T/spec-c2.json" 5 '{"lease": 4, "poll": 0.1}'
+"$B/dehbq" init "$S" --spec "$T/spec-c2.json" >/dev/null 2>&1 || exit 1
+"$B/dehbq-orchestrator" -q --once "$S" 2>>"$T/orch-c.log"
+touch -d '2001-01-01 00:00:00' "$T/outside"
+bg "$B/dehbq-worker" --study "$S" --max-trials 1 --max-poll 0.2 -- sh -c "sleep 4; $TRAINER" 2>"$T/wc2.log"
+hw=$!
+wait_for 10 sh -c "ls '$S/claimed' | grep -q @"
+c=$(ls "$S/claimed" | head -1)
+rm -f "$S/claimed/$c"
+ln "$T/outside" "$S/claimed/$c"
+wait "$hw"
+after=$(stat -c %Y "$T/outside")
+check "C: a claim replaced by a hard link is not touched by the heartbeat ($before = $after), and the worker says so" \
+	sh -c "test '$before' = '$after' && grep -q 'replaced, not touched' '$T/wc2.log'"
 
 # ---- D: every file dehbq writes is UTF-8 JSON --------------------------------
 # A trainer that prints bytes that are not UTF-8 on stderr (a failed trial

@@ -309,6 +309,8 @@ int claim_try(const struct claim_ctx *cx, const struct claim_entry *e,
 				 "claimed");
 		return DEHBQ_ELOST;
 	}
+	c->dev = st.st_dev;
+	c->ino = st.st_ino;
 	/* Ours now: read it (O_NOFOLLOW, capped) and check every field. */
 	rc = trial_load(c->path, cx->spec->space, &c->trial, why);
 	if (rc == DEHBQ_ENOMEM)

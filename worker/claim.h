@@ -32,6 +32,7 @@
 #define DEHBQ_CLAIM_H
 
 #include <stddef.h>
+#include <sys/types.h>
 #include <stdint.h>
 
 #include "id.h"
@@ -68,6 +69,8 @@ struct claim {
 	struct trial trial;	   /* validated trial, owned */
 	char path[STUDY_PATH_MAX]; /* claimed/ID@HOST.PID.WID.json */
 	char pending_name[24];	   /* name it had in pending/ */
+	dev_t dev;		   /* the claimed file: the heartbeat touches */
+	ino_t ino;		   /* it only while path still names it */
 };
 
 void claim_list_init(struct claim_list *l);

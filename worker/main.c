@@ -145,6 +145,8 @@ struct worker {
 	int ino_pending;	      /* its watch on pending/, or -1 */
 	struct claim_list hints;      /* names announced by inotify */
 	const char *claim_path;	      /* claim being heartbeaten, or NULL */
+	dev_t claim_dev;	      /* ... the file it names when claimed */
+	ino_t claim_ino;
 	char trial_id[ID_TRIAL_LEN];  /* its id, for messages */
 	int claim_lost;		      /* warned about the lost claim */
 	double next_beat;	      /* monotonic time of next idle beat */
@@ -320,22 +322,49 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
+/*
+ * The claim's heartbeat: its mtime, set through a descriptor, and only
+ * while its name still holds the file this worker claimed (the inode it
+ * checked then), so a file put in its place (a hard link to a file outside
+ * the study) is never touched.  A claim that is gone or replaced was taken
+ * back (requeued): the trial is finished anyway.
+ */
+static void touch_claim(struct worker *w)
+{
+	int fd = open(w->claim_path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+					     O_CLOEXEC);
+	struct stat st;
+	int e;
+
+	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == w->claim_dev &&
+	    st.st_ino == w->claim_ino) {
+		if (futimens(fd, NULL) < 0)
+			logmsg_w(&w->lg, "touch %s: %s", w->claim_path,
+				 strerror(errno));
+		close(fd);
+		return;
+	}
+	e = fd < 0 ? errno : 0;
+	if (fd >= 0)
+		close(fd);
+	if (e && e != ENOENT && e != ELOOP)
+		logmsg_w(&w->lg, "open(%s): %s", w->claim_path, strerror(e));
+	else if (!w->claim_lost) {
+		w->claim_lost = 1;
+		logmsg_w(&w->lg,
+			 "trial=%s claim lost (requeued?)%s; finishing it "
+			 "anyway",
+			 w->trial_id, e ? "" : " or replaced, not touched");
+	}
+}
+
 /* Heartbeat: claim and registry.  Also called by run_trial(). */
 static void beat(void *arg)
 {
 	struct worker *w = arg;
 
-	if (w->claim_path && utime(w->claim_path, NULL) < 0) {
-		if (errno == ENOENT && !w->claim_lost) {
-			w->claim_lost = 1;
-			logmsg_w(&w->lg,
-				 "trial=%s claim lost (requeued?); "
-				 "finishing it anyway",
-				 w->trial_id);
-		} else if (errno != ENOENT)
-			logmsg_w(&w->lg, "utime(%s): %s", w->claim_path,
-				 strerror(errno));
-	}
+	if (w->claim_path)
+		touch_claim(w);
 	if (registry_touch(&w->rg))
 		logmsg_w(&w->lg, "cannot refresh '%s': %s", w->rg.path,
 			 strerror(errno));
@@ -414,6 +443,8 @@ static enum step run_claimed(struct worker *w, struct claim *c)
 		}
 	}
 	w->claim_path = c->path;
+	w->claim_dev = c->dev;
+	w->claim_ino = c->ino;
 	w->claim_lost = 0;
 	if (registry_write(&w->rg, w->trial_id))
 		logmsg_w(&w->lg, "cannot write '%s': %s", w->rg.path,
