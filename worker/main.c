@@ -147,12 +147,12 @@ struct worker {
 	const char *claim_path;	      /* claim being heartbeaten, or NULL */
 	dev_t claim_dev;	      /* ... the file it names when claimed */
 	ino_t claim_ino;
-	char trial_id[ID_TRIAL_LEN];  /* its id, for messages */
-	int claim_lost;		      /* warned about the lost claim */
-	double next_beat;	      /* monotonic time of next idle beat */
-	double heartbeat;	      /* seconds between beats */
-	long fail_run;		      /* trials that failed in a row */
-	char fail_last[200];	      /* the last one, for the exit message */
+	char trial_id[ID_TRIAL_LEN]; /* its id, for messages */
+	int claim_lost;		     /* warned about the lost claim */
+	double next_beat;	     /* monotonic time of next idle beat */
+	double heartbeat;	     /* seconds between beats */
+	long fail_run;		     /* trials that failed in a row */
+	char fail_last[200];	     /* the last one, for the exit message */
 };
 
 static int num(const char *opt, const char *s, double *out)
@@ -331,8 +331,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
  */
 static void touch_claim(struct worker *w)
 {
-	int fd = open(w->claim_path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
-					     O_CLOEXEC);
+	int fd = open(w->claim_path,
+		      O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	struct stat st;
 	int e;
 
