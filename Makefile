@@ -23,7 +23,7 @@ endif
 WARN = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
        -Wformat=2 -Wvla -Wwrite-strings -Wno-format-nonliteral
 DEHBQ_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
-	-D_GNU_SOURCE $(WARN) -MMD -MP -Icommon -Iorchestrator -Iworker -Icli \
+	-D_GNU_SOURCE $(WARN) -MMD -MP -Icommon -Ioptim -Iorchestrator -Iworker -Icli \
 	-Ibench/lib \
 	$(shell pkg-config --cflags $(PKGS))
 DEHBQ_LIBS = $(shell pkg-config --libs $(PKGS)) -lm
@@ -38,6 +38,7 @@ DEHBQ_CFLAGS += -Werror
 endif
 
 COMMON_SRCS = $(sort $(wildcard common/*.c))
+OPTIM_SRCS  = $(sort $(wildcard optim/*.c))
 ORCH_SRCS   = $(filter-out orchestrator/main.c,$(sort $(wildcard orchestrator/*.c)))
 WORKER_SRCS = $(filter-out worker/main.c,$(sort $(wildcard worker/*.c)))
 CLI_SRCS    = $(filter-out cli/main.c,$(sort $(wildcard cli/*.c)))
@@ -50,6 +51,7 @@ EXAMPLE_SRCS = $(sort $(wildcard examples/*.c))
 obj = $(patsubst %.c,$(B)/%.o,$(1))
 
 LIBCOMMON = $(B)/libdehbq.a
+LIBOPTIM  = $(B)/liboptim.a
 LIBORCH   = $(B)/liborch.a
 LIBWORKER = $(B)/libworker.a
 LIBCLI    = $(B)/libcli.a
@@ -69,6 +71,7 @@ $(B)/%.o: %.c
 	$(CC) $(DEHBQ_CFLAGS) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(LIBCOMMON): $(call obj,$(COMMON_SRCS))
+$(LIBOPTIM): $(call obj,$(OPTIM_SRCS))
 $(LIBORCH): $(call obj,$(ORCH_SRCS))
 $(LIBWORKER): $(call obj,$(WORKER_SRCS))
 $(LIBCLI): $(call obj,$(CLI_SRCS))
@@ -79,10 +82,10 @@ $(B)/%.a:
 
 LINK = $(CC) $(DEHBQ_LDFLAGS) $(LDFLAGS) -o $@
 
-$(B)/bin/dehbq: $(B)/cli/main.o $(LIBCLI) $(LIBORCH) $(LIBCOMMON)
+$(B)/bin/dehbq: $(B)/cli/main.o $(LIBCLI) $(LIBORCH) $(LIBOPTIM) $(LIBCOMMON)
 	@mkdir -p $(@D)
 	$(LINK) $^ $(DEHBQ_LIBS)
-$(B)/bin/dehbq-orchestrator: $(B)/orchestrator/main.o $(LIBORCH) $(LIBCOMMON)
+$(B)/bin/dehbq-orchestrator: $(B)/orchestrator/main.o $(LIBORCH) $(LIBOPTIM) $(LIBCOMMON)
 	@mkdir -p $(@D)
 	$(LINK) $^ $(DEHBQ_LIBS)
 $(B)/bin/dehbq-worker: $(B)/worker/main.o $(LIBWORKER) $(LIBCOMMON)
@@ -91,8 +94,8 @@ $(B)/bin/dehbq-worker: $(B)/worker/main.o $(LIBWORKER) $(LIBCOMMON)
 $(B)/bin/%: $(B)/examples/%.o $(LIBBENCHFN) $(LIBCOMMON)
 	@mkdir -p $(@D)
 	$(LINK) $^ $(DEHBQ_LIBS)
-$(B)/bin/%: $(B)/bench/%.o $(LIBCLI) $(LIBWORKER) $(LIBORCH) $(LIBBENCHFN) \
-		$(LIBCOMMON)
+$(B)/bin/%: $(B)/bench/%.o $(LIBCLI) $(LIBWORKER) $(LIBORCH) $(LIBOPTIM) \
+		$(LIBBENCHFN) $(LIBCOMMON)
 	@mkdir -p $(@D)
 	$(LINK) $^ $(DEHBQ_LIBS)
 
@@ -106,7 +109,7 @@ $(B)/tests/check_main.o: DEHBQ_CFLAGS += -I$(B)/tests
 $(call obj,$(TEST_SRCS)): DEHBQ_CFLAGS += $(shell pkg-config --cflags $(TESTPKGS)) -Itests \
 	-Wno-missing-prototypes
 $(B)/tests/check_main: $(call obj,$(TEST_SRCS)) $(LIBCLI) $(LIBWORKER) $(LIBORCH) \
-		$(LIBBENCHFN) $(LIBCOMMON)
+		$(LIBOPTIM) $(LIBBENCHFN) $(LIBCOMMON)
 	@mkdir -p $(@D)
 	$(LINK) $^ $(DEHBQ_LIBS) $(shell pkg-config --libs $(TESTPKGS))
 
@@ -132,10 +135,10 @@ FUZZ_B      = build-fuzz
 FUZZ_BINS   = $(patsubst fuzz/%.c,$(FUZZ_B)/%,$(FUZZ_SRCS))
 FUZZ_CFLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -std=c11 \
 	-D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -D_GNU_SOURCE \
-	-Icommon -Iorchestrator $(shell pkg-config --cflags $(PKGS))
+	-Icommon -Ioptim -Iorchestrator $(shell pkg-config --cflags $(PKGS))
 FUZZ_RUNS  ?= 1000000
 FUZZ_SMOKE_SECS ?= 6
-$(FUZZ_B)/%: fuzz/%.c $(COMMON_SRCS) $(ORCH_SRCS)
+$(FUZZ_B)/%: fuzz/%.c $(COMMON_SRCS) $(OPTIM_SRCS) $(ORCH_SRCS)
 	@mkdir -p $(@D)
 	$(FUZZCC) $(FUZZ_CFLAGS) -o $@ $^ $(DEHBQ_LIBS)
 fuzz-build: $(FUZZ_BINS)
@@ -165,7 +168,7 @@ install: all
 	install -m 644 docs/dehbq-orchestrator.8 $(DESTDIR)$(MANDIR)/man8/
 	cp -R deploy $(DESTDIR)$(DATADIR)/
 
-FORMAT_SRCS = $(wildcard common/*.[ch] orchestrator/*.[ch] worker/*.[ch] \
+FORMAT_SRCS = $(wildcard common/*.[ch] optim/*.[ch] orchestrator/*.[ch] worker/*.[ch] \
 	cli/*.[ch] fuzz/*.c examples/*.c bench/*.c bench/lib/*.[ch] tests/check_*.c \
 	tests/testutil.[ch])
 format-check:

@@ -14,6 +14,7 @@
 #include "hb.h"
 #include "id.h"
 #include "jsonfile.h"
+#include "optim.h"
 #include "space.h"
 #include "spec.h"
 #include "study.h"
@@ -26,6 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+static int optimizer_settings(struct spec *s, const char *file, char *err);
 
 static const char validate_usage[] =
 	"usage: dehbq validate FILE\n"
@@ -56,9 +59,12 @@ int cli_validate(int argc, char **argv)
 		struct spec s;
 
 		jsonfile_free(jf);
-		if ((rc = spec_load(argv[1], 1, &s, err)))
+		if ((rc = spec_load(argv[1], 1, &s, err)) ||
+		    (rc = optimizer_settings(&s, argv[1], err))) {
+			spec_release(&s);
 			return cli_fail("validate", cli_exit_code(rc), "%s",
 					err);
+		}
 		printf("%s: valid study spec: %d parameters, fidelity %g..%g, "
 		       "eta %g, optimizer %s\n",
 		       argv[1], space_dim(s.space), s.min_fidelity,
@@ -211,15 +217,11 @@ static int apply(struct spec *s, const struct init_over *o)
 				s->max_attempts = (int)iv;
 			break;
 		case OPT_OPTIMIZER: {
-			int i;
+			char one[160];
 
-			for (i = 0; spec_optimizers[i]; i++)
-				if (!strcmp(v, spec_optimizers[i]))
-					break;
-			if (!spec_optimizers[i])
-				return bad_opt(op->name, v,
-					       "one of dehb, random, sh, "
-					       "hyperband, de");
+			snprintf(one, sizeof(one), "one of %s", optim_names());
+			if (!optim_find(v))
+				return bad_opt(op->name, v, one);
 			snprintf(s->optimizer, sizeof(s->optimizer), "%s", v);
 			break;
 		}
@@ -232,6 +234,23 @@ static int apply(struct spec *s, const struct init_over *o)
 		}
 	}
 	return CLI_OK;
+}
+
+/*
+ * The optimiser validates its own settings and fills in their defaults, so
+ * study.json records every value the study runs with.
+ */
+static int optimizer_settings(struct spec *s, const char *file, char *err)
+{
+	char e[DEHBQ_ERRLEN];
+	cJSON *full;
+	int rc;
+
+	if ((rc = optim_settings(s->optimizer, s->settings, &full, e)))
+		return dehbq_errf(err, rc, "%s: %s", file, e);
+	rc = spec_set_settings(s, full);
+	cJSON_Delete(full);
+	return rc ? dehbq_errf(err, rc, "out of memory") : DEHBQ_OK;
 }
 
 /* Publish text as root/study.json without ever replacing one. */
@@ -415,7 +434,8 @@ int cli_init(int argc, char **argv)
 	}
 	if ((rc = apply(&s, &over)))
 		goto out;
-	if ((rc = spec_check(&s, specf ? specf : "options", err))) {
+	if ((rc = spec_check(&s, specf ? specf : "options", err)) ||
+	    (rc = optimizer_settings(&s, specf ? specf : "options", err))) {
 		rc = cli_fail("init", cli_exit_code(rc), "%s", err);
 		goto out;
 	}

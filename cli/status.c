@@ -167,6 +167,40 @@ static void brackets(FILE *f, const cJSON *br)
 	}
 }
 
+/* ASHA's rungs: results so far and how many went up. */
+static void rungs(FILE *f, const cJSON *rs)
+{
+	const cJSON *r;
+	int k = 0;
+
+	if (!cJSON_IsArray(rs))
+		return;
+	fprintf(f, "rungs\n");
+	cJSON_ArrayForEach(r, rs)
+	{
+		fprintf(f,
+			"  rung%d at fidelity %g: %.0f results, %.0f "
+			"promoted\n",
+			k++, num(r, "fidelity", 0), num(r, "results", 0),
+			num(r, "promoted", 0));
+	}
+}
+
+/* What the optimiser reports of itself (status.json's "optimizer"). */
+static void optimizer(FILE *f, const cJSON *o)
+{
+	const cJSON *br = cJSON_GetObjectItemCaseSensitive(o, "brackets");
+	const cJSON *rs = cJSON_GetObjectItemCaseSensitive(o, "rungs");
+
+	if (br)
+		brackets(f, br);
+	if (rs)
+		rungs(f, rs);
+	if (cJSON_GetObjectItemCaseSensitive(o, "population_size"))
+		fprintf(f, "population %.0f of %.0f\n", num(o, "population", 0),
+			num(o, "population_size", 0));
+}
+
 struct wk_scan {
 	FILE *f;      /* output */
 	double now;   /* filesystem now */
@@ -425,8 +459,8 @@ static void render(FILE *f, const char *root, const struct spec *s,
 				  o, "incumbent_any_fidelity"),
 			  *finished ? "none: no trial succeeded" : "none yet");
 		if (!*finished)
-			brackets(f, cJSON_GetObjectItemCaseSensitive(
-					    o, "brackets"));
+			optimizer(f, cJSON_GetObjectItemCaseSensitive(
+					     o, "optimizer"));
 	} else {
 		fprintf(f,
 			"no state/status.json: the orchestrator has not run "

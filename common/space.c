@@ -965,6 +965,17 @@ const char *space_param_name(const struct space *sp, int i)
 	return i >= 0 && i < sp->dim ? sp->p[i].name : NULL;
 }
 
+int space_param_choices(const struct space *sp, int i)
+{
+	const struct space_param *p;
+
+	if (i < 0 || i >= sp->dim)
+		return 0;
+	p = &sp->p[i];
+	return p->type == SPACE_CATEGORICAL || p->type == SPACE_ORDINAL ? p->n
+									: 0;
+}
+
 enum space_type space_param_type(const struct space *sp, int i)
 {
 	return i >= 0 && i < sp->dim ? sp->p[i].type : SPACE_CONSTANT;

@@ -109,6 +109,11 @@ int space_dim(const struct space *sp);
 const char *space_param_name(const struct space *sp, int i);
 /* Type of parameter i; SPACE_CONSTANT if i is out of range. */
 enum space_type space_param_type(const struct space *sp, int i);
+/*
+ * Choices of parameter i for an optimiser: K for a categorical or ordinal
+ * of K choices (bin k is [k/K, (k+1)/K)), 0 for a float or an integer.
+ */
+int space_param_choices(const struct space *sp, int i);
 /* Index of the parameter called name, -1 if there is none. */
 int space_param_find(const struct space *sp, const char *name);
 

@@ -20,24 +20,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const spec_optimizers[] = {"dehb",	    "random", "sh",
-				       "hyperband", "de",     NULL};
-const char *const spec_mutations[] = {"rand1",		"rand2",       "best1",
-				      "currenttobest1", "randtobest1", NULL};
-const char *const spec_crossovers[] = {"bin", "exp", NULL};
-const char *const spec_boundaries[] = {"random", "clip", NULL};
-
 void spec_defaults(struct spec *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->eta = 3;
 	snprintf(s->optimizer, sizeof(s->optimizer), "dehb");
-	snprintf(s->mutation, sizeof(s->mutation), "rand1");
-	snprintf(s->crossover, sizeof(s->crossover), "bin");
-	snprintf(s->boundary, sizeof(s->boundary), "random");
-	s->mutation_factor = 0.5;
-	s->crossover_prob = 0.5;
-	s->de_pop_size = 20;
 	s->lease = 60;
 	s->poll = 1;
 	s->batch_interval = SPEC_BATCH_INTERVAL;
@@ -51,41 +38,20 @@ void spec_release(struct spec *s)
 {
 	space_free(s->space);
 	s->space = NULL;
+	cJSON_Delete(s->settings);
+	s->settings = NULL;
 }
 
-static int one_of(const char *v, const char *const *list)
+int spec_set_settings(struct spec *s, const cJSON *obj)
 {
-	for (; *list; list++)
-		if (!strcmp(v, *list))
-			return 1;
-	return 0;
-}
+	cJSON *c = NULL;
 
-static int get_choice(const struct jsonfile *jf, const cJSON *obj,
-		      const char *key, const char *const *list, char *dst,
-		      size_t size, char *err)
-{
-	const char *v = NULL;
-	char names[256] = "";
-	int rc = jsonfile_get_string(jf, obj, key, JSONFILE_OPTIONAL, &v, err);
-	size_t i;
-
-	if (rc || !v)
-		return rc;
-	if (one_of(v, list) && strlen(v) < size) {
-		memcpy(dst, v, strlen(v) + 1);
-		return DEHBQ_OK;
-	}
-	for (i = 0; list[i]; i++) {
-		size_t n = strlen(names);
-
-		snprintf(names + n, sizeof(names) - n, "%s%s", i ? ", " : "",
-			 list[i]);
-	}
-	return jsonfile_errf(jf, cJSON_GetObjectItemCaseSensitive(obj, key),
-			     err,
-			     "field '%s': unknown value '%s' (use one of: %s)",
-			     key, v, names);
+	if (obj && cJSON_GetArraySize(obj) > 0 &&
+	    !(c = cJSON_Duplicate(obj, 1)))
+		return DEHBQ_ENOMEM;
+	cJSON_Delete(s->settings);
+	s->settings = c;
+	return DEHBQ_OK;
 }
 
 static int get_intf(const struct jsonfile *jf, const cJSON *obj,
@@ -205,17 +171,43 @@ static const char *const root_keys[] = {
 	"optimizer", "seed",  "termination", "runtime", NULL,
 };
 static const char *const fid_keys[] = {"min", "max", "eta", NULL};
-static const char *const opt_keys[] = {
-	"name",
-	"mutation",
-	"crossover",
-	"boundary",
-	"mutation_factor",
-	"crossover_prob",
-	"max_active_brackets",
-	"de_pop_size",
-	NULL,
-};
+/*
+ * "optimizer": {"name": N, ...}.  The name is checked for form only (the
+ * optimiser list lives in optim/); the other members are kept unread.
+ */
+static int get_optimizer(const struct jsonfile *jf, const cJSON *o,
+			 struct spec *s, char *err)
+{
+	const cJSON *n = cJSON_GetObjectItemCaseSensitive(o, "name");
+	cJSON *rest;
+	size_t i;
+
+	if (n) {
+		if (!cJSON_IsString(n) || !n->valuestring[0] ||
+		    strlen(n->valuestring) >= sizeof(s->optimizer) ||
+		    strspn(n->valuestring,
+			   "abcdefghijklmnopqrstuvwxyz"
+			   "0123456789_") != strlen(n->valuestring))
+			return jsonfile_errf(jf, n, err,
+					     "field 'optimizer.name': expected "
+					     "an optimizer name such as "
+					     "\"dehb\"");
+		for (i = 0; n->valuestring[i]; i++)
+			s->optimizer[i] = n->valuestring[i];
+		s->optimizer[i] = 0;
+	}
+	if (!(rest = cJSON_Duplicate(o, 1)))
+		return DEHBQ_ENOMEM;
+	cJSON_DeleteItemFromObjectCaseSensitive(rest, "name");
+	cJSON_Delete(s->settings);
+	s->settings = NULL;
+	if (cJSON_GetArraySize(rest) > 0)
+		s->settings = rest;
+	else
+		cJSON_Delete(rest);
+	return DEHBQ_OK;
+}
+
 static const char *const term_keys[] = {"fevals", "brackets", "walltime",
 					"total_cost", NULL};
 static const char *const run_keys[] = {
@@ -295,25 +287,7 @@ static int parse_fields(const struct jsonfile *jf, int allow_path,
 	if ((rc = jsonfile_get_object(jf, root, "optimizer", JSONFILE_OPTIONAL,
 				      &o, err)))
 		return rc;
-	if (o && ((rc = jsonfile_check_keys(jf, o, opt_keys, err)) ||
-		  (rc = get_choice(jf, o, "name", spec_optimizers, s->optimizer,
-				   sizeof(s->optimizer), err)) ||
-		  (rc = get_choice(jf, o, "mutation", spec_mutations,
-				   s->mutation, sizeof(s->mutation), err)) ||
-		  (rc = get_choice(jf, o, "crossover", spec_crossovers,
-				   s->crossover, sizeof(s->crossover), err)) ||
-		  (rc = get_choice(jf, o, "boundary", spec_boundaries,
-				   s->boundary, sizeof(s->boundary), err)) ||
-		  (rc = jsonfile_get_number(jf, o, "mutation_factor",
-					    JSONFILE_OPTIONAL, 1e-9, 2,
-					    &s->mutation_factor, err)) ||
-		  (rc = jsonfile_get_number(jf, o, "crossover_prob",
-					    JSONFILE_OPTIONAL, 0, 1,
-					    &s->crossover_prob, err)) ||
-		  (rc = get_intf(jf, o, "max_active_brackets", 0, 1000000,
-				 &s->max_active_brackets, err)) ||
-		  (rc = get_intf(jf, o, "de_pop_size", 4, 100000,
-				 &s->de_pop_size, err))))
+	if (o && (rc = get_optimizer(jf, o, s, err)))
 		return rc;
 
 	v = (int64_t)s->seed;
@@ -538,19 +512,21 @@ int spec_render(const struct spec *s, char **out)
 		       jsonfile_add_number(f, "eta", s->eta);
 	bad |= !(opt = cJSON_AddObjectToObject(o, "optimizer"));
 	if (!bad)
-		bad |= !cJSON_AddStringToObject(opt, "name", s->optimizer) |
-		       !cJSON_AddStringToObject(opt, "mutation", s->mutation) |
-		       !cJSON_AddStringToObject(opt, "crossover",
-						s->crossover) |
-		       !cJSON_AddStringToObject(opt, "boundary", s->boundary) |
-		       jsonfile_add_number(opt, "mutation_factor",
-					   s->mutation_factor) |
-		       jsonfile_add_number(opt, "crossover_prob",
-					   s->crossover_prob) |
-		       !cJSON_AddNumberToObject(opt, "max_active_brackets",
-						s->max_active_brackets) |
-		       !cJSON_AddNumberToObject(opt, "de_pop_size",
-						s->de_pop_size);
+		bad |= !cJSON_AddStringToObject(opt, "name", s->optimizer);
+	if (!bad && s->settings) {
+		const cJSON *it;
+
+		cJSON_ArrayForEach(it, s->settings)
+		{
+			cJSON *c = cJSON_Duplicate(it, 1);
+
+			if (!c || !cJSON_AddItemToObject(opt, it->string, c)) {
+				cJSON_Delete(c);
+				bad = 1;
+				break;
+			}
+		}
+	}
 	bad |= !cJSON_AddNumberToObject(o, "seed", (double)s->seed);
 	bad |= !(t = cJSON_AddObjectToObject(o, "termination"));
 	if (!bad)

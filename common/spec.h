@@ -6,11 +6,13 @@
  * study id and creation time, and writes STUDY/study.json.  That file is
  * never rewritten afterwards: the orchestrator and every worker read it.
  *
- * The optimiser names are kept as validated strings so common/ does not
- * depend on the engine; a unit test checks they match the engine's lists.
+ * The optimiser's own settings are kept unread (common/ does not know any
+ * optimiser): optim_settings() validates them and fills in their defaults
+ * at init, and the orchestrator hands them to optim_open().
  *
  * Ownership: spec_load()/spec_parse() fill a struct spec that owns its
- * space; spec_release() frees it.  spec_render() returns malloc'ed text.
+ * space and optimizer settings; spec_release() frees them.  spec_render()
+ * returns malloc'ed text.
  */
 #ifndef DEHBQ_SPEC_H
 #define DEHBQ_SPEC_H
@@ -20,11 +22,13 @@
 
 #include "id.h"
 
+struct cJSON;
 struct space;
 
 #define SPEC_FORMAT	    "dehbq-study/1"
 #define SPEC_CAP	    (8u << 20)
 #define SPEC_NAME_MAX	    128
+#define SPEC_OPTIMIZER_MAX  32
 #define SPEC_MAX_LEVELS	    64
 #define SPEC_BATCH_INTERVAL 0.05 /* default runtime.batch_interval */
 /* Ranges the file parser and spec_check share (dehbq init's options). */
@@ -47,25 +51,20 @@ struct spec {
 	double min_fidelity;	  /* > 0 */
 	double max_fidelity;	  /* > min_fidelity */
 	double eta;		  /* > 1 */
-	char optimizer[16];	  /* dehb | random | sh | hyperband | de */
-	char mutation[16];	  /* rand1 | rand2 | best1 | ... */
-	char crossover[8];	  /* bin | exp */
-	char boundary[8];	  /* random | clip */
-	double mutation_factor;	  /* F in (0, 2] */
-	double crossover_prob;	  /* CR in [0, 1] */
-	int max_active_brackets;  /* 0 = unlimited */
-	int de_pop_size;	  /* DE baseline population, >= 4 */
-	uint64_t seed;		  /* 0 .. 2^53 */
-	int64_t fevals;		  /* termination; 0 = not used */
-	int64_t brackets;	  /* termination; 0 = not used */
-	double walltime;	  /* seconds; 0 = not used */
-	double total_cost;	  /* sum of costs; 0 = not used */
-	double lease;		  /* seconds without heartbeat before requeue */
-	double poll;		  /* orchestrator rescan period, seconds */
-	double batch_interval;	  /* group commit: seconds between batches
-				     woken by events while pending/ holds
-				     work, capped at poll; 0 = none */
-	int max_attempts;	  /* attempts before a trial is failed */
+	char optimizer[SPEC_OPTIMIZER_MAX]; /* optimizer.name: [a-z0-9_]+ */
+	struct cJSON *settings; /* the rest of "optimizer", owned; NULL when
+				   it has nothing else */
+	uint64_t seed;		/* 0 .. 2^53 */
+	int64_t fevals;		/* termination; 0 = not used */
+	int64_t brackets;	/* termination; 0 = not used */
+	double walltime;	/* seconds; 0 = not used */
+	double total_cost;	/* sum of costs; 0 = not used */
+	double lease;		/* seconds without heartbeat before requeue */
+	double poll;		/* orchestrator rescan period, seconds */
+	double batch_interval;	/* group commit: seconds between batches
+				   woken by events while pending/ holds
+				   work, capped at poll; 0 = none */
+	int max_attempts;	/* attempts before a trial is failed */
 	int max_failures_in_a_row; /* failed results in a row that hold
 				      the study (no new trials); 0 = never */
 	int prefetch;		   /* pending trials beyond idle workers */
@@ -99,10 +98,7 @@ int spec_levels(const struct spec *s);
 /* Full study.json text (all fields, space embedded), trailing newline. */
 int spec_render(const struct spec *s, char **out);
 
-/* Accepted names, NULL-terminated (for the engine cross-check test). */
-extern const char *const spec_optimizers[];
-extern const char *const spec_mutations[];
-extern const char *const spec_crossovers[];
-extern const char *const spec_boundaries[];
+/* Replace s->settings with a copy of obj (NULL: none). */
+int spec_set_settings(struct spec *s, const struct cJSON *obj);
 
 #endif

@@ -28,9 +28,6 @@ int trial_init(struct trial *t, int dim)
 {
 	memset(t, 0, sizeof(*t));
 	t->parent = -1;
-	t->level = -1;
-	t->slot = -1;
-	t->config_id = -1;
 	t->attempt = 1;
 	t->dim = dim;
 	t->vec = calloc((size_t)(dim ? dim : 1), sizeof(*t->vec));
@@ -51,10 +48,11 @@ void trial_release(struct trial *t)
 }
 
 static const char *const trial_keys[] = {
-	"format",  "id",	"study",  "epoch",  "bracket",
-	"rung",	   "fidelity",	"kind",	  "parent", "attempt",
-	"created", "seed",	"config", "vector", "level",
-	"slot",	   "config_id", "token",  NULL,
+	"format",  "id",       "study",	 "epoch",     "bracket",
+	"rung",	   "fidelity", "kind",	 "parent",    "attempt",
+	"created", "seed",     "config", "vector",    "optimizer",
+	"token",   "level",    "slot",	 "config_id", /* 0.3's, ignored */
+	NULL,
 };
 
 static const cJSON *member(const cJSON *o, const char *k)
@@ -138,21 +136,17 @@ static int parse_fields(const struct jsonfile *jf, const struct space *sp,
 				   INT64_C(9007199254740992), &v, err)))
 		return rc;
 	t->seed = (uint64_t)v;
-	/* optimiser internals, for `dehbq requeue` of failed trials */
-	v = -1;
-	if ((rc = jsonfile_get_int(jf, root, "level", JSONFILE_OPTIONAL, 0, 99,
-				   &v, err)))
+	/* the optimiser's state, handed back to it by `dehbq requeue` */
+	s = NULL;
+	if ((rc = jsonfile_get_string(jf, root, "optimizer", JSONFILE_OPTIONAL,
+				      &s, err)))
 		return rc;
-	t->level = (int)v;
-	v = -1;
-	if ((rc = jsonfile_get_int(jf, root, "slot", JSONFILE_OPTIONAL, -1,
-				   INT32_MAX, &v, err)))
-		return rc;
-	t->slot = (int)v;
-	if ((rc = jsonfile_get_int(jf, root, "config_id", JSONFILE_OPTIONAL, -1,
-				   INT64_C(9007199254740992), &t->config_id,
-				   err)))
-		return rc;
+	if (s && strlen(s) >= sizeof(t->optimizer))
+		return jsonfile_errf(jf, member(root, "optimizer"), err,
+				     "field 'optimizer': longer than %zu "
+				     "bytes",
+				     sizeof(t->optimizer) - 1);
+	snprintf(t->optimizer, sizeof(t->optimizer), "%s", s ? s : "");
 	if ((rc = jsonfile_get_array(jf, root, "vector", JSONFILE_REQUIRED,
 				     &vec, err)))
 		return rc;
@@ -320,11 +314,8 @@ int trial_render(const struct trial *t, const struct space *sp, char **out)
 	}
 	put_str(&b, "created", created);
 	put_num(&b, "seed", (double)t->seed);
-	if (t->level >= 0) {
-		put_num(&b, "level", t->level);
-		put_num(&b, "slot", t->slot);
-		put_num(&b, "config_id", (double)t->config_id);
-	}
+	if (t->optimizer[0])
+		put_str(&b, "optimizer", t->optimizer);
 	put_key(&b, ",\n\t", "config");
 	jsonbuf_put(&b, "{", 1);
 	for (i = 0; i < dim; i++) {
@@ -333,20 +324,11 @@ int trial_render(const struct trial *t, const struct space *sp, char **out)
 	}
 	put_key(&b, "\n\t},\n\t", "vector");
 	jsonbuf_put(&b, "[", 1);
-	for (i = 0; i < dim && !t->vec_text; i++) {
+	for (i = 0; i < dim; i++) {
 		if (i)
 			jsonbuf_put(&b, ", ", 2);
 		jsonfile_fmt_exact(x, sizeof(x), t->vec[i]);
 		jsonbuf_puts(&b, x);
-	}
-	if (t->vec_text) { /* "a,b" -> "a, b" */
-		const char *v = t->vec_text, *c;
-
-		for (; (c = strchr(v, ',')); v = c + 1) {
-			jsonbuf_put(&b, v, (size_t)(c - v));
-			jsonbuf_put(&b, ", ", 2);
-		}
-		jsonbuf_puts(&b, v);
 	}
 	jsonbuf_puts(&b, "]\n}\n");
 	if (jsonbuf_failed(&b)) {

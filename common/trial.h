@@ -28,8 +28,9 @@
 struct space;
 struct space_value;
 
-#define TRIAL_FORMAT "dehbq-trial/1"
-#define TRIAL_CAP    (4u << 20)
+#define TRIAL_FORMAT	"dehbq-trial/1"
+#define TRIAL_CAP	(4u << 20)
+#define TRIAL_STATE_MAX 256 /* = OPTIM_STATE_MAX */
 
 enum trial_kind {
 	TRIAL_KIND_TRIAL = 0, /* "trial": a new DE trial vector */
@@ -38,28 +39,25 @@ enum trial_kind {
 };
 
 struct trial {
-	uint64_t id;		    /* trial id (engine job id) */
-	char study[ID_STUDY_LEN];   /* study uuid */
-	int64_t epoch;		    /* fencing epoch of the writer */
-	int64_t bracket;	    /* bracket id */
-	int rung;		    /* rung within the bracket */
-	double fidelity;	    /* exact fidelity to train at */
-	enum trial_kind kind;	    /* how the config was produced */
-	int64_t parent;		    /* promotion: trial evaluated lower; -1 */
-	int level;		    /* optimiser level; -1 if not recorded */
-	int slot;		    /* optimiser target slot; -1 if none */
-	int64_t config_id;	    /* optimiser config id; -1 if none */
-	int attempt;		    /* 1 + number of requeues */
-	uint64_t token;		    /* the issue's token (id.h); 0: none,
-				       a file from before tokens */
-	double created;		    /* unix time the file was written */
-	uint64_t seed;		    /* seed for the trainer, {seed} */
-	int dim;		    /* entries in vec and config */
-	double *vec;		    /* unit-cube vector, owned */
-	struct space_value *config; /* decoded config, owned */
-	const char *vec_text;	    /* trial_render: vec as exact JSON
-				       numbers "x0,x1,..." when the caller
-				       has them, else NULL; borrowed */
+	uint64_t id;		  /* trial id (engine job id) */
+	char study[ID_STUDY_LEN]; /* study uuid */
+	int64_t epoch;		  /* fencing epoch of the writer */
+	int64_t bracket;	  /* bracket id */
+	int rung;		  /* rung within the bracket */
+	double fidelity;	  /* exact fidelity to train at */
+	enum trial_kind kind;	  /* how the config was produced */
+	int64_t parent;		  /* promotion: trial evaluated lower; -1 */
+	char optimizer[TRIAL_STATE_MAX]; /* the optimiser's opaque state
+					    for this trial (JSON text), ""
+					    if none; never interpreted here */
+	int attempt;			 /* 1 + number of requeues */
+	uint64_t token;			 /* the issue's token (id.h); 0: none,
+					    a file from before tokens */
+	double created;			 /* unix time the file was written */
+	uint64_t seed;			 /* seed for the trainer, {seed} */
+	int dim;			 /* entries in vec and config */
+	double *vec;			 /* unit-cube vector, owned */
+	struct space_value *config;	 /* decoded config, owned */
 };
 
 const char *trial_kind_name(enum trial_kind k);
@@ -73,11 +71,7 @@ int trial_parse(const char *name, const char *text, size_t len,
 int trial_load(const char *path, const struct space *sp, struct trial *t,
 	       char *err);
 
-/*
- * Pretty JSON, trailing newline; config is rendered from t->config, the
- * vector from t->vec_text when set (it must be jsonfile_fmt_exact's text
- * of vec joined by ','), else from t->vec.
- */
+/* Pretty JSON, trailing newline; config from t->config, vector exact. */
 int trial_render(const struct trial *t, const struct space *sp, char **out);
 
 #endif

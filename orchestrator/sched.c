@@ -17,7 +17,7 @@
 #include "sched_impl.h"
 
 #include "atomicfile.h"
-#include "dehb.h"
+#include "optim.h"
 #include "err.h"
 #include "fsutil.h"
 #include "id.h"
@@ -82,7 +82,7 @@ int sched_scan_dir(struct sched *s, const char *dir, sched_scan_fn fn, int cap)
 
 static int can_ask(const struct sched *s)
 {
-	return !s->meta.stopping && !s->held[0] && !dehb_exhausted(s->eng);
+	return !s->meta.stopping && !s->held[0] && !optim_exhausted(s->eng);
 }
 
 static int ask_trials(struct sched *s)
@@ -91,14 +91,14 @@ static int ask_trials(struct sched *s)
 	int target = (idle > 0 ? idle : 0) + s->spec->prefetch;
 	int rc;
 
-	dehb_set_elapsed(s->eng, sched_elapsed(s));
+	optim_set_elapsed(s->eng, sched_elapsed(s));
 	while (s->npending < target && can_ask(s)) {
-		struct dehb_job job;
+		struct optim_job job;
 
 		if (s->spec->max_inflight &&
 		    s->ninf >= (size_t)s->spec->max_inflight)
 			break;
-		rc = dehb_ask(s->eng, &job, s->vec);
+		rc = optim_ask(s->eng, &job, s->vec);
 		if (rc == DEHBQ_EAGAIN || rc == DEHBQ_EDONE)
 			break;
 		if (rc)
@@ -113,7 +113,7 @@ static int ask_trials(struct sched *s)
 			 "trial=%08llu issued bracket=%lld rung=%d "
 			 "fidelity=%.17g kind=%s",
 			 (unsigned long long)job.id, (long long)job.bracket,
-			 job.rung, job.fidelity, dehb_kind_name(job.kind));
+			 job.rung, job.fidelity, optim_kind_name(job.kind));
 	}
 	return DEHBQ_OK;
 }
@@ -250,7 +250,7 @@ int sched_finished(const struct sched *s)
 {
 	if (s->redo.n)
 		return 0;
-	if (s->meta.stopping || dehb_exhausted(s->eng))
+	if (s->meta.stopping || optim_exhausted(s->eng))
 		return s->ninf == 0 || !s->spec->drain;
 	return 0;
 }
@@ -283,34 +283,34 @@ int sched_finish(struct sched *s, const char *reason)
 	return rc;
 }
 
+/* The optimiser's setup from the study (borrows s->choices, the spec). */
+static void study_setup(const struct sched *s, struct optim_setup *u)
+{
+	const struct spec *sp = s->spec;
+
+	memset(u, 0, sizeof(*u));
+	u->dim = space_dim(sp->space);
+	u->min_fidelity = sp->min_fidelity;
+	u->max_fidelity = sp->max_fidelity;
+	u->eta = sp->eta;
+	u->seed = sp->seed;
+	u->lim.fevals = sp->fevals;
+	u->lim.brackets = sp->brackets;
+	u->lim.cost = sp->total_cost;
+	u->lim.walltime = sp->walltime;
+	u->choices = s->choices;
+	u->settings = sp->settings;
+}
+
 static int new_engine(struct sched *s, char *err)
 {
-	struct dehb_params p;
-	const struct spec *sp = s->spec;
+	struct optim_setup u;
+	char e[DEHBQ_ERRLEN];
 	int rc;
 
-	dehb_params_init(&p);
-	p.dim = space_dim(sp->space);
-	p.min_fidelity = sp->min_fidelity;
-	p.max_fidelity = sp->max_fidelity;
-	p.eta = sp->eta;
-	p.mutation_factor = sp->mutation_factor;
-	p.crossover_prob = sp->crossover_prob;
-	p.seed = sp->seed;
-	p.max_fevals = sp->fevals;
-	p.max_brackets = sp->brackets;
-	p.max_cost = sp->total_cost;
-	p.max_walltime = sp->walltime;
-	p.max_active_brackets = sp->max_active_brackets;
-	p.de_pop_size = sp->de_pop_size;
-	if (dehb_optimizer_parse(sp->optimizer, &p.optimizer) ||
-	    dehb_mutation_parse(sp->mutation, &p.mutation) ||
-	    dehb_crossover_parse(sp->crossover, &p.crossover) ||
-	    dehb_boundary_parse(sp->boundary, &p.boundary))
-		return dehbq_errf(err, DEHBQ_EINVAL,
-				  "study.json: unknown optimizer setting");
-	if ((rc = dehb_new(&p, &s->eng, err)))
-		return rc;
+	study_setup(s, &u);
+	if ((rc = optim_open(s->spec->optimizer, &u, &s->eng, e)))
+		return dehbq_errf(err, rc, "study.json: %s", e);
 	return DEHBQ_OK;
 }
 
@@ -347,6 +347,7 @@ int sched_open(struct sched **out, const char *root, struct spec *spec,
 	       const struct sched_opts *opts, char *err)
 {
 	char warn[DEHBQ_ERRLEN];
+	struct optim_setup setup;
 	struct snapshot_inflight *v = NULL;
 	cJSON *redo = NULL;
 	struct sched *s;
@@ -367,18 +368,25 @@ int sched_open(struct sched **out, const char *root, struct spec *spec,
 	redo_init(&s->redo, root);
 	s->vec = calloc((size_t)dim + 1, sizeof(*s->vec));
 	s->vals = calloc((size_t)dim + 1, sizeof(*s->vals));
-	if (!s->vec || !s->vals) {
+	s->choices = calloc((size_t)dim + 1, sizeof(*s->choices));
+	if (!s->vec || !s->vals || !s->choices) {
 		rc = DEHBQ_ENOMEM;
 		goto fail;
 	}
-	rc = snapshot_load(root, spec->study, &s->meta, &v, &n, &s->eng, &redo,
-			   &skipped, warn);
+	for (i = 0; i < (size_t)dim; i++)
+		s->choices[i] = space_param_choices(spec->space, (int)i);
+	study_setup(s, &setup);
+	rc = snapshot_load(root, spec->study, &setup, &s->meta, &v, &n, &s->eng,
+			   &redo, &skipped, warn);
 	if (skipped)
 		logmsg_w(lg, "skipped %d unreadable snapshot(s): %s", skipped,
 			 warn);
 	if (rc == DEHBQ_ENOENT) {
 		if ((rc = start_fresh(s, skipped, warn, err)))
 			goto fail;
+	} else if (rc == DEHBQ_EUNSUP) {
+		dehbq_errf(err, rc, "%s", warn);
+		goto fail;
 	} else if (rc) {
 		dehbq_errf(err, rc, "unable to read snapshots in '%s/state'",
 			   root);
@@ -435,6 +443,7 @@ void sched_close(struct sched *s)
 	free(s->inf);
 	free(s->vec);
 	free(s->vals);
-	dehb_free(s->eng);
+	free(s->choices);
+	optim_free(s->eng);
 	free(s);
 }

@@ -5,7 +5,7 @@
  */
 #include "sched_impl.h"
 
-#include "dehb.h"
+#include "optim.h"
 #include "err.h"
 #include "fsutil.h"
 #include "lease.h"
@@ -56,7 +56,7 @@ static int fail_expired(struct sched *s, struct inflight *e, const char *who)
 	result_release(&r);
 	if (rc)
 		return rc;
-	rc = dehb_tell(s->eng, id, DEHB_FAILED, NAN, 0);
+	rc = optim_tell(s->eng, id, OPTIM_FAILED, NAN, 0);
 	if (!rc && !(rc = sched_ensure_shard(s, id)) &&
 	    !(rc = sched_archive_path(s, to, sizeof(to), id, ""))) {
 		snprintf(to + strlen(to), sizeof(to) - strlen(to),
@@ -214,7 +214,7 @@ int sched_scan_claim(struct sched *s, const char *name, unsigned char dtype)
 int sched_scan_pending(struct sched *s, const char *name, unsigned char dtype)
 {
 	char why[128];
-	struct dehb_job job;
+	struct optim_job job;
 	struct inflight *e;
 	uint64_t id;
 	int rung;
@@ -231,7 +231,7 @@ int sched_scan_pending(struct sched *s, const char *name, unsigned char dtype)
 	e = sched_inf_find(s, id);
 	if (!e) /* told through another attempt, or not ours */
 		return sched_retire_stray(s, "pending", name, id);
-	if (!dehb_job_get(s->eng, id, &job, NULL) && job.rung != rung) {
+	if (!optim_job(s->eng, id, &job, NULL) && job.rung != rung) {
 		snprintf(why, sizeof(why),
 			 "trial %08llu in flight is published at rung %d, not "
 			 "under this name",

@@ -26,7 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct dehb;
+struct optim;
 struct result;
 struct space_value;
 struct trial;
@@ -47,7 +47,8 @@ struct sched {
 	struct lease *lease;	   /* borrowed */
 	struct logmsg *lg;	   /* borrowed */
 	struct sched_opts opts;	   /* options */
-	struct dehb *eng;	   /* owned engine */
+	struct optim *eng;	   /* owned optimiser */
+	int *choices;		   /* per parameter, optim_setup's */
 	struct snapshot_meta meta; /* snapshot header and counters */
 	struct inflight *inf;	   /* in-flight table, sorted by id */
 	size_t ninf, capinf;	   /* its length and capacity */

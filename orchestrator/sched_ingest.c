@@ -4,7 +4,7 @@
  */
 #include "sched_impl.h"
 
-#include "dehb.h"
+#include "optim.h"
 #include "err.h"
 #include "fsutil.h"
 #include "logmsg.h"
@@ -334,9 +334,9 @@ static int ingest_result(struct sched *s, const char *name)
 		result_release(&r);
 		return rc < 0 ? -rc : DEHBQ_OK;
 	}
-	rc = dehb_tell(s->eng, id,
-		       r.status == RESULT_OK ? DEHB_OK : DEHB_FAILED,
-		       r.status == RESULT_OK ? r.loss : NAN, r.cost);
+	rc = optim_tell(s->eng, id,
+			r.status == RESULT_OK ? OPTIM_OK : OPTIM_FAILED,
+			r.status == RESULT_OK ? r.loss : NAN, r.cost);
 	if (rc) {
 		result_release(&r);
 		logmsg_e(s->lg, "trial=%08llu engine refused result: %s",

@@ -12,7 +12,7 @@
  */
 #include "sched_impl.h"
 
-#include "dehb.h"
+#include "optim.h"
 #include "err.h"
 #include "fsutil.h"
 #include "spec.h"
@@ -63,7 +63,7 @@ const char *sched_not_issued(struct sched *s, const struct inflight *e,
 			     const struct trial *t, int attempt, char *why,
 			     size_t n)
 {
-	struct dehb_job job;
+	struct optim_job job;
 	int i;
 
 	if (t->id != e->id || strcmp(t->study, s->spec->study))
@@ -78,7 +78,7 @@ const char *sched_not_issued(struct sched *s, const struct inflight *e,
 	else if (attempt ? t->attempt != attempt : t->attempt > e->attempt)
 		snprintf(why, n, "its attempt %d is not the one that ran",
 			 t->attempt);
-	else if (dehb_job_get(s->eng, e->id, &job, s->vec) ||
+	else if (optim_job(s->eng, e->id, &job, s->vec) ||
 		 job.fidelity != t->fidelity)
 		snprintf(why, n, "its fidelity is not the issued one");
 	else {
@@ -109,9 +109,9 @@ enum sched_fit sched_fit(struct sched *s, const struct inflight *e,
 /* 1 when trial id was never issued by this study's current state. */
 int sched_never_issued(const struct sched *s, uint64_t id, char *why, size_t n)
 {
-	struct dehb_counts c;
+	struct optim_counts c;
 
-	dehb_get_counts(s->eng, &c);
+	optim_counts(s->eng, &c);
 	if (id < (uint64_t)c.asked)
 		return 0;
 	snprintf(why, n,

@@ -5,7 +5,7 @@
  */
 #include "sched_impl.h"
 
-#include "dehb.h"
+#include "optim.h"
 #include "err.h"
 #include "fsutil.h"
 #include "lease.h"
@@ -59,9 +59,9 @@ static int reconcile_staging(struct sched *s, const char *name,
 		return DEHBQ_OK;
 	}
 	{
-		struct dehb_job job;
+		struct optim_job job;
 
-		if (dehb_job_get(s->eng, id, &job, NULL) ||
+		if (optim_job(s->eng, id, &job, NULL) ||
 		    study_pending_name(pn, sizeof(pn), job.rung, id) ||
 		    study_path(pp, sizeof(pp), s->root, "pending/%s", pn))
 			return DEHBQ_OK;
@@ -162,13 +162,13 @@ static int quarantine_lost_issues(struct sched *s)
 {
 	char dir[STUDY_PATH_MAX], p[STUDY_PATH_MAX], why[200];
 	char sdir[STUDY_ARCHIVE_DIR_LEN];
-	struct dehb_counts c;
+	struct optim_counts c;
 	struct dirent *de;
 	uint64_t id, sh;
 	int moved;
 	DIR *d;
 
-	dehb_get_counts(s->eng, &c);
+	optim_counts(s->eng, &c);
 	for (sh = study_shard((uint64_t)c.asked);; sh++) {
 		study_archive_dir(sdir, sh * 10000);
 		if (study_join(dir, sizeof(dir), s->root, sdir, NULL))
@@ -239,9 +239,9 @@ int sched_retell(struct sched *s)
 			i++;
 			continue;
 		}
-		rc = dehb_tell(s->eng, id,
-			       r.status == RESULT_OK ? DEHB_OK : DEHB_FAILED,
-			       r.status == RESULT_OK ? r.loss : NAN, r.cost);
+		rc = optim_tell(s->eng, id,
+				r.status == RESULT_OK ? OPTIM_OK : OPTIM_FAILED,
+				r.status == RESULT_OK ? r.loss : NAN, r.cost);
 		result_release(&r);
 		if (rc) {
 			i++;

@@ -4,7 +4,7 @@
  */
 #include "sched_impl.h"
 
-#include "dehb.h"
+#include "optim.h"
 #include "err.h"
 #include "fsutil.h"
 #include "id.h"
@@ -19,11 +19,11 @@
 #include <stdio.h>
 #include <string.h>
 
-static enum dehb_kind dehb_kind_of(enum trial_kind k)
+static enum optim_kind optim_kind_of(enum trial_kind k)
 {
-	return k == TRIAL_KIND_PROMOTION ? DEHB_KIND_PROMOTION
-	       : k == TRIAL_KIND_RANDOM	 ? DEHB_KIND_RANDOM
-					 : DEHB_KIND_TRIAL;
+	return k == TRIAL_KIND_PROMOTION ? OPTIM_KIND_PROMOTION
+	       : k == TRIAL_KIND_RANDOM	 ? OPTIM_KIND_RANDOM
+					 : OPTIM_KIND_TRIAL;
 }
 
 /*
@@ -36,7 +36,7 @@ static int reopen_failed(struct sched *s, uint64_t id, const char *why)
 {
 	char tp[STUDY_PATH_MAX], rp[STUDY_PATH_MAX], to[STUDY_PATH_MAX];
 	char err[DEHBQ_ERRLEN], name[64];
-	struct dehb_job job;
+	struct optim_job job;
 	struct result r;
 	struct trial t;
 	uint64_t token;
@@ -74,21 +74,17 @@ static int reopen_failed(struct sched *s, uint64_t id, const char *why)
 	}
 	memset(&job, 0, sizeof(job));
 	job.id = id;
-	job.level = t.level;
+	job.fidelity = t.fidelity;
 	job.bracket = t.bracket;
 	job.rung = t.rung;
-	job.kind = dehb_kind_of(t.kind);
-	job.slot = t.slot;
-	job.config_id = t.config_id;
-	job.parent_job = t.parent;
+	job.kind = optim_kind_of(t.kind);
+	job.parent = t.parent;
+	memcpy(job.state, t.optimizer, sizeof(job.state));
 	if (t.attempt >= attempt)
 		attempt = t.attempt + 1;
 	/* the same issued trial again: its token, and so its work directory */
 	token = t.token ? t.token : id_token_new();
-	rc = t.level < 0 || t.config_id < 0 ||
-			     dehb_level_fidelity(s->eng, t.level) != t.fidelity
-		     ? DEHBQ_EINVAL
-		     : dehb_reopen(s->eng, &job, t.vec);
+	rc = optim_reopen(s->eng, &job, t.vec);
 	if (rc) {
 		logmsg_w(s->lg,
 			 "trial=%08llu not requeued (%s): the optimiser "

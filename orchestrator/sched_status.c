@@ -5,8 +5,9 @@
 #include "sched_impl.h"
 
 #include "atomicfile.h"
-#include "dehb.h"
+#include "optim.h"
 #include "err.h"
+#include "jsonbuf.h"
 #include "jsonfile.h"
 #include "lease.h"
 #include "logmsg.h"
@@ -21,13 +22,13 @@
 
 #define STATUS_MIN_INTERVAL 0.1 /* light batches' status.json, see below */
 
-static cJSON *incumbent_json(struct sched *s, enum dehb_inc_which which)
+static cJSON *incumbent_json(struct sched *s, enum optim_best_which which)
 {
-	struct dehb_incumbent inc;
+	struct optim_best inc;
 	cJSON *o;
 	char id[ID_TRIAL_LEN];
 
-	if (dehb_incumbent(s->eng, which, &inc, s->vec) || !inc.valid)
+	if (optim_best(s->eng, which, &inc, s->vec) || !inc.valid)
 		return cJSON_CreateNull();
 	o = cJSON_CreateObject();
 	if (!o)
@@ -43,17 +44,33 @@ static cJSON *incumbent_json(struct sched *s, enum dehb_inc_which which)
 	return o;
 }
 
+/* The optimiser's own figures (optim_describe), e.g. DEHB's brackets. */
+static cJSON *optimizer_json(const struct sched *s)
+{
+	struct jsonbuf b;
+	cJSON *o = NULL;
+
+	jsonbuf_init(&b);
+	jsonbuf_put(&b, "{", 1);
+	if (!optim_describe(s->eng, &b)) {
+		jsonbuf_put(&b, "}", 1);
+		if (!jsonbuf_failed(&b))
+			o = cJSON_Parse(b.p);
+	}
+	jsonbuf_free(&b);
+	return o ? o : cJSON_CreateNull();
+}
+
 static cJSON *summary_json(struct sched *s, const char *format,
 			   const char *reason)
 {
 	char now[TIMEUTIL_ISO_LEN];
-	struct dehb_counts c;
-	cJSON *o = cJSON_CreateObject(), *cnt, *br;
-	int i, nb;
+	struct optim_counts c;
+	cJSON *o = cJSON_CreateObject(), *cnt;
 
 	if (!o)
 		return NULL;
-	dehb_get_counts(s->eng, &c);
+	optim_counts(s->eng, &c);
 	timeutil_iso(timeutil_now(), now);
 	cJSON_AddStringToObject(o, "format", format);
 	cJSON_AddStringToObject(o, "study", s->spec->study);
@@ -67,7 +84,7 @@ static cJSON *summary_json(struct sched *s, const char *format,
 	jsonfile_add_number(o, "pid", (double)s->lease->pid);
 	jsonfile_add_number(o, "elapsed", sched_elapsed(s));
 	cJSON_AddBoolToObject(o, "stopping", s->meta.stopping);
-	cJSON_AddBoolToObject(o, "exhausted", dehb_exhausted(s->eng));
+	cJSON_AddBoolToObject(o, "exhausted", optim_exhausted(s->eng));
 	cnt = cJSON_AddObjectToObject(o, "counts");
 	if (cnt) {
 		jsonfile_add_number(cnt, "issued", (double)c.asked);
@@ -87,37 +104,10 @@ static cJSON *summary_json(struct sched *s, const char *format,
 	}
 	jsonfile_add_number(o, "live_workers", s->live_workers);
 	cJSON_AddItemToObject(o, "incumbent_max_fidelity",
-			      incumbent_json(s, DEHB_INC_MAX));
+			      incumbent_json(s, OPTIM_BEST_MAX));
 	cJSON_AddItemToObject(o, "incumbent_any_fidelity",
-			      incumbent_json(s, DEHB_INC_ANY));
-	br = cJSON_AddArrayToObject(o, "brackets");
-	nb = dehb_active_brackets(s->eng);
-	for (i = 0; br && i < nb; i++) {
-		struct dehb_rung_info rungs[SPEC_MAX_LEVELS];
-		int64_t bid;
-		int nr, j;
-		cJSON *b = cJSON_CreateObject(), *ra;
-
-		if (!b || dehb_bracket_info(s->eng, i, &bid, rungs,
-					    SPEC_MAX_LEVELS, &nr)) {
-			cJSON_Delete(b);
-			continue;
-		}
-		cJSON_AddItemToArray(br, b);
-		jsonfile_add_number(b, "id", (double)bid);
-		ra = cJSON_AddArrayToObject(b, "rungs");
-		for (j = 0; ra && j < nr; j++) {
-			cJSON *r = cJSON_CreateObject();
-
-			if (!r)
-				continue;
-			cJSON_AddItemToArray(ra, r);
-			jsonfile_add_number(r, "fidelity", rungs[j].fidelity);
-			jsonfile_add_number(r, "n", rungs[j].n);
-			jsonfile_add_number(r, "pending", rungs[j].pending);
-			jsonfile_add_number(r, "done", rungs[j].done);
-		}
-	}
+			      incumbent_json(s, OPTIM_BEST_ANY));
+	cJSON_AddItemToObject(o, "optimizer", optimizer_json(s));
 	return o;
 }
 
@@ -154,13 +144,13 @@ void sched_write_status(struct sched *s, int full)
 			   ATOMICFILE_NOSYNC);
 	}
 	if (now - s->last_progress >= s->opts.progress_secs) {
-		struct dehb_counts c;
-		struct dehb_incumbent a, m;
+		struct optim_counts c;
+		struct optim_best a, m;
 
 		s->last_progress = now;
-		dehb_get_counts(s->eng, &c);
-		dehb_incumbent(s->eng, DEHB_INC_ANY, &a, NULL);
-		dehb_incumbent(s->eng, DEHB_INC_MAX, &m, NULL);
+		optim_counts(s->eng, &c);
+		optim_best(s->eng, OPTIM_BEST_ANY, &a, NULL);
+		optim_best(s->eng, OPTIM_BEST_MAX, &m, NULL);
 		logmsg_i(
 			s->lg,
 			"progress done=%lld issued=%lld inflight=%lld "

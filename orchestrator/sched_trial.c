@@ -5,7 +5,7 @@
 #include "sched_impl.h"
 
 #include "atomicfile.h"
-#include "dehb.h"
+#include "optim.h"
 #include "err.h"
 #include "fsutil.h"
 #include "id.h"
@@ -152,23 +152,26 @@ static uint64_t trial_seed(uint64_t study_seed, uint64_t id)
 	return (z ^ (z >> 31)) & ((UINT64_C(1) << 53) - 1);
 }
 
-/* The engine's job kinds and the trial file's, one to one. */
-static enum trial_kind trial_kind_of(enum dehb_kind k)
+_Static_assert(TRIAL_STATE_MAX == OPTIM_STATE_MAX,
+	       "a trial file carries the optimiser's whole per-trial state");
+
+/* The optimiser's job kinds and the trial file's, one to one. */
+static enum trial_kind trial_kind_of(enum optim_kind k)
 {
-	return k == DEHB_KIND_PROMOTION ? TRIAL_KIND_PROMOTION
-	       : k == DEHB_KIND_RANDOM	? TRIAL_KIND_RANDOM
-					: TRIAL_KIND_TRIAL;
+	return k == OPTIM_KIND_PROMOTION ? TRIAL_KIND_PROMOTION
+	       : k == OPTIM_KIND_RANDOM	 ? TRIAL_KIND_RANDOM
+					 : TRIAL_KIND_TRIAL;
 }
 
 /* Render the in-flight job id as a trial file with this attempt. */
 int sched_render_trial(struct sched *s, uint64_t id, int attempt, char **text,
 		       int *rung)
 {
-	struct dehb_job job;
+	struct optim_job job;
 	struct trial t;
 	int rc;
 
-	if ((rc = dehb_job_get(s->eng, id, &job, s->vec)))
+	if ((rc = optim_job(s->eng, id, &job, s->vec)))
 		return rc;
 	memset(&t, 0, sizeof(t));
 	t.id = id;
@@ -178,17 +181,14 @@ int sched_render_trial(struct sched *s, uint64_t id, int attempt, char **text,
 	t.rung = job.rung;
 	t.fidelity = job.fidelity;
 	t.kind = trial_kind_of(job.kind);
-	t.parent = job.parent_job;
+	t.parent = job.parent;
 	t.attempt = attempt;
 	t.token = sched_inf_find(s, id) ? sched_inf_find(s, id)->token : 0;
 	t.created = timeutil_now();
 	t.seed = trial_seed(s->spec->seed, id);
-	t.level = job.level;
-	t.slot = job.slot;
-	t.config_id = job.config_id;
+	memcpy(t.optimizer, job.state, sizeof(t.optimizer));
 	t.dim = space_dim(s->spec->space);
 	t.vec = s->vec;
-	t.vec_text = dehb_job_xtext(s->eng, id); /* NULL: from vec */
 	t.config = s->vals;
 	if ((rc = space_decode(s->spec->space, s->vec, s->vals)))
 		return rc;

@@ -7,7 +7,7 @@
 #include "snapshot.h"
 
 #include "atomicfile.h"
-#include "dehb.h"
+#include "optim.h"
 #include "err.h"
 #include "fsutil.h"
 #include "jsonbuf.h"
@@ -96,7 +96,7 @@ static int list_snaps(const char *root, struct snap_name **out, size_t *n)
 
 int snapshot_write(const char *root, const struct snapshot_meta *m,
 		   const struct snapshot_inflight *inf, size_t n,
-		   struct dehb *eng, const char *redo, unsigned flags)
+		   struct optim *eng, const char *redo, unsigned flags)
 {
 	char p[STUDY_PATH_MAX], el[40];
 	struct jsonbuf b;
@@ -105,7 +105,7 @@ int snapshot_write(const char *root, const struct snapshot_meta *m,
 
 	jsonbuf_init(&b);
 	jsonfile_fmt_double(el, sizeof(el), m->elapsed);
-	jsonbuf_puts(&b, "{\"format\":\"dehbq-snapshot/1\",\"study\":");
+	jsonbuf_puts(&b, "{\"format\":\"" SNAPSHOT_FORMAT "\",\"study\":");
 	jsonbuf_str(&b, m->study);
 	jsonbuf_printf(
 		&b,
@@ -131,8 +131,8 @@ int snapshot_write(const char *root, const struct snapshot_meta *m,
 	}
 	jsonbuf_puts(&b, "],\"redo\":");
 	jsonbuf_puts(&b, redo ? redo : "[]");
-	jsonbuf_puts(&b, ",\"engine\":");
-	dehb_save(eng, &b);
+	jsonbuf_puts(&b, ",\"optimizer\":");
+	optim_save(eng, &b);
 	jsonbuf_puts(&b, "}\n");
 	if ((rc = jsonbuf_failed(&b))) {
 		jsonbuf_free(&b);
@@ -147,15 +147,33 @@ int snapshot_write(const char *root, const struct snapshot_meta *m,
 	return rc;
 }
 
+/* A snapshot of an older dehbq: refused, never misread or quarantined. */
+static int check_version(const struct jsonfile *jf, char *err)
+{
+	const cJSON *f =
+		cJSON_GetObjectItemCaseSensitive(jsonfile_root(jf), "format");
+
+	if (cJSON_IsString(f) && !strcmp(f->valuestring, "dehbq-snapshot/1")) {
+		jsonfile_errf(jf, f, err,
+			      "written by dehbq 0.3 or older "
+			      "(dehbq-snapshot/1): finish the study with that "
+			      "version, or start a new study");
+		return DEHBQ_EUNSUP;
+	}
+	return jsonfile_check_format(jf, SNAPSHOT_FORMAT, err);
+}
+
+/* setup NULL: read everything but the optimiser (*eng stays NULL). */
 static int load_one(const char *path, const char *study,
-		    struct snapshot_meta *m, struct snapshot_inflight **inf,
-		    size_t *n, struct dehb **eng, cJSON **redo, char *err)
+		    const struct optim_setup *setup, struct snapshot_meta *m,
+		    struct snapshot_inflight **inf, size_t *n,
+		    struct optim **eng, cJSON **redo, char *err)
 {
 	static const char *const keys[] = {
-		"format",   "study",	"epoch",       "generation",
-		"elapsed",  "stopping", "quarantined", "duplicates",
-		"requeues", "expired",	"inflight",    "redo",
-		"engine",   NULL,
+		"format",    "study",	 "epoch",	"generation",
+		"elapsed",   "stopping", "quarantined", "duplicates",
+		"requeues",  "expired",	 "inflight",	"redo",
+		"optimizer", NULL,
 	};
 	const cJSON *rd = NULL;
 	struct jsonfile *jf;
@@ -172,7 +190,7 @@ static int load_one(const char *path, const char *study,
 	if ((rc = jsonfile_load(path, SNAPSHOT_CAP, &jf, err)))
 		return rc;
 	r = jsonfile_root(jf);
-	if ((rc = jsonfile_check_format(jf, "dehbq-snapshot/1", err)) ||
+	if ((rc = check_version(jf, err)) ||
 	    (rc = jsonfile_check_keys(jf, r, keys, err)) ||
 	    (rc = jsonfile_get_string(jf, r, "study", JSONFILE_REQUIRED, &s,
 				      err)))
@@ -203,7 +221,7 @@ static int load_one(const char *path, const char *study,
 				     err)) ||
 	    (rc = jsonfile_get_array(jf, r, "redo", JSONFILE_REQUIRED, &rd,
 				     err)) ||
-	    (rc = jsonfile_get_object(jf, r, "engine", JSONFILE_REQUIRED,
+	    (rc = jsonfile_get_object(jf, r, "optimizer", JSONFILE_REQUIRED,
 				      &engine, err)))
 		goto out;
 	if (!(*redo = cJSON_Duplicate(rd, 1))) {
@@ -242,24 +260,24 @@ static int load_one(const char *path, const char *study,
 		i++;
 	}
 	*n = i;
-	if ((rc = dehb_load(engine, eng, err)))
+	if (!setup || (rc = optim_load(engine, setup, eng, err)))
 		goto out;
 	for (i = 0; i < *n; i++)
-		if (dehb_job_get(*eng, (*inf)[i].id, NULL, NULL)) {
+		if (optim_job(*eng, (*inf)[i].id, NULL, NULL)) {
 			rc = jsonfile_errf(jf, arr, err,
 					   "in-flight trial %llu unknown to "
-					   "the engine",
+					   "the optimizer",
 					   (unsigned long long)(*inf)[i].id);
 			goto out;
 		}
 out:
-	if (rc == DEHBQ_ENOENT)
+	if (rc == DEHBQ_ENOENT || rc == DEHBQ_ESTATE)
 		rc = DEHBQ_EINVAL;
 	if (rc) {
 		free(*inf);
 		*inf = NULL;
 		*n = 0;
-		dehb_free(*eng);
+		optim_free(*eng);
 		*eng = NULL;
 		cJSON_Delete(*redo);
 		*redo = NULL;
@@ -287,8 +305,9 @@ static void quarantine_snapshot(const char *root, const char *name,
 
 /* snapshot_load(); read_only: quarantine nothing (the CLI's reading) */
 static int load_newest(const char *root, const char *study,
-		       struct snapshot_meta *m, struct snapshot_inflight **inf,
-		       size_t *n, struct dehb **eng, cJSON **redo, int *skipped,
+		       const struct optim_setup *setup, struct snapshot_meta *m,
+		       struct snapshot_inflight **inf, size_t *n,
+		       struct optim **eng, cJSON **redo, int *skipped,
 		       char *warn, int read_only)
 {
 	char p[STUDY_PATH_MAX], err[DEHBQ_ERRLEN];
@@ -303,12 +322,13 @@ static int load_newest(const char *root, const char *study,
 	for (i = 0; i < count; i++) {
 		if (study_path(p, sizeof(p), root, "state/%s", v[i].name))
 			continue;
-		rc = load_one(p, study, m, inf, n, eng, redo, err);
+		rc = load_one(p, study, setup, m, inf, n, eng, redo, err);
 		if (rc == DEHBQ_OK) {
 			free(v);
 			return DEHBQ_OK;
 		}
-		if (rc == DEHBQ_ENOMEM) {
+		if (rc == DEHBQ_ENOMEM || rc == DEHBQ_EUNSUP) {
+			memcpy(warn, err, DEHBQ_ERRLEN);
 			free(v);
 			return rc;
 		}
@@ -322,11 +342,13 @@ static int load_newest(const char *root, const char *study,
 	return DEHBQ_ENOENT;
 }
 
-int snapshot_load(const char *root, const char *study, struct snapshot_meta *m,
-		  struct snapshot_inflight **inf, size_t *n, struct dehb **eng,
+int snapshot_load(const char *root, const char *study,
+		  const struct optim_setup *setup, struct snapshot_meta *m,
+		  struct snapshot_inflight **inf, size_t *n, struct optim **eng,
 		  cJSON **redo, int *skipped, char *warn)
 {
-	return load_newest(root, study, m, inf, n, eng, redo, skipped, warn, 0);
+	return load_newest(root, study, setup, m, inf, n, eng, redo, skipped,
+			   warn, 0);
 }
 
 int snapshot_read_inflight(const char *root, const char *study,
@@ -334,15 +356,15 @@ int snapshot_read_inflight(const char *root, const char *study,
 {
 	char warn[DEHBQ_ERRLEN];
 	struct snapshot_meta m;
-	struct dehb *eng = NULL;
+	struct optim *eng = NULL;
 	cJSON *redo = NULL;
 	int skipped, rc;
 
 	*inf = NULL;
 	*n = 0;
-	rc = load_newest(root, study, &m, inf, n, &eng, &redo, &skipped, warn,
-			 1);
-	dehb_free(eng);
+	rc = load_newest(root, study, NULL, &m, inf, n, &eng, &redo, &skipped,
+			 warn, 1);
+	optim_free(eng);
 	cJSON_Delete(redo);
 	return rc;
 }

@@ -1,18 +1,20 @@
 /*
- * snapshot.h - orchestrator snapshots: engine state + in-flight table
+ * snapshot.h - orchestrator snapshots: optimiser state + in-flight table
  *
- * state/snapshot-EEEEEE-GGGGGGGGGG.json ("dehbq-snapshot/1") holds
- * everything needed to resume: the engine's complete state (dehb_save),
- * the attempt number and token of every trial in flight, elapsed time and
- * counters.  It holds no history; the archive is the history.
+ * state/snapshot-EEEEEE-GGGGGGGGGG.json ("dehbq-snapshot/2") holds
+ * everything needed to resume: the optimiser's complete state (optim_save:
+ * its name, format version, books and the backend's own state), the
+ * attempt number and token of every trial in flight, elapsed time and
+ * counters.  A "dehbq-snapshot/1" (dehbq 0.3) is refused with a message,
+ * never misread.
  *
  * Snapshots are written atomically (atomicfile, with fsync) under a new
  * name each time; the newest SNAPSHOT_KEEP are kept.  Loading takes the
  * newest (epoch, then generation) that parses and validates, and reports
  * the ones it had to skip.
  *
- * Ownership: snapshot_load() returns an engine, an in-flight array and a
- * redo list the caller frees (dehb_free, free, cJSON_Delete).
+ * Ownership: snapshot_load() returns an optimiser, an in-flight array and a
+ * redo list the caller frees (optim_free, free, cJSON_Delete).
  */
 #ifndef DEHBQ_SNAPSHOT_H
 #define DEHBQ_SNAPSHOT_H
@@ -22,11 +24,13 @@
 
 #include "id.h"
 
-struct dehb;
+struct optim;
+struct optim_setup;
 struct cJSON;
 
-#define SNAPSHOT_KEEP 3
-#define SNAPSHOT_CAP  (256u << 20)
+#define SNAPSHOT_FORMAT "dehbq-snapshot/2"
+#define SNAPSHOT_KEEP	3
+#define SNAPSHOT_CAP	(256u << 20)
 
 struct snapshot_inflight {
 	uint64_t id;	/* trial id */
@@ -55,17 +59,20 @@ struct snapshot_meta {
  */
 int snapshot_write(const char *root, const struct snapshot_meta *m,
 		   const struct snapshot_inflight *inf, size_t n,
-		   struct dehb *eng, const char *redo, unsigned flags);
+		   struct optim *eng, const char *redo, unsigned flags);
 
 /*
- * Load the newest valid snapshot of this study.  DEHBQ_ENOENT when there
- * is none at all.  skipped counts newer snapshots that failed to load;
+ * Load the newest valid snapshot of this study; setup is the study's
+ * (optim_load).  DEHBQ_ENOENT when there is none at all; DEHBQ_EUNSUP,
+ * with warn saying why, for a snapshot of an older dehbq (refused, left
+ * in place).  skipped counts newer snapshots that failed to load;
  * warn holds the first reason.  A snapshot that is not valid (as opposed
  * to unreadable because of an I/O error) is moved to
  * quarantine/state.NAME with a .reason file, so it is reported once.
  */
-int snapshot_load(const char *root, const char *study, struct snapshot_meta *m,
-		  struct snapshot_inflight **inf, size_t *n, struct dehb **eng,
+int snapshot_load(const char *root, const char *study,
+		  const struct optim_setup *setup, struct snapshot_meta *m,
+		  struct snapshot_inflight **inf, size_t *n, struct optim **eng,
 		  struct cJSON **redo, int *skipped, char *warn);
 
 /*

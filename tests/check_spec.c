@@ -5,7 +5,9 @@
 #include "err.h"
 #include "space.h"
 #include "spec.h"
-#include "dehb.h"
+#include "optim.h"
+
+#include <cjson/cJSON.h>
 #include "testutil.h"
 
 #include <check.h>
@@ -22,9 +24,6 @@ static const struct {
 } bad[] = {
 	{"batch_interval", DEHBQ_EINVAL,
 	 ":3:25: field 'batch_interval': -0.5 is out of range [0, 10]"},
-	{"cr_range", DEHBQ_EINVAL,
-	 "spec_bad_cr_range.json:2:50: field 'crossover_prob': 1.5 is out of "
-	 "range [0, 1]"},
 	{"drain_type", DEHBQ_EINVAL,
 	 ":3:14: field 'drain': expected true or false, found string"},
 	{"eta_one", DEHBQ_EINVAL, ":2:35: field 'eta': 1 is out of range"},
@@ -38,9 +37,6 @@ static const struct {
 	 "\"dehbq-study/1\""},
 	{"min_ge_max", DEHBQ_EINVAL,
 	 ":2:26: fidelity: 'min' (27) must be < 'max' (9)"},
-	{"mutation", DEHBQ_EINVAL,
-	 "field 'mutation': unknown value 'best' (use one of: rand1, rand2, "
-	 "best1, currenttobest1, randtobest1)"},
 	{"no_fidelity", DEHBQ_EINVAL,
 	 ":1:1: missing required field "
 	 "'fidelity'"},
@@ -48,9 +44,6 @@ static const struct {
 	{"no_termination", DEHBQ_EINVAL,
 	 "termination: set at least one of 'fevals', 'brackets', 'walltime', "
 	 "'total_cost'"},
-	{"optimizer_name", DEHBQ_EINVAL,
-	 "field 'name': unknown value 'bohb' (use one of: dehb, random, sh, "
-	 "hyperband, de)"},
 	{"poll_vs_lease", DEHBQ_EINVAL,
 	 ":3:27: runtime: 'poll' (6 s) must be at most half of 'lease' "
 	 "(10 s)"},
@@ -178,17 +171,17 @@ START_TEST(test_spec_defaults_and_exact_round_trip)
 	ck_assert_int_eq(spec_parse("g.json", good, strlen(good), 0, &a, err),
 			 DEHBQ_OK);
 	ck_assert_str_eq(a.optimizer, "dehb");
-	ck_assert_str_eq(a.mutation, "rand1");
 	ck_assert(a.lease == 60 && a.poll == 1 && a.max_attempts == 3);
 	ck_assert_int_eq(a.max_failures_in_a_row, 20);
 	ck_assert(a.drain == 1 && a.prefetch == 1);
 	ck_assert(a.batch_interval == SPEC_BATCH_INTERVAL);
-	ck_assert(a.crossover_prob == 0.30000000000000004);
+	ck_assert(cJSON_GetObjectItem(a.settings, "crossover_prob")
+			  ->valuedouble == 0.30000000000000004);
 	ck_assert_uint_eq(a.seed, 9007199254740992ULL);
 	ck_assert_int_eq(spec_render(&a, &text), DEHBQ_OK);
 	ck_assert_int_eq(spec_parse("r.json", text, strlen(text), 0, &b, err),
 			 DEHBQ_OK);
-	ck_assert(b.crossover_prob == a.crossover_prob);
+	ck_assert(cJSON_Compare(a.settings, b.settings, 1));
 	ck_assert(b.walltime == a.walltime && b.eta == a.eta);
 	ck_assert_int_eq(b.max_failures_in_a_row, a.max_failures_in_a_row);
 	ck_assert(space_equal(a.space, b.space));
@@ -212,29 +205,58 @@ START_TEST(test_spec_study_json_must_embed_space)
 }
 END_TEST
 
-/* The spec's name lists must be exactly what the engine accepts. */
-START_TEST(test_spec_names_match_engine)
-{
-	enum dehb_optimizer o;
-	enum dehb_mutation m;
-	enum dehb_crossover c;
-	enum dehb_boundary b;
-	int i;
+/*
+ * The spec keeps the optimiser's settings unread; the optimiser validates
+ * them (optim_settings, as `dehbq init` and `dehbq validate` call it).
+ */
+static const struct {
+	const char *file, *msg;
+} bad_settings[] = {
+	{"cr_range", "optimizer.crossover_prob: must be a number in [0, 1]"},
+	{"mutation", "optimizer.mutation: must be one of rand1, rand2, best1, "
+		     "currenttobest1, randtobest1"},
+	{"optimizer_name", "optimizer.name: unknown optimizer 'bohb' (one of: "
+			   "dehb, random, sh, hyperband, de, asha, re)"},
+};
 
-	for (i = 0; spec_optimizers[i]; i++)
-		ck_assert_int_eq(dehb_optimizer_parse(spec_optimizers[i], &o),
-				 0);
-	ck_assert_int_eq(i, 5);
-	for (i = 0; spec_mutations[i]; i++)
-		ck_assert_int_eq(dehb_mutation_parse(spec_mutations[i], &m), 0);
-	ck_assert_int_eq(i, 5);
-	for (i = 0; spec_crossovers[i]; i++)
-		ck_assert_int_eq(dehb_crossover_parse(spec_crossovers[i], &c),
-				 0);
-	for (i = 0; spec_boundaries[i]; i++)
-		ck_assert_int_eq(dehb_boundary_parse(spec_boundaries[i], &b),
-				 0);
-	ck_assert_int_ne(dehb_mutation_parse("best", &m), 0);
+START_TEST(test_spec_settings_are_the_optimizers)
+{
+	char path[512], err[DEHBQ_ERRLEN];
+	struct spec s;
+	cJSON *full = NULL;
+
+	snprintf(path, sizeof(path), "%s/spec_bad_%s.json", tu_datadir(),
+		 bad_settings[_i].file);
+	ck_assert_int_eq(spec_load(path, 1, &s, err), DEHBQ_OK);
+	ck_assert_int_eq(optim_settings(s.optimizer, s.settings, &full, err),
+			 DEHBQ_EINVAL);
+	ck_assert_msg(strstr(err, bad_settings[_i].msg), "%s: got '%s'", path,
+		      err);
+	ck_assert_ptr_null(full);
+	spec_release(&s);
+}
+END_TEST
+
+START_TEST(test_spec_settings_defaults_filled_in)
+{
+	char err[DEHBQ_ERRLEN], *text;
+	struct spec a, b;
+	cJSON *full;
+
+	ck_assert_int_eq(spec_parse("g.json", good, strlen(good), 0, &a, err),
+			 DEHBQ_OK);
+	ck_assert_int_eq(optim_settings(a.optimizer, a.settings, &full, err),
+			 DEHBQ_OK);
+	ck_assert_int_eq(spec_set_settings(&a, full), DEHBQ_OK);
+	cJSON_Delete(full);
+	ck_assert_int_eq(spec_render(&a, &text), DEHBQ_OK);
+	ck_assert_ptr_nonnull(strstr(text, "\"mutation\":\t\"rand1\""));
+	ck_assert_int_eq(spec_parse("r.json", text, strlen(text), 0, &b, err),
+			 DEHBQ_OK);
+	ck_assert(cJSON_Compare(a.settings, b.settings, 1));
+	free(text);
+	spec_release(&a);
+	spec_release(&b);
 }
 END_TEST
 
@@ -302,7 +324,10 @@ Suite *spec_suite(void)
 	TCase *limits = tcase_create("limits");
 
 	tcase_add_test(core, test_spec_defaults_and_exact_round_trip);
-	tcase_add_test(core, test_spec_names_match_engine);
+	tcase_add_test(core, test_spec_settings_defaults_filled_in);
+	tcase_add_loop_test(
+		core, test_spec_settings_are_the_optimizers, 0,
+		(int)(sizeof(bad_settings) / sizeof(bad_settings[0])));
 	tcase_add_test(errors, test_spec_check_applies_the_parsers_ranges);
 	tcase_add_test(errors, test_spec_study_json_must_embed_space);
 	tcase_add_loop_test(errors, test_spec_bad_file_fails_with_its_message,

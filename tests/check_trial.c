@@ -37,7 +37,7 @@ static void teardown(void)
 	space_free(sp);
 }
 
-static char *render_text(int attempt, double fid, const char *vec_text)
+static char *render_text(int attempt, double fid, const char *state)
 {
 	struct trial t;
 	char *text;
@@ -56,7 +56,7 @@ static char *render_text(int attempt, double fid, const char *vec_text)
 	t.seed = 123;
 	t.vec[0] = 0.1 + 0.2; /* 0.30000000000000004 */
 	t.vec[1] = 0.75;
-	t.vec_text = vec_text;
+	snprintf(t.optimizer, sizeof(t.optimizer), "%s", state ? state : "");
 	ck_assert_int_eq(space_decode(sp, t.vec, t.config), 0);
 	ck_assert_int_eq(trial_render(&t, sp, &text), 0);
 	trial_release(&t);
@@ -94,15 +94,45 @@ START_TEST(test_trial_render_refuses_non_finite)
 }
 END_TEST
 
-/* the engine's vector text (orchestrator) lays out as the vector itself */
-START_TEST(test_trial_render_vec_text_same_bytes)
+/* the optimiser's state travels as an opaque string and comes back intact */
+START_TEST(test_trial_optimizer_state_round_trips)
 {
-	char *a = render(1, 9),
-	     *b = render_text(1, 9, "0.30000000000000004,0.75");
+	const char *st = "{\"level\":1,\"slot\":2,\"config_id\":3}";
+	char *a = render_text(1, 9, st), *b = render(1, 9), err[DEHBQ_ERRLEN];
+	char big[400];
+	struct trial t;
 
-	ck_assert_str_eq(a, b);
+	ck_assert(strstr(a, "\"optimizer\":\t\"{\\\"level\\\":1,"));
+	ck_assert(!strstr(b, "\"optimizer\""));
 	ck_assert(strstr(a, "[0.30000000000000004, 0.75]"));
+	ck_assert_int_eq(
+		trial_parse("00000042.json", a, strlen(a), sp, &t, err),
+		DEHBQ_OK);
+	ck_assert_str_eq(t.optimizer, st);
+	trial_release(&t);
+	ck_assert_int_eq(
+		trial_parse("00000042.json", b, strlen(b), sp, &t, err),
+		DEHBQ_OK);
+	ck_assert_str_eq(t.optimizer, "");
+	trial_release(&t);
 	free(a);
+	/* longer than TRIAL_STATE_MAX - 1: refused with the field named */
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = 0;
+	free(b);
+	b = render(1, 9);
+	{
+		char *c = malloc(strlen(b) + 512), *at = strstr(b, "\"seed\"");
+
+		ck_assert_ptr_nonnull(at);
+		sprintf(c, "%.*s\"optimizer\": \"%s\",\n\t%s", (int)(at - b), b,
+			big, at);
+		ck_assert_int_eq(
+			trial_parse("00000042.json", c, strlen(c), sp, &t, err),
+			DEHBQ_EINVAL);
+		ck_assert_msg(strstr(err, "field 'optimizer'"), "%s", err);
+		free(c);
+	}
 	free(b);
 }
 END_TEST
@@ -289,7 +319,7 @@ Suite *trial_suite(void)
 	tcase_add_checked_fixture(core, setup, teardown);
 	tcase_add_checked_fixture(errors, setup, teardown);
 	tcase_add_test(core, test_trial_round_trip_exact_fidelity_and_vector);
-	tcase_add_test(core, test_trial_render_vec_text_same_bytes);
+	tcase_add_test(core, test_trial_optimizer_state_round_trips);
 	tcase_add_test(core, test_trial_render_is_cjson_layout);
 	tcase_add_test(core, test_trial_render_refuses_non_finite);
 	tcase_add_test(core, test_trial_token_round_trip);

@@ -77,7 +77,8 @@ def main():
     if not snaps:
         fail("no snapshot")
     snap = load(snaps[-1])
-    eng = snap["engine"]
+    opt = snap["optimizer"]
+    eng = opt["state"]
     # result waiting: the orchestrator archives the claim as ID.trial.json
     # an instant before the result.  Only ids the optimiser issued.
     waiting = [int(n[:8]) for n in left
@@ -87,7 +88,7 @@ def main():
         if m:
             waiting.append(int(m.group(1)))
     for i in waiting:
-        if i < eng["counts"]["asked"]:
+        if i < opt["books"]["asked"]:
             states.setdefault(i, "result waiting")
     issued = max(states) + 1 if states else 0
     for i in range(issued):
@@ -117,13 +118,13 @@ def main():
             fail("FINISHED failed=%d but %d failed results" % (c["failed"], failed))
     # replay check: every finite fitness in the populations is the loss
     # archived for the job that produced it, with the same vector
-    dim = eng["params"]["dim"]
+    dim = opt["setup"]["dim"]
     def trial_of(i):
         p = os.path.join(root, "archive", "%04d" % (i // 10000),
                          "%08d.trial.json" % i)
         return load(p) if os.path.exists(p) else None
     checked = 0
-    for pop in eng["pops"]:
+    for pop in eng.get("pops", []) if isinstance(eng, dict) else []:
         xs, fits, jobs = pop["x"], pop["fit"], pop["job"]
         for k, f in enumerate(fits):
             if f is None or jobs[k] < 0:
@@ -137,7 +138,7 @@ def main():
                 fail("population slot of job %d holds another vector" % jobs[k])
             checked += 1
     ok = [r for r in results.values() if r["status"] == "ok"]
-    inc = eng["incumbents"]
+    inc = opt["books"]["best"]
     if ok and finished:
         best = min(r["loss"] for r in ok)
         if inc["any"]["loss"] != best:

@@ -1,9 +1,11 @@
 #!/bin/sh
 # t1030: with one worker, one trial in flight and a deterministic trainer,
 # a run killed several times ends with the same optimiser state and the
-# same trajectory as an uninterrupted run with the same seed.
+# same trajectory as an uninterrupted run with the same seed; for DEHB and
+# for the optimisers added on the optim/ interface (ASHA, RE).
 . "${DEHBQ_SRC:-.}/tests/lib.sh"
-plan 3
+OPTS="dehb asha re"
+plan 9
 
 kills=5
 fevals=150
@@ -13,8 +15,9 @@ if [ "${DEHBQ_CHAOS:-}" = long ]; then
 fi
 mkspec "$T/spec.json" $fevals '{"lease": 5, "poll": 0.05, "max_inflight": 1, "prefetch": 1}'
 
-run_study() { # DIR KILLS
-	"$B/dehbq" init "$1" --spec "$T/spec.json" >/dev/null || return 1
+run_study() { # DIR KILLS (optimizer $opt)
+	"$B/dehbq" init "$1" --spec "$T/spec.json" --optimizer "$opt" \
+		>/dev/null 2>&1 || return 1
 	"$B/dehbq-worker" --study "$1" --idle-exit 60 --max-poll 0.2 -- \
 		sh -c "sleep 0.01; $TRAINER" 2>>"$1.workers.log" &
 	w=$!
@@ -35,17 +38,13 @@ run_study() { # DIR KILLS
 	echo "$k"
 }
 
-run_study "$T/a" 0 >/dev/null
-k=$(run_study "$T/b" $kills)
-diag "kills in the interrupted run: $k"
-
 # the engine state without timestamps, and the trajectory (id -> loss)
 state() {
 	python3 - "$1" <<'PY'
 import glob, json, sys
 snap = json.load(open(sorted(glob.glob(sys.argv[1] + "/state/snapshot-*"))[-1]))
-e = snap["engine"]
-e["counts"].pop("elapsed", None)
+e = snap["optimizer"]
+e["books"].pop("elapsed")
 print(json.dumps(e, sort_keys=True))
 PY
 }
@@ -55,8 +54,15 @@ traj() {
 		echo
 	done
 }
-check "both runs finish, the second after $kills kills" \
-	test -e "$T/a/FINISHED" -a -e "$T/b/FINISHED" -a "$k" = "$kills"
-check "identical optimiser state (apart from timestamps)" \
-	test "$(state "$T/a")" = "$(state "$T/b")"
-check "identical trajectory of results" test "$(traj "$T/a")" = "$(traj "$T/b")"
+for opt in $OPTS; do
+	run_study "$T/$opt.a" 0 >/dev/null
+	k=$(run_study "$T/$opt.b" $kills)
+	diag "$opt: kills in the interrupted run: $k"
+	a=$(state "$T/$opt.a") b=$(state "$T/$opt.b")
+	check "$opt: both runs finish, the second after $kills kills" \
+		test -e "$T/$opt.a/FINISHED" -a -e "$T/$opt.b/FINISHED" -a "$k" = "$kills"
+	check "$opt: identical optimiser state (apart from timestamps)" \
+		test -n "$a" -a "$a" = "$b"
+	check "$opt: identical trajectory of results" \
+		test -n "$(traj "$T/$opt.a")" -a "$(traj "$T/$opt.a")" = "$(traj "$T/$opt.b")"
+done

@@ -1092,13 +1092,16 @@ int dehb_bracket_info(const struct dehb *d, int i, int64_t *bracket_id,
 
 /* ---- enum names ---- */
 
-static const char *const opt_names[] = {"dehb", "random", "sh", "hyperband",
-					"de"};
-static const char *const mut_names[] = {"rand1", "rand2", "best1",
-					"currenttobest1", "randtobest1"};
-static const char *const cx_names[] = {"bin", "exp"};
-static const char *const bound_names[] = {"random", "clip"};
-static const char *const kind_names[] = {"trial", "promotion", "random"};
+static const char *const opt_names[] = {"dehb",	     "random", "sh",
+					"hyperband", "de",     NULL};
+const char *const dehb_mutation_names[] = {
+	"rand1", "rand2", "best1", "currenttobest1", "randtobest1", NULL};
+const char *const dehb_crossover_names[] = {"bin", "exp", NULL};
+const char *const dehb_boundary_names[] = {"random", "clip", NULL};
+static const char *const kind_names[] = {"trial", "promotion", "random", NULL};
+#define mut_names   dehb_mutation_names
+#define cx_names    dehb_crossover_names
+#define bound_names dehb_boundary_names
 
 static const char *name_of(const char *const *names, int n, int v)
 {
@@ -1118,7 +1121,7 @@ static int parse_name(const char *const *names, int n, const char *s, int *v)
 	return DEHBQ_EINVAL;
 }
 
-#define NAMES(a) a, (int)(sizeof(a) / sizeof(a[0]))
+#define NAMES(a) a, (int)(sizeof(a) / sizeof(a[0])) - 1
 
 const char *dehb_optimizer_name(enum dehb_optimizer o)
 {

@@ -30,6 +30,7 @@
 #include "err.h"
 #include "jsonbuf.h"
 #include "jsonfile.h"
+#include "ostate.h"
 #include "hb.h"
 #include "rng.h"
 
@@ -78,32 +79,6 @@ static char *slot_text(const double *v, size_t n)
 	return t;
 }
 
-static void put_dbls(struct jsonbuf *b, const double *v, size_t n)
-{
-	size_t i;
-
-	jsonbuf_put(b, "[", 1);
-	for (i = 0; i < n; i++) {
-		if (i)
-			jsonbuf_put(b, ",", 1);
-		jsonbuf_num(b, v[i]);
-	}
-	jsonbuf_put(b, "]", 1);
-}
-
-static void put_i64s(struct jsonbuf *b, const int64_t *v, size_t n)
-{
-	size_t i;
-
-	jsonbuf_put(b, "[", 1);
-	for (i = 0; i < n; i++) {
-		if (i)
-			jsonbuf_put(b, ",", 1);
-		jsonbuf_int(b, v[i]);
-	}
-	jsonbuf_put(b, "]", 1);
-}
-
 /* A bracket's per-rung counters (n <= HB_MAX_LEVELS). */
 static void put_rungs(struct jsonbuf *b, const int *v, int n)
 {
@@ -112,7 +87,7 @@ static void put_rungs(struct jsonbuf *b, const int *v, int n)
 
 	for (i = 0; i < n && i < HB_MAX_LEVELS; i++)
 		w[i] = v[i];
-	put_i64s(b, w, (size_t)i);
+	ostate_put_i64s(b, w, (size_t)i);
 }
 
 /* Append *saved, made first by put(what) when there is none. */
@@ -135,20 +110,12 @@ static void put_kept(struct jsonbuf *b, char **saved,
 
 static void put_dbls_v(struct jsonbuf *b, const void *v, size_t n)
 {
-	put_dbls(b, v, n);
+	ostate_put_dbls(b, v, n);
 }
 
 static void put_i64s_v(struct jsonbuf *b, const void *v, size_t n)
 {
-	put_i64s(b, v, n);
-}
-
-static void put_rng(struct jsonbuf *b, const struct rng *r)
-{
-	char buf[RNG_STRLEN];
-
-	rng_format(r, buf);
-	jsonbuf_str(b, buf);
+	ostate_put_i64s(b, v, n);
 }
 
 static void put_params(struct jsonbuf *b, const void *v, size_t n)
@@ -273,7 +240,7 @@ static void save_pop(struct jsonbuf *b, const struct dehb *d,
 	jsonbuf_puts(b, "{\"ptr\":");
 	jsonbuf_int(b, P->ptr);
 	jsonbuf_puts(b, ",\"rng\":");
-	put_rng(b, &P->rng);
+	ostate_put_rng(b, &P->rng);
 	jsonbuf_puts(b, ",\"x\":");
 	jsonbuf_puts(b, P->saved_x);
 	jsonbuf_puts(b, ",\"fit\":");
@@ -300,13 +267,13 @@ static void save_bracket(struct jsonbuf *b, const struct dehb *d,
 			size_t n = (size_t)br->hb.done[r];
 
 			jsonbuf_puts(b, r ? ",{\"loss\":" : "{\"loss\":");
-			put_dbls(b, br->rloss[r], n);
+			ostate_put_dbls(b, br->rloss[r], n);
 			jsonbuf_puts(b, ",\"config_id\":");
-			put_i64s(b, br->rcid[r], n);
+			ostate_put_i64s(b, br->rcid[r], n);
 			jsonbuf_puts(b, ",\"job\":");
-			put_i64s(b, br->rjob[r], n);
+			ostate_put_i64s(b, br->rjob[r], n);
 			jsonbuf_puts(b, ",\"x\":");
-			put_dbls(b, br->rx[r], n * (size_t)d->p.dim);
+			ostate_put_dbls(b, br->rx[r], n * (size_t)d->p.dim);
 			jsonbuf_put(b, "}", 1);
 		}
 		jsonbuf_put(b, "]", 1);
@@ -392,7 +359,7 @@ int dehb_save(struct dehb *d, struct jsonbuf *b)
 	jsonbuf_puts(b, "{\"format\":1,\"params\":");
 	put_kept(b, &d->saved_params, put_params, &d->p, 0);
 	jsonbuf_puts(b, ",\"rng\":");
-	put_rng(b, &d->rng);
+	ostate_put_rng(b, &d->rng);
 	jsonbuf_printf(b,
 		       ",\"counts\":{\"asked\":%" PRId64 ",\"told\":%" PRId64
 		       ",\"failed\":%" PRId64 ",\"total_cost\":",
@@ -440,180 +407,7 @@ int dehb_save(struct dehb *d, struct jsonbuf *b)
 
 /* ---- load: every accessor checks type and range ---- */
 
-static const cJSON *get(const cJSON *o, const char *k, char *err)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-
-	if (!v)
-		dehbq_errf(err, DEHBQ_EINVAL, "snapshot: missing '%s'", k);
-	return v;
-}
-
-static int get_obj(const cJSON *o, const char *k, const cJSON **v, char *err)
-{
-	*v = get(o, k, err);
-	if (!*v)
-		return DEHBQ_EINVAL;
-	if (!cJSON_IsObject(*v))
-		return dehbq_errf(err, DEHBQ_EINVAL,
-				  "snapshot: '%s' must be an object", k);
-	return DEHBQ_OK;
-}
-
-static int get_arr(const cJSON *o, const char *k, int len, const cJSON **v,
-		   char *err)
-{
-	*v = get(o, k, err);
-	if (!*v)
-		return DEHBQ_EINVAL;
-	if (!cJSON_IsArray(*v))
-		return dehbq_errf(err, DEHBQ_EINVAL,
-				  "snapshot: '%s' must be an array", k);
-	if (len >= 0 && cJSON_GetArraySize(*v) != len)
-		return dehbq_errf(err, DEHBQ_EINVAL,
-				  "snapshot: '%s' must have %d entries", k,
-				  len);
-	return DEHBQ_OK;
-}
-
 /* The value of a number item; 0 if v is none or is not finite. */
-static int num_of(const cJSON *v, double *out)
-{
-	if (!cJSON_IsNumber(v))
-		return 0;
-	*out = v->valuedouble;
-	return isfinite(*out);
-}
-
-static int get_dbl(const cJSON *o, const char *k, double *out, char *err)
-{
-	const cJSON *v = get(o, k, err);
-
-	if (!v)
-		return DEHBQ_EINVAL;
-	if (!num_of(v, out))
-		return dehbq_errf(err, DEHBQ_EINVAL,
-				  "snapshot: '%s' must be a finite number", k);
-	return DEHBQ_OK;
-}
-
-static int is_int(const cJSON *v, int64_t lo, int64_t hi, int64_t *out)
-{
-	double x;
-
-	if (!num_of(v, &x) || x != floor(x) || x < (double)lo || x > (double)hi)
-		return 0;
-	*out = (int64_t)x;
-	return 1;
-}
-
-static int get_i64(const cJSON *o, const char *k, int64_t lo, int64_t hi,
-		   int64_t *out, char *err)
-{
-	const cJSON *v = get(o, k, err);
-
-	if (!v)
-		return DEHBQ_EINVAL;
-	if (!is_int(v, lo, hi, out))
-		return dehbq_errf(err, DEHBQ_EINVAL,
-				  "snapshot: '%s' must be an integer in "
-				  "%" PRId64 "..%" PRId64,
-				  k, lo, hi);
-	return DEHBQ_OK;
-}
-
-static int get_int(const cJSON *o, const char *k, int lo, int hi, int *out,
-		   char *err)
-{
-	int64_t v;
-	int rc = get_i64(o, k, lo, hi, &v, err);
-
-	if (rc == DEHBQ_OK)
-		*out = (int)v;
-	return rc;
-}
-
-static int get_str(const cJSON *o, const char *k, const char **out, char *err)
-{
-	const cJSON *v = get(o, k, err);
-
-	if (!v)
-		return DEHBQ_EINVAL;
-	if (!cJSON_IsString(v))
-		return dehbq_errf(err, DEHBQ_EINVAL,
-				  "snapshot: '%s' must be a string", k);
-	*out = v->valuestring;
-	return DEHBQ_OK;
-}
-
-static int get_rng(const cJSON *o, const char *k, struct rng *r, char *err)
-{
-	const char *s;
-	int rc = get_str(o, k, &s, err);
-
-	if (rc != DEHBQ_OK)
-		return rc;
-	if (rng_parse(r, s) != DEHBQ_OK)
-		return dehbq_errf(err, DEHBQ_EINVAL,
-				  "snapshot: '%s' is not an rng state", k);
-	return DEHBQ_OK;
-}
-
-/*
- * Array k of exactly n doubles into v.  inf_ok: null means +inf.  unit:
- * values must lie in [0, 1].
- */
-static int get_dbls(const cJSON *o, const char *k, size_t n, double *v,
-		    int inf_ok, int unit, char *err)
-{
-	const cJSON *a, *e;
-	size_t i = 0;
-	int rc = get_arr(o, k, -1, &a, err);
-
-	if (rc != DEHBQ_OK)
-		return rc;
-	if ((size_t)cJSON_GetArraySize(a) != n)
-		return dehbq_errf(err, DEHBQ_EINVAL,
-				  "snapshot: '%s' must have %zu entries", k, n);
-	cJSON_ArrayForEach(e, a)
-	{
-		if (inf_ok && cJSON_IsNull(e)) {
-			v[i++] = INFINITY;
-			continue;
-		}
-		if (!num_of(e, &v[i]) || (unit && !(v[i] >= 0 && v[i] <= 1)))
-			return dehbq_errf(err, DEHBQ_EINVAL,
-					  "snapshot: '%s'[%zu] is not a valid "
-					  "number",
-					  k, i);
-		i++;
-	}
-	return DEHBQ_OK;
-}
-
-static int get_i64s(const cJSON *o, const char *k, size_t n, int64_t *v,
-		    int64_t lo, int64_t hi, char *err)
-{
-	const cJSON *a, *e;
-	size_t i = 0;
-	int rc = get_arr(o, k, -1, &a, err);
-
-	if (rc != DEHBQ_OK)
-		return rc;
-	if ((size_t)cJSON_GetArraySize(a) != n)
-		return dehbq_errf(err, DEHBQ_EINVAL,
-				  "snapshot: '%s' must have %zu entries", k, n);
-	cJSON_ArrayForEach(e, a)
-	{
-		if (!is_int(e, lo, hi, &v[i]))
-			return dehbq_errf(err, DEHBQ_EINVAL,
-					  "snapshot: '%s'[%zu] must be an "
-					  "integer in %" PRId64 "..%" PRId64,
-					  k, i, lo, hi);
-		i++;
-	}
-	return DEHBQ_OK;
-}
 
 static int get_ints(const cJSON *o, const char *k, int n, int *v, int lo,
 		    const int *hi, char *err)
@@ -621,7 +415,7 @@ static int get_ints(const cJSON *o, const char *k, int n, int *v, int lo,
 	int64_t t[HB_MAX_LEVELS];
 	int i, rc;
 
-	rc = get_i64s(o, k, (size_t)n, t, lo, INT32_MAX, err);
+	rc = ostate_get_i64s(o, k, (size_t)n, t, lo, INT32_MAX, err);
 	if (rc != DEHBQ_OK)
 		return rc;
 	for (i = 0; i < n; i++) {
@@ -649,36 +443,38 @@ static int load_params(const cJSON *o, struct dehb_params *p, char *err)
 	int rc;
 
 	dehb_params_init(p);
-	TRY(get_str(o, "optimizer", &s, err));
+	TRY(ostate_get_str(o, "optimizer", &s, err));
 	if (dehb_optimizer_parse(s, &p->optimizer) != DEHBQ_OK)
 		return dehbq_errf(err, DEHBQ_EINVAL, "snapshot: bad optimizer");
-	TRY(get_int(o, "dim", 1, DEHB_MAX_DIM, &p->dim, err));
-	TRY(get_dbl(o, "min_fidelity", &p->min_fidelity, err));
-	TRY(get_dbl(o, "max_fidelity", &p->max_fidelity, err));
-	TRY(get_dbl(o, "eta", &p->eta, err));
-	TRY(get_str(o, "mutation", &s, err));
+	TRY(ostate_get_int(o, "dim", 1, DEHB_MAX_DIM, &p->dim, err));
+	TRY(ostate_get_dbl(o, "min_fidelity", &p->min_fidelity, err));
+	TRY(ostate_get_dbl(o, "max_fidelity", &p->max_fidelity, err));
+	TRY(ostate_get_dbl(o, "eta", &p->eta, err));
+	TRY(ostate_get_str(o, "mutation", &s, err));
 	if (dehb_mutation_parse(s, &p->mutation) != DEHBQ_OK)
 		return dehbq_errf(err, DEHBQ_EINVAL, "snapshot: bad mutation");
-	TRY(get_str(o, "crossover", &s, err));
+	TRY(ostate_get_str(o, "crossover", &s, err));
 	if (dehb_crossover_parse(s, &p->crossover) != DEHBQ_OK)
 		return dehbq_errf(err, DEHBQ_EINVAL, "snapshot: bad crossover");
-	TRY(get_str(o, "boundary", &s, err));
+	TRY(ostate_get_str(o, "boundary", &s, err));
 	if (dehb_boundary_parse(s, &p->boundary) != DEHBQ_OK)
 		return dehbq_errf(err, DEHBQ_EINVAL, "snapshot: bad boundary");
-	TRY(get_dbl(o, "mutation_factor", &p->mutation_factor, err));
-	TRY(get_dbl(o, "crossover_prob", &p->crossover_prob, err));
-	TRY(get_str(o, "seed", &s, err));
+	TRY(ostate_get_dbl(o, "mutation_factor", &p->mutation_factor, err));
+	TRY(ostate_get_dbl(o, "crossover_prob", &p->crossover_prob, err));
+	TRY(ostate_get_str(o, "seed", &s, err));
 	if (strlen(s) != 16 || strspn(s, "0123456789abcdef") != 16)
 		return dehbq_errf(err, DEHBQ_EINVAL,
 				  "snapshot: 'seed' must be 16 hex digits");
 	p->seed = strtoull(s, &end, 16);
-	TRY(get_i64(o, "max_fevals", 0, DEHB_MAX_ID, &p->max_fevals, err));
-	TRY(get_i64(o, "max_brackets", 0, DEHB_MAX_ID, &p->max_brackets, err));
-	TRY(get_dbl(o, "max_cost", &p->max_cost, err));
-	TRY(get_dbl(o, "max_walltime", &p->max_walltime, err));
-	TRY(get_int(o, "max_active_brackets", 0, INT32_MAX,
-		    &p->max_active_brackets, err));
-	TRY(get_i64(o, "de_pop_size", 0, DEHB_MAX_TOTPOP, &t, err));
+	TRY(ostate_get_i64(o, "max_fevals", 0, DEHB_MAX_ID, &p->max_fevals,
+			   err));
+	TRY(ostate_get_i64(o, "max_brackets", 0, DEHB_MAX_ID, &p->max_brackets,
+			   err));
+	TRY(ostate_get_dbl(o, "max_cost", &p->max_cost, err));
+	TRY(ostate_get_dbl(o, "max_walltime", &p->max_walltime, err));
+	TRY(ostate_get_int(o, "max_active_brackets", 0, INT32_MAX,
+			   &p->max_active_brackets, err));
+	TRY(ostate_get_i64(o, "de_pop_size", 0, DEHB_MAX_TOTPOP, &t, err));
 	p->de_pop_size = (int)t;
 	return dehb_params_check(p, err);
 fail:
@@ -694,12 +490,13 @@ static int load_pop(struct dehb *d, const cJSON *o, int k, char *err)
 	if (!cJSON_IsObject(o))
 		return dehbq_errf(err, DEHBQ_EINVAL,
 				  "snapshot: pops[%d] must be an object", k);
-	TRY(get_int(o, "ptr", 0, P->n ? P->n - 1 : 0, &P->ptr, err));
-	TRY(get_rng(o, "rng", &P->rng, err));
-	TRY(get_dbls(o, "x", n * (size_t)d->p.dim, P->x, 0, 1, err));
-	TRY(get_dbls(o, "fit", n, P->fit, 1, 0, err));
-	TRY(get_i64s(o, "config_id", n, P->cid, 0, d->next_cid - 1, err));
-	TRY(get_i64s(o, "job", n, P->job, -1, d->asked - 1, err));
+	TRY(ostate_get_int(o, "ptr", 0, P->n ? P->n - 1 : 0, &P->ptr, err));
+	TRY(ostate_get_rng(o, "rng", &P->rng, err));
+	TRY(ostate_get_dbls(o, "x", n * (size_t)d->p.dim, P->x, 0, 1, err));
+	TRY(ostate_get_dbls(o, "fit", n, P->fit, 1, 0, err));
+	TRY(ostate_get_i64s(o, "config_id", n, P->cid, 0, d->next_cid - 1,
+			    err));
+	TRY(ostate_get_i64s(o, "job", n, P->job, -1, d->asked - 1, err));
 	for (i = 0; i < P->n; i++)
 		if (P->job[i] < 0 && P->fit[i] < INFINITY)
 			return dehbq_errf(err, DEHBQ_EINVAL,
@@ -722,7 +519,7 @@ static int load_bracket(struct dehb *d, const cJSON *o, int i, char *err)
 		return dehbq_errf(err, DEHBQ_EINVAL,
 				  "snapshot: brackets[%d] must be an object",
 				  i);
-	TRY(get_i64(o, "id", 0, d->next_bracket - 1, &id, err));
+	TRY(ostate_get_i64(o, "id", 0, d->next_bracket - 1, &id, err));
 	if (i > 0 && id <= d->br[i - 1].hb.id)
 		return dehbq_errf(err, DEHBQ_EINVAL,
 				  "snapshot: bracket ids must ascend");
@@ -749,7 +546,7 @@ static int load_bracket(struct dehb *d, const cJSON *o, int i, char *err)
 	d->nbr++; /* owned from here on, freed by dehb_free */
 	if (dehb_uses_brackets(d) != 2)
 		return DEHBQ_OK;
-	TRY(get_arr(o, "results", b->hb.nrungs - 1, &res, err));
+	TRY(ostate_get_arr(o, "results", b->hb.nrungs - 1, &res, err));
 	r = 0;
 	cJSON_ArrayForEach(e, res)
 	{
@@ -758,12 +555,13 @@ static int load_bracket(struct dehb *d, const cJSON *o, int i, char *err)
 		if (!cJSON_IsObject(e))
 			return dehbq_errf(err, DEHBQ_EINVAL,
 					  "snapshot: bad bracket results");
-		TRY(get_dbls(e, "loss", n, b->rloss[r], 1, 0, err));
-		TRY(get_i64s(e, "config_id", n, b->rcid[r], 0, d->next_cid - 1,
-			     err));
-		TRY(get_i64s(e, "job", n, b->rjob[r], 0, d->asked - 1, err));
-		TRY(get_dbls(e, "x", n * (size_t)d->p.dim, b->rx[r], 0, 1,
-			     err));
+		TRY(ostate_get_dbls(e, "loss", n, b->rloss[r], 1, 0, err));
+		TRY(ostate_get_i64s(e, "config_id", n, b->rcid[r], 0,
+				    d->next_cid - 1, err));
+		TRY(ostate_get_i64s(e, "job", n, b->rjob[r], 0, d->asked - 1,
+				    err));
+		TRY(ostate_get_dbls(e, "x", n * (size_t)d->p.dim, b->rx[r], 0,
+				    1, err));
 		r++;
 	}
 	return DEHBQ_OK;
@@ -794,22 +592,24 @@ static int load_job(struct dehb *d, const cJSON *o, int i, int *cnt, char *err)
 		return dehbq_errf(err, DEHBQ_EINVAL,
 				  "snapshot: inflight[%d] must be an object",
 				  i);
-	TRY(get_i64(o, "id", 0, d->asked - 1, &t, err));
+	TRY(ostate_get_i64(o, "id", 0, d->asked - 1, &t, err));
 	j.id = (uint64_t)t;
 	if (dehb_fl_find(d, j.id))
 		return dehbq_errf(err, DEHBQ_EINVAL,
 				  "snapshot: job %" PRId64 " twice", t);
-	TRY(get_int(o, "level", 0, d->nlevels - 1, &j.level, err));
+	TRY(ostate_get_int(o, "level", 0, d->nlevels - 1, &j.level, err));
 	j.fidelity = d->fid[j.level];
-	TRY(get_i64(o, "bracket", 0, DEHB_MAX_ID, &j.bracket, err));
-	TRY(get_int(o, "rung", 0, HB_MAX_LEVELS - 1, &j.rung, err));
-	TRY(get_str(o, "kind", &s, err));
+	TRY(ostate_get_i64(o, "bracket", 0, DEHB_MAX_ID, &j.bracket, err));
+	TRY(ostate_get_int(o, "rung", 0, HB_MAX_LEVELS - 1, &j.rung, err));
+	TRY(ostate_get_str(o, "kind", &s, err));
 	if (dehb_kind_parse(s, &j.kind) != DEHBQ_OK)
 		return dehbq_errf(err, DEHBQ_EINVAL, "snapshot: bad kind");
 	kind = (int)j.kind;
-	TRY(get_int(o, "slot", -1, DEHB_MAX_TOTPOP, &j.slot, err));
-	TRY(get_i64(o, "config_id", 0, d->next_cid - 1, &j.config_id, err));
-	TRY(get_i64(o, "parent_job", -1, d->asked - 1, &j.parent_job, err));
+	TRY(ostate_get_int(o, "slot", -1, DEHB_MAX_TOTPOP, &j.slot, err));
+	TRY(ostate_get_i64(o, "config_id", 0, d->next_cid - 1, &j.config_id,
+			   err));
+	TRY(ostate_get_i64(o, "parent_job", -1, d->asked - 1, &j.parent_job,
+			   err));
 	reopened =
 		cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "reopened"));
 	if (reopened) {
@@ -846,7 +646,7 @@ static int load_job(struct dehb *d, const cJSON *o, int i, int *cnt, char *err)
 	x = malloc((size_t)d->p.dim * sizeof(double));
 	if (!x)
 		goto fail;
-	TRY(get_dbls(o, "x", (size_t)d->p.dim, x, 0, 1, err));
+	TRY(ostate_get_dbls(o, "x", (size_t)d->p.dim, x, 0, 1, err));
 	TRY(dehb_fl_insert(d, &j, x));
 	dehb_fl_find(d, j.id)->reopened = reopened;
 	return DEHBQ_OK;
@@ -866,14 +666,16 @@ static int load_inc(struct dehb *d, const cJSON *o, int which, char *err)
 	if (!cJSON_IsObject(o))
 		return dehbq_errf(err, DEHBQ_EINVAL,
 				  "snapshot: incumbent must be object or null");
-	TRY(get_dbl(o, "loss", &in->v.loss, err));
-	TRY(get_int(o, "level", which == DEHB_INC_MAX ? d->nlevels - 1 : 0,
-		    d->nlevels - 1, &in->v.level, err));
+	TRY(ostate_get_dbl(o, "loss", &in->v.loss, err));
+	TRY(ostate_get_int(o, "level",
+			   which == DEHB_INC_MAX ? d->nlevels - 1 : 0,
+			   d->nlevels - 1, &in->v.level, err));
 	in->v.fidelity = d->fid[in->v.level];
-	TRY(get_i64(o, "job_id", 0, d->asked - 1, &t, err));
+	TRY(ostate_get_i64(o, "job_id", 0, d->asked - 1, &t, err));
 	in->v.job_id = (uint64_t)t;
-	TRY(get_i64(o, "config_id", 0, d->next_cid - 1, &in->v.config_id, err));
-	TRY(get_dbls(o, "x", (size_t)d->p.dim, in->x, 0, 1, err));
+	TRY(ostate_get_i64(o, "config_id", 0, d->next_cid - 1, &in->v.config_id,
+			   err));
+	TRY(ostate_get_dbls(o, "x", (size_t)d->p.dim, in->x, 0, 1, err));
 	in->v.valid = 1;
 	return DEHBQ_OK;
 fail:
@@ -892,33 +694,34 @@ int dehb_load(const struct cJSON *json, struct dehb **out, char *err)
 	if (!cJSON_IsObject(json))
 		return dehbq_errf(err, DEHBQ_EINVAL,
 				  "snapshot: not a JSON object");
-	TRY(get_i64(json, "format", 1, 1, &fmt, err));
-	TRY(get_obj(json, "params", &o, err));
+	TRY(ostate_get_i64(json, "format", 1, 1, &fmt, err));
+	TRY(ostate_get_obj(json, "params", &o, err));
 	TRY(load_params(o, &p, err));
 	TRY(dehb_alloc(&p, &d, err));
-	TRY(get_rng(json, "rng", &d->rng, err));
-	TRY(get_obj(json, "counts", &o, err));
-	TRY(get_i64(o, "asked", 0, DEHB_MAX_ID, &d->asked, err));
-	TRY(get_i64(o, "told", 0, d->asked, &d->told, err));
-	TRY(get_i64(o, "failed", 0, d->told, &d->failed, err));
-	TRY(get_dbl(o, "total_cost", &d->total_cost, err));
-	TRY(get_dbl(o, "elapsed", &d->elapsed, err));
+	TRY(ostate_get_rng(json, "rng", &d->rng, err));
+	TRY(ostate_get_obj(json, "counts", &o, err));
+	TRY(ostate_get_i64(o, "asked", 0, DEHB_MAX_ID, &d->asked, err));
+	TRY(ostate_get_i64(o, "told", 0, d->asked, &d->told, err));
+	TRY(ostate_get_i64(o, "failed", 0, d->told, &d->failed, err));
+	TRY(ostate_get_dbl(o, "total_cost", &d->total_cost, err));
+	TRY(ostate_get_dbl(o, "elapsed", &d->elapsed, err));
 	if (d->total_cost < 0 || d->elapsed < 0) {
 		rc = dehbq_errf(err, DEHBQ_EINVAL,
 				"snapshot: negative cost or time");
 		goto fail;
 	}
-	TRY(get_i64(o, "next_config_id", d->totpop, DEHB_MAX_ID, &d->next_cid,
-		    err));
-	TRY(get_i64(o, "next_bracket", 0, DEHB_MAX_ID, &d->next_bracket, err));
-	TRY(get_arr(json, "pops", d->nlevels, &a, err));
+	TRY(ostate_get_i64(o, "next_config_id", d->totpop, DEHB_MAX_ID,
+			   &d->next_cid, err));
+	TRY(ostate_get_i64(o, "next_bracket", 0, DEHB_MAX_ID, &d->next_bracket,
+			   err));
+	TRY(ostate_get_arr(json, "pops", d->nlevels, &a, err));
 	k = 0;
 	cJSON_ArrayForEach(e, a)
 	{
 		TRY(load_pop(d, e, k, err));
 		k++;
 	}
-	TRY(get_arr(json, "brackets", -1, &a, err));
+	TRY(ostate_get_arr(json, "brackets", -1, &a, err));
 	bound = d->next_bracket;
 	if (!dehb_uses_brackets(d))
 		bound = 0;
@@ -940,7 +743,7 @@ int dehb_load(const struct cJSON *json, struct dehb **out, char *err)
 		TRY(load_bracket(d, e, k, err));
 		k++;
 	}
-	TRY(get_arr(json, "inflight", -1, &a, err));
+	TRY(ostate_get_arr(json, "inflight", -1, &a, err));
 	if ((int64_t)cJSON_GetArraySize(a) != d->asked - d->told) {
 		rc = dehbq_errf(err, DEHBQ_EINVAL,
 				"snapshot: inflight count != asked - told");
@@ -971,11 +774,11 @@ int dehb_load(const struct cJSON *json, struct dehb **out, char *err)
 			goto fail;
 		}
 	}
-	TRY(get_obj(json, "incumbents", &o, err));
-	if (!(e = get(o, "any", err)))
+	TRY(ostate_get_obj(json, "incumbents", &o, err));
+	if (!(e = ostate_get(o, "any", err)))
 		goto bad;
 	TRY(load_inc(d, e, DEHB_INC_ANY, err));
-	if (!(e = get(o, "max", err)))
+	if (!(e = ostate_get(o, "max", err)))
 		goto bad;
 	TRY(load_inc(d, e, DEHB_INC_MAX, err));
 	free(cnt);

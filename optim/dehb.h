@@ -237,6 +237,11 @@ int dehb_bracket_info(const struct dehb *d, int i, int64_t *bracket_id,
 int dehb_save(struct dehb *d, struct jsonbuf *b);
 int dehb_load(const struct cJSON *json, struct dehb **out, char *err);
 
+/* Names for enums, NULL-terminated, in enum order. */
+extern const char *const dehb_mutation_names[];
+extern const char *const dehb_crossover_names[];
+extern const char *const dehb_boundary_names[];
+
 /* Names for enums, and parsing them (DEHBQ_EINVAL when unknown). */
 const char *dehb_optimizer_name(enum dehb_optimizer o);
 int dehb_optimizer_parse(const char *s, enum dehb_optimizer *o);

@@ -1,0 +1,468 @@
+/*
+ * optim.c - owns the books every optimiser shares (optim.h): the table of
+ * optimisers, the in-flight jobs, the budget, the incumbents and the
+ * snapshot envelope.  Backends only propose and learn.
+ */
+#include "optim.h"
+#include "optim_impl.h"
+
+#include "err.h"
+#include "hb.h"
+#include "jsonbuf.h"
+#include "ostate.h"
+
+#include <cjson/cJSON.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern const struct optim_ops optim_dehb_ops, optim_random_ops, optim_sh_ops,
+	optim_hyperband_ops, optim_de_ops, optim_asha_ops, optim_re_ops;
+
+const struct optim_ops *const optim_table[] = {
+	&optim_dehb_ops, &optim_random_ops, &optim_sh_ops, &optim_hyperband_ops,
+	&optim_de_ops,	 &optim_asha_ops,   &optim_re_ops, NULL,
+};
+
+const struct optim_ops *optim_find(const char *name)
+{
+	int i;
+
+	for (i = 0; name && optim_table[i]; i++)
+		if (!strcmp(optim_table[i]->name, name))
+			return optim_table[i];
+	return NULL;
+}
+
+const char *optim_names(void)
+{
+	static char buf[256];
+	size_t len = 0;
+	int i;
+
+	if (buf[0])
+		return buf;
+	for (i = 0; optim_table[i]; i++)
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s",
+					i ? ", " : "", optim_table[i]->name);
+	return buf;
+}
+
+const char *const optim_kind_names[] = {"trial", "promotion", "random", NULL};
+
+const char *optim_kind_name(enum optim_kind k)
+{
+	return (unsigned)k < 3 ? optim_kind_names[k] : "unknown";
+}
+
+int optim_find_ops(const char *name, const struct optim_ops **ops, char *err)
+{
+	if (!(*ops = optim_find(name)))
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "optimizer.name: unknown optimizer '%s' "
+				  "(one of: %s)",
+				  name ? name : "", optim_names());
+	return DEHBQ_OK;
+}
+
+int optim_settings(const char *name, const cJSON *in, cJSON **out, char *err)
+{
+	const struct optim_ops *ops;
+	struct jsonbuf b;
+	int rc;
+
+	*out = NULL;
+	if ((rc = optim_find_ops(name, &ops, err)))
+		return rc;
+	if (in && !cJSON_IsObject(in))
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "optimizer: must be an object");
+	jsonbuf_init(&b);
+	jsonbuf_put(&b, "{", 1);
+	if ((rc = ops->settings(in, &b, err))) {
+		jsonbuf_free(&b);
+		return rc;
+	}
+	jsonbuf_put(&b, "}", 1);
+	if (jsonbuf_failed(&b) || !(*out = cJSON_Parse(b.p)))
+		rc = dehbq_errf(err, DEHBQ_ENOMEM, "out of memory");
+	jsonbuf_free(&b);
+	return rc;
+}
+
+int optim_fidelities(double min_f, double max_f, double eta, double *fid,
+		     int cap, int *n)
+{
+	double all[HB_MAX_LEVELS];
+	int L, i, rc;
+
+	if ((rc = hb_levels(min_f, max_f, eta, &L)))
+		return rc;
+	hb_fidelities(max_f, eta, L, all);
+	for (i = 0; i < L && i < cap; i++)
+		fid[i] = all[i];
+	*n = L;
+	return DEHBQ_OK;
+}
+
+int optim_setup_check(const struct optim_setup *s, char *err)
+{
+	const struct optim_limits *l = &s->lim;
+	int L, i;
+
+	if (s->dim < 1 || s->dim > OPTIM_MAX_DIM)
+		return dehbq_errf(err, DEHBQ_EINVAL, "dim: must be in 1..%d",
+				  OPTIM_MAX_DIM);
+	if (!(isfinite(s->min_fidelity) && s->min_fidelity > 0 &&
+	      isfinite(s->max_fidelity) && s->max_fidelity > s->min_fidelity))
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "fidelity: need 0 < min < max, finite");
+	if (!(isfinite(s->eta) && s->eta > 1))
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "eta: must be finite and > 1");
+	if (hb_levels(s->min_fidelity, s->max_fidelity, s->eta, &L))
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "fidelity: more than %d levels from min to "
+				  "max with this eta",
+				  HB_MAX_LEVELS);
+	if (s->seed > (uint64_t)OPTIM_MAX_ID)
+		return dehbq_errf(err, DEHBQ_EINVAL, "seed: must be < 2^53");
+	if (l->fevals < 0 || l->fevals > OPTIM_MAX_ID || l->brackets < 0 ||
+	    l->brackets > OPTIM_MAX_ID || !isfinite(l->cost) || l->cost < 0 ||
+	    !isfinite(l->walltime) || l->walltime < 0)
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "termination: limits must be finite, >= 0 "
+				  "and below 2^53");
+	for (i = 0; s->choices && i < s->dim; i++)
+		if (s->choices[i] < 0)
+			return dehbq_errf(err, DEHBQ_EINVAL,
+					  "choices[%d]: must be >= 0", i);
+	return DEHBQ_OK;
+}
+
+struct optim *optim_alloc(const struct optim_ops *ops,
+			  const struct optim_setup *s)
+{
+	struct optim *o = calloc(1, sizeof(*o));
+	int i;
+
+	if (!o)
+		return NULL;
+	o->ops = ops;
+	o->dim = s->dim;
+	o->min_f = s->min_fidelity;
+	o->max_f = s->max_fidelity;
+	o->eta = s->eta;
+	o->seed = s->seed;
+	o->lim = s->lim;
+	for (i = 0; i < 2; i++)
+		if (!(o->inc[i].x = calloc((size_t)s->dim, sizeof(double)))) {
+			optim_free(o);
+			return NULL;
+		}
+	return o;
+}
+
+int optim_open(const char *name, const struct optim_setup *s,
+	       struct optim **out, char *err)
+{
+	const struct optim_ops *ops;
+	struct optim *o;
+	int rc;
+
+	*out = NULL;
+	if ((rc = optim_find_ops(name, &ops, err)) ||
+	    (rc = optim_setup_check(s, err)))
+		return rc;
+	if (!(o = optim_alloc(ops, s)))
+		return dehbq_errf(err, DEHBQ_ENOMEM, "out of memory");
+	if ((rc = ops->open(s, &o->st, err))) {
+		optim_free(o);
+		return rc;
+	}
+	*out = o;
+	return DEHBQ_OK;
+}
+
+void optim_free(struct optim *o)
+{
+	size_t i;
+
+	if (!o)
+		return;
+	if (o->st)
+		o->ops->free(o->st);
+	for (i = 0; i < o->nfl; i++)
+		free(o->fl[i].x);
+	free(o->fl);
+	free(o->inc[0].x);
+	free(o->inc[1].x);
+	free(o);
+}
+
+const char *optim_name(const struct optim *o)
+{
+	return o->ops->name;
+}
+
+int optim_dim(const struct optim *o)
+{
+	return o->dim;
+}
+
+/* Index of id in the in-flight table, or where it would go (*found 0). */
+static size_t fl_search(const struct optim *o, uint64_t id, int *found)
+{
+	size_t lo = 0, hi = o->nfl;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (o->fl[mid].job.id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*found = lo < o->nfl && o->fl[lo].job.id == id;
+	return lo;
+}
+
+/* Insert a copy of job and vec, keeping ids ascending. */
+int optim_fl_insert(struct optim *o, const struct optim_job *job,
+		    const double *vec)
+{
+	size_t at;
+	double *x;
+	int found;
+
+	at = fl_search(o, job->id, &found);
+	if (found)
+		return DEHBQ_ESTATE;
+	if (o->nfl == o->capfl) {
+		size_t cap = o->capfl ? o->capfl * 2 : 16;
+		struct optim_fl *n = realloc(o->fl, cap * sizeof(*n));
+
+		if (!n)
+			return DEHBQ_ENOMEM;
+		o->fl = n;
+		o->capfl = cap;
+	}
+	if (!(x = malloc((size_t)o->dim * sizeof(double))))
+		return DEHBQ_ENOMEM;
+	memcpy(x, vec, (size_t)o->dim * sizeof(double));
+	memmove(o->fl + at + 1, o->fl + at, (o->nfl - at) * sizeof(*o->fl));
+	o->fl[at].job = *job;
+	o->fl[at].x = x;
+	o->nfl++;
+	return DEHBQ_OK;
+}
+
+static void fl_remove(struct optim *o, size_t at)
+{
+	free(o->fl[at].x);
+	memmove(o->fl + at, o->fl + at + 1, (o->nfl - at - 1) * sizeof(*o->fl));
+	o->nfl--;
+}
+
+/*
+ * The cost charged in advance for the jobs in flight: each at its fidelity
+ * (the unit the benchmarks' costs use) until its tell replaces the charge
+ * with the real cost.  Summed in id order, so the figure depends only on
+ * which jobs are in flight (a save and load give the same bits).
+ */
+static double inflight_charge(const struct optim *o)
+{
+	double c = 0;
+	size_t i;
+
+	for (i = 0; i < o->nfl; i++)
+		c += o->fl[i].job.fidelity;
+	return c;
+}
+
+int optim_exhausted(const struct optim *o)
+{
+	const struct optim_limits *l = &o->lim;
+
+	if (l->fevals > 0 && o->asked >= l->fevals)
+		return 1;
+	if (l->cost > 0 && o->cost + inflight_charge(o) >= l->cost)
+		return 1;
+	if (l->walltime > 0 && o->elapsed >= l->walltime)
+		return 1;
+	if (l->brackets > 0 && !o->ops->brackets && o->asked >= l->brackets)
+		return 1;
+	return o->ops->done && o->ops->done(o->st);
+}
+
+int optim_finished(const struct optim *o)
+{
+	return optim_exhausted(o) && o->nfl == 0;
+}
+
+void optim_set_elapsed(struct optim *o, double seconds)
+{
+	if (isfinite(seconds) && seconds >= 0)
+		o->elapsed = seconds;
+}
+
+static int vec_ok(const double *v, int dim)
+{
+	int i;
+
+	for (i = 0; i < dim; i++)
+		if (!(v[i] >= 0 && v[i] <= 1))
+			return 0;
+	return 1;
+}
+
+int optim_ask(struct optim *o, struct optim_job *job, double *vec)
+{
+	int rc;
+
+	if (optim_exhausted(o) || o->asked >= OPTIM_MAX_ID)
+		return DEHBQ_EDONE;
+	memset(job, 0, sizeof(*job));
+	job->id = (uint64_t)o->asked;
+	job->parent = -1;
+	if ((rc = o->ops->ask(o->st, job, vec)))
+		return rc;
+	/* a backend bug must not reach a trial file */
+	if (job->id != (uint64_t)o->asked || !isfinite(job->fidelity) ||
+	    job->fidelity <= 0 || !vec_ok(vec, o->dim) ||
+	    !memchr(job->state, 0, sizeof(job->state)))
+		return DEHBQ_ESTATE;
+	if ((rc = optim_fl_insert(o, job, vec)))
+		return rc;
+	o->asked++;
+	return DEHBQ_OK;
+}
+
+static void inc_update(struct optim *o, int which, const struct optim_job *j,
+		       const double *x, double loss)
+{
+	struct optim_inc *in = &o->inc[which];
+
+	if (which == OPTIM_BEST_MAX && j->fidelity != o->max_f)
+		return;
+	if (in->b.valid && !(loss < in->b.loss))
+		return;
+	in->b.valid = 1;
+	in->b.loss = loss;
+	in->b.fidelity = j->fidelity;
+	in->b.job_id = j->id;
+	memcpy(in->x, x, (size_t)o->dim * sizeof(double));
+}
+
+int optim_tell(struct optim *o, uint64_t id, enum optim_status status,
+	       double loss, double cost)
+{
+	struct optim_fl *e;
+	size_t at;
+	int found, rc;
+
+	if (status != OPTIM_OK && status != OPTIM_FAILED)
+		return DEHBQ_EINVAL;
+	if (!isfinite(cost) || cost < 0)
+		return DEHBQ_EINVAL;
+	if (status == OPTIM_OK && loss == -INFINITY)
+		return DEHBQ_EINVAL;
+	at = fl_search(o, id, &found);
+	if (!found)
+		return id < (uint64_t)o->asked ? DEHBQ_ESTATE : DEHBQ_ENOENT;
+	if (status == OPTIM_FAILED || isnan(loss))
+		loss = INFINITY;
+	e = &o->fl[at];
+	if ((rc = o->ops->tell(o->st, &e->job, e->x,
+			       isfinite(loss) ? OPTIM_OK : OPTIM_FAILED, loss,
+			       cost)))
+		return rc;
+	o->told++;
+	if (!isfinite(loss))
+		o->failed++;
+	o->cost += cost;
+	if (isfinite(loss)) {
+		inc_update(o, OPTIM_BEST_ANY, &e->job, e->x, loss);
+		inc_update(o, OPTIM_BEST_MAX, &e->job, e->x, loss);
+	}
+	fl_remove(o, at);
+	return DEHBQ_OK;
+}
+
+int optim_reopen(struct optim *o, const struct optim_job *job,
+		 const double *vec)
+{
+	int found, rc;
+
+	if (job->id >= (uint64_t)o->asked)
+		return DEHBQ_ENOENT;
+	fl_search(o, job->id, &found);
+	if (found || o->failed <= 0)
+		return DEHBQ_ESTATE;
+	if (!vec_ok(vec, o->dim) || !isfinite(job->fidelity) ||
+	    job->fidelity <= 0 || !memchr(job->state, 0, sizeof(job->state)))
+		return DEHBQ_EINVAL;
+	if ((rc = optim_fl_insert(o, job, vec)))
+		return rc;
+	if ((rc = o->ops->reopen(o->st, job, vec))) {
+		fl_remove(o, fl_search(o, job->id, &found));
+		return rc;
+	}
+	o->told--;
+	o->failed--;
+	return DEHBQ_OK;
+}
+
+int optim_job(const struct optim *o, uint64_t id, struct optim_job *job,
+	      double *vec)
+{
+	int found;
+	size_t at = fl_search(o, id, &found);
+
+	if (!found)
+		return DEHBQ_ENOENT;
+	if (job)
+		*job = o->fl[at].job;
+	if (vec)
+		memcpy(vec, o->fl[at].x, (size_t)o->dim * sizeof(double));
+	return DEHBQ_OK;
+}
+
+void optim_counts(const struct optim *o, struct optim_counts *c)
+{
+	c->asked = o->asked;
+	c->told = o->told;
+	c->failed = o->failed;
+	c->inflight = (int64_t)o->nfl;
+	c->brackets = o->ops->brackets ? o->ops->brackets(o->st) : 0;
+	c->total_cost = o->cost;
+}
+
+int optim_best(const struct optim *o, enum optim_best_which which,
+	       struct optim_best *b, double *vec)
+{
+	const struct optim_inc *in;
+
+	if (which != OPTIM_BEST_ANY && which != OPTIM_BEST_MAX)
+		return DEHBQ_EINVAL;
+	in = &o->inc[which];
+	*b = in->b;
+	if (!in->b.valid)
+		return DEHBQ_ENOENT;
+	if (vec)
+		memcpy(vec, in->x, (size_t)o->dim * sizeof(double));
+	return DEHBQ_OK;
+}
+
+int optim_describe(const struct optim *o, struct jsonbuf *b)
+{
+	jsonbuf_puts(b, "\"name\":");
+	jsonbuf_str(b, o->ops->name);
+	if (o->ops->describe) {
+		jsonbuf_put(b, ",", 1);
+		return o->ops->describe(o->st, b);
+	}
+	return jsonbuf_failed(b);
+}

@@ -1,0 +1,242 @@
+/*
+ * optim.h - the optimiser interface: one ops table per optimiser, and the
+ * books every optimiser shares
+ *
+ * optim/ is a pure library: no I/O, no clock, no globals.  An optimiser is
+ * a struct optim_ops (optim_table[] lists them); adding one is one file,
+ * one line in the table and its tests.  The scheduler only ever calls the
+ * optim_* functions below, which wrap the table and keep, once for every
+ * optimiser:
+ *   - the in-flight table: each asked job, its vector and its opaque state,
+ *     until it is told (a second tell is refused here, not in a backend);
+ *   - the budget: fevals, cost and wall time, each counting work in flight
+ *     (a job is charged its fidelity when asked, and the charge is replaced
+ *     by its real cost when told); brackets through the bracket backends;
+ *   - the incumbents (best at any fidelity, best at the maximum);
+ *   - the snapshot envelope: optimiser name, format version, the books and
+ *     the backend's own state.
+ *
+ * Calling sequence:
+ *   optim_open(&setup, &o, err);          or optim_load(json, &setup, ...)
+ *   loop:
+ *     optim_set_elapsed(o, seconds);
+ *     rc = optim_ask(o, &job, vec);      DEHBQ_OK: run job at job.fidelity;
+ *                                        DEHBQ_EAGAIN: wait for results;
+ *                                        DEHBQ_EDONE: ask no more
+ *     optim_tell(o, id, OPTIM_OK, loss, cost);        in any order
+ *   until optim_finished(o)
+ *
+ * Determinism: the same setup (seed included) and the same sequence of
+ * calls give the same jobs, bit for bit; save -> load -> continue is
+ * identical to continuing.  tests/check_optim.c checks this for every
+ * optimiser in optim_table[].
+ *
+ * Per-trial state: job.state is the text of a compact JSON object (or "")
+ * that the backend needs to take a job back (optim_reopen).  The scheduler
+ * stores it in the trial file and hands it back unread.
+ *
+ * Errors: DEHBQ_OK or an enum dehbq_err code; on failure nothing changed.
+ *
+ * Ownership: optim_open()/optim_load() return an optimiser freed with
+ * optim_free().  Vectors are copied into caller buffers of setup.dim
+ * doubles.  optim_save()/optim_describe() append to the caller's jsonbuf.
+ * setup.settings and setup.choices are borrowed for the call only.
+ */
+#ifndef DEHBQ_OPTIM_H
+#define DEHBQ_OPTIM_H
+
+#include <stdint.h>
+
+struct cJSON;
+struct jsonbuf;
+struct optim;
+
+#define OPTIM_FORMAT	"dehbq-optim/1"
+#define OPTIM_STATE_MAX 256 /* bytes of a job's opaque state, NUL in */
+#define OPTIM_MAX_DIM	4096
+#define OPTIM_MAX_ID	((int64_t)1 << 53) /* ids stay exact in JSON */
+
+enum optim_kind {
+	OPTIM_KIND_TRIAL = 0, /* a configuration the optimiser proposed */
+	OPTIM_KIND_PROMOTION, /* a configuration re-run at a higher fidelity */
+	OPTIM_KIND_RANDOM,    /* a uniform random sample */
+};
+
+enum optim_status {
+	OPTIM_OK = 0, /* the loss is valid */
+	OPTIM_FAILED, /* the evaluation failed: counts as loss +inf */
+};
+
+enum optim_best_which {
+	OPTIM_BEST_ANY = 0, /* best at any fidelity */
+	OPTIM_BEST_MAX,	    /* best at the maximum fidelity */
+};
+
+/*
+ * Budget limits; 0 = no limit.  Every one counts work in flight.  A bracket
+ * backend enforces `brackets` itself (it opens no bracket beyond it and
+ * finishes the open ones); for the others optim.c caps the jobs asked.
+ */
+struct optim_limits {
+	int64_t fevals;	  /* jobs asked */
+	int64_t brackets; /* brackets opened (bracket backends), else jobs */
+	double cost;	  /* told costs + fidelities of jobs in flight */
+	double walltime;  /* seconds given to optim_set_elapsed() */
+};
+
+/* What the study fixes for every optimiser. */
+struct optim_setup {
+	int dim;		      /* 1..OPTIM_MAX_DIM */
+	double min_fidelity;	      /* > 0 */
+	double max_fidelity;	      /* > min_fidelity */
+	double eta;		      /* > 1: the ladder max * eta^-k */
+	uint64_t seed;		      /* everything random derives from it */
+	struct optim_limits lim;      /* budget */
+	const int *choices;	      /* per dimension: K for a parameter of
+					 K choices, 0 continuous; NULL: all
+					 continuous.  Borrowed. */
+	const struct cJSON *settings; /* the optimiser's own settings (an
+					 object; NULL: defaults).  Borrowed. */
+};
+
+struct optim_job {
+	uint64_t id;	      /* 0, 1, 2, ... in ask order */
+	double fidelity;      /* exact fidelity to evaluate at */
+	int64_t bracket;      /* group for display: bracket, or lineage */
+	int rung;	      /* 0 = lowest fidelity; higher runs first */
+	enum optim_kind kind; /* how the configuration was produced */
+	int64_t parent;	      /* job whose work this continues, or -1 */
+	char state[OPTIM_STATE_MAX]; /* opaque per-trial state ("" none) */
+};
+
+struct optim_best {
+	int valid;	 /* 0 until a finite loss was told */
+	double loss;	 /* best loss */
+	double fidelity; /* fidelity it was measured at */
+	uint64_t job_id; /* job that produced it */
+};
+
+struct optim_counts {
+	int64_t asked;	   /* jobs issued */
+	int64_t told;	   /* results told (ok + failed) */
+	int64_t failed;	   /* told as failed */
+	int64_t inflight;  /* asked - told */
+	int64_t brackets;  /* brackets opened (bracket backends), else 0 */
+	double total_cost; /* sum of told costs */
+};
+
+/*
+ * One optimiser.  `void *st` is the backend's state.  The books above are
+ * kept by optim.c, so a backend only proposes and learns:
+ *   settings: validate a settings object (NULL: none given) and append its
+ *     members with every default filled in (`"k":v,...`, no braces) to out.
+ *   open: a new state for a validated setup.
+ *   ask: fill job (kind, fidelity, bracket, rung, parent, state; id is
+ *     given) and vec; DEHBQ_EAGAIN / DEHBQ_EDONE as optim_ask.
+ *   tell: the job as asked, its vector, and the result (loss +inf when
+ *     failed).  Never called twice for one job.
+ *   reopen: a failed job comes back in flight (dehbq requeue); its next
+ *     tell follows.  DEHBQ_EINVAL when the job's state does not fit.
+ *   brackets: brackets opened so far; NULL for optimisers without any.
+ *   done: 1 when the backend's own structure issues nothing more (the
+ *     bracket limit reached and no bracket pending); NULL: never.
+ *   Only `brackets`, `done` and `describe` may be NULL.
+ *   save/load: the backend's state as one JSON value, and back.
+ *   describe: members for status.json (`"k":v,...`), NULL for none.
+ */
+struct optim_ops {
+	const char *name;    /* --optimizer NAME */
+	const char *summary; /* one line for --help and docs */
+	int (*settings)(const struct cJSON *in, struct jsonbuf *out, char *err);
+	int (*open)(const struct optim_setup *s, void **st, char *err);
+	int (*ask)(void *st, struct optim_job *job, double *vec);
+	int (*tell)(void *st, const struct optim_job *job, const double *vec,
+		    enum optim_status status, double loss, double cost);
+	int (*reopen)(void *st, const struct optim_job *job, const double *vec);
+	int64_t (*brackets)(const void *st);
+	int (*done)(const void *st);
+	int (*save)(const void *st, struct jsonbuf *b);
+	int (*load)(const struct optim_setup *s, const struct cJSON *state,
+		    void **st, char *err);
+	int (*describe)(const void *st, struct jsonbuf *b);
+	void (*free)(void *st);
+};
+
+/* Every optimiser, NULL-terminated; the first is the default. */
+extern const struct optim_ops *const optim_table[];
+
+/* The optimiser called name, or NULL. */
+const struct optim_ops *optim_find(const char *name);
+
+/* "dehb, random, ..." for messages; static text. */
+const char *optim_names(void);
+
+/*
+ * Validate name's settings (NULL: none given) and return them complete, as
+ * a new cJSON object the caller deletes.  err names the field.
+ */
+int optim_settings(const char *name, const struct cJSON *in, struct cJSON **out,
+		   char *err);
+
+/* Fidelity ladder of (min, max, eta): up to cap values, ascending. */
+int optim_fidelities(double min_f, double max_f, double eta, double *fid,
+		     int cap, int *n);
+
+int optim_open(const char *name, const struct optim_setup *s,
+	       struct optim **out, char *err);
+void optim_free(struct optim *o); /* NULL is fine */
+
+const char *optim_name(const struct optim *o);
+int optim_dim(const struct optim *o);
+
+int optim_ask(struct optim *o, struct optim_job *job, double *vec);
+
+/*
+ * Tell a result.  DEHBQ_ENOENT: never asked; DEHBQ_ESTATE: already told.
+ * A NaN loss or OPTIM_FAILED counts as +inf.  cost: finite, >= 0.
+ * DEHBQ_EINVAL: bad cost or status, or a loss of -inf with OPTIM_OK.
+ */
+int optim_tell(struct optim *o, uint64_t id, enum optim_status status,
+	       double loss, double cost);
+
+/*
+ * Put a job that was told as failed back in flight (`dehbq requeue`).  job
+ * and vec are as optim_ask() returned them (state included); the caller,
+ * who keeps the history, vouches that it failed.  told and failed go down
+ * by one.  DEHBQ_ESTATE: in flight, or nothing failed; DEHBQ_ENOENT: never
+ * asked; DEHBQ_EINVAL: the job does not fit this optimiser.
+ */
+int optim_reopen(struct optim *o, const struct optim_job *job,
+		 const double *vec);
+
+/* The in-flight job with this id (vec may be NULL), or DEHBQ_ENOENT. */
+int optim_job(const struct optim *o, uint64_t id, struct optim_job *job,
+	      double *vec);
+
+/* The caller's clock, seconds since the study started; ignored if < 0. */
+void optim_set_elapsed(struct optim *o, double seconds);
+
+int optim_exhausted(const struct optim *o); /* 1: asks no more */
+int optim_finished(const struct optim *o);  /* and nothing in flight */
+
+void optim_counts(const struct optim *o, struct optim_counts *c);
+/* DEHBQ_ENOENT (b->valid 0) while there is none; vec may be NULL. */
+int optim_best(const struct optim *o, enum optim_best_which which,
+	       struct optim_best *b, double *vec);
+
+/*
+ * Whole state as one JSON object {"format","name","books","state"}, and
+ * back.  optim_load checks name and format: a snapshot of another format
+ * is refused (DEHBQ_EUNSUP) with a message saying so, never misread.
+ * setup gives the study's fixed values; they must match the saved ones.
+ */
+int optim_save(const struct optim *o, struct jsonbuf *b);
+int optim_load(const struct cJSON *json, const struct optim_setup *s,
+	       struct optim **out, char *err);
+
+/* Members for status.json's "optimizer" object ("k":v,...). */
+int optim_describe(const struct optim *o, struct jsonbuf *b);
+
+const char *optim_kind_name(enum optim_kind k);
+
+#endif

@@ -1,0 +1,414 @@
+/*
+ * optim_asha.c - owns ASHA, asynchronous successive halving (Li et al.,
+ * MLSys 2020; syne-tune's promotion-based ASHA, Optuna's
+ * SuccessiveHalvingPruner, Ray Tune's ASHAScheduler).
+ *
+ * Rungs k = 0..L-1 run at the study's ladder max * eta^-(L-1-k).  An ask
+ * looks at the rungs from the top down: a configuration of rung k that is
+ * among the best floor(n_k / eta) results rung k has so far, and not yet
+ * promoted, is promoted to rung k+1 (its work directory is the parent of
+ * the new trial's, so a trainer can continue from its checkpoint).
+ * Otherwise a new configuration is sampled uniformly at rung 0.  Nothing
+ * ever waits for a rung to fill.  Ranking is by (loss, job id); failures
+ * rank last and are never promoted.
+ *
+ * No settings: eta and the ladder are the study's.  Per-trial state
+ * {"config":C}, the configuration's number.  The state holds every
+ * configuration's vector and every rung result: it grows with the
+ * history (docs/algorithm.md says what that costs).
+ */
+#include "optim.h"
+
+#include "err.h"
+#include "hb.h"
+#include "jsonbuf.h"
+#include "ostate.h"
+#include "rng.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct rec {
+	double loss;  /* +inf for a failure */
+	int64_t job;  /* job that produced it */
+	int64_t cfg;  /* configuration */
+	int promoted; /* promoted to the next rung */
+};
+
+struct rung {
+	struct rec *r;
+	size_t n, cap;
+};
+
+struct asha {
+	int dim, L;
+	double eta, fid[HB_MAX_LEVELS];
+	struct rng rng;
+	int64_t ncfg;  /* configurations sampled */
+	size_t capcfg; /* vectors allocated */
+	double *x;     /* ncfg * dim */
+	struct rung rung[HB_MAX_LEVELS];
+	int64_t *reopened; /* jobs put back in flight by a requeue */
+	size_t nre, capre;
+};
+
+static const char *const no_keys[] = {NULL};
+
+static int as_settings(const cJSON *in, struct jsonbuf *b, char *err)
+{
+	(void)b;
+	return ostate_set_keys(in, no_keys, "asha", err);
+}
+
+static void as_free(void *st)
+{
+	struct asha *a = st;
+	int k;
+
+	if (!a)
+		return;
+	for (k = 0; k < a->L; k++)
+		free(a->rung[k].r);
+	free(a->x);
+	free(a->reopened);
+	free(a);
+}
+
+static int as_new(const struct optim_setup *s, struct asha **out)
+{
+	struct asha *a = calloc(1, sizeof(*a));
+
+	if (!a)
+		return DEHBQ_ENOMEM;
+	a->dim = s->dim;
+	a->eta = s->eta;
+	if (hb_levels(s->min_fidelity, s->max_fidelity, s->eta, &a->L)) {
+		free(a);
+		return DEHBQ_EINVAL;
+	}
+	hb_fidelities(s->max_fidelity, s->eta, a->L, a->fid);
+	rng_seed(&a->rng, s->seed);
+	*out = a;
+	return DEHBQ_OK;
+}
+
+static int as_open(const struct optim_setup *s, void **st, char *err)
+{
+	int rc = as_settings(s->settings, NULL, err);
+
+	return rc ? rc : as_new(s, (struct asha **)st);
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t size)
+{
+	size_t c = *cap ? *cap : 16;
+	void *n;
+
+	if (need <= *cap)
+		return DEHBQ_OK;
+	while (c < need)
+		c *= 2;
+	if (!(n = realloc(*p, c * size)))
+		return DEHBQ_ENOMEM;
+	*p = n;
+	*cap = c;
+	return DEHBQ_OK;
+}
+
+static int rec_before(const struct rec *a, const struct rec *b)
+{
+	return a->loss < b->loss || (a->loss == b->loss && a->job < b->job);
+}
+
+/* The record of rung k to promote, or -1. */
+static long promotable(const struct asha *a, int k)
+{
+	const struct rung *g = &a->rung[k];
+	size_t i, quota = (size_t)floor((double)g->n / a->eta), rank = 0;
+	long best = -1;
+
+	if (!quota)
+		return -1;
+	for (i = 0; i < g->n; i++)
+		if (!g->r[i].promoted && isfinite(g->r[i].loss) &&
+		    (best < 0 || rec_before(&g->r[i], &g->r[best])))
+			best = (long)i;
+	if (best < 0)
+		return -1;
+	for (i = 0; i < g->n && rank < quota; i++)
+		rank += rec_before(&g->r[i], &g->r[best]);
+	return rank < quota ? best : -1;
+}
+
+static int as_ask(void *st, struct optim_job *job, double *vec)
+{
+	struct asha *a = st;
+	int64_t cfg;
+	int k, i, rc;
+
+	for (k = a->L - 2; k >= 0; k--) {
+		long p = promotable(a, k);
+		struct rec *r;
+
+		if (p < 0)
+			continue;
+		r = &a->rung[k].r[p];
+		r->promoted = 1;
+		cfg = r->cfg;
+		job->fidelity = a->fid[k + 1];
+		job->rung = k + 1;
+		job->kind = OPTIM_KIND_PROMOTION;
+		job->parent = r->job;
+		goto fill;
+	}
+	if ((rc = grow((void **)&a->x, &a->capcfg,
+		       ((size_t)a->ncfg + 1) * (size_t)a->dim, sizeof(double))))
+		return rc;
+	cfg = a->ncfg++;
+	for (i = 0; i < a->dim; i++)
+		a->x[(size_t)cfg * (size_t)a->dim + (size_t)i] =
+			rng_uniform(&a->rng);
+	job->fidelity = a->fid[0];
+	job->rung = 0;
+	job->kind = OPTIM_KIND_RANDOM;
+fill:
+	job->bracket = cfg;
+	memcpy(vec, a->x + (size_t)cfg * (size_t)a->dim,
+	       (size_t)a->dim * sizeof(double));
+	snprintf(job->state, sizeof(job->state), "{\"config\":%" PRId64 "}",
+		 cfg);
+	return DEHBQ_OK;
+}
+
+/* The configuration a job's state names, checked against this ASHA. */
+static int job_cfg(const struct asha *a, const struct optim_job *job,
+		   int64_t *cfg)
+{
+	static const char pre[] = "{\"config\":";
+	char *end;
+	long long v;
+
+	if (strncmp(job->state, pre, sizeof(pre) - 1))
+		return DEHBQ_EINVAL;
+	errno = 0;
+	v = strtoll(job->state + sizeof(pre) - 1, &end, 10);
+	if (errno || strcmp(end, "}") || v < 0 || v >= a->ncfg ||
+	    job->rung < 0 || job->rung >= a->L ||
+	    job->fidelity != a->fid[job->rung])
+		return DEHBQ_EINVAL;
+	*cfg = v;
+	return DEHBQ_OK;
+}
+
+static int as_tell(void *st, const struct optim_job *job, const double *vec,
+		   enum optim_status status, double loss, double cost)
+{
+	struct asha *a = st;
+	struct rung *g;
+	struct rec *r;
+	int64_t cfg;
+	size_t i;
+	int rc;
+
+	(void)vec, (void)cost;
+	if ((rc = job_cfg(a, job, &cfg)))
+		return rc;
+	g = &a->rung[job->rung];
+	for (i = 0; i < a->nre; i++)
+		if (a->reopened[i] == (int64_t)job->id)
+			break;
+	if (i < a->nre) { /* a requeued job: its failed record is replaced */
+		a->reopened[i] = a->reopened[--a->nre];
+		for (i = 0; i < g->n && g->r[i].job != (int64_t)job->id; i++)
+			;
+		if (i < g->n) {
+			g->r[i].loss = status == OPTIM_OK ? loss : INFINITY;
+			return DEHBQ_OK;
+		}
+	}
+	if ((rc = grow((void **)&g->r, &g->cap, g->n + 1, sizeof(*g->r))))
+		return rc;
+	r = &g->r[g->n++];
+	r->loss = status == OPTIM_OK ? loss : INFINITY;
+	r->job = (int64_t)job->id;
+	r->cfg = cfg;
+	r->promoted = 0;
+	return DEHBQ_OK;
+}
+
+static int as_reopen(void *st, const struct optim_job *job, const double *vec)
+{
+	struct asha *a = st;
+	int64_t cfg;
+	int rc;
+
+	(void)vec;
+	if ((rc = job_cfg(a, job, &cfg)) ||
+	    (rc = grow((void **)&a->reopened, &a->capre, a->nre + 1,
+		       sizeof(int64_t))))
+		return rc;
+	a->reopened[a->nre++] = (int64_t)job->id;
+	return DEHBQ_OK;
+}
+
+static int as_save(const void *st, struct jsonbuf *b)
+{
+	const struct asha *a = st;
+	size_t i;
+	int k;
+
+	jsonbuf_printf(b, "{\"configs\":%" PRId64 ",\"rng\":", a->ncfg);
+	ostate_put_rng(b, &a->rng);
+	jsonbuf_puts(b, ",\"x\":");
+	ostate_put_dbls(b, a->x, (size_t)a->ncfg * (size_t)a->dim);
+	jsonbuf_puts(b, ",\"reopened\":");
+	ostate_put_i64s(b, a->reopened, a->nre);
+	jsonbuf_puts(b, ",\"rungs\":[");
+	for (k = 0; k < a->L; k++) {
+		const struct rung *g = &a->rung[k];
+
+		/* [loss, job, config, promoted] per result */
+		jsonbuf_puts(b, k ? ",[" : "[");
+		for (i = 0; i < g->n; i++) {
+			jsonbuf_puts(b, i ? ",[" : "[");
+			jsonbuf_num(b, g->r[i].loss);
+			jsonbuf_printf(b, ",%" PRId64 ",%" PRId64 ",%d]",
+				       g->r[i].job, g->r[i].cfg,
+				       g->r[i].promoted);
+		}
+		jsonbuf_put(b, "]", 1);
+	}
+	jsonbuf_puts(b, "]}");
+	return jsonbuf_failed(b);
+}
+
+static int load_rec(const struct asha *a, const cJSON *e, struct rec *r)
+{
+	const cJSON *v[4];
+	int64_t t[3];
+	int i;
+
+	if (!cJSON_IsArray(e) || cJSON_GetArraySize(e) != 4)
+		return DEHBQ_EINVAL;
+	for (i = 0; i < 4; i++)
+		v[i] = cJSON_GetArrayItem(e, i);
+	if (cJSON_IsNull(v[0]))
+		r->loss = INFINITY;
+	else if (!ostate_num(v[0], &r->loss))
+		return DEHBQ_EINVAL;
+	if (!ostate_int(v[1], 0, OPTIM_MAX_ID, &t[0]) ||
+	    !ostate_int(v[2], 0, a->ncfg - 1, &t[1]) ||
+	    !ostate_int(v[3], 0, 1, &t[2]))
+		return DEHBQ_EINVAL;
+	r->job = t[0];
+	r->cfg = t[1];
+	r->promoted = (int)t[2];
+	return DEHBQ_OK;
+}
+
+static int load_rungs(struct asha *a, const cJSON *state, char *err)
+{
+	const cJSON *rs, *g, *e;
+	int k = 0, rc;
+
+	if ((rc = ostate_get_arr(state, "rungs", a->L, &rs, err)))
+		return rc;
+	cJSON_ArrayForEach(g, rs)
+	{
+		struct rung *u = &a->rung[k];
+
+		if (!cJSON_IsArray(g))
+			return dehbq_errf(err, DEHBQ_EINVAL,
+					  "snapshot: rungs[%d] must be an "
+					  "array",
+					  k);
+		if ((rc = grow((void **)&u->r, &u->cap,
+			       (size_t)cJSON_GetArraySize(g), sizeof(*u->r))))
+			return rc;
+		cJSON_ArrayForEach(e, g)
+		{
+			if (load_rec(a, e, &u->r[u->n]))
+				return dehbq_errf(err, DEHBQ_EINVAL,
+						  "snapshot: rungs[%d][%zu] is "
+						  "not [loss, job, config, "
+						  "promoted]",
+						  k, u->n);
+			u->n++;
+		}
+		k++;
+	}
+	return DEHBQ_OK;
+}
+
+static int as_load(const struct optim_setup *s, const cJSON *state, void **st,
+		   char *err)
+{
+	struct asha *a;
+	const cJSON *re;
+	int64_t n;
+	int rc;
+
+	if ((rc = as_new(s, &a)))
+		return rc;
+	if ((rc = ostate_get_i64(state, "configs", 0, OPTIM_MAX_ID, &n, err)) ||
+	    (rc = grow((void **)&a->x, &a->capcfg,
+		       (size_t)n * (size_t)a->dim + 1, sizeof(double))))
+		goto fail;
+	a->ncfg = n;
+	if ((rc = ostate_get_rng(state, "rng", &a->rng, err)) ||
+	    (rc = ostate_get_dbls(state, "x", (size_t)n * (size_t)a->dim, a->x,
+				  0, 1, err)) ||
+	    (rc = ostate_get_arr(state, "reopened", -1, &re, err)) ||
+	    (rc = grow((void **)&a->reopened, &a->capre,
+		       (size_t)cJSON_GetArraySize(re), sizeof(int64_t))) ||
+	    (rc = ostate_get_i64s(state, "reopened",
+				  (size_t)cJSON_GetArraySize(re), a->reopened,
+				  0, OPTIM_MAX_ID, err)) ||
+	    (rc = load_rungs(a, state, err)))
+		goto fail;
+	a->nre = (size_t)cJSON_GetArraySize(re);
+	*st = a;
+	return DEHBQ_OK;
+fail:
+	as_free(a);
+	return rc;
+}
+
+static int as_describe(const void *st, struct jsonbuf *b)
+{
+	const struct asha *a = st;
+	int k;
+
+	jsonbuf_printf(b, "\"configs\":%" PRId64 ",\"rungs\":[", a->ncfg);
+	for (k = 0; k < a->L; k++) {
+		size_t i, p = 0;
+
+		for (i = 0; i < a->rung[k].n; i++)
+			p += (size_t)a->rung[k].r[i].promoted;
+		jsonbuf_printf(b, "%s{\"fidelity\":", k ? "," : "");
+		jsonbuf_num(b, a->fid[k]);
+		jsonbuf_printf(b, ",\"results\":%zu,\"promoted\":%zu}",
+			       a->rung[k].n, p);
+	}
+	jsonbuf_put(b, "]", 1);
+	return jsonbuf_failed(b);
+}
+
+const struct optim_ops optim_asha_ops = {
+	.name = "asha",
+	.summary = "asynchronous successive halving, random sampling",
+	.settings = as_settings,
+	.open = as_open,
+	.ask = as_ask,
+	.tell = as_tell,
+	.reopen = as_reopen,
+	.save = as_save,
+	.load = as_load,
+	.describe = as_describe,
+	.free = as_free,
+};

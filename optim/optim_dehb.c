@@ -1,0 +1,300 @@
+/*
+ * optim_dehb.c - owns the optimisers that run on the DEHB engine (dehb.h)
+ * behind the optim.h interface: dehb, sh, hyperband and de.
+ *
+ * The engine keeps its own brackets, populations and in-flight jobs; this
+ * file maps settings, jobs and states.  The budget is optim.c's, except
+ * --brackets, which the engine's bracket manager enforces (it opens no
+ * bracket beyond the limit and finishes the open ones).
+ *
+ * Per-trial state: {"level":L,"slot":S,"config_id":C}, the engine's part
+ * of a job that the generic fields (fidelity, bracket, rung, kind, parent)
+ * do not carry; a requeue hands it back to dehb_reopen().
+ */
+#include "optim.h"
+
+#include "dehb.h"
+#include "err.h"
+#include "jsonbuf.h"
+#include "ostate.h"
+
+#include <cjson/cJSON.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Settings, with the reference defaults. */
+struct dsettings {
+	int mutation, crossover, boundary; /* dehb.h enums */
+	double mutation_factor, crossover_prob;
+	int max_active_brackets, de_pop_size;
+};
+
+static const char *const dehb_keys[] = {
+	"mutation",	  "crossover",		 "boundary", "mutation_factor",
+	"crossover_prob", "max_active_brackets", NULL,
+};
+static const char *const de_keys[] = {
+	"mutation",	  "crossover",	 "boundary", "mutation_factor",
+	"crossover_prob", "de_pop_size", NULL,
+};
+static const char *const sh_keys[] = {"max_active_brackets", NULL};
+
+static int dsettings_read(enum dehb_optimizer which, const cJSON *in,
+			  struct dsettings *s, char *err)
+{
+	const char *const *keys = which == DEHB_OPT_DEHB ? dehb_keys
+				  : which == DEHB_OPT_DE ? de_keys
+							 : sh_keys;
+	const char *name = dehb_optimizer_name(which);
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	s->mutation_factor = 0.5;
+	s->crossover_prob = 0.5;
+	s->de_pop_size = 20;
+	if ((rc = ostate_set_keys(in, keys, name, err)) ||
+	    (rc = ostate_set_choice(in, "mutation", dehb_mutation_names,
+				    &s->mutation, err)) ||
+	    (rc = ostate_set_choice(in, "crossover", dehb_crossover_names,
+				    &s->crossover, err)) ||
+	    (rc = ostate_set_choice(in, "boundary", dehb_boundary_names,
+				    &s->boundary, err)) ||
+	    (rc = ostate_set_num(in, "mutation_factor", 1e-9, 2,
+				 &s->mutation_factor, err)) ||
+	    (rc = ostate_set_num(in, "crossover_prob", 0, 1, &s->crossover_prob,
+				 err)) ||
+	    (rc = ostate_set_int(in, "max_active_brackets", 0, 1000000,
+				 &s->max_active_brackets, err)) ||
+	    (rc = ostate_set_int(in, "de_pop_size", 4, 100000, &s->de_pop_size,
+				 err)))
+		return rc;
+	return DEHBQ_OK;
+}
+
+static int dsettings_write(enum dehb_optimizer which, const cJSON *in,
+			   struct jsonbuf *b, char *err)
+{
+	struct dsettings s;
+	int rc = dsettings_read(which, in, &s, err);
+
+	if (rc)
+		return rc;
+	if (which == DEHB_OPT_DEHB || which == DEHB_OPT_DE) {
+		jsonbuf_puts(b, "\"mutation\":");
+		jsonbuf_str(b, dehb_mutation_names[s.mutation]);
+		jsonbuf_puts(b, ",\"crossover\":");
+		jsonbuf_str(b, dehb_crossover_names[s.crossover]);
+		jsonbuf_puts(b, ",\"boundary\":");
+		jsonbuf_str(b, dehb_boundary_names[s.boundary]);
+		jsonbuf_puts(b, ",\"mutation_factor\":");
+		jsonbuf_num(b, s.mutation_factor);
+		jsonbuf_puts(b, ",\"crossover_prob\":");
+		jsonbuf_num(b, s.crossover_prob);
+		jsonbuf_puts(b, which == DEHB_OPT_DE
+					? ",\"de_pop_size\":"
+					: ",\"max_active_brackets\":");
+		jsonbuf_int(b, which == DEHB_OPT_DE ? s.de_pop_size
+						    : s.max_active_brackets);
+	} else {
+		jsonbuf_puts(b, "\"max_active_brackets\":");
+		jsonbuf_int(b, s.max_active_brackets);
+	}
+	return jsonbuf_failed(b);
+}
+
+static int open_as(enum dehb_optimizer which, const struct optim_setup *su,
+		   void **st, char *err)
+{
+	struct dehb_params p;
+	struct dsettings s;
+	int rc;
+
+	if ((rc = dsettings_read(which, su->settings, &s, err)))
+		return rc;
+	dehb_params_init(&p);
+	p.optimizer = which;
+	p.dim = su->dim;
+	p.min_fidelity = su->min_fidelity;
+	p.max_fidelity = su->max_fidelity;
+	p.eta = su->eta;
+	p.mutation = (enum dehb_mutation)s.mutation;
+	p.crossover = (enum dehb_crossover)s.crossover;
+	p.boundary = (enum dehb_boundary)s.boundary;
+	p.mutation_factor = s.mutation_factor;
+	p.crossover_prob = s.crossover_prob;
+	p.seed = su->seed;
+	p.max_brackets = su->lim.brackets;
+	p.max_active_brackets = s.max_active_brackets;
+	p.de_pop_size = s.de_pop_size;
+	return dehb_new(&p, (struct dehb **)st, err);
+}
+
+static const enum optim_kind kind_map[] = {
+	[DEHB_KIND_TRIAL] = OPTIM_KIND_TRIAL,
+	[DEHB_KIND_PROMOTION] = OPTIM_KIND_PROMOTION,
+	[DEHB_KIND_RANDOM] = OPTIM_KIND_RANDOM,
+};
+
+static int d_ask(void *st, struct optim_job *job, double *vec)
+{
+	struct dehb_job j;
+	int rc = dehb_ask(st, &j, vec);
+
+	if (rc)
+		return rc;
+	job->fidelity = j.fidelity;
+	job->bracket = j.bracket;
+	job->rung = j.rung;
+	job->kind = kind_map[j.kind];
+	job->parent = j.parent_job;
+	snprintf(job->state, sizeof(job->state),
+		 "{\"level\":%d,\"slot\":%d,\"config_id\":%" PRId64 "}",
+		 j.level, j.slot, j.config_id);
+	return DEHBQ_OK;
+}
+
+static int d_tell(void *st, const struct optim_job *job, const double *vec,
+		  enum optim_status status, double loss, double cost)
+{
+	(void)vec;
+	return dehb_tell(st, job->id,
+			 status == OPTIM_OK ? DEHB_OK : DEHB_FAILED, loss,
+			 cost);
+}
+
+static int d_reopen(void *st, const struct optim_job *job, const double *vec)
+{
+	cJSON *s = cJSON_Parse(job->state);
+	struct dehb_job j;
+	int64_t level, slot, cid;
+	int rc = DEHBQ_EINVAL;
+
+	memset(&j, 0, sizeof(j));
+	if (s && ostate_get_i64(s, "level", 0, 63, &level, NULL) == DEHBQ_OK &&
+	    ostate_get_i64(s, "slot", -1, INT32_MAX, &slot, NULL) == DEHBQ_OK &&
+	    ostate_get_i64(s, "config_id", 0, OPTIM_MAX_ID, &cid, NULL) ==
+		    DEHBQ_OK &&
+	    dehb_level_fidelity(st, (int)level) == job->fidelity) {
+		j.id = job->id;
+		j.level = (int)level;
+		j.fidelity = job->fidelity;
+		j.bracket = job->bracket;
+		j.rung = job->rung;
+		j.kind = job->kind == OPTIM_KIND_PROMOTION ? DEHB_KIND_PROMOTION
+			 : job->kind == OPTIM_KIND_RANDOM  ? DEHB_KIND_RANDOM
+							   : DEHB_KIND_TRIAL;
+		j.slot = (int)slot;
+		j.config_id = cid;
+		j.parent_job = job->parent;
+		rc = dehb_reopen(st, &j, vec);
+	}
+	cJSON_Delete(s);
+	return rc;
+}
+
+static int64_t d_brackets(const void *st)
+{
+	struct dehb_counts c;
+
+	dehb_get_counts(st, &c);
+	return c.brackets;
+}
+
+static int d_done(const void *st)
+{
+	return dehb_exhausted(st);
+}
+
+static int d_save(const void *st, struct jsonbuf *b)
+{
+	return dehb_save((struct dehb *)st, b);
+}
+
+static int d_load(const struct optim_setup *su, const cJSON *state, void **st,
+		  char *err)
+{
+	struct dehb *d;
+	const struct dehb_params *p;
+	int rc = dehb_load(state, &d, err);
+
+	if (rc)
+		return rc;
+	p = dehb_get_params(d);
+	if (p->dim != su->dim || p->seed != su->seed ||
+	    p->max_brackets != su->lim.brackets || p->max_fevals ||
+	    p->max_cost > 0 || p->max_walltime > 0) {
+		dehb_free(d);
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "snapshot: the engine's parameters do not "
+				  "match the optimizer's setup");
+	}
+	*st = d;
+	return DEHBQ_OK;
+}
+
+/* Active brackets by rung, for status.json and `dehbq status`. */
+static int d_describe(const void *st, struct jsonbuf *b)
+{
+	struct dehb_rung_info r[64];
+	int64_t id;
+	int i, k, nr, n = dehb_active_brackets(st);
+
+	jsonbuf_puts(b, "\"brackets\":[");
+	for (i = 0; i < n; i++) {
+		if (dehb_bracket_info(st, i, &id, r, 64, &nr))
+			continue;
+		jsonbuf_printf(b, "%s{\"id\":%" PRId64 ",\"rungs\":[",
+			       i ? "," : "", id);
+		for (k = 0; k < nr; k++) {
+			jsonbuf_printf(b, "%s{\"fidelity\":", k ? "," : "");
+			jsonbuf_num(b, r[k].fidelity);
+			jsonbuf_printf(b,
+				       ",\"n\":%d,\"pending\":%d,\"done\":%d}",
+				       r[k].n, r[k].pending, r[k].done);
+		}
+		jsonbuf_puts(b, "]}");
+	}
+	jsonbuf_put(b, "]", 1);
+	return jsonbuf_failed(b);
+}
+
+static void d_free(void *st)
+{
+	dehb_free(st);
+}
+
+#define DEHB_FAMILY(NAME, WHICH, SUMMARY)                                      \
+	static int NAME##_settings(const cJSON *in, struct jsonbuf *b,         \
+				   char *err)                                  \
+	{                                                                      \
+		return dsettings_write(WHICH, in, b, err);                     \
+	}                                                                      \
+	static int NAME##_open(const struct optim_setup *su, void **st,        \
+			       char *err)                                      \
+	{                                                                      \
+		return open_as(WHICH, su, st, err);                            \
+	}                                                                      \
+	const struct optim_ops optim_##NAME##_ops = {                          \
+		.name = #NAME,                                                 \
+		.summary = SUMMARY,                                            \
+		.settings = NAME##_settings,                                   \
+		.open = NAME##_open,                                           \
+		.ask = d_ask,                                                  \
+		.tell = d_tell,                                                \
+		.reopen = d_reopen,                                            \
+		.brackets = d_brackets,                                        \
+		.done = d_done,                                                \
+		.save = d_save,                                                \
+		.load = d_load,                                                \
+		.describe = d_describe,                                        \
+		.free = d_free,                                                \
+	}
+
+DEHB_FAMILY(dehb, DEHB_OPT_DEHB,
+	    "DEHB: differential evolution in Hyperband brackets (default)");
+DEHB_FAMILY(sh, DEHB_OPT_SH, "successive halving, random sampling");
+DEHB_FAMILY(hyperband, DEHB_OPT_HYPERBAND,
+	    "Hyperband: successive halving brackets, random sampling");
+DEHB_FAMILY(de, DEHB_OPT_DE, "asynchronous DE at the maximum fidelity");

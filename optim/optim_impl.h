@@ -1,0 +1,56 @@
+/*
+ * optim_impl.h - the layout of struct optim, shared by optim.c (the books)
+ * and optim_state.c (their snapshot).  Not part of the API.
+ *
+ * Ownership: every pointer is owned by the struct optim and freed by
+ * optim_free().
+ */
+#ifndef DEHBQ_OPTIM_IMPL_H
+#define DEHBQ_OPTIM_IMPL_H
+
+#include "optim.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* One job in flight: as asked, with its own copy of the vector. */
+struct optim_fl {
+	struct optim_job job;
+	double *x;
+};
+
+/* An incumbent with its own copy of the vector. */
+struct optim_inc {
+	struct optim_best b;
+	double *x;
+};
+
+struct optim {
+	const struct optim_ops *ops;
+	void *st; /* the backend's state */
+	int dim;
+	double min_f, max_f, eta;
+	uint64_t seed;
+	struct optim_limits lim;
+	double elapsed; /* last optim_set_elapsed() */
+	int64_t asked, told, failed;
+	double cost;	     /* sum of told costs, in tell order */
+	struct optim_fl *fl; /* in flight, ascending id */
+	size_t nfl, capfl;
+	struct optim_inc inc[2]; /* OPTIM_BEST_ANY, OPTIM_BEST_MAX */
+};
+
+extern const char *const optim_kind_names[]; /* NULL-terminated */
+
+/* The ops called name, or DEHBQ_EINVAL with err naming the choices. */
+int optim_find_ops(const char *name, const struct optim_ops **ops, char *err);
+/* Validate a setup; err names the field. */
+int optim_setup_check(const struct optim_setup *s, char *err);
+/* An optimiser with empty books and no backend state; NULL: no memory. */
+struct optim *optim_alloc(const struct optim_ops *ops,
+			  const struct optim_setup *s);
+/* Add a job to the in-flight table (a copy of vec); DEHBQ_ESTATE: there. */
+int optim_fl_insert(struct optim *o, const struct optim_job *job,
+		    const double *vec);
+
+#endif

@@ -1,0 +1,284 @@
+/*
+ * optim_re.c - owns regularized evolution (Real et al., AAAI 2019; the
+ * DEHB supplement's D.1 baseline), at the maximum fidelity.
+ *
+ * The first population_size asks are uniform samples.  Then each ask
+ * draws sample_size distinct members of the population uniformly, takes
+ * the best, and mutates one dimension of it: a continuous dimension is
+ * redrawn uniformly, a parameter of K choices moves to a different bin
+ * (the paper's "one edge or operator" mutation, generalised).  Each tell
+ * adds its configuration to the population and, once it is full, removes
+ * the oldest member (ageing follows tell order), never the worst.  While
+ * the population is still empty (every initial sample in flight) an ask
+ * samples uniformly rather than wait.
+ *
+ * Settings: population_size (100), sample_size (10).  Per-trial state "".
+ * The state is bounded: the population, not the history.
+ */
+#include "optim.h"
+
+#include "err.h"
+#include "jsonbuf.h"
+#include "ostate.h"
+#include "rng.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RE_MAX_POP 100000
+
+struct re {
+	int dim, pop, sample;
+	double max_f;
+	int *choices; /* per dimension, 0 = continuous */
+	struct rng rng;
+	int64_t seeded; /* initial uniform samples asked */
+	int n, head;	/* members, index of the oldest */
+	double *x;	/* pop * dim */
+	double *loss;	/* pop, +inf for failures */
+	int *idx;	/* scratch for the tournament, pop */
+};
+
+static const char *const re_keys[] = {"population_size", "sample_size", NULL};
+
+static int re_read(const cJSON *in, int *pop, int *sample, char *err)
+{
+	int rc;
+
+	*pop = 100;
+	*sample = 10;
+	if ((rc = ostate_set_keys(in, re_keys, "re", err)) ||
+	    (rc = ostate_set_int(in, "population_size", 2, RE_MAX_POP, pop,
+				 err)) ||
+	    (rc = ostate_set_int(in, "sample_size", 1, RE_MAX_POP, sample,
+				 err)))
+		return rc;
+	if (*sample > *pop)
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "optimizer.sample_size: must be <= "
+				  "population_size (%d)",
+				  *pop);
+	return DEHBQ_OK;
+}
+
+static int re_settings(const cJSON *in, struct jsonbuf *b, char *err)
+{
+	int pop, sample, rc = re_read(in, &pop, &sample, err);
+
+	if (rc)
+		return rc;
+	jsonbuf_printf(b, "\"population_size\":%d,\"sample_size\":%d", pop,
+		       sample);
+	return jsonbuf_failed(b);
+}
+
+static void re_free(void *st)
+{
+	struct re *r = st;
+
+	if (!r)
+		return;
+	free(r->choices);
+	free(r->x);
+	free(r->loss);
+	free(r->idx);
+	free(r);
+}
+
+static int re_new(const struct optim_setup *s, int pop, int sample,
+		  struct re **out)
+{
+	struct re *r = calloc(1, sizeof(*r));
+	int i;
+
+	*out = NULL;
+	if (!r)
+		return DEHBQ_ENOMEM;
+	r->dim = s->dim;
+	r->pop = pop;
+	r->sample = sample;
+	r->max_f = s->max_fidelity;
+	r->choices = calloc((size_t)s->dim, sizeof(int));
+	r->x = calloc((size_t)pop * (size_t)s->dim, sizeof(double));
+	r->loss = calloc((size_t)pop, sizeof(double));
+	r->idx = calloc((size_t)pop, sizeof(int));
+	if (!r->choices || !r->x || !r->loss || !r->idx) {
+		re_free(r);
+		return DEHBQ_ENOMEM;
+	}
+	for (i = 0; s->choices && i < s->dim; i++)
+		r->choices[i] = s->choices[i];
+	rng_seed(&r->rng, s->seed);
+	*out = r;
+	return DEHBQ_OK;
+}
+
+static int re_open(const struct optim_setup *s, void **st, char *err)
+{
+	int pop, sample, rc = re_read(s->settings, &pop, &sample, err);
+
+	if (rc)
+		return rc;
+	return re_new(s, pop, sample, (struct re **)st);
+}
+
+/* The tournament winner: best of `sample` distinct members (ties: drawn
+ * first). */
+static const double *tournament(struct re *r)
+{
+	int i, k = r->sample < r->n ? r->sample : r->n, best = -1;
+
+	for (i = 0; i < r->n; i++)
+		r->idx[i] = i;
+	for (i = 0; i < k; i++) {
+		int j = i + (int)rng_below(&r->rng, (uint64_t)(r->n - i));
+		int t = r->idx[i];
+
+		r->idx[i] = r->idx[j];
+		r->idx[j] = t;
+		if (best < 0 || r->loss[r->idx[i]] < r->loss[best])
+			best = r->idx[i];
+	}
+	return r->x + (size_t)best * (size_t)r->dim;
+}
+
+static void mutate(struct re *r, double *vec)
+{
+	int d = (int)rng_below(&r->rng, (uint64_t)r->dim), K = r->choices[d];
+
+	if (K > 1) {
+		int b = (int)floor(vec[d] * K);
+
+		if (b > K - 1)
+			b = K - 1;
+		b = (b + 1 + (int)rng_below(&r->rng, (uint64_t)(K - 1))) % K;
+		vec[d] = (b + 0.5) / K;
+	} else
+		vec[d] = rng_uniform(&r->rng);
+}
+
+static int re_ask(void *st, struct optim_job *job, double *vec)
+{
+	struct re *r = st;
+	int i;
+
+	job->fidelity = r->max_f;
+	job->bracket = (int64_t)job->id;
+	if (r->seeded < r->pop || r->n == 0) {
+		for (i = 0; i < r->dim; i++)
+			vec[i] = rng_uniform(&r->rng);
+		if (r->seeded < r->pop)
+			r->seeded++;
+		job->kind = OPTIM_KIND_RANDOM;
+		return DEHBQ_OK;
+	}
+	memcpy(vec, tournament(r), (size_t)r->dim * sizeof(double));
+	mutate(r, vec);
+	job->kind = OPTIM_KIND_TRIAL;
+	return DEHBQ_OK;
+}
+
+static int re_tell(void *st, const struct optim_job *job, const double *vec,
+		   enum optim_status status, double loss, double cost)
+{
+	struct re *r = st;
+	int at;
+
+	(void)job, (void)cost;
+	if (r->n < r->pop)
+		at = (r->head + r->n++) % r->pop;
+	else {
+		at = r->head;
+		r->head = (r->head + 1) % r->pop;
+	}
+	memcpy(r->x + (size_t)at * (size_t)r->dim, vec,
+	       (size_t)r->dim * sizeof(double));
+	r->loss[at] = status == OPTIM_OK ? loss : INFINITY;
+	return DEHBQ_OK;
+}
+
+static int re_reopen(void *st, const struct optim_job *job, const double *vec)
+{
+	const struct re *r = st;
+
+	(void)vec;
+	return job->fidelity == r->max_f && !job->state[0] ? DEHBQ_OK
+							   : DEHBQ_EINVAL;
+}
+
+static int re_save(const void *st, struct jsonbuf *b)
+{
+	const struct re *r = st;
+
+	jsonbuf_printf(b,
+		       "{\"population_size\":%d,\"sample_size\":%d,\"seeded\":"
+		       "%lld,\"n\":%d,\"head\":%d,\"rng\":",
+		       r->pop, r->sample, (long long)r->seeded, r->n, r->head);
+	ostate_put_rng(b, &r->rng);
+	jsonbuf_puts(b, ",\"x\":");
+	ostate_put_dbls(b, r->x, (size_t)r->n * (size_t)r->dim);
+	jsonbuf_puts(b, ",\"loss\":");
+	ostate_put_dbls(b, r->loss, (size_t)r->n);
+	jsonbuf_put(b, "}", 1);
+	return jsonbuf_failed(b);
+}
+
+static int re_load(const struct optim_setup *s, const cJSON *state, void **st,
+		   char *err)
+{
+	struct re *r = NULL;
+	int pop, sample, n, head, rc;
+	int64_t seeded;
+
+	if ((rc = ostate_get_int(state, "population_size", 2, RE_MAX_POP, &pop,
+				 err)) ||
+	    (rc = ostate_get_int(state, "sample_size", 1, pop, &sample, err)) ||
+	    (rc = ostate_get_int(state, "n", 0, pop, &n, err)) ||
+	    (rc = ostate_get_int(state, "head", 0, pop - 1, &head, err)) ||
+	    (rc = ostate_get_i64(state, "seeded", 0, pop, &seeded, err)))
+		return rc;
+	if (n < pop && head != 0)
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "snapshot: 'head' must be 0 until the "
+				  "population is full");
+	if ((rc = re_new(s, pop, sample, &r)))
+		return rc;
+	r->n = n;
+	r->head = head;
+	r->seeded = seeded;
+	if ((rc = ostate_get_rng(state, "rng", &r->rng, err)) ||
+	    (rc = ostate_get_dbls(state, "x", (size_t)n * (size_t)s->dim, r->x,
+				  0, 1, err)) ||
+	    (rc = ostate_get_dbls(state, "loss", (size_t)n, r->loss, 1, 0,
+				  err))) {
+		re_free(r);
+		return rc;
+	}
+	*st = r;
+	return DEHBQ_OK;
+}
+
+static int re_describe(const void *st, struct jsonbuf *b)
+{
+	const struct re *r = st;
+
+	jsonbuf_printf(b, "\"population\":%d,\"population_size\":%d", r->n,
+		       r->pop);
+	return jsonbuf_failed(b);
+}
+
+const struct optim_ops optim_re_ops = {
+	.name = "re",
+	.summary = "regularized evolution at the maximum fidelity",
+	.settings = re_settings,
+	.open = re_open,
+	.ask = re_ask,
+	.tell = re_tell,
+	.reopen = re_reopen,
+	.save = re_save,
+	.load = re_load,
+	.describe = re_describe,
+	.free = re_free,
+};

@@ -1,0 +1,317 @@
+/*
+ * optim_state.c - owns the snapshot envelope of an optimiser (optim.h):
+ *
+ *   {"format":"dehbq-optim/1","name":N,
+ *    "setup":{"dim","min_fidelity","max_fidelity","eta","seed"},
+ *    "limits":{"fevals","brackets","cost","walltime"},
+ *    "books":{"asked","told","failed","cost","elapsed",
+ *             "inflight":[{"id","fidelity","bracket","rung","kind",
+ *                          "parent","state","x"}],
+ *             "best":{"any":null|{"loss","fidelity","job","x"},"max":...}},
+ *    "state":<the backend's own>}
+ *
+ * The format and name are checked before anything else is read: a state
+ * of another format or optimiser is refused (DEHBQ_EUNSUP), never misread.
+ */
+#include "optim.h"
+#include "optim_impl.h"
+
+#include "err.h"
+#include "jsonbuf.h"
+#include "ostate.h"
+
+#include <cjson/cJSON.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void put_job(struct jsonbuf *b, const struct optim_fl *e, int dim)
+{
+	const struct optim_job *j = &e->job;
+
+	jsonbuf_puts(b, "{\"id\":");
+	jsonbuf_int(b, (int64_t)j->id);
+	jsonbuf_puts(b, ",\"fidelity\":");
+	jsonbuf_num(b, j->fidelity);
+	jsonbuf_puts(b, ",\"bracket\":");
+	jsonbuf_int(b, j->bracket);
+	jsonbuf_puts(b, ",\"rung\":");
+	jsonbuf_int(b, j->rung);
+	jsonbuf_puts(b, ",\"kind\":");
+	jsonbuf_str(b, optim_kind_name(j->kind));
+	jsonbuf_puts(b, ",\"parent\":");
+	jsonbuf_int(b, j->parent);
+	jsonbuf_puts(b, ",\"state\":");
+	jsonbuf_str(b, j->state);
+	jsonbuf_puts(b, ",\"x\":");
+	ostate_put_dbls(b, e->x, (size_t)dim);
+	jsonbuf_put(b, "}", 1);
+}
+
+static void put_best(struct jsonbuf *b, const struct optim_inc *in, int dim)
+{
+	if (!in->b.valid) {
+		jsonbuf_puts(b, "null");
+		return;
+	}
+	jsonbuf_puts(b, "{\"loss\":");
+	jsonbuf_num(b, in->b.loss);
+	jsonbuf_puts(b, ",\"fidelity\":");
+	jsonbuf_num(b, in->b.fidelity);
+	jsonbuf_puts(b, ",\"job\":");
+	jsonbuf_int(b, (int64_t)in->b.job_id);
+	jsonbuf_puts(b, ",\"x\":");
+	ostate_put_dbls(b, in->x, (size_t)dim);
+	jsonbuf_put(b, "}", 1);
+}
+
+int optim_save(const struct optim *o, struct jsonbuf *b)
+{
+	const struct optim_limits *l = &o->lim;
+	size_t i;
+	int rc;
+
+	jsonbuf_puts(b, "{\"format\":\"" OPTIM_FORMAT "\",\"name\":");
+	jsonbuf_str(b, o->ops->name);
+	jsonbuf_printf(b, ",\"setup\":{\"dim\":%d,\"min_fidelity\":", o->dim);
+	jsonbuf_num(b, o->min_f);
+	jsonbuf_puts(b, ",\"max_fidelity\":");
+	jsonbuf_num(b, o->max_f);
+	jsonbuf_puts(b, ",\"eta\":");
+	jsonbuf_num(b, o->eta);
+	jsonbuf_puts(b, ",\"seed\":");
+	jsonbuf_int(b, (int64_t)o->seed);
+	jsonbuf_puts(b, "},\"limits\":{\"fevals\":");
+	jsonbuf_int(b, l->fevals);
+	jsonbuf_puts(b, ",\"brackets\":");
+	jsonbuf_int(b, l->brackets);
+	jsonbuf_puts(b, ",\"cost\":");
+	jsonbuf_num(b, l->cost);
+	jsonbuf_puts(b, ",\"walltime\":");
+	jsonbuf_num(b, l->walltime);
+	jsonbuf_printf(b,
+		       "},\"books\":{\"asked\":%" PRId64 ",\"told\":%" PRId64
+		       ",\"failed\":%" PRId64 ",\"cost\":",
+		       o->asked, o->told, o->failed);
+	jsonbuf_num(b, o->cost);
+	jsonbuf_puts(b, ",\"elapsed\":");
+	jsonbuf_num(b, o->elapsed);
+	jsonbuf_puts(b, ",\"inflight\":[");
+	for (i = 0; i < o->nfl; i++) {
+		if (i)
+			jsonbuf_put(b, ",", 1);
+		put_job(b, &o->fl[i], o->dim);
+	}
+	jsonbuf_puts(b, "],\"best\":{\"any\":");
+	put_best(b, &o->inc[OPTIM_BEST_ANY], o->dim);
+	jsonbuf_puts(b, ",\"max\":");
+	put_best(b, &o->inc[OPTIM_BEST_MAX], o->dim);
+	jsonbuf_puts(b, "}},\"state\":");
+	if ((rc = o->ops->save(o->st, b)))
+		return rc;
+	jsonbuf_put(b, "}", 1);
+	return jsonbuf_failed(b);
+}
+
+#define TRY(x)                                                                 \
+	do {                                                                   \
+		if ((rc = (x)) != DEHBQ_OK)                                    \
+			return rc;                                             \
+	} while (0)
+
+/* The envelope's format and name: anything else is refused, not read. */
+static int check_kind(const cJSON *json, const struct optim_ops **ops,
+		      char *err)
+{
+	const cJSON *f = cJSON_GetObjectItemCaseSensitive(json, "format");
+	const cJSON *n = cJSON_GetObjectItemCaseSensitive(json, "name");
+
+	if (!cJSON_IsObject(json) || !cJSON_IsString(f))
+		return dehbq_errf(err, DEHBQ_EUNSUP,
+				  "snapshot: the optimizer state has no "
+				  "format: it was written by an older dehbq "
+				  "(before 0.4); finish the study with that "
+				  "version, or start a new one");
+	if (strcmp(f->valuestring, OPTIM_FORMAT))
+		return dehbq_errf(err, DEHBQ_EUNSUP,
+				  "snapshot: optimizer state format '%.40s' is "
+				  "not " OPTIM_FORMAT
+				  "; resume it with the dehbq that wrote it",
+				  f->valuestring);
+	if (!cJSON_IsString(n) || !(*ops = optim_find(n->valuestring)))
+		return dehbq_errf(err, DEHBQ_EUNSUP,
+				  "snapshot: optimizer '%.40s' is unknown to "
+				  "this dehbq (it has: %s)",
+				  cJSON_IsString(n) ? n->valuestring : "",
+				  optim_names());
+	return DEHBQ_OK;
+}
+
+/* The saved setup must be the study's: anything else is another study. */
+static int check_setup(const cJSON *json, const struct optim_setup *s,
+		       char *err)
+{
+	const cJSON *o;
+	double mn, mx, eta;
+	int64_t dim, seed;
+	int rc;
+
+	TRY(ostate_get_obj(json, "setup", &o, err));
+	TRY(ostate_get_i64(o, "dim", 1, OPTIM_MAX_DIM, &dim, err));
+	TRY(ostate_get_dbl(o, "min_fidelity", &mn, err));
+	TRY(ostate_get_dbl(o, "max_fidelity", &mx, err));
+	TRY(ostate_get_dbl(o, "eta", &eta, err));
+	TRY(ostate_get_i64(o, "seed", 0, OPTIM_MAX_ID, &seed, err));
+	if (dim != s->dim || mn != s->min_fidelity || mx != s->max_fidelity ||
+	    eta != s->eta || (uint64_t)seed != s->seed)
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "snapshot: the optimizer's setup (dimension, "
+				  "fidelities, eta, seed) is not the study's");
+	return DEHBQ_OK;
+}
+
+static int load_limits(const cJSON *json, struct optim_limits *l, char *err)
+{
+	const cJSON *o;
+	int rc;
+
+	TRY(ostate_get_obj(json, "limits", &o, err));
+	TRY(ostate_get_i64(o, "fevals", 0, OPTIM_MAX_ID, &l->fevals, err));
+	TRY(ostate_get_i64(o, "brackets", 0, OPTIM_MAX_ID, &l->brackets, err));
+	TRY(ostate_get_dbl(o, "cost", &l->cost, err));
+	TRY(ostate_get_dbl(o, "walltime", &l->walltime, err));
+	if (l->cost < 0 || l->walltime < 0)
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "snapshot: negative limit");
+	return DEHBQ_OK;
+}
+
+static int load_job(struct optim *o, const cJSON *e, double *x, char *err)
+{
+	struct optim_job j;
+	const char *kind, *state;
+	int64_t id, br, rung, parent;
+	int k, rc;
+
+	memset(&j, 0, sizeof(j));
+	if (!cJSON_IsObject(e))
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "snapshot: inflight entry must be an object");
+	TRY(ostate_get_i64(e, "id", 0, o->asked - 1, &id, err));
+	TRY(ostate_get_dbl(e, "fidelity", &j.fidelity, err));
+	TRY(ostate_get_i64(e, "bracket", 0, OPTIM_MAX_ID, &br, err));
+	TRY(ostate_get_i64(e, "rung", 0, 1000, &rung, err));
+	TRY(ostate_get_i64(e, "parent", -1, id - 1, &parent, err));
+	TRY(ostate_get_str(e, "kind", &kind, err));
+	TRY(ostate_get_str(e, "state", &state, err));
+	TRY(ostate_get_dbls(e, "x", (size_t)o->dim, x, 0, 1, err));
+	for (k = 0; optim_kind_names[k] && strcmp(optim_kind_names[k], kind);
+	     k++)
+		;
+	if (!optim_kind_names[k] || !(j.fidelity > 0) ||
+	    strlen(state) >= sizeof(j.state))
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "snapshot: inflight job %" PRId64
+				  " has a bad kind, fidelity or state",
+				  id);
+	j.id = (uint64_t)id;
+	j.bracket = br;
+	j.rung = (int)rung;
+	j.parent = parent;
+	j.kind = (enum optim_kind)k;
+	strcpy(j.state, state);
+	if ((rc = optim_fl_insert(o, &j, x)))
+		return rc == DEHBQ_ESTATE ? dehbq_errf(err, DEHBQ_EINVAL,
+						       "snapshot: job %" PRId64
+						       " is in flight twice",
+						       id)
+					  : rc;
+	return DEHBQ_OK;
+}
+
+static int load_best(struct optim *o, const cJSON *best, const char *k,
+		     struct optim_inc *in, char *err)
+{
+	const cJSON *v;
+	int64_t job;
+	int rc;
+
+	if (!(v = ostate_get(best, k, err)))
+		return DEHBQ_EINVAL;
+	if (cJSON_IsNull(v))
+		return DEHBQ_OK;
+	TRY(ostate_get_dbl(v, "loss", &in->b.loss, err));
+	TRY(ostate_get_dbl(v, "fidelity", &in->b.fidelity, err));
+	TRY(ostate_get_i64(v, "job", 0, o->asked - 1, &job, err));
+	TRY(ostate_get_dbls(v, "x", (size_t)o->dim, in->x, 0, 1, err));
+	in->b.job_id = (uint64_t)job;
+	in->b.valid = 1;
+	return DEHBQ_OK;
+}
+
+static int load_books(struct optim *o, const cJSON *json, char *err)
+{
+	const cJSON *bk, *a, *e, *best;
+	double *x;
+	int rc = DEHBQ_OK;
+
+	TRY(ostate_get_obj(json, "books", &bk, err));
+	TRY(ostate_get_i64(bk, "asked", 0, OPTIM_MAX_ID, &o->asked, err));
+	TRY(ostate_get_i64(bk, "told", 0, o->asked, &o->told, err));
+	TRY(ostate_get_i64(bk, "failed", 0, o->told, &o->failed, err));
+	TRY(ostate_get_dbl(bk, "cost", &o->cost, err));
+	TRY(ostate_get_dbl(bk, "elapsed", &o->elapsed, err));
+	TRY(ostate_get_arr(bk, "inflight", -1, &a, err));
+	if (o->cost < 0 || o->elapsed < 0)
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "snapshot: negative cost or elapsed");
+	if (!(x = malloc((size_t)o->dim * sizeof(double))))
+		return DEHBQ_ENOMEM;
+	cJSON_ArrayForEach(e, a)
+	{
+		if ((rc = load_job(o, e, x, err)))
+			break;
+	}
+	free(x);
+	if (rc)
+		return rc;
+	if ((int64_t)o->nfl != o->asked - o->told)
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "snapshot: %zu jobs in flight, but asked - "
+				  "told is %" PRId64,
+				  o->nfl, o->asked - o->told);
+	TRY(ostate_get_obj(bk, "best", &best, err));
+	TRY(load_best(o, best, "any", &o->inc[OPTIM_BEST_ANY], err));
+	return load_best(o, best, "max", &o->inc[OPTIM_BEST_MAX], err);
+}
+
+int optim_load(const cJSON *json, const struct optim_setup *s,
+	       struct optim **out, char *err)
+{
+	const struct optim_ops *ops;
+	const cJSON *st;
+	struct optim *o;
+	struct optim_setup su = *s;
+	int rc;
+
+	*out = NULL;
+	if ((rc = check_kind(json, &ops, err)) ||
+	    (rc = check_setup(json, s, err)) ||
+	    (rc = load_limits(json, &su.lim, err)) ||
+	    (rc = optim_setup_check(&su, err)))
+		return rc;
+	if (!(st = ostate_get(json, "state", err)))
+		return DEHBQ_EINVAL;
+	if (!(o = optim_alloc(ops, &su)))
+		return dehbq_errf(err, DEHBQ_ENOMEM, "out of memory");
+	if ((rc = load_books(o, json, err)) ||
+	    (rc = ops->load(&su, st, &o->st, err))) {
+		if (rc == DEHBQ_ENOMEM)
+			dehbq_errf(err, rc, "out of memory");
+		optim_free(o);
+		return rc;
+	}
+	*out = o;
+	return DEHBQ_OK;
+}
