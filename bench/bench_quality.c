@@ -1,26 +1,37 @@
 /*
- * bench_quality.c - optimiser quality: DEHB vs baselines at equal budget
+ * bench_quality.c - optimiser quality at equal total cost, with 1 or J jobs
+ * in flight
  *
- * Runs the in-process engine (dehb.h) on the problems of common/benchfn.h
- * with DEHB, random search, Hyperband and DE, sequentially (ask, evaluate,
- * tell), until the cumulative fidelity spent reaches BUDGET maximum-
- * fidelity equivalents (sum of job.fidelity / max_fidelity).  The run's
- * regret at a point is the noise-free regret of the incumbent measured at
- * the maximum fidelity (DEHB_INC_MAX), or of the any-fidelity incumbent
- * while nothing has reached the maximum yet.
+ * Runs every optimiser of optim_table[] in process on the problems of
+ * bench/lib/benchfn.h.  J simulated workers: each job takes its fidelity
+ * as its cost and its time; the next tell is the job that finishes first
+ * (ties: lowest id), so with J > 1 the optimiser asks while J - 1 results
+ * are still out, as a multi-worker study does.  A run stops when the told
+ * cost reaches the budget, in maximum-fidelity evaluations.  Its regret at
+ * a point is the noise-free regret of the incumbent at the maximum
+ * fidelity (OPTIM_BEST_MAX), or of the any-fidelity one while nothing has
+ * reached the maximum.
  *
- * Output (stdout): per problem, mean +- std of the final regret over the
- * seeds; then the mean rank of each optimiser over every (problem, seed)
- * (rank 1 = lowest final regret, ties averaged).  With --csv DIR it also
- * writes DIR/quality_final.csv and DIR/quality_traj.csv: mean and std of
- * the regret at NPOINTS budgets spaced logarithmically from 1 to BUDGET.
+ * Budget: --budget B maximum-fidelity evaluations, or --brackets N: the
+ * cost of the first N brackets of the Hyperband cycle (the DEHB paper's
+ * budgets are in brackets: 100 for Branin and Hartmann-6, 200 for counting
+ * ones), the same cost for every optimiser.
  *
- * Usage: bench_quality [--seeds N] [--budget B] [--csv DIR] PROBLEM...
- * Exit codes: 0 ok, 100 usage, 111 engine failure.
+ * Output (stdout): per problem, mean +- std of the final regret and of
+ * the anytime regret (the mean of the log10 regret at NPOINTS costs spaced
+ * logarithmically up to the budget) over the seeds; the mean rank of each
+ * optimiser; and the comparisons the issues ask for, each with a two-sided
+ * Mann-Whitney U test: ASHA vs Hyperband (anytime) and RE vs random
+ * (final).  --csv DIR writes quality_final.csv and quality_traj.csv.
+ *
+ * Usage: bench_quality [--seeds N] [--budget B | --brackets N] [--jobs J]
+ *                      [--csv DIR] PROBLEM...
+ * Exit codes: 0 ok, 100 usage, 111 optimiser failure.
  */
 #include "benchfn.h"
-#include "dehb.h"
 #include "err.h"
+#include "hb.h"
+#include "optim.h"
 #include "rng.h"
 
 #include <errno.h>
@@ -29,17 +40,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define QUAL_NOPT     4
+#define QUAL_MAXOPT   16
 #define QUAL_NPOINTS  40
 #define QUAL_MAXSEEDS 1000
 #define QUAL_MAXPROB  16
-
-static const enum dehb_optimizer qual_opts[QUAL_NOPT] = {
-	DEHB_OPT_DEHB, DEHB_OPT_RANDOM, DEHB_OPT_HYPERBAND, DEHB_OPT_DE};
+#define QUAL_MAXJOBS  256
 
 struct qual_run {
 	double traj[QUAL_NPOINTS]; /* regret at each checkpoint */
 	double final;		   /* regret when the budget is spent */
+	double anytime;		   /* mean log10 regret over traj */
+};
+
+struct qual_job {
+	uint64_t id;
+	double fid, end;
+	double *x;
 };
 
 static double qual_point(double budget, int i)
@@ -47,65 +63,139 @@ static double qual_point(double budget, int i)
 	return exp(log(budget) * (double)i / (QUAL_NPOINTS - 1));
 }
 
-static double qual_regret(struct dehb *d, const struct benchfn *f, double *v)
+static double qual_regret(struct optim *o, const struct benchfn *f, double *v)
 {
-	struct dehb_incumbent inc;
+	struct optim_best b;
 
-	if (dehb_incumbent(d, DEHB_INC_MAX, &inc, v) != DEHBQ_OK &&
-	    dehb_incumbent(d, DEHB_INC_ANY, &inc, v) != DEHBQ_OK)
+	if (optim_best(o, OPTIM_BEST_MAX, &b, v) != DEHBQ_OK &&
+	    optim_best(o, OPTIM_BEST_ANY, &b, v) != DEHBQ_OK)
 		return NAN;
 	return benchfn_regret(f, v);
 }
 
-static int qual_run(const struct benchfn *f, enum dehb_optimizer o,
-		    uint64_t seed, double budget, struct qual_run *out)
+/* Cost of the first n brackets of the Hyperband cycle, in max-fidelity
+ * evaluations. */
+static double bracket_budget(const struct benchfn *f, long n)
 {
-	struct dehb_params p;
-	struct dehb_job job;
-	struct dehb *d = NULL;
-	struct rng r;
-	char err[DEHBQ_ERRLEN];
-	double *v = NULL, spent = 0, loss;
-	int rc, pt = 0;
+	double fid[HB_MAX_LEVELS], c = 0;
+	int L, sz[HB_MAX_LEVELS], k, j;
+	long b;
 
-	dehb_params_init(&p);
-	p.optimizer = o;
-	p.dim = f->dim;
-	p.min_fidelity = f->min_budget;
-	p.max_fidelity = f->max_budget;
-	p.eta = 3;
-	p.seed = seed;
-	rc = dehb_new(&p, &d, err);
-	if (rc != DEHBQ_OK) {
-		fprintf(stderr, "bench_quality: fatal: %s\n", err);
-		return rc;
+	if (hb_levels(f->min_budget, f->max_budget, 3, &L))
+		return 0;
+	hb_fidelities(f->max_budget, 3, L, fid);
+	for (b = 0; b < n; b++) {
+		int s = hb_bracket_s(L, b);
+
+		if (hb_rung_sizes(L, 3, s, sz))
+			return 0;
+		for (j = 0; j <= s; j++) {
+			k = L - 1 - s + j;
+			c += sz[j] * fid[k] / f->max_budget;
+		}
 	}
+	return c;
+}
+
+static int qual_open(const struct benchfn *f, const char *name, uint64_t seed,
+		     struct optim **o)
+{
+	int ch[512], i;
+	struct optim_setup u;
+	char err[DEHBQ_ERRLEN];
+
+	memset(&u, 0, sizeof(u));
+	for (i = 0; i < f->dim && i < 512; i++) /* counting ones: bits */
+		ch[i] = f->kind == BENCHFN_COUNTINGONES && i < f->n ? 2 : 0;
+	u.dim = f->dim;
+	u.min_fidelity = f->min_budget;
+	u.max_fidelity = f->max_budget;
+	u.eta = 3;
+	u.seed = seed;
+	u.choices = ch;
+	if (optim_open(name, &u, o, err)) {
+		fprintf(stderr, "bench_quality: fatal: %s\n", err);
+		return DEHBQ_EINVAL;
+	}
+	return DEHBQ_OK;
+}
+
+/* Fill the free workers; 0, or an error. */
+static int qual_fill(struct optim *o, struct qual_job *fl, int *n, int jobs,
+		     double now)
+{
+	struct optim_job j;
+	int rc;
+
+	while (*n < jobs) {
+		rc = optim_ask(o, &j, fl[*n].x);
+		if (rc == DEHBQ_EAGAIN || rc == DEHBQ_EDONE)
+			break;
+		if (rc)
+			return rc;
+		fl[*n].id = j.id;
+		fl[*n].fid = j.fidelity;
+		fl[*n].end = now + j.fidelity;
+		(*n)++;
+	}
+	return *n ? DEHBQ_OK : DEHBQ_ESTATE; /* nothing to wait for */
+}
+
+static int qual_run(const struct benchfn *f, const char *name, uint64_t seed,
+		    double budget, int jobs, struct qual_run *out)
+{
+	struct qual_job fl[QUAL_MAXJOBS];
+	struct optim *o = NULL;
+	struct rng r;
+	double *v = NULL, spent = 0, now = 0, s = 0;
+	int rc, pt = 0, n = 0, i, k;
+
+	memset(fl, 0, sizeof(fl));
+	if ((rc = qual_open(f, name, seed, &o)))
+		return rc;
 	rc = DEHBQ_ENOMEM;
-	v = malloc(sizeof(*v) * (size_t)f->dim);
-	if (!v)
+	if (!(v = malloc(sizeof(*v) * (size_t)f->dim)))
 		goto fail;
+	for (i = 0; i < jobs; i++)
+		if (!(fl[i].x = malloc(sizeof(double) * (size_t)f->dim)))
+			goto fail;
 	rng_seed(&r, seed * 7919 + 13);
 	while (pt < QUAL_NPOINTS) {
-		rc = dehb_ask(d, &job, v);
-		if (rc != DEHBQ_OK) {
-			fprintf(stderr, "bench_quality: fatal: ask: %s\n",
-				dehbq_strerror(rc));
+		struct qual_job t;
+
+		if ((rc = qual_fill(o, fl, &n, jobs, now))) {
+			fprintf(stderr, "bench_quality: fatal: %s: ask: %s\n",
+				name, dehbq_strerror(rc));
 			goto fail;
 		}
-		loss = benchfn_loss(f, v, job.fidelity, &r);
-		rc = dehb_tell(d, job.id, DEHB_OK, loss, job.fidelity);
-		if (rc != DEHBQ_OK)
+		for (k = 0, i = 1; i < n; i++)
+			if (fl[i].end < fl[k].end ||
+			    (fl[i].end == fl[k].end && fl[i].id < fl[k].id))
+				k = i;
+		t = fl[k];
+		fl[k] = fl[n - 1];
+		fl[n - 1] = t;
+		n--;
+		now = t.end;
+		rc = optim_tell(o, t.id, OPTIM_OK,
+				benchfn_loss(f, t.x, t.fid, &r), t.fid);
+		if (rc)
 			goto fail;
-		spent += job.fidelity / f->max_budget;
+		spent += t.fid / f->max_budget;
 		while (pt < QUAL_NPOINTS &&
 		       spent >= qual_point(budget, pt) - 1e-9)
-			out->traj[pt++] = qual_regret(d, f, v);
+			out->traj[pt++] = qual_regret(o, f, v);
 	}
 	out->final = out->traj[QUAL_NPOINTS - 1];
+	for (i = 0; i < QUAL_NPOINTS; i++)
+		s += log10(fmax(out->traj[i], 1e-12));
+	out->anytime = s / QUAL_NPOINTS;
 	rc = DEHBQ_OK;
 fail:
+	for (i = 0; i < jobs; i++)
+		free(fl[i].x);
 	free(v);
-	dehb_free(d);
+	optim_free(o);
 	return rc;
 }
 
@@ -126,6 +216,47 @@ static void qual_stats(const double *x, int n, double *mean, double *sd)
 	*sd = m > 1 ? sqrt(q / (m - 1)) : 0;
 }
 
+/*
+ * Two-sided Mann-Whitney U test of a against b (n each): U of a, and the
+ * p-value from the normal approximation with the tie correction (n >= 20
+ * makes it adequate).  *effect: P(a < b) + P(a = b) / 2.
+ */
+static double mann_whitney(const double *a, const double *b, int n, double *u,
+			   double *effect)
+{
+	double U = 0, ties = 0, mu, sigma, z, N = 2.0 * n;
+	int i, j;
+
+	for (i = 0; i < n; i++)
+		for (j = 0; j < n; j++)
+			U += a[i] < b[j] ? 1 : a[i] == b[j] ? 0.5 : 0;
+	/* tie correction: sum over groups of equal values of t^3 - t */
+	for (i = 0; i < 2 * n; i++) {
+		double x = i < n ? a[i] : b[i - n], t = 0;
+		int first = 1;
+
+		for (j = 0; j < 2 * n; j++) {
+			double y = j < n ? a[j] : b[j - n];
+
+			if (y == x) {
+				t++;
+				if (j < i)
+					first = 0;
+			}
+		}
+		if (first)
+			ties += t * t * t - t;
+	}
+	*u = U;
+	*effect = U / ((double)n * n);
+	mu = (double)n * n / 2;
+	sigma = sqrt((double)n * n / 12 * ((N + 1) - ties / (N * (N - 1))));
+	if (sigma <= 0)
+		return 1;
+	z = (fabs(U - mu) - 0.5) / sigma;
+	return z < 0 ? 1 : erfc(z / sqrt(2));
+}
+
 static int qual_long(const char *s, long *v)
 {
 	char *end;
@@ -135,17 +266,46 @@ static int qual_long(const char *s, long *v)
 	return errno || end == s || *end;
 }
 
+static int opt_index(const char *name)
+{
+	int i;
+
+	for (i = 0; optim_table[i]; i++)
+		if (!strcmp(optim_table[i]->name, name))
+			return i;
+	return -1;
+}
+
+/* "A vs B" on one measure, with the test and a verdict. */
+static void compare(const char *prob, const char *what, const char *a,
+		    const char *b, const double *xa, const double *xb, int n)
+{
+	double ma, sa, mb, sb, u, eff, p = mann_whitney(xa, xb, n, &u, &eff);
+
+	qual_stats(xa, n, &ma, &sa);
+	qual_stats(xb, n, &mb, &sb);
+	printf("%-14s %s vs %s, %s: %.4g +- %.3g vs %.4g +- %.3g; U = %.1f, "
+	       "P(%s better) = %.2f, p = %.3g: %s\n",
+	       prob, a, b, what, ma, sa, mb, sb, u, a, eff, p,
+	       p >= 0.05   ? "no significant difference"
+	       : eff > 0.5 ? "BETTER"
+			   : "WORSE");
+}
+
 int main(int argc, char **argv)
 {
-	static struct qual_run runs[QUAL_MAXPROB][QUAL_NOPT][QUAL_MAXSEEDS];
-	static double ranks[QUAL_NOPT], col[QUAL_MAXSEEDS];
+	static struct qual_run runs[QUAL_MAXPROB][QUAL_MAXOPT][QUAL_MAXSEEDS];
+	static double ranks[QUAL_MAXOPT], col[QUAL_MAXSEEDS],
+		col2[QUAL_MAXSEEDS];
 	const char *csvdir = NULL, *probs[QUAL_MAXPROB];
 	struct benchfn fns[QUAL_MAXPROB];
 	char err[DEHBQ_ERRLEN], path[4096];
-	long seeds = 50, budget = 200;
-	int np = 0, ai, p, o, s, i, nrank = 0;
+	long seeds = 20, budget = 0, brackets = 0, jobs = 1;
+	int np = 0, nopt = 0, ai, p, o, s, i, nrank = 0;
 	FILE *ff = NULL, *ft = NULL;
 
+	while (optim_table[nopt] && nopt < QUAL_MAXOPT)
+		nopt++;
 	for (ai = 1; ai < argc; ai++) {
 		if (!strcmp(argv[ai], "--seeds") && ai + 1 < argc) {
 			if (qual_long(argv[++ai], &seeds) || seeds < 1 ||
@@ -153,6 +313,13 @@ int main(int argc, char **argv)
 				goto usage;
 		} else if (!strcmp(argv[ai], "--budget") && ai + 1 < argc) {
 			if (qual_long(argv[++ai], &budget) || budget < 2)
+				goto usage;
+		} else if (!strcmp(argv[ai], "--brackets") && ai + 1 < argc) {
+			if (qual_long(argv[++ai], &brackets) || brackets < 1)
+				goto usage;
+		} else if (!strcmp(argv[ai], "--jobs") && ai + 1 < argc) {
+			if (qual_long(argv[++ai], &jobs) || jobs < 1 ||
+			    jobs > QUAL_MAXJOBS)
 				goto usage;
 		} else if (!strcmp(argv[ai], "--csv") && ai + 1 < argc) {
 			csvdir = argv[++ai];
@@ -168,7 +335,7 @@ int main(int argc, char **argv)
 			goto usage;
 		}
 	}
-	if (np == 0)
+	if (np == 0 || (!budget == !brackets))
 		goto usage;
 	if (csvdir) {
 		snprintf(path, sizeof(path), "%s/quality_final.csv", csvdir);
@@ -182,47 +349,55 @@ int main(int argc, char **argv)
 				path, strerror(errno));
 			return 111;
 		}
-		fputs("problem,optimizer,seeds,budget,mean_regret,std_regret\n",
+		fputs("problem,optimizer,seeds,budget,jobs,mean_regret,std_"
+		      "regret,mean_anytime,std_anytime\n",
 		      ff);
 		fputs("problem,optimizer,budget,mean_regret,std_regret\n", ft);
 	}
-	printf("%-14s %-10s %24s\n", "problem", "optimizer",
-	       "final regret mean +- std");
+	printf("%-14s %-10s %9s %24s %24s\n", "problem", "optimizer", "budget",
+	       "final regret mean +- std", "anytime log10 mean +- std");
 	for (p = 0; p < np; p++) {
-		for (o = 0; o < QUAL_NOPT; o++) {
-			double m, sd;
+		double B = brackets ? bracket_budget(&fns[p], brackets)
+				    : (double)budget;
+
+		for (o = 0; o < nopt; o++) {
+			const char *name = optim_table[o]->name;
+			double m, sd, am, asd;
 
 			for (s = 0; s < seeds; s++)
-				if (qual_run(&fns[p], qual_opts[o],
-					     (uint64_t)s + 1, (double)budget,
-					     &runs[p][o][s]) != DEHBQ_OK)
+				if (qual_run(&fns[p], name, (uint64_t)s + 1, B,
+					     (int)jobs, &runs[p][o][s]))
 					return 111;
-			for (s = 0; s < seeds; s++)
+			for (s = 0; s < seeds; s++) {
 				col[s] = runs[p][o][s].final;
+				col2[s] = runs[p][o][s].anytime;
+			}
 			qual_stats(col, (int)seeds, &m, &sd);
-			printf("%-14s %-10s %12.4e +- %9.3e\n", probs[p],
-			       dehb_optimizer_name(qual_opts[o]), m, sd);
+			qual_stats(col2, (int)seeds, &am, &asd);
+			printf("%-14s %-10s %9.1f %12.4e +- %9.3e %12.3f +- "
+			       "%9.3f\n",
+			       probs[p], name, B, m, sd, am, asd);
 			if (ff)
-				fprintf(ff, "%s,%s,%ld,%ld,%.6e,%.6e\n",
-					probs[p],
-					dehb_optimizer_name(qual_opts[o]),
-					seeds, budget, m, sd);
+				fprintf(ff,
+					"%s,%s,%ld,%.6g,%ld,%.6e,%.6e,%.6e,"
+					"%.6e\n",
+					probs[p], name, seeds, B, jobs, m, sd,
+					am, asd);
 			for (i = 0; ft && i < QUAL_NPOINTS; i++) {
 				for (s = 0; s < seeds; s++)
 					col[s] = runs[p][o][s].traj[i];
 				qual_stats(col, (int)seeds, &m, &sd);
 				fprintf(ft, "%s,%s,%.6g,%.6e,%.6e\n", probs[p],
-					dehb_optimizer_name(qual_opts[o]),
-					qual_point((double)budget, i), m, sd);
+					name, qual_point(B, i), m, sd);
 			}
 		}
 		/* ranks per seed, ties averaged */
 		for (s = 0; s < seeds; s++) {
-			for (o = 0; o < QUAL_NOPT; o++) {
+			for (o = 0; o < nopt; o++) {
 				double x = runs[p][o][s].final, r = 1;
 				int k;
 
-				for (k = 0; k < QUAL_NOPT; k++) {
+				for (k = 0; k < nopt; k++) {
 					double y = runs[p][k][s].final;
 
 					if (k == o)
@@ -237,16 +412,38 @@ int main(int argc, char **argv)
 			nrank++;
 		}
 	}
-	printf("\n%-10s %9s   (over %d problems x %ld seeds, budget %ld "
-	       "max-fidelity evaluations)\n",
-	       "optimizer", "mean rank", np, seeds, budget);
-	for (o = 0; o < QUAL_NOPT; o++) {
-		printf("%-10s %9.3f\n", dehb_optimizer_name(qual_opts[o]),
-		       ranks[o] / nrank);
+	printf("\n%-10s %9s   (over %d problems x %ld seeds, %ld job%s in "
+	       "flight)\n",
+	       "optimizer", "mean rank", np, seeds, jobs, jobs > 1 ? "s" : "");
+	for (o = 0; o < nopt; o++) {
+		printf("%-10s %9.3f\n", optim_table[o]->name, ranks[o] / nrank);
 		if (ff)
-			fprintf(ff, "ALL,%s,%ld,%ld,rank,%.4f\n",
-				dehb_optimizer_name(qual_opts[o]), seeds,
-				budget, ranks[o] / nrank);
+			fprintf(ff, "ALL,%s,%ld,0,%ld,rank,%.4f,,\n",
+				optim_table[o]->name, seeds, jobs,
+				ranks[o] / nrank);
+	}
+	printf("\ncomparisons (two-sided Mann-Whitney U over %ld seeds; "
+	       "lower is better)\n",
+	       seeds);
+	for (p = 0; p < np; p++) {
+		int a = opt_index("asha"), h = opt_index("hyperband"),
+		    re = opt_index("re"), rs = opt_index("random");
+		double xa[QUAL_MAXSEEDS], xb[QUAL_MAXSEEDS];
+
+		for (s = 0; a >= 0 && h >= 0 && s < seeds; s++) {
+			xa[s] = runs[p][a][s].anytime;
+			xb[s] = runs[p][h][s].anytime;
+		}
+		if (a >= 0 && h >= 0)
+			compare(probs[p], "anytime log10 regret", "asha",
+				"hyperband", xa, xb, (int)seeds);
+		for (s = 0; re >= 0 && rs >= 0 && s < seeds; s++) {
+			xa[s] = runs[p][re][s].final;
+			xb[s] = runs[p][rs][s].final;
+		}
+		if (re >= 0 && rs >= 0)
+			compare(probs[p], "final regret", "re", "random", xa,
+				xb, (int)seeds);
 	}
 	if ((ff && fclose(ff) != 0) || (ft && fclose(ft) != 0)) {
 		fputs("bench_quality: fatal: unable to write the CSV\n",
@@ -255,8 +452,8 @@ int main(int argc, char **argv)
 	}
 	return 0;
 usage:
-	fputs("usage: bench_quality [--seeds N] [--budget B] [--csv DIR] "
-	      "PROBLEM...\n",
+	fputs("usage: bench_quality [--seeds N] [--budget B | --brackets N] "
+	      "[--jobs J] [--csv DIR] PROBLEM...\n",
 	      stderr);
 	return 100;
 }

@@ -92,7 +92,7 @@ static const char init_usage[] =
 	"   or: dehbq init STUDY --space FILE --min-budget X --max-budget Y\n"
 	"                  [--eta E] [--fevals N] [--brackets N]\n"
 	"                  [--walltime SECS] [--total-cost C] [--seed S]\n"
-	"                  [--optimizer dehb|random|sh|hyperband|de]\n"
+	"                  [--optimizer dehb|random|sh|hyperband|de|asha|re]\n"
 	"                  [--name NAME] [--lease SECS] [--poll SECS]\n"
 	"                  [--max-attempts N] [--max-failures-in-a-row N]\n"
 	"\n"
@@ -306,6 +306,12 @@ static void print_ladder(const struct spec *s)
 	for (k = 0; k < L; k++)
 		printf("%s %g", k ? "," : "", fid[k]);
 	printf(" (%d level%s)\n", L, L == 1 ? "" : "s");
+	if (!strcmp(s->optimizer, "asha")) {
+		printf("asha: new configurations start at fidelity %g; the "
+		       "best 1/%g of each rung are promoted to the next\n",
+		       fid[0], s->eta);
+		return;
+	}
 	if (!brackets) {
 		printf("every trial runs at fidelity %g (optimizer %s)\n",
 		       s->max_fidelity, s->optimizer);

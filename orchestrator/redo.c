@@ -166,7 +166,10 @@ int redo_load(struct redo *r, const cJSON *arr, const char *name, char *err)
 				break;
 		moves = k == REDO_MOVE || k == REDO_MOVE_NEW;
 		if (k == REDO_NOPS || !cJSON_IsString(to) ||
-		    !rel_ok(to->valuestring) ||
+		    !(rel_ok(to->valuestring) ||
+		      /* a requeue in a finished study removes FINISHED */
+		      (k == REDO_UNLINK &&
+		       !strcmp(to->valuestring, "FINISHED"))) ||
 		    (moves &&
 		     (!cJSON_IsString(from) || !rel_ok(from->valuestring))) ||
 		    (k == REDO_WRITE && !cJSON_IsString(text)) ||

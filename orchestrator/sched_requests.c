@@ -105,6 +105,11 @@ static int reopen_failed(struct sched *s, uint64_t id, const char *why)
 	    (rc = redo_push(&s->redo, REDO_MOVE, rp, to, NULL)) ||
 	    (rc = sched_inf_add(s, id, attempt, token)))
 		return rc;
+	/* a finished study is not finished any more: workers refuse to run
+	 * while FINISHED exists, so it goes once the snapshot holds the job */
+	if ((rc = study_path(to, sizeof(to), s->root, "FINISHED")) ||
+	    (rc = redo_push(&s->redo, REDO_UNLINK, NULL, to, NULL)))
+		return rc;
 	s->meta.requeues++;
 	s->dirty = 1;
 	logmsg_i(s->lg,

@@ -70,6 +70,10 @@ START_TEST(test_redo_text_round_trip)
 	ck_assert_int_eq(redo_push(&r, REDO_UNLINK, NULL,
 				   tu_path("state/requests/r.json"), NULL),
 			 DEHBQ_OK);
+	/* a requeue in a finished study: FINISHED goes, and only by unlink */
+	ck_assert_int_eq(
+		redo_push(&r, REDO_UNLINK, NULL, tu_path("FINISHED"), NULL),
+		DEHBQ_OK);
 	ck_assert_int_eq(
 		redo_push(&r, REDO_MOVE_NEW,
 			  tu_path("claimed/00000001@h.1.0123456789ab.json"),
@@ -114,6 +118,9 @@ START_TEST(test_redo_load_refuses)
 		"[{\"op\":\"rm -rf\",\"to\":\"archive/0000/a\"}]",
 		"[{\"op\":\"unlink\",\"to\":\"pending/a\\u0001b\"}]",
 		"[{\"op\":\"move\",\"to\":\"pending/a\"}]",
+		"[{\"op\":\"write\",\"to\":\"FINISHED\",\"text\":\"x\"}]",
+		"[{\"op\":\"move\",\"from\":\"FINISHED\",\"to\":"
+		"\"pending/a\"}]",
 	};
 	char err[DEHBQ_ERRLEN];
 	size_t i;

@@ -1,0 +1,530 @@
+/*
+ * check_optim.c - the optimiser contract, run over every entry of
+ * optim_table[]: unique ids, vectors in the unit cube, a double tell
+ * refused, save -> load -> continue identical to continuing, the same seed
+ * giving the same trajectory, tells in random order and failures never
+ * crashing, requeues, and every budget honoured exactly.
+ */
+#include "err.h"
+#include "jsonbuf.h"
+#include "optim.h"
+#include "rng.h"
+
+#include <check.h>
+#include <cjson/cJSON.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DIM  3
+#define MAXW 16
+
+static const int choices[DIM] = {0, 4, 0};
+
+static void setup_of(struct optim_setup *u, uint64_t seed, int64_t fevals)
+{
+	memset(u, 0, sizeof(*u));
+	u->dim = DIM;
+	u->min_fidelity = 1;
+	u->max_fidelity = 27;
+	u->eta = 3;
+	u->seed = seed;
+	u->lim.fevals = fevals;
+	u->choices = choices;
+}
+
+static double loss_of(const double *x, double fid)
+{
+	return (x[0] - 0.3) * (x[0] - 0.3) + (x[1] - 0.6) * (x[1] - 0.6) +
+	       x[2] * 0.1 + 1.0 / fid;
+}
+
+/* A driver: up to w jobs in flight, told in an order its own rng picks;
+ * every ask is logged (id, fidelity, vector bits, state) to log. */
+struct drv {
+	struct optim *o;
+	struct rng r;
+	uint64_t fl[MAXW];
+	double fid[MAXW], x[MAXW][DIM];
+	int n, w;
+	struct jsonbuf log;
+	int64_t fails; /* failures told */
+};
+
+static void drv_init(struct drv *d, struct optim *o, int w, uint64_t seed)
+{
+	memset(d, 0, sizeof(*d));
+	d->o = o;
+	d->w = w;
+	rng_seed(&d->r, seed);
+	jsonbuf_init(&d->log);
+}
+
+static void log_job(struct drv *d, const struct optim_job *j, const double *x)
+{
+	int i;
+
+	jsonbuf_printf(&d->log,
+		       "%" PRIu64 " %a %" PRId64 " %d %d %" PRId64 " %s", j->id,
+		       j->fidelity, j->bracket, j->rung, (int)j->kind,
+		       j->parent, j->state);
+	for (i = 0; i < DIM; i++)
+		jsonbuf_printf(&d->log, " %a", x[i]);
+	jsonbuf_put(&d->log, "\n", 1);
+}
+
+/* One step: fill up to w in flight, then tell one.  0 when finished. */
+static int drv_step(struct drv *d)
+{
+	struct optim_job j;
+	double x[DIM];
+	int rc, k, i;
+
+	while (d->n < d->w) {
+		rc = optim_ask(d->o, &j, x);
+		if (rc == DEHBQ_EAGAIN || rc == DEHBQ_EDONE)
+			break;
+		ck_assert_int_eq(rc, DEHBQ_OK);
+		for (i = 0; i < DIM; i++)
+			ck_assert(x[i] >= 0 && x[i] <= 1);
+		ck_assert(j.fidelity >= 1 && j.fidelity <= 27);
+		log_job(d, &j, x);
+		d->fl[d->n] = j.id;
+		d->fid[d->n] = j.fidelity;
+		memcpy(d->x[d->n], x, sizeof(x));
+		d->n++;
+	}
+	if (!d->n)
+		return !optim_finished(d->o) ? (ck_abort_msg("stuck"), 0) : 0;
+	k = (int)rng_below(&d->r, (uint64_t)d->n);
+	if (rng_below(&d->r, 10) == 0) {
+		ck_assert_int_eq(
+			optim_tell(d->o, d->fl[k], OPTIM_FAILED, 0, d->fid[k]),
+			DEHBQ_OK);
+		d->fails++;
+	} else
+		ck_assert_int_eq(optim_tell(d->o, d->fl[k], OPTIM_OK,
+					    loss_of(d->x[k], d->fid[k]),
+					    d->fid[k]),
+				 DEHBQ_OK);
+	/* a second tell of the same job is refused */
+	ck_assert_int_eq(optim_tell(d->o, d->fl[k], OPTIM_OK, 1, 1),
+			 DEHBQ_ESTATE);
+	d->fl[k] = d->fl[d->n - 1];
+	d->fid[k] = d->fid[d->n - 1];
+	memcpy(d->x[k], d->x[d->n - 1], sizeof(d->x[k]));
+	d->n--;
+	return 1;
+}
+
+static char *save_text(const struct optim *o)
+{
+	struct jsonbuf b;
+
+	jsonbuf_init(&b);
+	ck_assert_int_eq(optim_save(o, &b), DEHBQ_OK);
+	return jsonbuf_take(&b);
+}
+
+static struct optim *open_opt(int i, uint64_t seed, int64_t fevals)
+{
+	struct optim_setup u;
+	struct optim *o;
+	char err[DEHBQ_ERRLEN];
+
+	setup_of(&u, seed, fevals);
+	ck_assert_msg(optim_open(optim_table[i]->name, &u, &o, err) == DEHBQ_OK,
+		      "%s: %s", optim_table[i]->name, err);
+	return o;
+}
+
+/* ids 0, 1, 2, ... unique; the run ends with exactly fevals asked. */
+START_TEST(test_optim_ids_unique_and_fevals_exact)
+{
+	struct optim *o = open_opt(_i, 11, 200);
+	struct optim_counts c;
+	struct drv d;
+
+	drv_init(&d, o, 4, 5);
+	while (drv_step(&d))
+		;
+	optim_counts(o, &c);
+	ck_assert_int_eq(c.asked, 200);
+	ck_assert_int_eq(c.told, 200);
+	ck_assert_int_eq(c.failed, d.fails);
+	ck_assert_int_eq(c.inflight, 0);
+	ck_assert(optim_finished(o));
+	/* the log's ids are 0..199 in order */
+	{
+		const char *p = d.log.p;
+		uint64_t want = 0;
+
+		while (p && *p) {
+			ck_assert_uint_eq(strtoull(p, NULL, 10), want++);
+			p = strchr(p, '\n');
+			p = p ? p + 1 : NULL;
+		}
+		ck_assert_uint_eq(want, 200);
+	}
+	ck_assert_int_eq(optim_tell(o, 200, OPTIM_OK, 1, 1), DEHBQ_ENOENT);
+	ck_assert_int_eq(optim_tell(o, 3, OPTIM_OK, 1, 1), DEHBQ_ESTATE);
+	jsonbuf_free(&d.log);
+	optim_free(o);
+}
+END_TEST
+
+/* Same seed, same tell order: the same asks, bit for bit; another seed
+ * differs. */
+START_TEST(test_optim_same_seed_same_trajectory)
+{
+	struct optim *a = open_opt(_i, 3, 150), *b = open_opt(_i, 3, 150);
+	struct optim *c = open_opt(_i, 4, 150);
+	struct drv da, db, dc;
+
+	drv_init(&da, a, 8, 9);
+	drv_init(&db, b, 8, 9);
+	drv_init(&dc, c, 8, 9);
+	while (drv_step(&da))
+		;
+	while (drv_step(&db))
+		;
+	while (drv_step(&dc))
+		;
+	ck_assert_str_eq(da.log.p, db.log.p);
+	ck_assert_str_ne(da.log.p, dc.log.p);
+	jsonbuf_free(&da.log);
+	jsonbuf_free(&db.log);
+	jsonbuf_free(&dc.log);
+	optim_free(a);
+	optim_free(b);
+	optim_free(c);
+}
+END_TEST
+
+/* save -> load -> continue is identical to continuing, at several points
+ * and with jobs in flight. */
+START_TEST(test_optim_save_load_continue_identical)
+{
+	static const int at[] = {0, 1, 7, 40, 97};
+	char err[DEHBQ_ERRLEN];
+	size_t k;
+
+	for (k = 0; k < sizeof(at) / sizeof(at[0]); k++) {
+		struct optim *a = open_opt(_i, 21, 160), *b;
+		struct optim_setup u;
+		struct drv da, db;
+		char *ta, *tb;
+		cJSON *j;
+		int s;
+
+		drv_init(&da, a, 6, 13);
+		for (s = 0; s < at[k] && drv_step(&da); s++)
+			;
+		ta = save_text(a);
+		ck_assert_ptr_nonnull(j = cJSON_Parse(ta));
+		setup_of(&u, 21, 160);
+		ck_assert_msg(optim_load(j, &u, &b, err) == DEHBQ_OK, "%s: %s",
+			      optim_table[_i]->name, err);
+		cJSON_Delete(j);
+		tb = save_text(b);
+		ck_assert_str_eq(ta, tb); /* load then save: the same text */
+		free(tb);
+		/* the copy continues with the driver's exact state */
+		db = da;
+		db.o = b;
+		jsonbuf_init(&db.log);
+		jsonbuf_free(&da.log);
+		jsonbuf_init(&da.log);
+		while (drv_step(&da))
+			;
+		while (drv_step(&db))
+			;
+		ck_assert_str_eq(da.log.p ? da.log.p : "",
+				 db.log.p ? db.log.p : "");
+		free(ta);
+		ta = save_text(a);
+		tb = save_text(b);
+		ck_assert_str_eq(ta, tb);
+		free(ta);
+		free(tb);
+		jsonbuf_free(&da.log);
+		jsonbuf_free(&db.log);
+		optim_free(a);
+		optim_free(b);
+	}
+}
+END_TEST
+
+/* Many workers, tells in random order, one in ten failed: no crash, the
+ * books add up, and the incumbents are the best told. */
+START_TEST(test_optim_random_order_tells)
+{
+	struct optim *o = open_opt(_i, 99, 500);
+	struct optim_counts c;
+	struct optim_best any, max;
+	struct drv d;
+
+	drv_init(&d, o, MAXW, 77);
+	while (drv_step(&d))
+		;
+	optim_counts(o, &c);
+	ck_assert_int_eq(c.asked, 500);
+	ck_assert_int_eq(c.failed, d.fails);
+	ck_assert_int_eq(optim_best(o, OPTIM_BEST_ANY, &any, NULL), DEHBQ_OK);
+	if (optim_best(o, OPTIM_BEST_MAX, &max, NULL) == DEHBQ_OK) {
+		ck_assert(max.fidelity == 27);
+		ck_assert(any.loss <= max.loss);
+	}
+	jsonbuf_free(&d.log);
+	optim_free(o);
+}
+END_TEST
+
+/* The cost limit counts work in flight: the total never passes the limit
+ * by more than one job's fidelity, and is reached. */
+START_TEST(test_optim_cost_budget_counts_inflight)
+{
+	struct optim_setup u;
+	struct optim *o;
+	struct optim_counts c;
+	char err[DEHBQ_ERRLEN];
+	struct drv d;
+
+	setup_of(&u, 5, 0);
+	u.lim.cost = 600;
+	ck_assert_int_eq(optim_open(optim_table[_i]->name, &u, &o, err),
+			 DEHBQ_OK);
+	drv_init(&d, o, 8, 1);
+	while (drv_step(&d))
+		;
+	optim_counts(o, &c);
+	ck_assert_msg(c.total_cost >= 600 && c.total_cost < 600 + 27,
+		      "%s: total cost %g", optim_table[_i]->name, c.total_cost);
+	jsonbuf_free(&d.log);
+	optim_free(o);
+}
+END_TEST
+
+/* Wall time and brackets. */
+START_TEST(test_optim_walltime_and_brackets)
+{
+	struct optim_setup u;
+	struct optim *o;
+	struct optim_job j;
+	struct optim_counts c;
+	char err[DEHBQ_ERRLEN];
+	double x[DIM];
+	struct drv d;
+
+	setup_of(&u, 5, 0);
+	u.lim.walltime = 10;
+	ck_assert_int_eq(optim_open(optim_table[_i]->name, &u, &o, err),
+			 DEHBQ_OK);
+	ck_assert_int_eq(optim_ask(o, &j, x), DEHBQ_OK);
+	optim_set_elapsed(o, 10);
+	ck_assert_int_eq(optim_ask(o, &j, x), DEHBQ_EDONE);
+	ck_assert(optim_exhausted(o) && !optim_finished(o));
+	ck_assert_int_eq(optim_tell(o, 0, OPTIM_OK, 1, 1), DEHBQ_OK);
+	ck_assert(optim_finished(o));
+	optim_free(o);
+
+	setup_of(&u, 5, 0);
+	u.lim.brackets = 3;
+	ck_assert_int_eq(optim_open(optim_table[_i]->name, &u, &o, err),
+			 DEHBQ_OK);
+	drv_init(&d, o, 4, 1);
+	while (drv_step(&d))
+		;
+	optim_counts(o, &c);
+	if (c.brackets)
+		ck_assert_int_eq(c.brackets, 3);
+	else
+		ck_assert_int_eq(c.asked, 3);
+	jsonbuf_free(&d.log);
+	optim_free(o);
+}
+END_TEST
+
+/* A failed job comes back (dehbq requeue) and its new result counts. */
+START_TEST(test_optim_reopen_failed_job)
+{
+	struct optim *o = open_opt(_i, 8, 50);
+	struct optim_job j, back;
+	struct optim_counts c;
+	double x[DIM];
+
+	ck_assert_int_eq(optim_ask(o, &j, x), DEHBQ_OK);
+	ck_assert_int_eq(optim_reopen(o, &j, x), DEHBQ_ESTATE); /* in flight */
+	ck_assert_int_eq(optim_tell(o, j.id, OPTIM_FAILED, 0, 1), DEHBQ_OK);
+	back = j;
+	back.id = 5;
+	ck_assert_int_eq(optim_reopen(o, &back, x), DEHBQ_ENOENT);
+	back = j;
+	snprintf(back.state, sizeof(back.state), "{\"bogus\":1}");
+	if (j.state[0])
+		ck_assert_int_eq(optim_reopen(o, &back, x), DEHBQ_EINVAL);
+	ck_assert_int_eq(optim_reopen(o, &j, x), DEHBQ_OK);
+	optim_counts(o, &c);
+	ck_assert_int_eq(c.told, 0);
+	ck_assert_int_eq(c.failed, 0);
+	ck_assert_int_eq(c.inflight, 1);
+	ck_assert_int_eq(optim_tell(o, j.id, OPTIM_OK, 0.5, 1), DEHBQ_OK);
+	optim_counts(o, &c);
+	ck_assert_int_eq(c.told, 1);
+	ck_assert_int_eq(c.failed, 0);
+	optim_free(o);
+}
+END_TEST
+
+/* Saved state of another format or optimiser is refused, not misread. */
+START_TEST(test_optim_load_refuses_other_formats)
+{
+	struct optim *o = open_opt(_i, 1, 10), *b;
+	struct optim_setup u;
+	char err[DEHBQ_ERRLEN], *t = save_text(o), *p;
+	cJSON *j;
+
+	setup_of(&u, 1, 10);
+	p = strstr(t, OPTIM_FORMAT);
+	ck_assert_ptr_nonnull(p);
+	p[strlen(OPTIM_FORMAT) - 1] = '9';
+	ck_assert_ptr_nonnull(j = cJSON_Parse(t));
+	ck_assert_int_eq(optim_load(j, &u, &b, err), DEHBQ_EUNSUP);
+	ck_assert_msg(strstr(err, "dehbq-optim/9"), "%s", err);
+	cJSON_Delete(j);
+	ck_assert_ptr_nonnull(j = cJSON_Parse("{\"counts\":{}}"));
+	ck_assert_int_eq(optim_load(j, &u, &b, err), DEHBQ_EUNSUP);
+	ck_assert_msg(strstr(err, "older dehbq"), "%s", err);
+	cJSON_Delete(j);
+	free(t);
+	/* the study's setup must be the saved one */
+	t = save_text(o);
+	ck_assert_ptr_nonnull(j = cJSON_Parse(t));
+	u.seed = 2;
+	ck_assert_int_eq(optim_load(j, &u, &b, err), DEHBQ_EINVAL);
+	cJSON_Delete(j);
+	free(t);
+	optim_free(o);
+}
+END_TEST
+
+/* Settings: defaults filled in, unknown keys refused with their name. */
+START_TEST(test_optim_settings_validated)
+{
+	cJSON *in = cJSON_Parse("{\"no_such_setting\":1}"), *out;
+	char err[DEHBQ_ERRLEN];
+
+	ck_assert_int_eq(optim_settings(optim_table[_i]->name, NULL, &out, err),
+			 DEHBQ_OK);
+	ck_assert(cJSON_IsObject(out));
+	cJSON_Delete(out);
+	ck_assert_int_eq(optim_settings(optim_table[_i]->name, in, &out, err),
+			 DEHBQ_EINVAL);
+	ck_assert_msg(strstr(err, "optimizer.no_such_setting"), "%s", err);
+	cJSON_Delete(in);
+}
+END_TEST
+
+static int table_len(void)
+{
+	int n = 0;
+
+	while (optim_table[n])
+		n++;
+	return n;
+}
+
+/* ASHA promotes a rung's best result once a third of the rung is in. */
+START_TEST(test_optim_asha_promotes_top_third)
+{
+	struct optim_setup u;
+	struct optim *o;
+	struct optim_job j[4];
+	char err[DEHBQ_ERRLEN];
+	double x[DIM];
+	int i;
+
+	setup_of(&u, 1, 0);
+	u.lim.fevals = 100;
+	ck_assert_int_eq(optim_open("asha", &u, &o, err), DEHBQ_OK);
+	for (i = 0; i < 3; i++) {
+		ck_assert_int_eq(optim_ask(o, &j[i], x), DEHBQ_OK);
+		ck_assert_int_eq(j[i].rung, 0);
+		ck_assert(j[i].fidelity == 1);
+	}
+	ck_assert_int_eq(optim_tell(o, 1, OPTIM_OK, 0.2, 1), DEHBQ_OK);
+	ck_assert_int_eq(optim_tell(o, 0, OPTIM_OK, 0.9, 1), DEHBQ_OK);
+	ck_assert_int_eq(optim_ask(o, &j[3], x), DEHBQ_OK); /* 2 of 3: none */
+	ck_assert_int_eq(j[3].rung, 0);
+	ck_assert_int_eq(optim_tell(o, 2, OPTIM_OK, 0.5, 1), DEHBQ_OK);
+	ck_assert_int_eq(optim_ask(o, &j[3], x), DEHBQ_OK); /* 3: top 1 */
+	ck_assert_int_eq(j[3].rung, 1);
+	ck_assert(j[3].fidelity == 3);
+	ck_assert_int_eq(j[3].kind, OPTIM_KIND_PROMOTION);
+	ck_assert_int_eq(j[3].parent, 1);
+	ck_assert_int_eq(optim_ask(o, &j[3], x), DEHBQ_OK); /* no repeat */
+	ck_assert_int_eq(j[3].rung, 0);
+	optim_free(o);
+}
+END_TEST
+
+/* RE ages out the oldest member, not the worst. */
+START_TEST(test_optim_re_removes_oldest)
+{
+	struct optim_setup u;
+	struct optim *o;
+	struct optim_job j;
+	cJSON *in = cJSON_Parse("{\"population_size\":3,\"sample_size\":3}");
+	char err[DEHBQ_ERRLEN];
+	double x[DIM];
+	int i;
+
+	setup_of(&u, 1, 0);
+	u.lim.fevals = 100;
+	u.settings = in;
+	ck_assert_int_eq(optim_open("re", &u, &o, err), DEHBQ_OK);
+	/* the best (0.0) is told first, so it is the first to age out */
+	for (i = 0; i < 4; i++) {
+		ck_assert_int_eq(optim_ask(o, &j, x), DEHBQ_OK);
+		ck_assert_int_eq(j.kind,
+				 i < 3 ? OPTIM_KIND_RANDOM : OPTIM_KIND_TRIAL);
+		ck_assert_int_eq(optim_tell(o, j.id, OPTIM_OK, i, 27),
+				 DEHBQ_OK);
+	}
+	{
+		char *t = save_text(o);
+
+		/* members now: losses 1, 2, 3 (0 aged out) */
+		ck_assert_msg(strstr(t, "\"loss\":[3,1,2]"), "%s", t);
+		free(t);
+	}
+	cJSON_Delete(in);
+	optim_free(o);
+}
+END_TEST
+
+Suite *optim_suite(void)
+{
+	Suite *s = suite_create("optim");
+	TCase *c = tcase_create("contract");
+	TCase *b = tcase_create("backends");
+	int n = table_len();
+
+	tcase_set_timeout(c, 120);
+	tcase_add_loop_test(c, test_optim_ids_unique_and_fevals_exact, 0, n);
+	tcase_add_loop_test(c, test_optim_same_seed_same_trajectory, 0, n);
+	tcase_add_loop_test(c, test_optim_save_load_continue_identical, 0, n);
+	tcase_add_loop_test(c, test_optim_random_order_tells, 0, n);
+	tcase_add_loop_test(c, test_optim_cost_budget_counts_inflight, 0, n);
+	tcase_add_loop_test(c, test_optim_walltime_and_brackets, 0, n);
+	tcase_add_loop_test(c, test_optim_reopen_failed_job, 0, n);
+	tcase_add_loop_test(c, test_optim_load_refuses_other_formats, 0, n);
+	tcase_add_loop_test(c, test_optim_settings_validated, 0, n);
+	tcase_add_test(b, test_optim_asha_promotes_top_third);
+	tcase_add_test(b, test_optim_re_removes_oldest);
+	suite_add_tcase(s, c);
+	suite_add_tcase(s, b);
+	return s;
+}
