@@ -1,17 +1,18 @@
 /*
- * bench_engine.c - cost of the DEHB engine's ask+tell, and memory flatness
+ * bench_engine.c - cost of each optimiser's ask+tell, and memory flatness
  *
- * Runs the engine with a no-op objective at D = 64 and prints, per
- * optimizer, the mean ask+tell time per job (goal: < 20 us for DEHB) for
- * a sequential loop and for a window of 64 jobs in flight, plus the
- * resident set size after 10k and after 200k jobs (it must not grow:
- * the engine keeps no history).
+ * Runs every optimiser of optim_table[] (through optim.h, as the
+ * orchestrator does) with a no-op objective at D = 64 and prints the mean
+ * ask+tell time per job (goal: < 20 us for DEHB) for a sequential loop and
+ * for a window of 64 jobs in flight, plus the resident set size after 10k
+ * and after all jobs (it must not grow for an optimiser that keeps no
+ * history; ASHA keeps every result, docs/algorithm.md 10).
  *
  * Usage: bench_engine [jobs]   (default 200000)
  * Exit codes: 0 ok, 111 engine failure.
  */
-#include "dehb.h"
 #include "err.h"
+#include "optim.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,25 +54,24 @@ static double loss_of(const double *x)
 }
 
 /* Run n jobs with `window` in flight; fills the timings and RSS. */
-static int run(enum dehb_optimizer o, long n, int window, double *us,
-	       long *rss10k, long *rssend)
+static int run(const char *name, long n, int window, double *us, long *rss10k,
+	       long *rssend)
 {
-	struct dehb_params p;
-	struct dehb *d;
-	struct dehb_job j;
+	struct optim_setup u = {0};
+	struct optim *d;
+	struct optim_job j;
 	uint64_t fl[WINDOW];
 	double x[DIM], t0;
 	char err[DEHBQ_ERRLEN];
 	long done = 0;
 	int nfl = 0, rc;
 
-	dehb_params_init(&p);
-	p.optimizer = o;
-	p.dim = DIM;
-	p.min_fidelity = 1;
-	p.max_fidelity = 27;
-	p.seed = 1;
-	rc = dehb_new(&p, &d, err);
+	u.dim = DIM;
+	u.min_fidelity = 1;
+	u.max_fidelity = 27;
+	u.eta = 3;
+	u.seed = 1;
+	rc = optim_open(name, &u, &d, err);
 	if (rc != DEHBQ_OK) {
 		fprintf(stderr, "bench_engine: fatal: %s\n", err);
 		return rc;
@@ -79,7 +79,7 @@ static int run(enum dehb_optimizer o, long n, int window, double *us,
 	t0 = now();
 	while (done < n) {
 		while (nfl < window) {
-			rc = dehb_ask(d, &j, x);
+			rc = optim_ask(d, &j, x);
 			if (rc == DEHBQ_EAGAIN)
 				break;
 			if (rc != DEHBQ_OK)
@@ -91,9 +91,9 @@ static int run(enum dehb_optimizer o, long n, int window, double *us,
 		if (!nfl)
 			break;
 		/* tell the oldest; loss from the stored vector */
-		rc = dehb_job_get(d, fl[0], &j, x);
+		rc = optim_job(d, fl[0], &j, x);
 		if (rc == DEHBQ_OK)
-			rc = dehb_tell(d, fl[0], DEHB_OK, loss_of(x), 1);
+			rc = optim_tell(d, fl[0], OPTIM_OK, loss_of(x), 1);
 		if (rc != DEHBQ_OK)
 			goto out;
 		fl[0] = fl[--nfl];
@@ -105,17 +105,14 @@ static int run(enum dehb_optimizer o, long n, int window, double *us,
 	*rssend = rss_kb();
 	rc = DEHBQ_OK;
 out:
-	dehb_free(d);
+	optim_free(d);
 	return rc;
 }
 
 int main(int argc, char **argv)
 {
-	static const enum dehb_optimizer opts[] = {
-		DEHB_OPT_DEHB, DEHB_OPT_RANDOM, DEHB_OPT_SH, DEHB_OPT_HYPERBAND,
-		DEHB_OPT_DE};
 	long n = 200000, r10 = 0, rend = 0;
-	size_t i;
+	int i;
 	int w;
 
 	if (argc > 1) {
@@ -131,17 +128,18 @@ int main(int argc, char **argv)
 	printf("# D=%d, (1,27,3), no-op objective, %ld jobs\n", DIM, n);
 	printf("%-10s %6s %12s %12s %12s\n", "optimizer", "window", "us/job",
 	       "rss@10k kB", "rss@end kB");
-	for (i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+	for (i = 0; optim_table[i]; i++) {
 		for (w = 1; w <= WINDOW; w *= WINDOW) {
 			double us = 0;
 
-			if (run(opts[i], n, w, &us, &r10, &rend) != DEHBQ_OK) {
+			if (run(optim_table[i]->name, n, w, &us, &r10, &rend) !=
+			    DEHBQ_OK) {
 				fprintf(stderr, "bench_engine: fatal: engine "
 						"failure\n");
 				return 111;
 			}
 			printf("%-10s %6d %12.2f %12ld %12ld\n",
-			       dehb_optimizer_name(opts[i]), w, us, r10, rend);
+			       optim_table[i]->name, w, us, r10, rend);
 		}
 	}
 	return 0;

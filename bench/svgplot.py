@@ -13,7 +13,8 @@ import os
 import sys
 
 COLORS = {"dehb": "#d62728", "random": "#7f7f7f", "hyperband": "#1f77b4",
-          "de": "#2ca02c"}
+          "de": "#2ca02c", "sh": "#17becf", "asha": "#9467bd",
+          "re": "#ff7f0e"}
 W, H, L, R, T, B = 640, 420, 70, 130, 30, 50
 
 

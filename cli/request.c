@@ -150,8 +150,7 @@ static int has_ok_result(const char *root, uint64_t id)
 	struct result r;
 	int ok;
 
-	if (study_path(p, sizeof(p), root, "archive/%04u/%08llu.result.json",
-		       study_shard(id), (unsigned long long)id) ||
+	if (study_archive_file(p, sizeof(p), root, id, 0, "result") ||
 	    result_load(p, &r, err))
 		return 0;
 	ok = r.status == RESULT_OK;

@@ -411,8 +411,7 @@ int cli_show(int argc, char **argv)
 		int j;
 
 		for (j = 0; j < 2; j++)
-			if (!study_path(p, sizeof(p), root, "logs/%s/%s.a%d.%s",
-					sh, idtxt, a, ext[j]))
+			if (!study_log_path(p, sizeof(p), root, id, a, ext[j]))
 				tail_file(p, 20);
 	}
 	spec_release(&s);

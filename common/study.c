@@ -114,6 +114,40 @@ int study_trial_archive_path(char *buf, size_t size, const char *root,
 	return study_join(buf, size, root, dir, name);
 }
 
+int study_archive_file(char *buf, size_t size, const char *root, uint64_t id,
+		       int attempt, const char *kind)
+{
+	char dir[STUDY_ARCHIVE_DIR_LEN], name[STUDY_NAME_MAX];
+	int n;
+
+	if (id > ID_TRIAL_MAX || attempt < 0)
+		return DEHBQ_EINVAL;
+	n = attempt ? snprintf(name, sizeof(name), "%08llu.a%d.%s.json",
+			       (unsigned long long)id, attempt, kind)
+		    : snprintf(name, sizeof(name), "%08llu.%s.json",
+			       (unsigned long long)id, kind);
+	if (n < 0 || (size_t)n >= sizeof(name))
+		return DEHBQ_ETOOBIG;
+	study_archive_dir(dir, id);
+	return study_join(buf, size, root, dir, name);
+}
+
+int study_log_path(char *buf, size_t size, const char *root, uint64_t id,
+		   int attempt, const char *stream)
+{
+	if (id > ID_TRIAL_MAX)
+		return DEHBQ_EINVAL;
+	if (!root[0])
+		return fsutil_pathf(buf, size, "logs/%04u/%08llu.a%d.%s",
+				    study_shard(id), (unsigned long long)id,
+				    attempt, stream)
+			       ? DEHBQ_ETOOBIG
+			       : DEHBQ_OK;
+	return study_path(buf, size, root, "logs/%04u/%08llu.a%d.%s",
+			  study_shard(id), (unsigned long long)id, attempt,
+			  stream);
+}
+
 /* Parse exactly n decimal digits at s into *v. */
 static int digits(const char *s, int n, uint64_t *v)
 {

@@ -62,6 +62,18 @@ void study_archive_dir(char out[STUDY_ARCHIVE_DIR_LEN], uint64_t id);
  * orchestrator archives the claim that ran, once matched (protocol.md 6). */
 int study_trial_archive_path(char *buf, size_t size, const char *root,
 			     uint64_t id);
+/*
+ * The archive's files of trial id, every name built here: attempt 0 gives
+ * root/archive/SSSS/IIIIIIII.KIND.json (the current file); attempt N > 0
+ * gives root/archive/SSSS/IIIIIIII.aN.KIND.json (an earlier attempt's,
+ * kept by a requeue).  KIND: "trial" or "result".
+ */
+int study_archive_file(char *buf, size_t size, const char *root, uint64_t id,
+		       int attempt, const char *kind);
+/* root/logs/SSSS/IIIIIIII.aN.STREAM, STREAM "out" or "err"; root "" gives
+ * the path relative to the study, for messages. */
+int study_log_path(char *buf, size_t size, const char *root, uint64_t id,
+		   int attempt, const char *stream);
 
 /* The trial id an archive entry is named for: IIIIIIII.*, or a stale copy
  * claimed.IIIIIIII@... or pending.PP-IIIIIIII...  DEHBQ_EINVAL if none. */

@@ -1,49 +1,87 @@
 /*
- * fuzz_snapshot.c - libFuzzer target: arbitrary bytes as engine state
+ * fuzz_snapshot.c - libFuzzer target: arbitrary bytes as the optimiser
+ * state of a snapshot (optim_load, every backend's load)
  *
- * dehb_load must refuse anything malformed without crashing; a state that
- * loads must save and load again to the same text.
+ * optim_load must refuse anything malformed without crashing; a state that
+ * loads must save and load again to the same text, and must then take
+ * asks and tells.  The setup is read from the input's own "setup" (the
+ * study's, in a real snapshot), with the dimension bounded.
  */
-#include "dehb.h"
 #include "err.h"
 #include "jsonbuf.h"
 #include "jsonfile.h"
+#include "optim.h"
 
+#include <cjson/cJSON.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+static double num(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+
+	return cJSON_IsNumber(v) ? v->valuedouble : -1;
+}
+
+static char *save(const struct optim *o)
+{
+	struct jsonbuf b;
+	char *t;
+
+	jsonbuf_init(&b);
+	if (optim_save(o, &b) || !(t = jsonbuf_take(&b)))
+		abort();
+	return t;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	static const int choices[64] = {0, 3};
 	char err[DEHBQ_ERRLEN], *t1, *t2;
 	struct jsonfile *jf;
-	struct dehb *d, *d2;
-	struct jsonbuf b;
+	struct optim *o, *o2;
+	struct optim_setup u;
+	struct optim_job job;
+	const cJSON *su;
+	double x[64];
+	int i;
 
 	if (jsonfile_parse("fuzz.json", (const char *)data, size, &jf, err))
 		return 0;
-	if (dehb_load(jsonfile_root(jf), &d, err)) {
+	su = cJSON_GetObjectItemCaseSensitive(jsonfile_root(jf), "setup");
+	memset(&u, 0, sizeof(u));
+	u.dim = (int)num(su, "dim");
+	u.min_fidelity = num(su, "min_fidelity");
+	u.max_fidelity = num(su, "max_fidelity");
+	u.eta = num(su, "eta");
+	u.seed = num(su, "seed") >= 0 ? (uint64_t)num(su, "seed") : 0;
+	u.choices = choices;
+	if (u.dim < 1 || u.dim > 64 ||
+	    optim_load(jsonfile_root(jf), &u, &o, err)) {
 		jsonfile_free(jf);
 		return 0;
 	}
 	jsonfile_free(jf);
-	jsonbuf_init(&b);
-	if (dehb_save(d, &b) || !(t1 = jsonbuf_take(&b)))
-		abort();
+	t1 = save(o);
 	if (jsonfile_parse("save.json", t1, strlen(t1), &jf, err) ||
-	    dehb_load(jsonfile_root(jf), &d2, err))
+	    optim_load(jsonfile_root(jf), &u, &o2, err))
 		abort();
 	jsonfile_free(jf);
-	jsonbuf_init(&b);
-	if (dehb_save(d2, &b) || !(t2 = jsonbuf_take(&b)))
-		abort();
+	t2 = save(o2);
 	if (strcmp(t1, t2))
 		abort();
+	/* a loaded optimiser works: a few asks and tells */
+	for (i = 0; i < 8; i++)
+		if (optim_ask(o2, &job, x) == DEHBQ_OK &&
+		    optim_tell(o2, job.id, i % 3 ? OPTIM_OK : OPTIM_FAILED,
+			       (double)i, job.fidelity))
+			abort();
 	free(t1);
 	free(t2);
-	dehb_free(d);
-	dehb_free(d2);
+	optim_free(o);
+	optim_free(o2);
 	return 0;
 }

@@ -107,18 +107,9 @@ int dehb_params_check(const struct dehb_params *p, char *err)
 	if (!(p->crossover_prob >= 0 && p->crossover_prob <= 1))
 		return dehbq_errf(err, DEHBQ_EINVAL,
 				  "crossover_prob: must be in [0, 1]");
-	if (p->max_fevals < 0 || p->max_fevals > DEHB_MAX_ID)
-		return dehbq_errf(err, DEHBQ_EINVAL,
-				  "max_fevals: must be in 0..2^53");
 	if (p->max_brackets < 0 || p->max_brackets > DEHB_MAX_ID)
 		return dehbq_errf(err, DEHBQ_EINVAL,
 				  "max_brackets: must be in 0..2^53");
-	if (!isfinite(p->max_cost) || p->max_cost < 0)
-		return dehbq_errf(err, DEHBQ_EINVAL,
-				  "max_cost: must be finite and >= 0");
-	if (!isfinite(p->max_walltime) || p->max_walltime < 0)
-		return dehbq_errf(err, DEHBQ_EINVAL,
-				  "max_walltime: must be finite and >= 0");
 	if (p->max_active_brackets < 0)
 		return dehbq_errf(err, DEHBQ_EINVAL,
 				  "max_active_brackets: must be >= 0");
@@ -187,7 +178,6 @@ void dehb_free(struct dehb *d)
 	for (k = 0; k < HB_MAX_LEVELS; k++) {
 		free(d->pop[k].x);
 		free(d->pop[k].fit);
-		dehb_pop_texts_free(&d->pop[k]);
 		free(d->pop[k].cid);
 		free(d->pop[k].job);
 	}
@@ -197,15 +187,10 @@ void dehb_free(struct dehb *d)
 	for (i = 0; i < d->flcap; i++)
 		if (d->fl[i].used) {
 			free(d->fl[i].x);
-			free(d->fl[i].saved);
-			free(d->fl[i].xtext);
 		}
 	free(d->fl);
 	free(d->inc[0].x);
 	free(d->inc[1].x);
-	free(d->inc[0].saved_x);
-	free(d->inc[1].saved_x);
-	free(d->saved_params);
 	free(d->order);
 	free(d->otmp);
 	free(d->pool);
@@ -362,12 +347,8 @@ int dehb_fl_insert(struct dehb *d, const struct dehb_job *job, double *x)
 	e.job = *job;
 	e.x = x;
 	e.reopened = 0;
-	e.saved = NULL;
-	e.xtext = NULL;
 	fl_put(d->fl, d->flcap, &e);
 	d->flcount++;
-	if (job->level >= 0 && job->level < HB_MAX_LEVELS)
-		d->flight_at[job->level]++;
 	return DEHBQ_OK;
 }
 
@@ -376,11 +357,7 @@ static void fl_remove(struct dehb *d, struct dehb_fl *e)
 	size_t mask = d->flcap - 1;
 	size_t i = (size_t)(e - d->fl), j = i;
 
-	if (e->job.level >= 0 && e->job.level < HB_MAX_LEVELS)
-		d->flight_at[e->job.level]--;
 	free(e->x);
-	free(e->saved);
-	free(e->xtext);
 	d->fl[i].used = 0;
 	for (;;) {
 		size_t h;
@@ -667,33 +644,10 @@ static int any_pending(const struct dehb *d)
 	return 0;
 }
 
-/*
- * The cost of the jobs in flight, charged in advance: each at its fidelity
- * (the unit the benchmarks' costs use), until its tell replaces the charge
- * with the real cost.  Summed by level, so the sum is the same however the
- * jobs came and went (a save and load give the same figure).
- */
-static double inflight_charge(const struct dehb *d)
-{
-	double c = 0;
-	int l;
-
-	for (l = 0; l < d->nlevels; l++)
-		c += (double)d->flight_at[l] * d->fid[l];
-	return c;
-}
-
 int dehb_exhausted(const struct dehb *d)
 {
 	const struct dehb_params *p = &d->p;
 
-	if (p->max_fevals > 0 && d->asked >= p->max_fevals)
-		return 1;
-	if (p->max_cost > 0 &&
-	    d->total_cost + inflight_charge(d) >= p->max_cost)
-		return 1;
-	if (p->max_walltime > 0 && d->elapsed >= p->max_walltime)
-		return 1;
 	if (p->max_brackets > 0) {
 		if (!dehb_uses_brackets(d))
 			return d->asked >= p->max_brackets;
@@ -885,8 +839,6 @@ static void inc_update(struct dehb *d, int which, const struct dehb_job *j,
 	in->v.job_id = j->id;
 	in->v.config_id = j->config_id;
 	memcpy(in->x, x, (size_t)d->p.dim * sizeof(double));
-	free(in->saved_x);
-	in->saved_x = NULL;
 }
 
 int dehb_tell(struct dehb *d, uint64_t job_id, enum dehb_status status,
@@ -932,11 +884,6 @@ int dehb_tell(struct dehb *d, uint64_t job_id, enum dehb_status status,
 			P->fit[s] = fit;
 			P->cid[s] = j->config_id;
 			P->job[s] = (int64_t)j->id;
-			dehb_pop_changed(P, s);
-			if (P->slot_x) { /* the same text: move it */
-				P->slot_x[s] = e->xtext;
-				e->xtext = NULL;
-			}
 		}
 	}
 	inc_update(d, DEHB_INC_ANY, j, fit, e->x);
@@ -945,7 +892,6 @@ int dehb_tell(struct dehb *d, uint64_t job_id, enum dehb_status status,
 	d->told++;
 	if (status == DEHB_FAILED || isnan(loss))
 		d->failed++;
-	d->total_cost += cost;
 	if (b && hb_bracket_done(&b->hb)) {
 		int i = (int)(b - d->br);
 
@@ -1009,19 +955,6 @@ int dehb_job_get(const struct dehb *d, uint64_t job_id, struct dehb_job *job,
 	return DEHBQ_OK;
 }
 
-const char *dehb_job_xtext(struct dehb *d, uint64_t job_id)
-{
-	struct dehb_fl *e = dehb_fl_find(d, job_id);
-
-	return e ? dehb_fl_xtext(d, e) : NULL;
-}
-
-void dehb_set_elapsed(struct dehb *d, double seconds)
-{
-	if (isfinite(seconds) && seconds >= 0)
-		d->elapsed = seconds;
-}
-
 const struct dehb_params *dehb_get_params(const struct dehb *d)
 {
 	return &d->p;
@@ -1034,7 +967,6 @@ void dehb_get_counts(const struct dehb *d, struct dehb_counts *c)
 	c->failed = d->failed;
 	c->inflight = (int64_t)d->flcount;
 	c->brackets = d->next_bracket;
-	c->total_cost = d->total_cost;
 }
 
 int dehb_incumbent(const struct dehb *d, enum dehb_inc_which which,

@@ -22,10 +22,10 @@
  * ask/tell calls give the same jobs and the same state, bit for bit.
  * save -> load -> continue is identical to continuing.
  *
- * Termination: max_fevals counts issued jobs (in flight included), so no
- * more than max_fevals jobs are ever asked.  max_brackets stops opening
- * brackets.  max_cost compares the sum of told costs; max_walltime compares
- * the value given to dehb_set_elapsed() (the caller owns the clock).
+ * Termination: max_brackets stops opening brackets (for random and de,
+ * which have none, it caps the jobs asked).  Every other budget (fevals,
+ * cost, wall time) is the optimiser interface's (optim/optim.c), which
+ * wraps this engine for dehb, sh, hyperband and de.
  *
  * Error handling: functions return DEHBQ_OK or an enum dehbq_err code; on
  * failure nothing in the engine has changed.
@@ -92,10 +92,7 @@ struct dehb_params {
 	double mutation_factor;	       /* F, default 0.5 */
 	double crossover_prob;	       /* CR, default 0.5 */
 	uint64_t seed;		       /* everything random derives from it */
-	int64_t max_fevals;	       /* 0 = no limit */
 	int64_t max_brackets;	       /* 0 = no limit */
-	double max_cost;	       /* sum of told costs; 0 = no limit */
-	double max_walltime;	       /* seconds; 0 = no limit */
 	int max_active_brackets;       /* 0 = unlimited (the reference) */
 	int de_pop_size;	       /* DE baseline population; 0 = 20 */
 };
@@ -131,12 +128,11 @@ enum dehb_inc_which {
 };
 
 struct dehb_counts {
-	int64_t asked;	   /* jobs issued */
-	int64_t told;	   /* results told (ok + failed) */
-	int64_t failed;	   /* told as failed */
-	int64_t inflight;  /* asked - told */
-	int64_t brackets;  /* brackets opened */
-	double total_cost; /* sum of told costs */
+	int64_t asked;	  /* jobs issued */
+	int64_t told;	  /* results told (ok + failed) */
+	int64_t failed;	  /* told as failed */
+	int64_t inflight; /* asked - told */
+	int64_t brackets; /* brackets opened */
 };
 
 struct dehb_rung_info {
@@ -189,18 +185,6 @@ int dehb_reopen(struct dehb *d, const struct dehb_job *job, const double *vec);
 /* The in-flight job with this id, or DEHBQ_ENOENT.  vec may be NULL. */
 int dehb_job_get(const struct dehb *d, uint64_t job_id, struct dehb_job *job,
 		 double *vec);
-/*
- * The in-flight job's vector as exact JSON numbers, "x0,x1,...": the text
- * the snapshot stores, made once per job.  Borrowed: valid until the job
- * is told or the engine freed.  NULL when unknown or out of memory.
- */
-const char *dehb_job_xtext(struct dehb *d, uint64_t job_id);
-
-/*
- * Caller's clock for max_walltime, in seconds since the study started.
- * Negative or non-finite values are ignored.
- */
-void dehb_set_elapsed(struct dehb *d, double seconds);
 
 /* 1 when no more jobs will be issued (termination reached). */
 int dehb_exhausted(const struct dehb *d);
@@ -230,11 +214,9 @@ int dehb_bracket_info(const struct dehb *d, int i, int64_t *bracket_id,
 
 /*
  * Whole state to JSON, and back.  dehb_save appends one object's compact
- * text to b (DEHBQ_ENOMEM leaves b failed).  It keeps the text of the
- * parts that seldom change (params, in-flight jobs, populations,
- * incumbents) in d, for the next save; the state itself is not changed.
+ * text to b (DEHBQ_ENOMEM leaves b failed).
  */
-int dehb_save(struct dehb *d, struct jsonbuf *b);
+int dehb_save(const struct dehb *d, struct jsonbuf *b);
 int dehb_load(const struct cJSON *json, struct dehb **out, char *err);
 
 /* Names for enums, NULL-terminated, in enum order. */

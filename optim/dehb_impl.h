@@ -22,19 +22,13 @@
 
 /* One subpopulation (one fidelity level). */
 struct dehb_pop {
-	int n;		 /* size, fixed; 0 = level unused */
-	double *x;	 /* n * dim vectors in [0,1] */
-	double *fit;	 /* fitness, +inf until a result is accepted */
-	int64_t *cid;	 /* config id per slot */
-	int64_t *job;	 /* job whose result set fit[i], -1 if none */
-	int ptr;	 /* rolling target pointer, 0 <= ptr < n */
-	struct rng rng;	 /* this level's stream (spec 3) */
-	char *saved_x;	 /* snapshot text of x and of fit, made by dehb_save */
-	char *saved_fit; /* and dropped when they change; owned */
-	char **slot_x;	 /* per slot, the text of its vector and of its */
-	char **slot_fit; /* fitness, or NULL until dehb_save makes it; owned */
-	char *saved_cid; /* snapshot text of cid and of job, as saved_x */
-	char *saved_job;
+	int n;		/* size, fixed; 0 = level unused */
+	double *x;	/* n * dim vectors in [0,1] */
+	double *fit;	/* fitness, +inf until a result is accepted */
+	int64_t *cid;	/* config id per slot */
+	int64_t *job;	/* job whose result set fit[i], -1 if none */
+	int ptr;	/* rolling target pointer, 0 <= ptr < n */
+	struct rng rng; /* this level's stream (spec 3) */
 };
 
 /* One active bracket. */
@@ -54,23 +48,16 @@ struct dehb_fl {
 	struct dehb_job job; /* the job as asked */
 	double *x;	     /* its vector, dim doubles, owned */
 	int reopened;	     /* re-run of a failed job: bracket untouched */
-	char *saved;	     /* its snapshot text, made by the first
-				dehb_save (the job never changes), owned */
-	char *xtext;	     /* x as exact text "x0,x1,..." (slot_text),
-				made when first needed, owned; a tell that
-				puts x in a population moves it there */
 };
 
 /* An incumbent with its own copy of the vector (fixes spec 9.6). */
 struct dehb_inc {
 	struct dehb_incumbent v; /* public part */
 	double *x;		 /* copy of the vector, dim doubles */
-	char *saved_x;		 /* its snapshot text, as dehb_pop's */
 };
 
 struct dehb {
 	struct dehb_params p;		    /* validated parameters */
-	char *saved_params;		    /* p's snapshot text, owned */
 	int nlevels;			    /* L = s_max + 1 */
 	double fid[HB_MAX_LEVELS];	    /* fidelity per level, ascending */
 	struct dehb_pop pop[HB_MAX_LEVELS]; /* subpopulations */
@@ -82,15 +69,10 @@ struct dehb {
 	struct dehb_fl *fl;		    /* in-flight table, power of 2 */
 	size_t flcap;			    /* table size */
 	size_t flcount;			    /* jobs in flight */
-	int64_t flight_at[HB_MAX_LEVELS];   /* of them, at each level: their
-					       fidelities are the cost charged
-					       in advance (dehb_exhausted) */
 	struct dehb_inc inc[2];		    /* DEHB_INC_ANY, DEHB_INC_MAX */
 	int64_t asked;			    /* jobs issued = next job id */
 	int64_t told;			    /* results told */
 	int64_t failed;			    /* told as failed */
-	double total_cost;		    /* sum of told costs */
-	double elapsed;			    /* last dehb_set_elapsed() */
 	int64_t next_cid;		    /* next new config id */
 	int64_t next_bracket;		    /* next bracket id */
 	/* scratch, contents meaningless between calls */
@@ -110,12 +92,6 @@ struct dehb_fl *dehb_fl_find(const struct dehb *d, uint64_t id);
 /* Allocate the SH/HB result arrays of a bracket. */
 int dehb_bracket_alloc(const struct dehb *d, struct dehb_bracket *b);
 void dehb_bracket_release(struct dehb_bracket *b);
-/* Slot s of P changed: drop the snapshot text made of it (dehb_state.c). */
-void dehb_pop_changed(struct dehb_pop *P, int s);
-/* Free P's snapshot texts (dehb_state.c). */
-void dehb_pop_texts_free(struct dehb_pop *P);
-/* e's xtext, made now if needed; NULL when out of memory (dehb_state.c). */
-const char *dehb_fl_xtext(const struct dehb *d, struct dehb_fl *e);
 /* 1 when the optimizer runs SH brackets, 2 when it also stores results. */
 int dehb_uses_brackets(const struct dehb *d);
 

@@ -58,27 +58,6 @@
  * each in-flight job; each incumbent's vector.  A change drops the text.
  */
 
-/* "v0,v1,..." for n values, +inf as null. */
-static char *slot_text(const double *v, size_t n)
-{
-	char *t = malloc(n * 32 + 1);
-	size_t len = 0, i;
-
-	if (!t)
-		return NULL;
-	for (i = 0; i < n; i++) {
-		if (i)
-			t[len++] = ',';
-		if (isfinite(v[i]))
-			jsonfile_fmt_exact(t + len, 32, v[i]);
-		else
-			memcpy(t + len, "null", 5);
-		len += strlen(t + len);
-	}
-	t[len] = 0;
-	return t;
-}
-
 /* A bracket's per-rung counters (n <= HB_MAX_LEVELS). */
 static void put_rungs(struct jsonbuf *b, const int *v, int n)
 {
@@ -90,39 +69,8 @@ static void put_rungs(struct jsonbuf *b, const int *v, int n)
 	ostate_put_i64s(b, w, (size_t)i);
 }
 
-/* Append *saved, made first by put(what) when there is none. */
-static void put_kept(struct jsonbuf *b, char **saved,
-		     void (*put)(struct jsonbuf *, const void *, size_t),
-		     const void *what, size_t n)
+static void put_params(struct jsonbuf *b, const struct dehb_params *p)
 {
-	if (!*saved) {
-		struct jsonbuf t;
-
-		jsonbuf_init(&t);
-		put(&t, what, n);
-		if (!(*saved = jsonbuf_take(&t))) {
-			b->failed = 1;
-			return;
-		}
-	}
-	jsonbuf_puts(b, *saved);
-}
-
-static void put_dbls_v(struct jsonbuf *b, const void *v, size_t n)
-{
-	ostate_put_dbls(b, v, n);
-}
-
-static void put_i64s_v(struct jsonbuf *b, const void *v, size_t n)
-{
-	ostate_put_i64s(b, v, n);
-}
-
-static void put_params(struct jsonbuf *b, const void *v, size_t n)
-{
-	const struct dehb_params *p = v;
-
-	(void)n;
 	jsonbuf_puts(b, "{\"optimizer\":");
 	jsonbuf_str(b, dehb_optimizer_name(p->optimizer));
 	jsonbuf_printf(b, ",\"dim\":%d,\"min_fidelity\":", p->dim);
@@ -141,114 +89,30 @@ static void put_params(struct jsonbuf *b, const void *v, size_t n)
 	jsonbuf_num(b, p->mutation_factor);
 	jsonbuf_puts(b, ",\"crossover_prob\":");
 	jsonbuf_num(b, p->crossover_prob);
-	jsonbuf_printf(b,
-		       ",\"seed\":\"%016" PRIx64 "\",\"max_fevals\":", p->seed);
-	jsonbuf_num(b, (double)p->max_fevals);
-	jsonbuf_puts(b, ",\"max_brackets\":");
+	jsonbuf_printf(
+		b, ",\"seed\":\"%016" PRIx64 "\",\"max_brackets\":", p->seed);
 	jsonbuf_num(b, (double)p->max_brackets);
-	jsonbuf_puts(b, ",\"max_cost\":");
-	jsonbuf_num(b, p->max_cost);
-	jsonbuf_puts(b, ",\"max_walltime\":");
-	jsonbuf_num(b, p->max_walltime);
 	jsonbuf_printf(b, ",\"max_active_brackets\":%d,\"de_pop_size\":%d}",
 		       p->max_active_brackets, p->de_pop_size);
 }
 
-/*
- * Slot s of P changed: drop the texts made of it.  The caller may then
- * give slot_x[s] the job's vector text (dehb_tell).
- */
-void dehb_pop_changed(struct dehb_pop *P, int s)
-{
-	free(P->saved_x);
-	free(P->saved_fit);
-	free(P->saved_cid);
-	free(P->saved_job);
-	P->saved_x = P->saved_fit = P->saved_cid = P->saved_job = NULL;
-	if (P->slot_x) {
-		free(P->slot_x[s]);
-		P->slot_x[s] = NULL;
-	}
-	if (P->slot_fit) {
-		free(P->slot_fit[s]);
-		P->slot_fit[s] = NULL;
-	}
-}
-
-void dehb_pop_texts_free(struct dehb_pop *P)
-{
-	int s;
-
-	for (s = 0; s < P->n; s++) {
-		if (P->slot_x)
-			free(P->slot_x[s]);
-		if (P->slot_fit)
-			free(P->slot_fit[s]);
-	}
-	free(P->slot_x);
-	free(P->slot_fit);
-	free(P->saved_x);
-	free(P->saved_fit);
-	free(P->saved_cid);
-	free(P->saved_job);
-	P->slot_x = P->slot_fit = NULL;
-	P->saved_x = P->saved_fit = P->saved_cid = P->saved_job = NULL;
-}
-
-/* *saved = "[" the texts of P's n slots of per values each "]". */
-static int pop_array(char **saved, char ***slots, const double *v, int n,
-		     size_t per)
-{
-	size_t total = 3, len = 1;
-	int i;
-
-	if (*saved)
-		return DEHBQ_OK;
-	if (!*slots && !(*slots = calloc((size_t)n + 1, sizeof(**slots))))
-		return DEHBQ_ENOMEM;
-	for (i = 0; i < n; i++) {
-		if (!(*slots)[i] &&
-		    !((*slots)[i] = slot_text(v + (size_t)i * per, per)))
-			return DEHBQ_ENOMEM;
-		total += strlen((*slots)[i]) + 1;
-	}
-	if (!(*saved = malloc(total)))
-		return DEHBQ_ENOMEM;
-	(*saved)[0] = '[';
-	for (i = 0; i < n; i++) {
-		size_t k = strlen((*slots)[i]);
-
-		if (i)
-			(*saved)[len++] = ',';
-		memcpy(*saved + len, (*slots)[i], k);
-		len += k;
-	}
-	memcpy(*saved + len, "]", 2);
-	return DEHBQ_OK;
-}
-
 static void save_pop(struct jsonbuf *b, const struct dehb *d,
-		     struct dehb_pop *P)
+		     const struct dehb_pop *P)
 {
 	size_t n = (size_t)P->n;
 
-	if (pop_array(&P->saved_x, &P->slot_x, P->x, P->n, (size_t)d->p.dim) ||
-	    pop_array(&P->saved_fit, &P->slot_fit, P->fit, P->n, 1)) {
-		b->failed = 1;
-		return;
-	}
 	jsonbuf_puts(b, "{\"ptr\":");
 	jsonbuf_int(b, P->ptr);
 	jsonbuf_puts(b, ",\"rng\":");
 	ostate_put_rng(b, &P->rng);
 	jsonbuf_puts(b, ",\"x\":");
-	jsonbuf_puts(b, P->saved_x);
+	ostate_put_dbls(b, P->x, n * (size_t)d->p.dim);
 	jsonbuf_puts(b, ",\"fit\":");
-	jsonbuf_puts(b, P->saved_fit);
+	ostate_put_dbls(b, P->fit, n);
 	jsonbuf_puts(b, ",\"config_id\":");
-	put_kept(b, &P->saved_cid, put_i64s_v, P->cid, n);
+	ostate_put_i64s(b, P->cid, n);
 	jsonbuf_puts(b, ",\"job\":");
-	put_kept(b, &P->saved_job, put_i64s_v, P->job, n);
+	ostate_put_i64s(b, P->job, n);
 	jsonbuf_put(b, "}", 1);
 }
 
@@ -281,47 +145,34 @@ static void save_bracket(struct jsonbuf *b, const struct dehb *d,
 	jsonbuf_put(b, "}", 1);
 }
 
-const char *dehb_fl_xtext(const struct dehb *d, struct dehb_fl *e)
-{
-	if (!e->xtext)
-		e->xtext = slot_text(e->x, (size_t)d->p.dim);
-	return e->xtext;
-}
-
-/* An in-flight job as text: the numbers are integers, kind a fixed name. */
-static char *save_job(const struct dehb *d, struct dehb_fl *e)
+static void save_job(struct jsonbuf *b, const struct dehb *d,
+		     const struct dehb_fl *e)
 {
 	const struct dehb_job *j = &e->job;
-	const char *x = dehb_fl_xtext(d, e);
-	struct jsonbuf b;
 
-	if (!x)
-		return NULL;
-	jsonbuf_init(&b);
-	jsonbuf_puts(&b, "{\"id\":");
-	jsonbuf_int(&b, (int64_t)j->id);
-	jsonbuf_puts(&b, ",\"level\":");
-	jsonbuf_int(&b, j->level);
-	jsonbuf_puts(&b, ",\"bracket\":");
-	jsonbuf_int(&b, j->bracket);
-	jsonbuf_puts(&b, ",\"rung\":");
-	jsonbuf_int(&b, j->rung);
-	jsonbuf_puts(&b, ",\"kind\":");
-	jsonbuf_str(&b, dehb_kind_name(j->kind));
-	jsonbuf_puts(&b, ",\"slot\":");
-	jsonbuf_int(&b, j->slot);
-	jsonbuf_puts(&b, ",\"config_id\":");
-	jsonbuf_int(&b, j->config_id);
-	jsonbuf_puts(&b, ",\"parent_job\":");
-	jsonbuf_int(&b, j->parent_job);
-	jsonbuf_puts(&b, ",\"x\":[");
-	jsonbuf_puts(&b, x);
-	jsonbuf_puts(&b, e->reopened ? "],\"reopened\":true}" : "]}");
-	return jsonbuf_take(&b);
+	jsonbuf_puts(b, "{\"id\":");
+	jsonbuf_int(b, (int64_t)j->id);
+	jsonbuf_puts(b, ",\"level\":");
+	jsonbuf_int(b, j->level);
+	jsonbuf_puts(b, ",\"bracket\":");
+	jsonbuf_int(b, j->bracket);
+	jsonbuf_puts(b, ",\"rung\":");
+	jsonbuf_int(b, j->rung);
+	jsonbuf_puts(b, ",\"kind\":");
+	jsonbuf_str(b, dehb_kind_name(j->kind));
+	jsonbuf_puts(b, ",\"slot\":");
+	jsonbuf_int(b, j->slot);
+	jsonbuf_puts(b, ",\"config_id\":");
+	jsonbuf_int(b, j->config_id);
+	jsonbuf_puts(b, ",\"parent_job\":");
+	jsonbuf_int(b, j->parent_job);
+	jsonbuf_puts(b, ",\"x\":");
+	ostate_put_dbls(b, e->x, (size_t)d->p.dim);
+	jsonbuf_puts(b, e->reopened ? ",\"reopened\":true}" : "}");
 }
 
 static void save_inc(struct jsonbuf *b, const struct dehb *d,
-		     struct dehb_inc *in)
+		     const struct dehb_inc *in)
 {
 	if (!in->v.valid) {
 		jsonbuf_puts(b, "null");
@@ -333,7 +184,7 @@ static void save_inc(struct jsonbuf *b, const struct dehb *d,
 		       ",\"level\":%d,\"job_id\":%" PRIu64
 		       ",\"config_id\":%" PRId64 ",\"x\":",
 		       in->v.level, in->v.job_id, in->v.config_id);
-	put_kept(b, &in->saved_x, put_dbls_v, in->x, (size_t)d->p.dim);
+	ostate_put_dbls(b, in->x, (size_t)d->p.dim);
 	jsonbuf_put(b, "}", 1);
 }
 
@@ -345,9 +196,9 @@ static int cmp_fl(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-int dehb_save(struct dehb *d, struct jsonbuf *b)
+int dehb_save(const struct dehb *d, struct jsonbuf *b)
 {
-	struct dehb_fl **fl;
+	const struct dehb_fl **fl;
 	size_t i, n = 0;
 	int k;
 
@@ -357,16 +208,13 @@ int dehb_save(struct dehb *d, struct jsonbuf *b)
 		return DEHBQ_ENOMEM;
 	}
 	jsonbuf_puts(b, "{\"format\":1,\"params\":");
-	put_kept(b, &d->saved_params, put_params, &d->p, 0);
+	put_params(b, &d->p);
 	jsonbuf_puts(b, ",\"rng\":");
 	ostate_put_rng(b, &d->rng);
 	jsonbuf_printf(b,
 		       ",\"counts\":{\"asked\":%" PRId64 ",\"told\":%" PRId64
-		       ",\"failed\":%" PRId64 ",\"total_cost\":",
+		       ",\"failed\":%" PRId64,
 		       d->asked, d->told, d->failed);
-	jsonbuf_num(b, d->total_cost);
-	jsonbuf_puts(b, ",\"elapsed\":");
-	jsonbuf_num(b, d->elapsed);
 	jsonbuf_printf(b,
 		       ",\"next_config_id\":%" PRId64
 		       ",\"next_bracket\":%" PRId64 "},\"pops\":[",
@@ -388,13 +236,9 @@ int dehb_save(struct dehb *d, struct jsonbuf *b)
 			fl[n++] = &d->fl[i];
 	qsort(fl, n, sizeof(*fl), cmp_fl);
 	for (i = 0; i < n; i++) {
-		if (!fl[i]->saved && !(fl[i]->saved = save_job(d, fl[i])))
-			b->failed = 1;
-		else {
-			if (i)
-				jsonbuf_put(b, ",", 1);
-			jsonbuf_puts(b, fl[i]->saved);
-		}
+		if (i)
+			jsonbuf_put(b, ",", 1);
+		save_job(b, d, fl[i]);
 	}
 	free(fl);
 	jsonbuf_puts(b, "],\"incumbents\":{\"any\":");
@@ -405,9 +249,7 @@ int dehb_save(struct dehb *d, struct jsonbuf *b)
 	return jsonbuf_failed(b);
 }
 
-/* ---- load: every accessor checks type and range ---- */
-
-/* The value of a number item; 0 if v is none or is not finite. */
+/* ---- load: every accessor checks type and range (ostate.h) ---- */
 
 static int get_ints(const cJSON *o, const char *k, int n, int *v, int lo,
 		    const int *hi, char *err)
@@ -466,12 +308,8 @@ static int load_params(const cJSON *o, struct dehb_params *p, char *err)
 		return dehbq_errf(err, DEHBQ_EINVAL,
 				  "snapshot: 'seed' must be 16 hex digits");
 	p->seed = strtoull(s, &end, 16);
-	TRY(ostate_get_i64(o, "max_fevals", 0, DEHB_MAX_ID, &p->max_fevals,
-			   err));
 	TRY(ostate_get_i64(o, "max_brackets", 0, DEHB_MAX_ID, &p->max_brackets,
 			   err));
-	TRY(ostate_get_dbl(o, "max_cost", &p->max_cost, err));
-	TRY(ostate_get_dbl(o, "max_walltime", &p->max_walltime, err));
 	TRY(ostate_get_int(o, "max_active_brackets", 0, INT32_MAX,
 			   &p->max_active_brackets, err));
 	TRY(ostate_get_i64(o, "de_pop_size", 0, DEHB_MAX_TOTPOP, &t, err));
@@ -703,13 +541,6 @@ int dehb_load(const struct cJSON *json, struct dehb **out, char *err)
 	TRY(ostate_get_i64(o, "asked", 0, DEHB_MAX_ID, &d->asked, err));
 	TRY(ostate_get_i64(o, "told", 0, d->asked, &d->told, err));
 	TRY(ostate_get_i64(o, "failed", 0, d->told, &d->failed, err));
-	TRY(ostate_get_dbl(o, "total_cost", &d->total_cost, err));
-	TRY(ostate_get_dbl(o, "elapsed", &d->elapsed, err));
-	if (d->total_cost < 0 || d->elapsed < 0) {
-		rc = dehbq_errf(err, DEHBQ_EINVAL,
-				"snapshot: negative cost or time");
-		goto fail;
-	}
 	TRY(ostate_get_i64(o, "next_config_id", d->totpop, DEHB_MAX_ID,
 			   &d->next_cid, err));
 	TRY(ostate_get_i64(o, "next_bracket", 0, DEHB_MAX_ID, &d->next_bracket,

@@ -209,7 +209,7 @@ static int d_done(const void *st)
 
 static int d_save(const void *st, struct jsonbuf *b)
 {
-	return dehb_save((struct dehb *)st, b);
+	return dehb_save(st, b);
 }
 
 static int d_load(const struct optim_setup *su, const cJSON *state, void **st,
@@ -223,8 +223,7 @@ static int d_load(const struct optim_setup *su, const cJSON *state, void **st,
 		return rc;
 	p = dehb_get_params(d);
 	if (p->dim != su->dim || p->seed != su->seed ||
-	    p->max_brackets != su->lim.brackets || p->max_fevals ||
-	    p->max_cost > 0 || p->max_walltime > 0) {
+	    p->max_brackets != su->lim.brackets) {
 		dehb_free(d);
 		return dehbq_errf(err, DEHBQ_EINVAL,
 				  "snapshot: the engine's parameters do not "

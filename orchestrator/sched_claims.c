@@ -58,11 +58,9 @@ static int fail_expired(struct sched *s, struct inflight *e, const char *who)
 		return rc;
 	rc = optim_tell(s->eng, id, OPTIM_FAILED, NAN, 0);
 	if (!rc && !(rc = sched_ensure_shard(s, id)) &&
-	    !(rc = sched_archive_path(s, to, sizeof(to), id, ""))) {
-		snprintf(to + strlen(to), sizeof(to) - strlen(to),
-			 "%08llu.result.json", (unsigned long long)id);
+	    !(rc = study_archive_file(to, sizeof(to), s->root, id, 0,
+				      "result")))
 		rc = redo_push(&s->redo, REDO_WRITE, NULL, to, text);
-	}
 	free(text);
 	if (rc)
 		return rc;

@@ -65,7 +65,7 @@ static int queue_duplicate(struct sched *s, const char *path, uint64_t id,
  */
 void sched_count_failure(struct sched *s, uint64_t id, const struct result *r)
 {
-	char why[160], host[ID_HOST_LEN];
+	char why[160], host[ID_HOST_LEN], log[40];
 	int max = s->spec->max_failures_in_a_row;
 
 	if (r->status == RESULT_OK) {
@@ -76,11 +76,12 @@ void sched_count_failure(struct sched *s, uint64_t id, const struct result *r)
 		return;
 	fsutil_printable(r->error, why, sizeof(why));
 	fsutil_printable(r->host, host, sizeof(host));
+	study_log_path(log, sizeof(log), "", id, r->attempt, "err");
 	snprintf(s->held, sizeof(s->held),
 		 "%d results in a row failed; the last, trial %08llu attempt "
-		 "%d on %s: %s (its log: logs/%04u/%08llu.a%d.err)",
+		 "%d on %s: %s (its log: %s)",
 		 s->fail_run, (unsigned long long)id, r->attempt, host, why,
-		 study_shard(id), (unsigned long long)id, r->attempt);
+		 log);
 	logmsg_e(s->lg,
 		 "holding the study, no new trials: %s. Fix the trainer, "
 		 "then run 'dehbq requeue %s --failed' (or 'dehbq stop')",
@@ -313,7 +314,6 @@ static int refuse_result(struct sched *s, const char *name,
 static int ingest_result(struct sched *s, const char *name)
 {
 	char path[STUDY_PATH_MAX], to[STUDY_PATH_MAX], from[STUDY_PATH_MAX];
-	char an[ID_TRIAL_LEN + 12]; /* archived name */
 	char *text = NULL;
 	struct result r;
 	struct inflight *e;
@@ -358,13 +358,12 @@ static int ingest_result(struct sched *s, const char *name)
 	sched_count_failure(s, id, &r);
 	result_release(&r);
 	s->dirty = 1;
-	id_trial_format(id, an);
-	memcpy(an + ID_TRIAL_LEN - 1, ".result.json", 13);
 	sched_inf_remove(s, id);
 	/* the trial file first: a reader never sees a result without it */
 	if (!(rc = sched_ensure_shard(s, id)) &&
 	    !(rc = archive_run_file(s, id, from, text)) &&
-	    !(rc = sched_archive_path(s, to, sizeof(to), id, an)))
+	    !(rc = study_archive_file(to, sizeof(to), s->root, id, 0,
+				      "result")))
 		rc = redo_push(&s->redo, REDO_MOVE, path, to, NULL);
 	free(text);
 	return rc;

@@ -35,20 +35,15 @@ static enum optim_kind optim_kind_of(enum trial_kind k)
 static int reopen_failed(struct sched *s, uint64_t id, const char *why)
 {
 	char tp[STUDY_PATH_MAX], rp[STUDY_PATH_MAX], to[STUDY_PATH_MAX];
-	char err[DEHBQ_ERRLEN], name[64];
+	char err[DEHBQ_ERRLEN];
 	struct optim_job job;
 	struct result r;
 	struct trial t;
 	uint64_t token;
 	int rc, attempt;
 
-	snprintf(name, sizeof(name), "%08llu.trial.json",
-		 (unsigned long long)id);
-	if (sched_archive_path(s, tp, sizeof(tp), id, name))
-		return DEHBQ_ETOOBIG;
-	snprintf(name, sizeof(name), "%08llu.result.json",
-		 (unsigned long long)id);
-	if (sched_archive_path(s, rp, sizeof(rp), id, name))
+	if (study_archive_file(tp, sizeof(tp), s->root, id, 0, "trial") ||
+	    study_archive_file(rp, sizeof(rp), s->root, id, 0, "result"))
 		return DEHBQ_ETOOBIG;
 	if (result_load(rp, &r, err)) {
 		logmsg_w(s->lg,
@@ -93,15 +88,13 @@ static int reopen_failed(struct sched *s, uint64_t id, const char *why)
 		trial_release(&t);
 		return rc == DEHBQ_ENOMEM ? rc : DEHBQ_OK;
 	}
-	snprintf(name, sizeof(name), "%08llu.a%d.trial.json",
-		 (unsigned long long)id, t.attempt);
+	rc = study_archive_file(to, sizeof(to), s->root, id, t.attempt,
+				"trial");
 	trial_release(&t);
-	if ((rc = sched_archive_path(s, to, sizeof(to), id, name)) ||
-	    (rc = redo_push(&s->redo, REDO_MOVE, tp, to, NULL)))
+	if (rc || (rc = redo_push(&s->redo, REDO_MOVE, tp, to, NULL)))
 		return rc;
-	snprintf(name, sizeof(name), "%08llu.a%d.result.json",
-		 (unsigned long long)id, attempt - 1);
-	if ((rc = sched_archive_path(s, to, sizeof(to), id, name)) ||
+	if ((rc = study_archive_file(to, sizeof(to), s->root, id, attempt - 1,
+				     "result")) ||
 	    (rc = redo_push(&s->redo, REDO_MOVE, rp, to, NULL)) ||
 	    (rc = sched_inf_add(s, id, attempt, token)))
 		return rc;

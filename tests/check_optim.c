@@ -307,6 +307,52 @@ START_TEST(test_optim_cost_budget_counts_inflight)
 }
 END_TEST
 
+/*
+ * Exactly: with a cost limit equal to the sum of the first k fidelities,
+ * the optimiser is exhausted after k asks and no tell; a tell of a cheaper
+ * real cost makes room again; a save and load keep the charge.
+ */
+START_TEST(test_optim_cost_charge_is_exact)
+{
+	struct optim_setup u;
+	struct optim *o, *e;
+	struct optim_job j[5];
+	char err[DEHBQ_ERRLEN], *t;
+	double x[DIM], sum = 0;
+	cJSON *js;
+	int k;
+
+	o = open_opt(_i, 5, 0);
+	for (k = 0; k < 5; k++) {
+		ck_assert_int_eq(optim_ask(o, &j[k], x), DEHBQ_OK);
+		sum += j[k].fidelity;
+	}
+	optim_free(o);
+	setup_of(&u, 5, 0);
+	u.lim.cost = sum;
+	ck_assert_int_eq(optim_open(optim_table[_i]->name, &u, &o, err),
+			 DEHBQ_OK);
+	for (k = 0; k < 5; k++) {
+		ck_assert_msg(!optim_exhausted(o), "%s: %d",
+			      optim_table[_i]->name, k);
+		ck_assert_int_eq(optim_ask(o, &j[k], x), DEHBQ_OK);
+	}
+	ck_assert(optim_exhausted(o));
+	ck_assert_int_eq(optim_ask(o, &j[0], x), DEHBQ_EDONE);
+	t = save_text(o);
+	ck_assert_ptr_nonnull(js = cJSON_Parse(t));
+	ck_assert_int_eq(optim_load(js, &u, &e, err), DEHBQ_OK);
+	ck_assert(optim_exhausted(e));
+	ck_assert_int_eq(optim_tell(o, j[0].id, OPTIM_OK, 1, j[0].fidelity / 2),
+			 DEHBQ_OK);
+	ck_assert(!optim_exhausted(o));
+	cJSON_Delete(js);
+	free(t);
+	optim_free(e);
+	optim_free(o);
+}
+END_TEST
+
 /* Wall time and brackets. */
 START_TEST(test_optim_walltime_and_brackets)
 {
@@ -518,6 +564,7 @@ Suite *optim_suite(void)
 	tcase_add_loop_test(c, test_optim_save_load_continue_identical, 0, n);
 	tcase_add_loop_test(c, test_optim_random_order_tells, 0, n);
 	tcase_add_loop_test(c, test_optim_cost_budget_counts_inflight, 0, n);
+	tcase_add_loop_test(c, test_optim_cost_charge_is_exact, 0, n);
 	tcase_add_loop_test(c, test_optim_walltime_and_brackets, 0, n);
 	tcase_add_loop_test(c, test_optim_reopen_failed_job, 0, n);
 	tcase_add_loop_test(c, test_optim_load_refuses_other_formats, 0, n);

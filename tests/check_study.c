@@ -189,6 +189,24 @@ START_TEST(test_study_archive_paths)
 		study_trial_archive_path(p, sizeof(p), "/s", 100000000),
 		DEHBQ_ETOOBIG);
 	ck_assert_str_eq(p, "");
+	/* every archive and log name comes from here */
+	ck_assert_int_eq(
+		study_archive_file(p, sizeof(p), "/s", 42, 0, "result"),
+		DEHBQ_OK);
+	ck_assert_str_eq(p, "/s/archive/0000/00000042.result.json");
+	ck_assert_int_eq(
+		study_archive_file(p, sizeof(p), "/s", 10042, 2, "trial"),
+		DEHBQ_OK);
+	ck_assert_str_eq(p, "/s/archive/0001/00010042.a2.trial.json");
+	ck_assert_int_eq(study_archive_file(p, sizeof(p), "/s", 1, -1, "trial"),
+			 DEHBQ_EINVAL);
+	ck_assert_int_eq(study_log_path(p, sizeof(p), "/s", 10042, 3, "err"),
+			 DEHBQ_OK);
+	ck_assert_str_eq(p, "/s/logs/0001/00010042.a3.err");
+	ck_assert_int_eq(study_log_path(p, sizeof(p), "", 7, 1, "out"),
+			 DEHBQ_OK);
+	ck_assert_str_eq(p, "logs/0000/00000007.a1.out");
+	ck_assert_int_eq(study_log_path(p, 10, "", 7, 1, "out"), DEHBQ_ETOOBIG);
 }
 END_TEST
 

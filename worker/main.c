@@ -152,7 +152,7 @@ struct worker {
 	double next_beat;	     /* monotonic time of next idle beat */
 	double heartbeat;	     /* seconds between beats */
 	long fail_run;		     /* trials that failed in a row */
-	char fail_last[200];	     /* the last one, for the exit message */
+	char fail_last[256];	     /* the last one, for the exit message */
 };
 
 static int num(const char *opt, const char *s, double *out)
@@ -516,16 +516,15 @@ static enum step run_claimed(struct worker *w, struct claim *c)
 	if (r.status == RESULT_OK) {
 		w->fail_run = 0;
 	} else {
-		char why[120];
+		char why[120], log[40];
 
 		w->fail_run++;
 		fsutil_printable(r.error, why, sizeof(why));
+		study_log_path(log, sizeof(log), "", c->trial.id,
+			       c->trial.attempt, "err");
 		snprintf(w->fail_last, sizeof(w->fail_last),
-			 "trial %s attempt %d: %s; its log: "
-			 "logs/%04u/%s.a%d.err",
-			 w->trial_id, c->trial.attempt, why,
-			 study_shard(c->trial.id), w->trial_id,
-			 c->trial.attempt);
+			 "trial %s attempt %d: %s; its log: %s", w->trial_id,
+			 c->trial.attempt, why, log);
 	}
 	if (r.status == RESULT_OK)
 		logmsg_i(&w->lg,

@@ -488,10 +488,10 @@ static int prepare(const struct run_job *j, struct prep *p, char *err)
 			 p->workdir) ||
 	    study_path(p->logdir, sizeof(p->logdir), j->root, "logs/%04u",
 		       sh) ||
-	    study_path(p->out, sizeof(p->out), j->root, "logs/%04u/%s.a%d.out",
-		       sh, p->id, t->attempt) ||
-	    study_path(p->err, sizeof(p->err), j->root, "logs/%04u/%s.a%d.err",
-		       sh, p->id, t->attempt))
+	    study_log_path(p->out, sizeof(p->out), j->root, t->id, t->attempt,
+			   "out") ||
+	    study_log_path(p->err, sizeof(p->err), j->root, t->id, t->attempt,
+			   "err"))
 		return dehbq_errf(err, DEHBQ_ETOOBIG, "study path too long");
 	if (t->parent >= 0 &&
 	    workdir_find(j->root, j->space, (uint64_t)t->parent, p->parent,
