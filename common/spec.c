@@ -9,6 +9,7 @@
 
 #include "err.h"
 #include "fsutil.h"
+#include "hb.h"
 #include "jsonfile.h"
 #include "space.h"
 #include "study.h"
@@ -359,17 +360,22 @@ static int check_range(const char *name, const char *field, double v, double lo,
 			  lo, hi);
 }
 
+_Static_assert(SPEC_MAX_LEVELS == HB_MAX_LEVELS,
+	       "the spec allows the levels the optimisers support");
+
 int spec_levels(const struct spec *s)
 {
-	double x;
 	int levels;
 
-	/* largest k with max * eta^-k >= min * (1 - 1e-9), as the engine */
-	for (levels = 1, x = s->max_fidelity / s->eta;
-	     x >= s->min_fidelity * (1 - 1e-9) && levels <= SPEC_MAX_LEVELS;
-	     x /= s->eta)
-		levels++;
-	return levels;
+	/* the optimisers' own count (hb.h); too many: one more than allowed */
+	switch (hb_levels(s->min_fidelity, s->max_fidelity, s->eta, &levels)) {
+	case DEHBQ_OK:
+		return levels;
+	case DEHBQ_ETOOBIG:
+		return SPEC_MAX_LEVELS + 1;
+	default:
+		return 1;
+	}
 }
 
 /*

@@ -89,6 +89,15 @@ int dehb_alloc(const struct dehb_params *p, struct dehb **out, char *err);
 /* In-flight table: insert a job (takes ownership of x) / find by id. */
 int dehb_fl_insert(struct dehb *d, const struct dehb_job *job, double *x);
 struct dehb_fl *dehb_fl_find(const struct dehb *d, uint64_t id);
+/* Subpopulation size per level and the largest rung (dehb_params.c). */
+int dehb_pop_sizes(const struct dehb_params *p, int nlevels, int *pop,
+		   int *maxrung);
+/* Grow the in-flight table for one more job (dehb_table.c). */
+int dehb_fl_reserve(struct dehb *d);
+/* Drop a told job from the in-flight table, freeing its vector. */
+void dehb_fl_remove(struct dehb *d, struct dehb_fl *e);
+/* The active bracket with this id, or NULL. */
+struct dehb_bracket *dehb_bracket_find(struct dehb *d, int64_t id);
 /* Allocate the SH/HB result arrays of a bracket. */
 int dehb_bracket_alloc(const struct dehb *d, struct dehb_bracket *b);
 void dehb_bracket_release(struct dehb_bracket *b);

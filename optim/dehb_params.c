@@ -1,0 +1,153 @@
+/*
+ * dehb_params.c - owns the DEHB engine's parameters: defaults, validation,
+ * the fidelity ladder and the subpopulation sizes they imply
+ */
+#include "dehb.h"
+
+#include "dehb_impl.h"
+#include "err.h"
+#include "hb.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+void dehb_params_init(struct dehb_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->optimizer = DEHB_OPT_DEHB;
+	p->dim = 1;
+	p->min_fidelity = 1;
+	p->max_fidelity = 27;
+	p->eta = 3;
+	p->mutation = DEHB_MUT_RAND1;
+	p->crossover = DEHB_CX_BIN;
+	p->boundary = DEHB_BOUND_RANDOM;
+	p->mutation_factor = 0.5;
+	p->crossover_prob = 0.5;
+}
+
+static int de_pop(const struct dehb_params *p)
+{
+	return p->de_pop_size > 0 ? p->de_pop_size : 20;
+}
+
+/* Population sizes per level for the chosen optimizer. */
+int dehb_pop_sizes(const struct dehb_params *p, int nlevels, int *pop,
+		   int *maxrung)
+{
+	int hbpop[HB_MAX_LEVELS];
+	int k, rc;
+
+	rc = hb_pop_sizes(nlevels, p->eta, hbpop);
+	if (rc != DEHBQ_OK)
+		return rc;
+	*maxrung = 0;
+	for (k = 0; k < nlevels; k++) {
+		if (hbpop[k] > *maxrung)
+			*maxrung = hbpop[k];
+		pop[k] = 0;
+		if (p->optimizer == DEHB_OPT_DEHB)
+			pop[k] = hbpop[k];
+	}
+	if (p->optimizer == DEHB_OPT_DE)
+		pop[nlevels - 1] = de_pop(p);
+	return DEHBQ_OK;
+}
+
+int dehb_params_check(const struct dehb_params *p, char *err)
+{
+	int pop[HB_MAX_LEVELS];
+	int nlevels, maxrung, k, rc;
+	long tot = 0;
+
+	if ((unsigned)p->optimizer > DEHB_OPT_DE)
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "optimizer: unknown value %d",
+				  (int)p->optimizer);
+	if (p->dim < 1 || p->dim > DEHB_MAX_DIM)
+		return dehbq_errf(err, DEHBQ_EINVAL, "dim: %d not in 1..%d",
+				  p->dim, DEHB_MAX_DIM);
+	if (!isfinite(p->min_fidelity) || p->min_fidelity <= 0)
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "min_fidelity: must be finite and > 0");
+	if (!isfinite(p->max_fidelity) || p->max_fidelity <= p->min_fidelity)
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "max_fidelity: must be finite and > "
+				  "min_fidelity");
+	if (!isfinite(p->eta) || p->eta <= 1)
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "eta: must be finite and > 1");
+	if ((unsigned)p->mutation > DEHB_MUT_RANDTOBEST1)
+		return dehbq_errf(err, DEHBQ_EINVAL, "mutation: unknown value");
+	if ((unsigned)p->crossover > DEHB_CX_EXP)
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "crossover: unknown value");
+	if ((unsigned)p->boundary > DEHB_BOUND_CLIP)
+		return dehbq_errf(err, DEHBQ_EINVAL, "boundary: unknown value");
+	if (!isfinite(p->mutation_factor) || p->mutation_factor <= 0 ||
+	    p->mutation_factor > 2)
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "mutation_factor: must be in (0, 2]");
+	if (!(p->crossover_prob >= 0 && p->crossover_prob <= 1))
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "crossover_prob: must be in [0, 1]");
+	if (p->max_brackets < 0 || p->max_brackets > DEHB_MAX_ID)
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "max_brackets: must be in 0..2^53");
+	if (p->max_active_brackets < 0)
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "max_active_brackets: must be >= 0");
+	if (p->de_pop_size < 0 || p->de_pop_size > DEHB_MAX_TOTPOP)
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "de_pop_size: must be in 0..%d",
+				  DEHB_MAX_TOTPOP);
+	rc = hb_levels(p->min_fidelity, p->max_fidelity, p->eta, &nlevels);
+	if (rc != DEHBQ_OK)
+		return dehbq_errf(err, rc,
+				  "max_fidelity/min_fidelity: more "
+				  "than %d levels for this eta",
+				  HB_MAX_LEVELS);
+	rc = dehb_pop_sizes(p, nlevels, pop, &maxrung);
+	if (rc != DEHBQ_OK)
+		return dehbq_errf(err, rc, "eta: rung sizes exceed %d jobs",
+				  HB_MAX_RUNG);
+	for (k = 0; k < nlevels; k++)
+		tot += pop[k];
+	if (tot > DEHB_MAX_TOTPOP || tot * p->dim > DEHB_MAX_CELLS ||
+	    (long)maxrung * p->dim > DEHB_MAX_CELLS)
+		return dehbq_errf(err, DEHBQ_ETOOBIG,
+				  "dim: populations of %ld x %d doubles are "
+				  "too large",
+				  tot > maxrung ? tot : maxrung, p->dim);
+	return DEHBQ_OK;
+}
+
+int dehb_fidelities(double min_f, double max_f, double eta, double *fid,
+		    int cap, int *n)
+{
+	double all[HB_MAX_LEVELS];
+	int nlevels, k, rc;
+
+	*n = 0;
+	rc = hb_levels(min_f, max_f, eta, &nlevels);
+	if (rc != DEHBQ_OK)
+		return rc;
+	hb_fidelities(max_f, eta, nlevels, all);
+	for (k = 0; k < nlevels && k < cap; k++)
+		fid[k] = all[k];
+	*n = nlevels;
+	return nlevels > cap ? DEHBQ_ETOOBIG : DEHBQ_OK;
+}
+
+int dehb_uses_brackets(const struct dehb *d)
+{
+	switch (d->p.optimizer) {
+	case DEHB_OPT_DEHB:
+		return 1;
+	case DEHB_OPT_SH:
+	case DEHB_OPT_HYPERBAND:
+		return 2;
+	default:
+		return 0;
+	}
+}

@@ -1,0 +1,93 @@
+/*
+ * dehb_query.c - owns the DEHB engine's read-only views: a job in flight,
+ * parameters, counts, incumbents, levels and active brackets
+ */
+#include "dehb.h"
+
+#include "dehb_impl.h"
+#include "err.h"
+#include "hb.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+int dehb_job_get(const struct dehb *d, uint64_t job_id, struct dehb_job *job,
+		 double *vec)
+{
+	const struct dehb_fl *e = dehb_fl_find(d, job_id);
+
+	if (!e)
+		return DEHBQ_ENOENT;
+	if (job)
+		*job = e->job;
+	if (vec)
+		memcpy(vec, e->x, (size_t)d->p.dim * sizeof(double));
+	return DEHBQ_OK;
+}
+
+const struct dehb_params *dehb_get_params(const struct dehb *d)
+{
+	return &d->p;
+}
+
+void dehb_get_counts(const struct dehb *d, struct dehb_counts *c)
+{
+	c->asked = d->asked;
+	c->told = d->told;
+	c->failed = d->failed;
+	c->inflight = (int64_t)d->flcount;
+	c->brackets = d->next_bracket;
+}
+
+int dehb_incumbent(const struct dehb *d, enum dehb_inc_which which,
+		   struct dehb_incumbent *inc, double *vec)
+{
+	const struct dehb_inc *in;
+
+	if ((unsigned)which > DEHB_INC_MAX)
+		return DEHBQ_EINVAL;
+	in = &d->inc[which];
+	*inc = in->v;
+	if (!in->v.valid)
+		return DEHBQ_ENOENT;
+	if (vec)
+		memcpy(vec, in->x, (size_t)d->p.dim * sizeof(double));
+	return DEHBQ_OK;
+}
+
+int dehb_levels(const struct dehb *d)
+{
+	return d->nlevels;
+}
+
+double dehb_level_fidelity(const struct dehb *d, int level)
+{
+	if (level < 0 || level >= d->nlevels)
+		return NAN;
+	return d->fid[level];
+}
+
+int dehb_active_brackets(const struct dehb *d)
+{
+	return d->nbr;
+}
+
+int dehb_bracket_info(const struct dehb *d, int i, int64_t *bracket_id,
+		      struct dehb_rung_info *rungs, int cap, int *nrungs)
+{
+	const struct hb_bracket *h;
+	int r;
+
+	if (i < 0 || i >= d->nbr)
+		return DEHBQ_ENOENT;
+	h = &d->br[i].hb;
+	*bracket_id = h->id;
+	*nrungs = h->nrungs;
+	for (r = 0; r < h->nrungs && r < cap; r++) {
+		rungs[r].fidelity = d->fid[h->base + r];
+		rungs[r].n = h->n[r];
+		rungs[r].pending = h->pending[r];
+		rungs[r].done = h->done[r];
+	}
+	return DEHBQ_OK;
+}
