@@ -16,6 +16,7 @@
 #include "lease.h"
 #include "space.h"
 #include "spec.h"
+#include "statusfile.h"
 #include "study.h"
 #include "timeutil.h"
 
@@ -97,20 +98,18 @@ static void bar(FILE *f, const char *what, double cur, double max, double eta,
 }
 
 /* none: what to say when there is none ("none yet" while running) */
-static void incumbent(FILE *f, const char *label, const cJSON *inc,
-		      const char *none)
+static void incumbent(FILE *f, const char *label,
+		      const struct statusfile_best *inc, const char *none)
 {
-	const cJSON *cfg, *it;
+	const cJSON *cfg = inc->config, *it;
 	char *txt;
 
-	if (!cJSON_IsObject(inc)) {
+	if (!inc->valid) {
 		fprintf(f, "  %-22s %s\n", label, none);
 		return;
 	}
 	fprintf(f, "  %-22s loss %.6g at fidelity %g (trial %s)\n", label,
-		num(inc, "loss", NAN), num(inc, "fidelity", NAN),
-		str(inc, "trial", "?"));
-	cfg = cJSON_GetObjectItemCaseSensitive(inc, "config");
+		inc->loss, inc->fidelity, inc->trial[0] ? inc->trial : "?");
 	if (!cJSON_IsObject(cfg))
 		return;
 	fprintf(f, "  %-22s", "");
@@ -318,8 +317,9 @@ static void render(FILE *f, const char *root, const struct spec *s,
 		   int *finished)
 {
 	char p[STUDY_PATH_MAX], err[DEHBQ_ERRLEN], e[32];
-	struct jsonfile *jf = NULL;
-	const cJSON *o = NULL, *c = NULL;
+	struct statusfile st;
+	const struct statusfile_counts *c = &st.counts;
+	int o = 0; /* a summary was read into st */
 	struct wk_scan w;
 	long archived, other;
 	int npend, nclaim;
@@ -329,28 +329,21 @@ static void render(FILE *f, const char *root, const struct spec *s,
 	double lease_age = 0;
 	int have_lease = 0, live = 0; /* live: ETAs make sense */
 	int dead = 0;		      /* its pid is gone from this host */
-	char none_max[160], state[160], hb[32];
+	char none_max[160], state[600], hb[32];
 	const char *stopped = NULL; /* why the orchestrator stopped */
 	const char *held = NULL;    /* why it issues no new trials */
 
 	*finished = 0;
+	statusfile_init(&st);
 	if (!study_path(p, sizeof(p), root, "FINISHED") &&
 	    access(p, F_OK) == 0) {
 		*finished = 1;
-		if (jsonfile_load(p, JSONFILE_CAP, &jf, err)) {
+		if (!(o = !statusfile_load(p, &st, err)))
 			cli_warn("status", "%s", err);
-			jf = NULL;
-		}
 	}
-	if (!jf && !study_path(p, sizeof(p), root, "state/status.json") &&
-	    access(p, F_OK) == 0 && jsonfile_load(p, JSONFILE_CAP, &jf, err)) {
+	if (!o && !study_path(p, sizeof(p), root, "state/status.json") &&
+	    access(p, F_OK) == 0 && !(o = !statusfile_load(p, &st, err)))
 		cli_warn("status", "%s", err);
-		jf = NULL;
-	}
-	if (jf)
-		o = jsonfile_root(jf);
-	if (o && !cJSON_IsObject(o))
-		o = NULL;
 	fprintf(f, "study %s  %s%s%s\n", s->study, root, s->name[0] ? "  " : "",
 		s->name);
 	if (!study_path(p, sizeof(p), root, "state/lease.json") &&
@@ -359,18 +352,16 @@ static void render(FILE *f, const char *root, const struct spec *s,
 		have_lease = 1;
 	}
 	if (o) {
-		c = cJSON_GetObjectItemCaseSensitive(o, "counts");
-		elapsed = num(o, "elapsed", 0);
-		done = num(c, "done", 0);
-		issued = num(c, "issued", 0);
-		failed = num(c, "failed", 0);
+		elapsed = st.elapsed;
+		done = (double)c->done;
+		issued = (double)c->issued;
+		failed = (double)c->failed;
 		rate = elapsed > 0 ? done / elapsed : 0;
 		/* status.json has a reason once its orchestrator stopped */
-		stopped = *finished ? NULL : str(o, "reason", NULL);
-		held = *finished ? NULL : str(o, "held", NULL);
+		stopped = *finished || !st.reason[0] ? NULL : st.reason;
+		held = *finished || !st.held[0] ? NULL : st.held;
 		dead = !*finished && !stopped &&
-		       lease_holder_gone(str(o, "host", ""),
-					 (long)num(o, "pid", 0));
+		       lease_holder_gone(st.host, (long)st.pid);
 		live = !*finished && !stopped && !held && !dead;
 		fmt_dur(e, sizeof(e), elapsed);
 		fmt_dur(hb, sizeof(hb), lease_age < 0 ? 0 : lease_age);
@@ -389,11 +380,13 @@ static void render(FILE *f, const char *root, const struct spec *s,
 		fprintf(f,
 			"orchestrator %s:%.0f epoch %.0f, %s %s, updated "
 			"%s%s\n",
-			str(o, "host", "?"), num(o, "pid", 0),
-			num(o, "epoch", 0), state, e, str(o, "updated", "?"),
+			st.host[0] ? st.host : "?", (double)st.pid,
+			(double)st.epoch, state, e,
+			st.updated[0] ? st.updated : "?",
 			*finished ? "  FINISHED" : "");
 		if (*finished)
-			fprintf(f, "finished: %s\n", str(o, "reason", "?"));
+			fprintf(f, "finished: %s\n",
+				st.reason[0] ? st.reason : "?");
 		fprintf(f, "progress\n");
 		if (s->fevals) {
 			bar(f, "issued", issued, (double)s->fevals,
@@ -408,7 +401,7 @@ static void render(FILE *f, const char *root, const struct spec *s,
 			    "");
 		}
 		if (s->brackets) {
-			double nb = num(c, "brackets", 0);
+			double nb = (double)c->brackets;
 
 			bar(f, "brackets", nb, (double)s->brackets,
 			    !live    ? -1
@@ -420,7 +413,7 @@ static void render(FILE *f, const char *root, const struct spec *s,
 			bar(f, "walltime", elapsed, s->walltime,
 			    live ? s->walltime - elapsed : -1, "s");
 		if (s->total_cost > 0) {
-			double tc = num(c, "total_cost", 0);
+			double tc = c->total_cost;
 
 			bar(f, "cost", tc, s->total_cost,
 			    !live    ? -1
@@ -431,15 +424,15 @@ static void render(FILE *f, const char *root, const struct spec *s,
 		fprintf(f,
 			"counts: issued %.0f, done %.0f, failed %.0f, in "
 			"flight %.0f (pending %.0f, claimed %.0f)\n",
-			issued, done, failed, num(c, "inflight", 0),
-			num(c, "pending", 0), num(c, "claimed", 0));
+			issued, done, failed, (double)c->inflight,
+			(double)c->pending, (double)c->claimed);
 		fprintf(f,
 			"        requeues %.0f, expired %.0f, duplicates "
 			"%.0f, quarantined %.0f, brackets %.0f, total cost "
 			"%g\n",
-			num(c, "requeues", 0), num(c, "expired", 0),
-			num(c, "duplicates", 0), num(c, "quarantined", 0),
-			num(c, "brackets", 0), num(c, "total_cost", 0));
+			(double)c->requeues, (double)c->expired,
+			(double)c->duplicates, (double)c->quarantined,
+			(double)c->brackets, c->total_cost);
 		fprintf(f, "throughput: %.2f done/min\n", rate * 60);
 		fprintf(f, "incumbents\n");
 		if (*finished)
@@ -450,17 +443,11 @@ static void render(FILE *f, const char *root, const struct spec *s,
 				 s->max_fidelity);
 		else
 			snprintf(none_max, sizeof(none_max), "none yet");
-		incumbent(f, "at max fidelity:",
-			  cJSON_GetObjectItemCaseSensitive(
-				  o, "incumbent_max_fidelity"),
-			  none_max);
-		incumbent(f, "at any fidelity:",
-			  cJSON_GetObjectItemCaseSensitive(
-				  o, "incumbent_any_fidelity"),
+		incumbent(f, "at max fidelity:", &st.best_max, none_max);
+		incumbent(f, "at any fidelity:", &st.best_any,
 			  *finished ? "none: no trial succeeded" : "none yet");
 		if (!*finished)
-			optimizer(f, cJSON_GetObjectItemCaseSensitive(
-					     o, "optimizer"));
+			optimizer(f, st.optimizer);
 	} else {
 		fprintf(f,
 			"no state/status.json: the orchestrator has not run "
@@ -476,14 +463,12 @@ static void render(FILE *f, const char *root, const struct spec *s,
 		cli_count_dir(root, "staging"), npend, nclaim,
 		cli_count_dir(root, "results"), archived,
 		cli_count_dir(root, "quarantine"));
-	if (c && !*finished &&
-	    (npend != num(c, "pending", npend) ||
-	     nclaim != num(c, "claimed", nclaim)))
+	if (o && !*finished && (npend != c->pending || nclaim != c->claimed))
 		fprintf(f,
 			"  (the counts above are the orchestrator's at its "
 			"last batch, updated %s; the directory is listed now, "
 			"and workers claim between the two)\n",
-			str(o, "updated", "?"));
+			st.updated[0] ? st.updated : "?");
 	memset(&w, 0, sizeof(w));
 	w.f = f;
 	w.now = now;
@@ -525,7 +510,7 @@ static void render(FILE *f, const char *root, const struct spec *s,
 	else if (dead)
 		WARN("the orchestrator (pid %.0f on this host) is gone without "
 		     "stopping: resume the study with dehbq-orchestrator %s",
-		     num(o, "pid", 0), root);
+		     (double)st.pid, root);
 	else if (!*finished && have_lease && lease_age > s->lease) {
 		fmt_dur(e, sizeof(e), lease_age);
 		WARN("orchestrator lease stale: no heartbeat for %s (is "
@@ -541,7 +526,7 @@ static void render(FILE *f, const char *root, const struct spec *s,
 		WARN("%ld unexpected name%s in archive/", other,
 		     other == 1 ? "" : "s");
 #undef WARN
-	jsonfile_free(jf);
+	statusfile_release(&st);
 }
 
 int cli_status(int argc, char **argv)

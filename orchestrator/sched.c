@@ -276,8 +276,7 @@ int sched_finish(struct sched *s, const char *reason)
 	    (s->dirty && (rc = write_snapshot(s))) || (rc = apply_redo(s)))
 		return rc; /* nothing final written; the caller retries */
 	sched_write_status(s, 1);
-	rc = sched_write_summary(s, "FINISHED", "dehbq-finished/1", reason,
-				 s->flags);
+	rc = sched_write_finished(s, reason, s->flags);
 	if (!rc)
 		logmsg_i(s->lg, "study finished: %s", reason);
 	return rc;

@@ -167,8 +167,7 @@ int sched_archive_has_files(const char *path, int depth);
 /* status.json (full: always; else at most every 0.1 s) and the progress
  * line every opts.progress_secs. */
 void sched_write_status(struct sched *s, int full);
-/* A summary object ("dehbq-status/1" or "dehbq-finished/1"), or NULL. */
-int sched_write_summary(struct sched *s, const char *rel, const char *format,
-			const char *reason, unsigned flags);
+/* FINISHED ("dehbq-finished/1", statusfile.h), with the reason. */
+int sched_write_finished(struct sched *s, const char *reason, unsigned flags);
 
 #endif

@@ -13,35 +13,31 @@
 #include "logmsg.h"
 #include "space.h"
 #include "spec.h"
+#include "statusfile.h"
 #include "study.h"
 #include "timeutil.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define STATUS_MIN_INTERVAL 0.1 /* light batches' status.json, see below */
 
-static cJSON *incumbent_json(struct sched *s, enum optim_best_which which)
+/* The optimiser's best, with its decoded configuration. */
+static void best_of(struct sched *s, enum optim_best_which which,
+		    struct statusfile_best *b)
 {
 	struct optim_best inc;
-	cJSON *o;
-	char id[ID_TRIAL_LEN];
 
 	if (optim_best(s->eng, which, &inc, s->vec) || !inc.valid)
-		return cJSON_CreateNull();
-	o = cJSON_CreateObject();
-	if (!o)
-		return NULL;
-	id_trial_format(inc.job_id, id);
-	jsonfile_add_number(o, "loss", inc.loss);
-	jsonfile_add_number(o, "fidelity", inc.fidelity);
-	cJSON_AddStringToObject(o, "trial", id);
+		return;
+	b->valid = 1;
+	b->loss = inc.loss;
+	b->fidelity = inc.fidelity;
+	id_trial_format(inc.job_id, b->trial);
 	if (!space_decode(s->spec->space, s->vec, s->vals))
-		cJSON_AddItemToObject(
-			o, "config",
-			space_config_to_json(s->spec->space, s->vals));
-	return o;
+		b->config = space_config_to_json(s->spec->space, s->vals);
 }
 
 /* The optimiser's own figures (optim_describe), e.g. DEHB's brackets. */
@@ -58,66 +54,58 @@ static cJSON *optimizer_json(const struct sched *s)
 			o = cJSON_Parse(b.p);
 	}
 	jsonbuf_free(&b);
-	return o ? o : cJSON_CreateNull();
-}
-
-static cJSON *summary_json(struct sched *s, const char *format,
-			   const char *reason)
-{
-	char now[TIMEUTIL_ISO_LEN];
-	struct optim_counts c;
-	cJSON *o = cJSON_CreateObject(), *cnt;
-
-	if (!o)
-		return NULL;
-	optim_counts(s->eng, &c);
-	timeutil_iso(timeutil_now(), now);
-	cJSON_AddStringToObject(o, "format", format);
-	cJSON_AddStringToObject(o, "study", s->spec->study);
-	if (reason)
-		cJSON_AddStringToObject(o, "reason", reason);
-	if (s->held[0])
-		cJSON_AddStringToObject(o, "held", s->held);
-	cJSON_AddStringToObject(o, "updated", now);
-	jsonfile_add_number(o, "epoch", (double)s->lease->epoch);
-	cJSON_AddStringToObject(o, "host", s->lease->host);
-	jsonfile_add_number(o, "pid", (double)s->lease->pid);
-	jsonfile_add_number(o, "elapsed", sched_elapsed(s));
-	cJSON_AddBoolToObject(o, "stopping", s->meta.stopping);
-	cJSON_AddBoolToObject(o, "exhausted", optim_exhausted(s->eng));
-	cnt = cJSON_AddObjectToObject(o, "counts");
-	if (cnt) {
-		jsonfile_add_number(cnt, "issued", (double)c.asked);
-		jsonfile_add_number(cnt, "done", (double)c.told);
-		jsonfile_add_number(cnt, "failed", (double)c.failed);
-		jsonfile_add_number(cnt, "inflight", (double)c.inflight);
-		jsonfile_add_number(cnt, "pending", s->npending);
-		jsonfile_add_number(cnt, "claimed", s->nclaimed);
-		jsonfile_add_number(cnt, "quarantined",
-				    (double)s->meta.quarantined);
-		jsonfile_add_number(cnt, "duplicates",
-				    (double)s->meta.duplicates);
-		jsonfile_add_number(cnt, "requeues", (double)s->meta.requeues);
-		jsonfile_add_number(cnt, "expired", (double)s->meta.expired);
-		jsonfile_add_number(cnt, "brackets", (double)c.brackets);
-		jsonfile_add_number(cnt, "total_cost", c.total_cost);
-	}
-	jsonfile_add_number(o, "live_workers", s->live_workers);
-	cJSON_AddItemToObject(o, "incumbent_max_fidelity",
-			      incumbent_json(s, OPTIM_BEST_MAX));
-	cJSON_AddItemToObject(o, "incumbent_any_fidelity",
-			      incumbent_json(s, OPTIM_BEST_ANY));
-	cJSON_AddItemToObject(o, "optimizer", optimizer_json(s));
 	return o;
 }
 
-static int write_json(struct sched *s, const char *rel, cJSON *o,
-		      unsigned flags)
+static void summary(struct sched *s, int finished, const char *reason,
+		    struct statusfile *st)
+{
+	struct statusfile_counts *n = &st->counts;
+	struct optim_counts c;
+
+	statusfile_init(st);
+	optim_counts(s->eng, &c);
+	st->finished = finished;
+	memcpy(st->study, s->spec->study, sizeof(st->study));
+	if (reason)
+		snprintf(st->reason, sizeof(st->reason), "%s", reason);
+	snprintf(st->held, sizeof(st->held), "%s", s->held);
+	timeutil_iso(timeutil_now(), st->updated);
+	st->epoch = s->lease->epoch;
+	snprintf(st->host, sizeof(st->host), "%s", s->lease->host);
+	st->pid = s->lease->pid;
+	st->elapsed = sched_elapsed(s);
+	st->stopping = s->meta.stopping;
+	st->exhausted = optim_exhausted(s->eng);
+	n->issued = c.asked;
+	n->done = c.told;
+	n->failed = c.failed;
+	n->inflight = c.inflight;
+	n->pending = s->npending;
+	n->claimed = s->nclaimed;
+	n->quarantined = s->meta.quarantined;
+	n->duplicates = s->meta.duplicates;
+	n->requeues = s->meta.requeues;
+	n->expired = s->meta.expired;
+	n->brackets = c.brackets;
+	n->total_cost = c.total_cost;
+	st->live_workers = s->live_workers;
+	best_of(s, OPTIM_BEST_MAX, &st->best_max);
+	best_of(s, OPTIM_BEST_ANY, &st->best_any);
+	st->optimizer = optimizer_json(s);
+}
+
+static int write_summary(struct sched *s, const char *rel, int finished,
+			 const char *reason, unsigned flags)
 {
 	char p[STUDY_PATH_MAX], *txt;
+	struct statusfile st;
 	int rc;
 
-	if ((rc = jsonfile_render(o, o != NULL, &txt)))
+	summary(s, finished, reason, &st);
+	rc = statusfile_render(&st, &txt);
+	statusfile_release(&st);
+	if (rc)
 		return rc;
 	rc = study_path(p, sizeof(p), s->root, "%s", rel);
 	if (!rc)
@@ -139,9 +127,8 @@ void sched_write_status(struct sched *s, int full)
 
 	if (full || now - s->last_status >= STATUS_MIN_INTERVAL) {
 		s->last_status = now;
-		write_json(s, "state/status.json",
-			   summary_json(s, "dehbq-status/1", NULL),
-			   ATOMICFILE_NOSYNC);
+		write_summary(s, "state/status.json", 0, NULL,
+			      ATOMICFILE_NOSYNC);
 	}
 	if (now - s->last_progress >= s->opts.progress_secs) {
 		struct optim_counts c;
@@ -166,13 +153,10 @@ void sched_write_status(struct sched *s, int full)
 
 void sched_stopped(struct sched *s, const char *reason)
 {
-	write_json(s, "state/status.json",
-		   summary_json(s, "dehbq-status/1", reason),
-		   ATOMICFILE_NOSYNC);
+	write_summary(s, "state/status.json", 0, reason, ATOMICFILE_NOSYNC);
 }
 
-int sched_write_summary(struct sched *s, const char *rel, const char *format,
-			const char *reason, unsigned flags)
+int sched_write_finished(struct sched *s, const char *reason, unsigned flags)
 {
-	return write_json(s, rel, summary_json(s, format, reason), flags);
+	return write_summary(s, "FINISHED", 1, reason, flags);
 }
