@@ -441,7 +441,7 @@ int main(int argc, char **argv)
 	backoff = 0;
 	if (rc) {
 		logmsg_e(&lg, "%s", err);
-		code = rc == DEHBQ_EINVAL ? 100 : 111;
+		code = rc == DEHBQ_EINVAL || rc == DEHBQ_EUNSUP ? 100 : 111;
 		goto out;
 	}
 	logmsg_i(&lg, "lease taken: epoch %lld on %s", (long long)lease.epoch,

@@ -5,7 +5,7 @@
 # its checkpoint); RE runs at the maximum fidelity and ages its population.
 # A failed ASHA trial is requeued and re-run through its opaque state.
 . "${DEHBQ_SRC:-.}/tests/lib.sh"
-plan 15
+plan 17
 
 # ---- RE on the deterministic trainer
 mkspec "$T/spec.json" 60
@@ -26,6 +26,27 @@ check "... and the independent checker accepts it" \
 "$B/dehbq" export "$T/re" --csv "$T/re.csv" 2>/dev/null
 check "export writes a row per trial, all at fidelity 9" \
 	sh -c "test \$(tail -n +2 '$T/re.csv' | wc -l) = 60 && test \$(tail -n +2 '$T/re.csv' | cut -d, -f4 | sort -u) = 9"
+
+# A snapshot of dehbq 0.3 (dehbq-snapshot/1, no optimiser format) is
+# refused with one line and left where it is, never misread
+snap=$(ls "$T/re/state"/snapshot-*.json | tail -1)
+cp -R "$T/re" "$T/old"
+rm -f "$T/old/FINISHED"
+osnap="$T/old/state/${snap##*/}"
+python3 - "$osnap" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+s["format"] = "dehbq-snapshot/1"
+s["engine"] = s.pop("optimizer")["state"]
+json.dump(s, open(sys.argv[1], "w"))
+PY
+ls "$T/old/state"/snapshot-*.json | grep -v "${snap##*/}" | xargs rm -f
+"$B/dehbq-orchestrator" --once "$T/old" 2>"$T/old.err"
+rc=$?
+check "an orchestrator refuses a dehbq 0.3 snapshot: exit 100, one line naming it" \
+	sh -c "test $rc = 100 && grep -q 'written by dehbq 0.3 or older (dehbq-snapshot/1)' '$T/old.err' && grep -q '${snap##*/}' '$T/old.err'"
+check "... and leaves it in place, not quarantined" \
+	sh -c "test -e '$osnap' && test -z \"\$(ls '$T/old/quarantine')\""
 
 # ---- ASHA: a failing first trial is requeued and re-run
 mkspec "$T/spec2.json" 40 '{"lease": 5, "poll": 0.1, "max_attempts": 1}'
