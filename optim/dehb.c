@@ -420,6 +420,76 @@ static int pick_bracket(struct dehb *d, int *bi, int *rung)
 	return DEHBQ_OK;
 }
 
+/* SH and Hyperband: a random sample at the base rung, else the next of
+ * the rung below's results, best first. */
+static void propose_sh(struct dehb *d, struct dehb_bracket *b, int r,
+		       struct dehb_job *j, double *x)
+{
+	int dim = d->p.dim, q = b->hb.n[r] - b->hb.pending[r];
+
+	j->slot = q;
+	if (r == 0) {
+		j->kind = DEHB_KIND_RANDOM;
+		j->config_id = d->next_cid++;
+		random_vec(&d->rng, dim, x);
+		return;
+	}
+	if (q == 0)
+		rung_sort(d, b, r - 1);
+	j->kind = DEHB_KIND_PROMOTION;
+	j->config_id = b->rcid[r - 1][q];
+	j->parent_job = b->rjob[r - 1][q];
+	memcpy(x, b->rx[r - 1] + (size_t)q * dim, (size_t)dim * sizeof(double));
+}
+
+/* The DE baseline: the initial population first, then DE trials on the
+ * rolling target slot. */
+static void propose_de(struct dehb *d, struct dehb_job *j, double *x)
+{
+	struct dehb_pop *P = &d->pop[j->level];
+	int dim = d->p.dim;
+
+	j->slot = P->ptr;
+	P->ptr = (P->ptr + 1) % P->n;
+	if (d->asked < P->n) {
+		j->kind = DEHB_KIND_RANDOM;
+		j->config_id = P->cid[j->slot];
+		memcpy(x, P->x + (size_t)j->slot * dim,
+		       (size_t)dim * sizeof(double));
+		return;
+	}
+	j->kind = DEHB_KIND_TRIAL;
+	j->config_id = d->next_cid++;
+	make_trial(d, j->level, j->level, P->n, j->slot, x);
+}
+
+/* DEHB: in the first round of brackets a promotion from the level below
+ * when there is a candidate, else a DE trial (spec 5). */
+static void propose_dehb(struct dehb *d, struct dehb_bracket *b, int r,
+			 struct dehb_job *j, double *x)
+{
+	struct dehb_pop *P = &d->pop[j->level];
+	int dim = d->p.dim, c = -1;
+
+	j->slot = P->ptr;
+	P->ptr = (P->ptr + 1) % P->n;
+	if (b->hb.id < d->nlevels && r > 0)
+		c = promo_candidate(d, j->level);
+	if (c >= 0) {
+		struct dehb_pop *Q = &d->pop[j->level - 1];
+
+		j->kind = DEHB_KIND_PROMOTION;
+		j->config_id = Q->cid[c];
+		j->parent_job = Q->job[c];
+		memcpy(x, Q->x + (size_t)c * dim, (size_t)dim * sizeof(double));
+		return;
+	}
+	j->kind = DEHB_KIND_TRIAL;
+	j->config_id = d->next_cid++;
+	make_trial(d, j->level, r > 0 ? j->level - 1 : j->level, b->hb.n[r],
+		   j->slot, x);
+}
+
 int dehb_ask(struct dehb *d, struct dehb_job *job, double *vec)
 {
 	struct dehb_job j;
@@ -463,67 +533,16 @@ int dehb_ask(struct dehb *d, struct dehb_job *job, double *vec)
 		random_vec(&d->rng, dim, x);
 		break;
 	case DEHB_OPT_SH:
-	case DEHB_OPT_HYPERBAND: {
-		int q = b->hb.n[r] - b->hb.pending[r];
-
-		j.slot = q;
-		if (r == 0) {
-			j.kind = DEHB_KIND_RANDOM;
-			j.config_id = d->next_cid++;
-			random_vec(&d->rng, dim, x);
-			break;
-		}
-		if (q == 0)
-			rung_sort(d, b, r - 1);
-		j.kind = DEHB_KIND_PROMOTION;
-		j.config_id = b->rcid[r - 1][q];
-		j.parent_job = b->rjob[r - 1][q];
-		memcpy(x, b->rx[r - 1] + (size_t)q * dim,
-		       (size_t)dim * sizeof(double));
+	case DEHB_OPT_HYPERBAND:
+		propose_sh(d, b, r, &j, x);
 		break;
-	}
-	case DEHB_OPT_DE: {
-		struct dehb_pop *P = &d->pop[j.level];
-
-		j.slot = P->ptr;
-		P->ptr = (P->ptr + 1) % P->n;
-		if (d->asked < P->n) {
-			j.kind = DEHB_KIND_RANDOM;
-			j.config_id = P->cid[j.slot];
-			memcpy(x, P->x + (size_t)j.slot * dim,
-			       (size_t)dim * sizeof(double));
-			break;
-		}
-		j.kind = DEHB_KIND_TRIAL;
-		j.config_id = d->next_cid++;
-		make_trial(d, j.level, j.level, P->n, j.slot, x);
+	case DEHB_OPT_DE:
+		propose_de(d, &j, x);
 		break;
-	}
 	case DEHB_OPT_DEHB:
-	default: {
-		struct dehb_pop *P = &d->pop[j.level];
-		int c = -1;
-
-		j.slot = P->ptr;
-		P->ptr = (P->ptr + 1) % P->n;
-		if (b->hb.id < d->nlevels && r > 0)
-			c = promo_candidate(d, j.level);
-		if (c >= 0) {
-			struct dehb_pop *Q = &d->pop[j.level - 1];
-
-			j.kind = DEHB_KIND_PROMOTION;
-			j.config_id = Q->cid[c];
-			j.parent_job = Q->job[c];
-			memcpy(x, Q->x + (size_t)c * dim,
-			       (size_t)dim * sizeof(double));
-			break;
-		}
-		j.kind = DEHB_KIND_TRIAL;
-		j.config_id = d->next_cid++;
-		make_trial(d, j.level, r > 0 ? j.level - 1 : j.level,
-			   b->hb.n[r], j.slot, x);
+	default:
+		propose_dehb(d, b, r, &j, x);
 		break;
-	}
 	}
 	if (b)
 		hb_bracket_register(&b->hb, r);

@@ -329,7 +329,22 @@ static int wait_batch(struct watch *w, struct sched *s, double timeout,
 	return other;
 }
 
-int main(int argc, char **argv)
+/* What one orchestrator run holds. */
+struct orch {
+	const char *root; /* the study, absolute once opened */
+	char absroot[PATH_MAX];
+	struct spec spec;
+	struct logmsg lg;
+	struct lease lease;
+	struct sched_opts so;
+	struct sched *s;
+	int once;	    /* --once: one batch, then exit */
+	double max_backoff; /* storage errors: retry at most this often */
+	double interval;    /* group commit: batch_interval, capped */
+};
+
+/* Options and STUDY into o; -1 to go on, else the exit code. */
+static int parse_args(int argc, char **argv, struct orch *o)
 {
 	static const struct option opts[] = {
 		{"verbose", no_argument, NULL, 'v'},
@@ -340,35 +355,22 @@ int main(int argc, char **argv)
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
-	char err[DEHBQ_ERRLEN];
-	struct sched_opts so = {0, 5.0};
-	struct sigaction sa;
-	struct logmsg lg;
-	struct lease lease;
-	struct spec spec;
-	struct sched *s = NULL;
-	char absroot[PATH_MAX];
-	const char *root;
-	int c, once = 0, rc, code = 100;
-	double backoff = 0, max_backoff, interval, t0, last_full = 0;
-	struct watch w = {-1, -1, -1, -1};
-	int full = 1;
+	int c;
 
-	logmsg_init(&lg, "dehbq-orchestrator");
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "vqh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'v':
-			lg.min = LOGMSG_DEBUG;
+			o->lg.min = LOGMSG_DEBUG;
 			break;
 		case 'q':
-			lg.min = LOGMSG_WARN;
+			o->lg.min = LOGMSG_WARN;
 			break;
 		case 'o':
-			once = 1;
+			o->once = 1;
 			break;
 		case 'n':
-			so.nosync = 1;
+			o->so.nosync = 1;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -391,89 +393,106 @@ int main(int argc, char **argv)
 			(int)strcspn(usage, "\n"), usage);
 		return 100;
 	}
-	root = argv[optind];
-	max_backoff = 10;
-	if ((rc = spec_load_study(root, &spec, err))) {
+	o->root = argv[optind];
+	return -1;
+}
+
+/* study.json, the study as working directory, the pacing; -1 or a code. */
+static int load_study(struct orch *o)
+{
+	char err[DEHBQ_ERRLEN];
+	int rc;
+
+	if ((rc = spec_load_study(o->root, &o->spec, err))) {
 		fprintf(stderr, "dehbq-orchestrator: %s\n", err);
 		return rc == DEHBQ_ESYS && !fsutil_path_errno(errno) ? 111
 								     : 100;
 	}
 	/* work in the study (a trainer-free process holds no other
 	 * directory); messages name files by the absolute root */
-	if (!realpath(root, absroot) || chdir(absroot) < 0) {
-		fprintf(stderr, "dehbq-orchestrator: %s: %s\n", root,
+	if (!realpath(o->root, o->absroot) || chdir(o->absroot) < 0) {
+		fprintf(stderr, "dehbq-orchestrator: %s: %s\n", o->root,
 			strerror(errno));
-		spec_release(&spec);
+		spec_release(&o->spec);
 		return 111;
 	}
-	root = absroot;
-	interval = spec.batch_interval < spec.poll ? spec.batch_interval
-						   : spec.poll;
+	o->root = o->absroot;
+	o->interval = o->spec.batch_interval < o->spec.poll
+			      ? o->spec.batch_interval
+			      : o->spec.poll;
 	/* retry storage errors at most every min(10 s, lease / 2) */
-	if (max_backoff > spec.lease / 2)
-		max_backoff = spec.lease / 2;
-	if (max_backoff < spec.poll)
-		max_backoff = spec.poll;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop;
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-	install_test_hooks();
+	o->max_backoff = 10;
+	if (o->max_backoff > o->spec.lease / 2)
+		o->max_backoff = o->spec.lease / 2;
+	if (o->max_backoff < o->spec.poll)
+		o->max_backoff = o->spec.poll;
+	return -1;
+}
 
-	/* Storage errors at start are retried with backoff, like those of a
-	 * running study; a lease held by a live orchestrator is not. */
+/* The next wait after a storage error, and its log line. */
+static double retry_after(struct orch *o, double backoff, const char *err)
+{
+	backoff = backoff ? backoff * 2 : o->spec.poll;
+	if (backoff > o->max_backoff)
+		backoff = o->max_backoff;
+	logmsg_e(&o->lg, "%s (retry in %.1f s)", err, backoff);
+	return backoff;
+}
+
+/*
+ * Take the lease and open the scheduler.  Storage errors at start are
+ * retried with backoff, like those of a running study; a lease held by a
+ * live orchestrator is not.
+ */
+static int open_sched(struct orch *o, char *err)
+{
+	double backoff = 0;
+	int rc;
+
 	for (;;) {
 		/* the previous holder's epoch + 1; sched_open() raises it past
 		 * the epoch of the snapshot it loads, if that is higher */
-		rc = lease_acquire(&lease, root, spec.lease, 0,
-				   spec.poll < 0.2 ? spec.poll : 0.2, err);
+		rc = lease_acquire(&o->lease, o->root, o->spec.lease, 0,
+				   o->spec.poll < 0.2 ? o->spec.poll : 0.2,
+				   err);
 		if (!rc)
-			rc = sched_open(&s, root, &spec, &lease, &lg, &so, err);
+			rc = sched_open(&o->s, o->root, &o->spec, &o->lease,
+					&o->lg, &o->so, err);
 		if (rc != DEHBQ_ESYS || got_stop)
-			break;
-		backoff = backoff ? backoff * 2 : spec.poll;
-		if (backoff > max_backoff)
-			backoff = max_backoff;
-		logmsg_e(&lg, "%s (retry in %.1f s)", err, backoff);
+			return rc;
+		backoff = retry_after(o, backoff, err);
 		timeutil_sleep(backoff, &got_stop);
 	}
-	backoff = 0;
-	if (rc) {
-		logmsg_e(&lg, "%s", err);
-		code = rc == DEHBQ_EINVAL || rc == DEHBQ_EUNSUP ? 100 : 111;
-		goto out;
-	}
-	logmsg_i(&lg, "lease taken: epoch %lld on %s", (long long)lease.epoch,
-		 lease.host);
-	watch_open(&w, root);
+}
+
+/* Batches until the study finishes, a signal, --once or fencing. */
+static int run_batches(struct orch *o)
+{
+	struct watch w = {-1, -1, -1, -1};
+	char err[DEHBQ_ERRLEN];
+	double backoff = 0, t0, last_full = 0;
+	int full = 1, rc, code = 111;
+
+	watch_open(&w, o->root);
 	for (;;) {
 		/* a full batch at least every poll seconds: heartbeat, lease
 		 * expiry, registry, requests, NFS writes inotify misses */
 		t0 = timeutil_mono();
-		if (full || backoff || t0 - last_full >= spec.poll) {
+		if (full || backoff || t0 - last_full >= o->spec.poll) {
 			full = 1;
 			last_full = t0;
 		}
-		rc = sched_batch(s, full, err);
+		rc = sched_batch(o->s, full, err);
 		if (rc == DEHBQ_EFENCED) {
-			logmsg_e(&lg, "fenced: %s; stopping without writing",
+			logmsg_e(&o->lg, "fenced: %s; stopping without writing",
 				 err);
-			code = 111;
 			break;
 		}
-		if (rc) {
-			backoff = backoff ? backoff * 2 : spec.poll;
-			if (backoff > max_backoff)
-				backoff = max_backoff;
-			logmsg_e(&lg, "%s (retry in %.1f s)", err, backoff);
-		} else {
-			backoff = 0;
-		}
-		if (!rc && sched_finished(s)) {
-			rc = sched_finish(s, sched_stopping(s)
-						     ? "stopped by request"
-						     : "budget exhausted");
+		backoff = rc ? retry_after(o, backoff, err) : 0;
+		if (!rc && sched_finished(o->s)) {
+			rc = sched_finish(o->s, sched_stopping(o->s)
+							? "stopped by request"
+							: "budget exhausted");
 			if (!rc) {
 				code = 0;
 				break;
@@ -482,27 +501,53 @@ int main(int argc, char **argv)
 			 * other storage error */
 			snprintf(err, sizeof(err),
 				 "unable to write '%.*s/FINISHED': %s",
-				 (int)sizeof(err) - 96, root, strerror(errno));
-			backoff = backoff ? backoff * 2 : spec.poll;
-			if (backoff > max_backoff)
-				backoff = max_backoff;
-			logmsg_e(&lg, "%s (retry in %.1f s)", err, backoff);
+				 (int)sizeof(err) - 96, o->root,
+				 strerror(errno));
+			backoff = retry_after(o, backoff, err);
 		}
-		if (got_stop || once) {
+		if (got_stop || o->once) {
 			const char *why = got_stop ? "stopped by signal"
 						   : "one batch done";
 
-			sched_stopped(s, why);
-			logmsg_i(&lg, "%s; study can be resumed", why);
+			sched_stopped(o->s, why);
+			logmsg_i(&o->lg, "%s; study can be resumed", why);
 			code = 0;
 			break;
 		}
-		full = wait_batch(&w, s, backoff ? backoff : spec.poll, t0,
-				  backoff ? 0 : interval);
+		full = wait_batch(&w, o->s, backoff ? backoff : o->spec.poll,
+				  t0, backoff ? 0 : o->interval);
 	}
 	watch_close(&w);
-out:
-	sched_close(s);
-	spec_release(&spec);
+	return code;
+}
+
+int main(int argc, char **argv)
+{
+	static struct orch o; /* PATH_MAX and more: not on the stack */
+	char err[DEHBQ_ERRLEN];
+	struct sigaction sa;
+	int rc, code;
+
+	o.so.progress_secs = 5.0;
+	logmsg_init(&o.lg, "dehbq-orchestrator");
+	if ((code = parse_args(argc, argv, &o)) >= 0 ||
+	    (code = load_study(&o)) >= 0)
+		return code;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	install_test_hooks();
+	if ((rc = open_sched(&o, err))) {
+		logmsg_e(&o.lg, "%s", err);
+		code = rc == DEHBQ_EINVAL || rc == DEHBQ_EUNSUP ? 100 : 111;
+	} else {
+		logmsg_i(&o.lg, "lease taken: epoch %lld on %s",
+			 (long long)o.lease.epoch, o.lease.host);
+		code = run_batches(&o);
+	}
+	sched_close(o.s);
+	spec_release(&o.spec);
 	return code;
 }

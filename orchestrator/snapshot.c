@@ -163,6 +163,44 @@ static int check_version(const struct jsonfile *jf, char *err)
 	return jsonfile_check_format(jf, SNAPSHOT_FORMAT, err);
 }
 
+/* The [id, attempt, token] entries of "inflight" into a new array. */
+static int load_inflight(const struct jsonfile *jf, const cJSON *arr,
+			 struct snapshot_inflight **inf, size_t *n, char *err)
+{
+	const cJSON *it;
+	size_t i = 0;
+
+	*inf = calloc((size_t)cJSON_GetArraySize(arr) + 1, sizeof(**inf));
+	if (!*inf)
+		return DEHBQ_ENOMEM;
+	cJSON_ArrayForEach(it, arr)
+	{
+		const cJSON *a = cJSON_GetArrayItem(it, 0);
+		const cJSON *b = cJSON_GetArrayItem(it, 1);
+		const cJSON *t = cJSON_GetArrayItem(it, 2);
+		int k = cJSON_GetArraySize(it);
+
+		if (!cJSON_IsArray(it) || k < 2 || k > 3 ||
+		    (k == 3 &&
+		     (!cJSON_IsString(t) ||
+		      id_token_parse(t->valuestring, &(*inf)[i].token))) ||
+		    !cJSON_IsNumber(a) || !cJSON_IsNumber(b) ||
+		    a->valuedouble < 0 ||
+		    a->valuedouble > (double)ID_TRIAL_MAX ||
+		    a->valuedouble != (double)(uint64_t)a->valuedouble ||
+		    b->valuedouble < 1 || b->valuedouble > 1000000 ||
+		    b->valuedouble != (double)(int)b->valuedouble)
+			return jsonfile_errf(jf, it, err,
+					     "field 'inflight': expected [id, "
+					     "attempt, token] entries");
+		(*inf)[i].id = (uint64_t)a->valuedouble;
+		(*inf)[i].attempt = (int)b->valuedouble;
+		i++;
+	}
+	*n = i;
+	return DEHBQ_OK;
+}
+
 /* setup NULL: read everything but the optimiser (*eng stays NULL). */
 static int load_one(const char *path, const char *study,
 		    const struct optim_setup *setup, struct snapshot_meta *m,
@@ -177,7 +215,7 @@ static int load_one(const char *path, const char *study,
 	};
 	const cJSON *rd = NULL;
 	struct jsonfile *jf;
-	const cJSON *r, *arr = NULL, *it, *engine = NULL;
+	const cJSON *r, *arr = NULL, *engine = NULL;
 	const char *s;
 	size_t i = 0;
 	int rc;
@@ -228,38 +266,8 @@ static int load_one(const char *path, const char *study,
 		rc = DEHBQ_ENOMEM;
 		goto out;
 	}
-	*inf = calloc((size_t)cJSON_GetArraySize(arr) + 1, sizeof(**inf));
-	if (!*inf) {
-		rc = DEHBQ_ENOMEM;
+	if ((rc = load_inflight(jf, arr, inf, n, err)))
 		goto out;
-	}
-	cJSON_ArrayForEach(it, arr)
-	{
-		const cJSON *a = cJSON_GetArrayItem(it, 0);
-		const cJSON *b = cJSON_GetArrayItem(it, 1);
-		const cJSON *t = cJSON_GetArrayItem(it, 2);
-		int k = cJSON_GetArraySize(it);
-
-		if (!cJSON_IsArray(it) || k < 2 || k > 3 ||
-		    (k == 3 &&
-		     (!cJSON_IsString(t) ||
-		      id_token_parse(t->valuestring, &(*inf)[i].token))) ||
-		    !cJSON_IsNumber(a) || !cJSON_IsNumber(b) ||
-		    a->valuedouble < 0 ||
-		    a->valuedouble > (double)ID_TRIAL_MAX ||
-		    a->valuedouble != (double)(uint64_t)a->valuedouble ||
-		    b->valuedouble < 1 || b->valuedouble > 1000000 ||
-		    b->valuedouble != (double)(int)b->valuedouble) {
-			rc = jsonfile_errf(jf, it, err,
-					   "field 'inflight': expected [id, "
-					   "attempt, token] entries");
-			goto out;
-		}
-		(*inf)[i].id = (uint64_t)a->valuedouble;
-		(*inf)[i].attempt = (int)b->valuedouble;
-		i++;
-	}
-	*n = i;
 	if (!setup || (rc = optim_load(engine, setup, eng, err)))
 		goto out;
 	for (i = 0; i < *n; i++)
