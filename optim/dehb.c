@@ -527,11 +527,6 @@ int dehb_ask(struct dehb *d, struct dehb_job *job, double *vec)
 	}
 	j.fidelity = d->fid[j.level];
 	switch (d->p.optimizer) {
-	case DEHB_OPT_RANDOM:
-		j.kind = DEHB_KIND_RANDOM;
-		j.config_id = d->next_cid++;
-		random_vec(&d->rng, dim, x);
-		break;
 	case DEHB_OPT_SH:
 	case DEHB_OPT_HYPERBAND:
 		propose_sh(d, b, r, &j, x);

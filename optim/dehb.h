@@ -4,7 +4,7 @@
  * A pure library: no I/O, no clock, no globals.  It implements DEHB as
  * ../shared/DEHB_SPEC.md describes automl/DEHB v0.1.2, with the bugs of
  * its section 9 fixed (docs/algorithm.md lists every deviation), plus the
- * baselines random search, successive halving, Hyperband and full-fidelity
+ * baselines successive halving, Hyperband and full-fidelity
  * DE, which share its code.
  *
  * Calling sequence:
@@ -22,7 +22,7 @@
  * ask/tell calls give the same jobs and the same state, bit for bit.
  * save -> load -> continue is identical to continuing.
  *
- * Termination: max_brackets stops opening brackets (for random and de,
+ * Termination: max_brackets stops opening brackets (for de,
  * which have none, it caps the jobs asked).  Every other budget (fevals,
  * cost, wall time) is the optimiser interface's (optim/optim.c), which
  * wraps this engine for dehb, sh, hyperband and de.
@@ -45,7 +45,6 @@ struct jsonbuf;
 
 enum dehb_optimizer {
 	DEHB_OPT_DEHB = 0,  /* DEHB (default) */
-	DEHB_OPT_RANDOM,    /* random search at the maximum fidelity */
 	DEHB_OPT_SH,	    /* successive halving, random sampling */
 	DEHB_OPT_HYPERBAND, /* Hyperband, random sampling in SH brackets */
 	DEHB_OPT_DE,	    /* asynchronous DE at the maximum fidelity */
@@ -103,11 +102,11 @@ struct dehb_job {
 	uint64_t id;	     /* job id: 0, 1, 2, ... in ask order */
 	int level;	     /* fidelity level index, 0 = lowest */
 	double fidelity;     /* exact fidelity double to pass on */
-	int64_t bracket;     /* bracket id (random/de: the job id) */
+	int64_t bracket;     /* bracket id (de: the job id) */
 	int rung;	     /* rung within the bracket, 0 = base */
 	enum dehb_kind kind; /* trial, promotion or random */
 	int slot;	     /* target slot in the level's subpopulation;
-				sh/hyperband: rank in the rung; random: -1 */
+				sh/hyperband: rank in the rung */
 	int64_t config_id;   /* config id; promotions re-use the lower one */
 	int64_t parent_job;  /* promotion: job that evaluated the config at
 				the lower level; else -1 */

@@ -10,8 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-static const char *const opt_names[] = {"dehb",	     "random", "sh",
-					"hyperband", "de",     NULL};
+static const char *const opt_names[] = {"dehb", "sh", "hyperband", "de", NULL};
 const char *const dehb_mutation_names[] = {
 	"rand1", "rand2", "best1", "currenttobest1", "randtobest1", NULL};
 const char *const dehb_crossover_names[] = {"bin", "exp", NULL};

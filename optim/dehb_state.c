@@ -423,7 +423,7 @@ static int load_job(struct dehb *d, const cJSON *o, int i, int *cnt, char *err)
 	const char *s;
 	double *x = NULL;
 	int64_t t;
-	int rc, uses = dehb_uses_brackets(d), kind, reopened;
+	int rc, uses = dehb_uses_brackets(d), reopened;
 
 	memset(&j, 0, sizeof(j));
 	if (!cJSON_IsObject(o))
@@ -442,7 +442,6 @@ static int load_job(struct dehb *d, const cJSON *o, int i, int *cnt, char *err)
 	TRY(ostate_get_str(o, "kind", &s, err));
 	if (dehb_kind_parse(s, &j.kind) != DEHBQ_OK)
 		return dehbq_errf(err, DEHBQ_EINVAL, "snapshot: bad kind");
-	kind = (int)j.kind;
 	TRY(ostate_get_int(o, "slot", -1, DEHB_MAX_TOTPOP, &j.slot, err));
 	TRY(ostate_get_i64(o, "config_id", 0, d->next_cid - 1, &j.config_id,
 			   err));
@@ -476,10 +475,6 @@ static int load_job(struct dehb *d, const cJSON *o, int i, int *cnt, char *err)
 	    (j.slot < 0 || j.slot >= d->pop[j.level].n))
 		return dehbq_errf(err, DEHBQ_EINVAL,
 				  "snapshot: inflight[%d] bad slot", i);
-	if (d->p.optimizer == DEHB_OPT_RANDOM &&
-	    (j.slot != -1 || kind != DEHB_KIND_RANDOM))
-		return dehbq_errf(err, DEHBQ_EINVAL,
-				  "snapshot: inflight[%d] bad kind/slot", i);
 	rc = DEHBQ_ENOMEM;
 	x = malloc((size_t)d->p.dim * sizeof(double));
 	if (!x)

@@ -3,7 +3,6 @@
  * termination, save/load equivalence under random interleavings,
  * baselines, and a quality check against random search
  */
-#include "benchfn.h"
 #include "dehb.h"
 #include "err.h"
 #include "jsonbuf.h"
@@ -675,9 +674,8 @@ static uint64_t op(struct dehb *d, struct world *w)
 START_TEST(test_dehb_save_load_continue_equals_continue)
 {
 	static const enum dehb_optimizer opts[] = {
-		DEHB_OPT_DEHB,	 DEHB_OPT_DEHB, DEHB_OPT_DEHB,
-		DEHB_OPT_RANDOM, DEHB_OPT_SH,	DEHB_OPT_HYPERBAND,
-		DEHB_OPT_DE};
+		DEHB_OPT_DEHB, DEHB_OPT_DEHB,	   DEHB_OPT_DEHB, DEHB_OPT_SH,
+		DEHB_OPT_SH,   DEHB_OPT_HYPERBAND, DEHB_OPT_DE};
 	struct world *w = malloc(sizeof(*w)), *w2 = malloc(sizeof(*w2));
 	int run, runs = 0;
 
@@ -732,27 +730,6 @@ START_TEST(test_dehb_save_load_continue_equals_continue)
 END_TEST
 
 /* ---- baselines ---- */
-
-START_TEST(test_dehb_random_baseline_samples_at_max_fidelity)
-{
-	struct dehb *d = mk(DEHB_OPT_RANDOM, 1, 27, 3, 2);
-	struct dehb_job j;
-	double x[MAXD];
-	int i;
-
-	for (i = 0; i < 50; i++) {
-		ck_assert_int_eq(step(d, &j, x), DEHBQ_OK);
-		ck_assert_int_eq(j.kind, DEHB_KIND_RANDOM);
-		ck_assert(j.fidelity == 27);
-		ck_assert_int_eq(j.level, 3);
-		ck_assert_int_eq(j.bracket, (int64_t)j.id);
-		ck_assert_int_eq(j.slot, -1);
-		ck_assert_int_eq(j.config_id, i);
-	}
-	ck_assert_int_eq(dehb_active_brackets(d), 0);
-	dehb_free(d);
-}
-END_TEST
 
 /* SH/HB: every promotion is the next best of its own bracket's rung. */
 static void check_sh(enum dehb_optimizer o)
@@ -838,58 +815,6 @@ END_TEST
 
 /* ---- quality ---- */
 
-/* Sequential run until `budget` fidelity units are spent; regret of the
- * max-fidelity incumbent (any-fidelity one if none). */
-static double run_branin(enum dehb_optimizer o, uint64_t seed, double budget)
-{
-	struct benchfn f;
-	struct dehb_params p;
-	struct dehb *d;
-	struct dehb_job j;
-	struct dehb_incumbent inc;
-	struct rng noise;
-	double x[MAXD], spent = 0, r;
-	char err[DEHBQ_ERRLEN];
-
-	ck_assert_int_eq(benchfn_init(&f, "branin", err), DEHBQ_OK);
-	dehb_params_init(&p);
-	p.optimizer = o;
-	p.dim = f.dim;
-	p.min_fidelity = f.min_budget;
-	p.max_fidelity = f.max_budget;
-	p.seed = seed;
-	d = mkp(&p);
-	rng_seed(&noise, seed + 1000);
-	while (spent < budget) {
-		ck_assert_int_eq(dehb_ask(d, &j, x), DEHBQ_OK);
-		ck_assert_int_eq(
-			dehb_tell(d, j.id, DEHB_OK,
-				  benchfn_loss(&f, x, j.fidelity, &noise),
-				  j.fidelity),
-			DEHBQ_OK);
-		spent += j.fidelity;
-	}
-	if (dehb_incumbent(d, DEHB_INC_MAX, &inc, x) != DEHBQ_OK)
-		dehb_incumbent(d, DEHB_INC_ANY, &inc, x);
-	r = benchfn_regret(&f, x);
-	dehb_free(d);
-	return r;
-}
-
-START_TEST(test_dehb_beats_random_search_on_branin)
-{
-	double rd = 0, rr = 0;
-	uint64_t s;
-
-	for (s = 0; s < 10; s++) {
-		rd += run_branin(DEHB_OPT_DEHB, s, 100 * 60);
-		rr += run_branin(DEHB_OPT_RANDOM, s, 100 * 60);
-	}
-	ck_assert_msg(rd < rr, "DEHB mean regret %g, random %g", rd / 10,
-		      rr / 10);
-}
-END_TEST
-
 /* ---- limits ---- */
 
 START_TEST(test_dehb_single_level_and_tiny_populations_work)
@@ -964,9 +889,8 @@ END_TEST
 
 START_TEST(test_dehb_reopen_failed_job_then_tell_applies_selection)
 {
-	static const enum dehb_optimizer opts[] = {DEHB_OPT_DEHB, DEHB_OPT_DE,
-						   DEHB_OPT_RANDOM, DEHB_OPT_SH,
-						   DEHB_OPT_HYPERBAND};
+	static const enum dehb_optimizer opts[] = {
+		DEHB_OPT_DEHB, DEHB_OPT_DE, DEHB_OPT_SH, DEHB_OPT_HYPERBAND};
 	size_t k;
 
 	for (k = 0; k < sizeof(opts) / sizeof(opts[0]); k++) {
@@ -1047,12 +971,10 @@ Suite *dehb_suite(void)
 	tcase_add_test(core, test_dehb_max_brackets_blocks_then_done);
 	tcase_add_test(core, test_dehb_max_active_brackets_returns_eagain);
 	tcase_add_test(core, test_dehb_save_load_continue_equals_continue);
-	tcase_add_test(core, test_dehb_random_baseline_samples_at_max_fidelity);
 	tcase_add_test(core, test_dehb_sh_baseline_promotes_top_of_own_bracket);
 	tcase_add_test(core, test_dehb_hyperband_baseline_cycles_brackets);
 	tcase_add_test(core,
 		       test_dehb_de_baseline_evaluates_population_then_trials);
-	tcase_add_test(core, test_dehb_beats_random_search_on_branin);
 	tcase_add_test(errors,
 		       test_dehb_tell_twice_or_unknown_refused_unchanged);
 	tcase_add_test(errors, test_dehb_params_check_names_the_field);

@@ -5,6 +5,7 @@
  * giving the same trajectory, tells in random order and failures never
  * crashing, requeues, and every budget honoured exactly.
  */
+#include "benchfn.h"
 #include "err.h"
 #include "jsonbuf.h"
 #include "optim.h"
@@ -473,6 +474,56 @@ START_TEST(test_optim_settings_validated)
 }
 END_TEST
 
+/* DEHB beats random search on Branin at equal cost (10 seeds). */
+static double branin_regret(const char *name, uint64_t seed)
+{
+	struct optim_setup u;
+	struct optim_job j;
+	struct optim_best b;
+	struct benchfn f;
+	struct optim *o;
+	struct rng noise;
+	char err[DEHBQ_ERRLEN];
+	double x[2], spent = 0;
+
+	ck_assert_int_eq(benchfn_init(&f, "branin", err), DEHBQ_OK);
+	memset(&u, 0, sizeof(u));
+	u.dim = f.dim;
+	u.min_fidelity = f.min_budget;
+	u.max_fidelity = f.max_budget;
+	u.eta = 3;
+	u.seed = seed;
+	ck_assert_int_eq(optim_open(name, &u, &o, err), DEHBQ_OK);
+	rng_seed(&noise, seed + 1000);
+	while (spent < 100 * 60) {
+		ck_assert_int_eq(optim_ask(o, &j, x), DEHBQ_OK);
+		ck_assert_int_eq(
+			optim_tell(o, j.id, OPTIM_OK,
+				   benchfn_loss(&f, x, j.fidelity, &noise),
+				   j.fidelity),
+			DEHBQ_OK);
+		spent += j.fidelity;
+	}
+	if (optim_best(o, OPTIM_BEST_MAX, &b, x) != DEHBQ_OK)
+		optim_best(o, OPTIM_BEST_ANY, &b, x);
+	optim_free(o);
+	return benchfn_regret(&f, x);
+}
+
+START_TEST(test_optim_dehb_beats_random_search_on_branin)
+{
+	double rd = 0, rr = 0;
+	uint64_t s;
+
+	for (s = 0; s < 10; s++) {
+		rd += branin_regret("dehb", s);
+		rr += branin_regret("random", s);
+	}
+	ck_assert_msg(rd < rr, "DEHB mean regret %g, random %g", rd / 10,
+		      rr / 10);
+}
+END_TEST
+
 static int table_len(void)
 {
 	int n = 0;
@@ -571,6 +622,7 @@ Suite *optim_suite(void)
 	tcase_add_loop_test(c, test_optim_settings_validated, 0, n);
 	tcase_add_test(b, test_optim_asha_promotes_top_third);
 	tcase_add_test(b, test_optim_re_removes_oldest);
+	tcase_add_test(b, test_optim_dehb_beats_random_search_on_branin);
 	suite_add_tcase(s, c);
 	suite_add_tcase(s, b);
 	return s;
