@@ -5,7 +5,9 @@
  * optim_load must refuse anything malformed without crashing; a state that
  * loads must save and load again to the same text, and must then take
  * asks and tells.  The setup is read from the input's own "setup" (the
- * study's, in a real snapshot), with the dimension bounded.
+ * study's, in a real snapshot), with the dimension bounded; the history
+ * file's text, for an optimiser that keeps one, from its "fuzz_history"
+ * string.
  */
 #include "err.h"
 #include "jsonbuf.h"
@@ -45,7 +47,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct optim *o, *o2;
 	struct optim_setup u;
 	struct optim_job job;
-	const cJSON *su;
+	const cJSON *su, *hi;
+	const char *h = NULL;
+	size_t hl = 0;
 	double x[64];
 	int i;
 
@@ -59,17 +63,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	u.eta = num(su, "eta");
 	u.seed = num(su, "seed") >= 0 ? (uint64_t)num(su, "seed") : 0;
 	u.choices = choices;
+	hi = cJSON_GetObjectItemCaseSensitive(jsonfile_root(jf),
+					      "fuzz_history");
+	if (cJSON_IsString(hi)) {
+		h = hi->valuestring;
+		hl = strlen(h);
+	}
 	if (u.dim < 1 || u.dim > 64 ||
-	    optim_load(jsonfile_root(jf), &u, &o, err)) {
+	    optim_load(jsonfile_root(jf), &u, h, hl, &o, err)) {
 		jsonfile_free(jf);
 		return 0;
 	}
-	jsonfile_free(jf);
 	t1 = save(o);
-	if (jsonfile_parse("save.json", t1, strlen(t1), &jf, err) ||
-	    optim_load(jsonfile_root(jf), &u, &o2, err))
-		abort();
-	jsonfile_free(jf);
+	{
+		struct jsonfile *j2;
+
+		if (jsonfile_parse("save.json", t1, strlen(t1), &j2, err) ||
+		    optim_load(jsonfile_root(j2), &u, h, hl, &o2, err))
+			abort();
+		jsonfile_free(j2);
+	}
+	jsonfile_free(jf); /* h points into it */
 	t2 = save(o2);
 	if (strcmp(t1, t2))
 		abort();

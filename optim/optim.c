@@ -157,6 +157,7 @@ struct optim *optim_alloc(const struct optim_ops *ops,
 	o->eta = s->eta;
 	o->seed = s->seed;
 	o->lim = s->lim;
+	jsonbuf_init(&o->hist);
 	for (i = 0; i < 2; i++)
 		if (!(o->inc[i].x = calloc((size_t)s->dim, sizeof(double)))) {
 			optim_free(o);
@@ -199,6 +200,7 @@ void optim_free(struct optim *o)
 	free(o->fl);
 	free(o->inc[0].x);
 	free(o->inc[1].x);
+	jsonbuf_free(&o->hist);
 	free(o);
 }
 
@@ -255,6 +257,7 @@ int optim_fl_insert(struct optim *o, const struct optim_job *job,
 	memmove(o->fl + at + 1, o->fl + at, (o->nfl - at) * sizeof(*o->fl));
 	o->fl[at].job = *job;
 	o->fl[at].x = x;
+	o->fl[at].reopened = 0;
 	o->nfl++;
 	return DEHBQ_OK;
 }
@@ -387,6 +390,11 @@ int optim_tell(struct optim *o, uint64_t id, enum optim_status status,
 		inc_update(o, OPTIM_BEST_ANY, &e->job, e->x, loss);
 		inc_update(o, OPTIM_BEST_MAX, &e->job, e->x, loss);
 	}
+	if (o->ops->replay) {
+		optim_history_record(&o->hist, &e->job, e->x, o->dim,
+				     e->reopened, loss, cost);
+		o->nhist++;
+	}
 	fl_remove(o, at);
 	return DEHBQ_OK;
 }
@@ -410,6 +418,7 @@ int optim_reopen(struct optim *o, const struct optim_job *job,
 		fl_remove(o, fl_search(o, job->id, &found));
 		return rc;
 	}
+	o->fl[fl_search(o, job->id, &found)].reopened = 1;
 	o->told--;
 	o->failed--;
 	return DEHBQ_OK;
@@ -453,6 +462,26 @@ int optim_best(const struct optim *o, enum optim_best_which which,
 		return DEHBQ_ENOENT;
 	if (vec)
 		memcpy(vec, in->x, (size_t)o->dim * sizeof(double));
+	return DEHBQ_OK;
+}
+
+int optim_keeps_history(const struct optim *o)
+{
+	return o->ops->replay != NULL;
+}
+
+int optim_history_take(struct optim *o, char **text, size_t *len)
+{
+	int rc = jsonbuf_failed(&o->hist);
+
+	*text = NULL;
+	*len = 0;
+	if (rc || !o->hist.len)
+		return rc;
+	*len = o->hist.len;
+	if (!(*text = jsonbuf_take(&o->hist)))
+		return DEHBQ_ENOMEM;
+	jsonbuf_init(&o->hist);
 	return DEHBQ_OK;
 }
 

@@ -45,6 +45,7 @@
 #ifndef DEHBQ_OPTIM_H
 #define DEHBQ_OPTIM_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct cJSON;
@@ -140,9 +141,17 @@ struct optim_counts {
  *   brackets: brackets opened so far; NULL for optimisers without any.
  *   done: 1 when the backend's own structure issues nothing more (the
  *     bracket limit reached and no bracket pending); NULL: never.
- *   Only `brackets`, `done` and `describe` may be NULL.
  *   save/load: the backend's state as one JSON value, and back.
- *   describe: members for status.json (`"k":v,...`), NULL for none.
+ *   describe: members for status.json (`"k":v,...`, at least one).
+ *   replay: set by an optimiser that keeps its history (every result)
+ *     rather than rewrite it in each save.  optim.c then keeps a history
+ *     record of every tell (optim_history_take), and at load, after the
+ *     backend's own (bounded) state, replays every record in tell order
+ *     (told 1; told 2 for the re-tell of a requeued job, which replaces
+ *     its failed result), then every job still in flight (told 0;
+ *     reopened: it was put back by a requeue), then once with job NULL:
+ *     the history is all in.
+ *   Only `brackets`, `done`, `describe` and `replay` may be NULL.
  */
 struct optim_ops {
 	const char *name;    /* --optimizer NAME */
@@ -159,6 +168,9 @@ struct optim_ops {
 	int (*load)(const struct optim_setup *s, const struct cJSON *state,
 		    void **st, char *err);
 	int (*describe)(const void *st, struct jsonbuf *b);
+	int (*replay)(void *st, const struct optim_job *job, const double *vec,
+		      int told, int reopened, enum optim_status status,
+		      double loss);
 	void (*free)(void *st);
 };
 
@@ -229,10 +241,20 @@ int optim_best(const struct optim *o, enum optim_best_which which,
  * back.  optim_load checks name and format: a snapshot of another format
  * is refused (DEHBQ_EUNSUP) with a message saying so, never misread.
  * setup gives the study's fixed values; they must match the saved ones.
+ *
+ * History: an optimiser that keeps its history (optim_keeps_history)
+ * saves only a bounded state; every tell also makes a history record, a
+ * line of compact JSON.  The caller takes the new records
+ * (optim_history_take: malloc'ed text, NULL when none) and appends them to
+ * an append-only file before it saves; optim_load gets that file's text
+ * back (exactly the records made before the save; history NULL and hlen 0
+ * for an optimiser without one).  A save rewrites O(1) bytes, not O(n).
  */
 int optim_save(const struct optim *o, struct jsonbuf *b);
 int optim_load(const struct cJSON *json, const struct optim_setup *s,
-	       struct optim **out, char *err);
+	       const char *history, size_t hlen, struct optim **out, char *err);
+int optim_keeps_history(const struct optim *o);
+int optim_history_take(struct optim *o, char **text, size_t *len);
 
 /* Members for status.json's "optimizer" object ("k":v,...). */
 int optim_describe(const struct optim *o, struct jsonbuf *b);

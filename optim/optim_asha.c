@@ -13,9 +13,10 @@
  * rank last and are never promoted.
  *
  * No settings: eta and the ladder are the study's.  Per-trial state
- * {"config":C}, the configuration's number.  The state holds every
- * configuration's vector and every rung result: it grows with the
- * history (docs/algorithm.md says what that costs).
+ * {"config":C}, the configuration's number.  ASHA keeps its history (every
+ * rung result and every configuration's vector) in memory, but saves only
+ * its rng and configuration count: the rest comes back at load from the
+ * history records (optim_ops.replay), so a save is O(1), not O(n).
  */
 #include "optim.h"
 
@@ -55,6 +56,8 @@ struct asha {
 	struct rung rung[HB_MAX_LEVELS];
 	int64_t *reopened; /* jobs put back in flight by a requeue */
 	size_t nre, capre;
+	int64_t *parents; /* replay: jobs whose configuration went up */
+	size_t npar, cappar;
 };
 
 static const char *const no_keys[] = {NULL};
@@ -76,6 +79,7 @@ static void as_free(void *st)
 		free(a->rung[k].r);
 	free(a->x);
 	free(a->reopened);
+	free(a->parents);
 	free(a);
 }
 
@@ -259,124 +263,92 @@ static int as_reopen(void *st, const struct optim_job *job, const double *vec)
 static int as_save(const void *st, struct jsonbuf *b)
 {
 	const struct asha *a = st;
-	size_t i;
-	int k;
 
 	jsonbuf_printf(b, "{\"configs\":%" PRId64 ",\"rng\":", a->ncfg);
 	ostate_put_rng(b, &a->rng);
-	jsonbuf_puts(b, ",\"x\":");
-	ostate_put_dbls(b, a->x, (size_t)a->ncfg * (size_t)a->dim);
-	jsonbuf_puts(b, ",\"reopened\":");
-	ostate_put_i64s(b, a->reopened, a->nre);
-	jsonbuf_puts(b, ",\"rungs\":[");
-	for (k = 0; k < a->L; k++) {
-		const struct rung *g = &a->rung[k];
-
-		/* [loss, job, config, promoted] per result */
-		jsonbuf_puts(b, k ? ",[" : "[");
-		for (i = 0; i < g->n; i++) {
-			jsonbuf_puts(b, i ? ",[" : "[");
-			jsonbuf_num(b, g->r[i].loss);
-			jsonbuf_printf(b, ",%" PRId64 ",%" PRId64 ",%d]",
-				       g->r[i].job, g->r[i].cfg,
-				       g->r[i].promoted);
-		}
-		jsonbuf_put(b, "]", 1);
-	}
-	jsonbuf_puts(b, "]}");
+	jsonbuf_put(b, "}", 1);
 	return jsonbuf_failed(b);
-}
-
-static int load_rec(const struct asha *a, const cJSON *e, struct rec *r)
-{
-	const cJSON *v[4];
-	int64_t t[3];
-	int i;
-
-	if (!cJSON_IsArray(e) || cJSON_GetArraySize(e) != 4)
-		return DEHBQ_EINVAL;
-	for (i = 0; i < 4; i++)
-		v[i] = cJSON_GetArrayItem(e, i);
-	if (cJSON_IsNull(v[0]))
-		r->loss = INFINITY;
-	else if (!ostate_num(v[0], &r->loss))
-		return DEHBQ_EINVAL;
-	if (!ostate_int(v[1], 0, OPTIM_MAX_ID, &t[0]) ||
-	    !ostate_int(v[2], 0, a->ncfg - 1, &t[1]) ||
-	    !ostate_int(v[3], 0, 1, &t[2]))
-		return DEHBQ_EINVAL;
-	r->job = t[0];
-	r->cfg = t[1];
-	r->promoted = (int)t[2];
-	return DEHBQ_OK;
-}
-
-static int load_rungs(struct asha *a, const cJSON *state, char *err)
-{
-	const cJSON *rs, *g, *e;
-	int k = 0, rc;
-
-	if ((rc = ostate_get_arr(state, "rungs", a->L, &rs, err)))
-		return rc;
-	cJSON_ArrayForEach(g, rs)
-	{
-		struct rung *u = &a->rung[k];
-
-		if (!cJSON_IsArray(g))
-			return dehbq_errf(err, DEHBQ_EINVAL,
-					  "snapshot: rungs[%d] must be an "
-					  "array",
-					  k);
-		if ((rc = grow((void **)&u->r, &u->cap,
-			       (size_t)cJSON_GetArraySize(g), sizeof(*u->r))))
-			return rc;
-		cJSON_ArrayForEach(e, g)
-		{
-			if (load_rec(a, e, &u->r[u->n]))
-				return dehbq_errf(err, DEHBQ_EINVAL,
-						  "snapshot: rungs[%d][%zu] is "
-						  "not [loss, job, config, "
-						  "promoted]",
-						  k, u->n);
-			u->n++;
-		}
-		k++;
-	}
-	return DEHBQ_OK;
 }
 
 static int as_load(const struct optim_setup *s, const cJSON *state, void **st,
 		   char *err)
 {
 	struct asha *a;
-	const cJSON *re;
 	int64_t n;
 	int rc;
 
 	if ((rc = as_new(s, &a)))
 		return rc;
 	if ((rc = ostate_get_i64(state, "configs", 0, OPTIM_MAX_ID, &n, err)) ||
+	    (rc = ostate_get_rng(state, "rng", &a->rng, err)) ||
 	    (rc = grow((void **)&a->x, &a->capcfg,
-		       (size_t)n * (size_t)a->dim + 1, sizeof(double))))
-		goto fail;
+		       (size_t)n * (size_t)a->dim + 1, sizeof(double)))) {
+		as_free(a);
+		return rc;
+	}
 	a->ncfg = n;
-	if ((rc = ostate_get_rng(state, "rng", &a->rng, err)) ||
-	    (rc = ostate_get_dbls(state, "x", (size_t)n * (size_t)a->dim, a->x,
-				  0, 1, err)) ||
-	    (rc = ostate_get_arr(state, "reopened", -1, &re, err)) ||
-	    (rc = grow((void **)&a->reopened, &a->capre,
-		       (size_t)cJSON_GetArraySize(re), sizeof(int64_t))) ||
-	    (rc = ostate_get_i64s(state, "reopened",
-				  (size_t)cJSON_GetArraySize(re), a->reopened,
-				  0, OPTIM_MAX_ID, err)) ||
-	    (rc = load_rungs(a, state, err)))
-		goto fail;
-	a->nre = (size_t)cJSON_GetArraySize(re);
 	*st = a;
 	return DEHBQ_OK;
-fail:
-	as_free(a);
-	return rc;
+}
+
+static int cmp_i64(const void *x, const void *y)
+{
+	int64_t u = *(const int64_t *)x, v = *(const int64_t *)y;
+
+	return u < v ? -1 : u > v;
+}
+
+/* The history is all in: mark the results whose configuration went up. */
+static int settle_promotions(struct asha *a)
+{
+	int k;
+
+	qsort(a->parents, a->npar, sizeof(*a->parents), cmp_i64);
+	for (k = 0; k < a->L; k++) {
+		struct rung *g = &a->rung[k];
+		size_t i;
+
+		for (i = 0; i < g->n; i++)
+			g->r[i].promoted =
+				a->npar &&
+				bsearch(&g->r[i].job, a->parents, a->npar,
+					sizeof(int64_t), cmp_i64) != NULL;
+	}
+	free(a->parents);
+	a->parents = NULL;
+	a->npar = a->cappar = 0;
+	return DEHBQ_OK;
+}
+
+/*
+ * A history record (told 1, 2) or a job in flight (told 0) back into the
+ * rungs, in the order the live run saw them; job NULL: the end.
+ */
+static int as_replay(void *st, const struct optim_job *job, const double *vec,
+		     int told, int reopened, enum optim_status status,
+		     double loss)
+{
+	struct asha *a = st;
+	int64_t cfg;
+	int rc;
+
+	if (!job)
+		return settle_promotions(a);
+	if ((rc = job_cfg(a, job, &cfg)))
+		return rc;
+	memcpy(a->x + (size_t)cfg * (size_t)a->dim, vec,
+	       (size_t)a->dim * sizeof(double));
+	if (job->kind == OPTIM_KIND_PROMOTION && job->parent >= 0 &&
+	    told != 2) {
+		if ((rc = grow((void **)&a->parents, &a->cappar, a->npar + 1,
+			       sizeof(int64_t))))
+			return rc;
+		a->parents[a->npar++] = job->parent;
+	}
+	if (told == 2 || (told == 0 && reopened)) /* a requeued job */
+		if ((rc = as_reopen(a, job, vec)))
+			return rc;
+	return told ? as_tell(a, job, vec, status, loss, 0) : DEHBQ_OK;
 }
 
 static int as_describe(const void *st, struct jsonbuf *b)
@@ -410,5 +382,6 @@ const struct optim_ops optim_asha_ops = {
 	.save = as_save,
 	.load = as_load,
 	.describe = as_describe,
+	.replay = as_replay,
 	.free = as_free,
 };

@@ -8,6 +8,7 @@
 #ifndef DEHBQ_OPTIM_IMPL_H
 #define DEHBQ_OPTIM_IMPL_H
 
+#include "jsonbuf.h"
 #include "optim.h"
 
 #include <stddef.h>
@@ -17,6 +18,7 @@
 struct optim_fl {
 	struct optim_job job;
 	double *x;
+	int reopened; /* put back by optim_reopen: its tell is a re-tell */
 };
 
 /* An incumbent with its own copy of the vector. */
@@ -38,6 +40,8 @@ struct optim {
 	struct optim_fl *fl; /* in flight, ascending id */
 	size_t nfl, capfl;
 	struct optim_inc inc[2]; /* OPTIM_BEST_ANY, OPTIM_BEST_MAX */
+	struct jsonbuf hist;	 /* history records not yet taken */
+	int64_t nhist;		 /* history records made in all */
 };
 
 extern const char *const optim_kind_names[]; /* NULL-terminated */
@@ -49,6 +53,13 @@ int optim_setup_check(const struct optim_setup *s, char *err);
 /* An optimiser with empty books and no backend state; NULL: no memory. */
 struct optim *optim_alloc(const struct optim_ops *ops,
 			  const struct optim_setup *s);
+/* One history record: a told job, its vector and result, as a line. */
+void optim_history_record(struct jsonbuf *b, const struct optim_job *j,
+			  const double *x, int dim, int retold, double loss,
+			  double cost);
+/* The job fields of a record or an in-flight entry (e), vector into x. */
+int optim_job_parse(const struct cJSON *e, int64_t max_id, int dim,
+		    struct optim_job *j, double *x, char *err);
 /* Add a job to the in-flight table (a copy of vec); DEHBQ_ESTATE: there. */
 int optim_fl_insert(struct optim *o, const struct optim_job *job,
 		    const double *vec);

@@ -46,7 +46,25 @@ static void put_job(struct jsonbuf *b, const struct optim_fl *e, int dim)
 	jsonbuf_str(b, j->state);
 	jsonbuf_puts(b, ",\"x\":");
 	ostate_put_dbls(b, e->x, (size_t)dim);
-	jsonbuf_put(b, "}", 1);
+	jsonbuf_puts(b, e->reopened ? ",\"reopened\":true}" : "}");
+}
+
+void optim_history_record(struct jsonbuf *b, const struct optim_job *j,
+			  const double *x, int dim, int retold, double loss,
+			  double cost)
+{
+	struct optim_fl e;
+
+	e.job = *j;
+	e.x = (double *)x;
+	e.reopened = 0;
+	put_job(b, &e, dim);
+	b->len--; /* reopen the object: the result follows */
+	jsonbuf_puts(b, ",\"loss\":");
+	jsonbuf_num(b, loss); /* +inf (failed) is null */
+	jsonbuf_puts(b, ",\"cost\":");
+	jsonbuf_num(b, cost);
+	jsonbuf_puts(b, retold ? ",\"retold\":true}\n" : "}\n");
 }
 
 static void put_best(struct jsonbuf *b, const struct optim_inc *in, int dim)
@@ -92,8 +110,9 @@ int optim_save(const struct optim *o, struct jsonbuf *b)
 	jsonbuf_num(b, l->walltime);
 	jsonbuf_printf(b,
 		       "},\"books\":{\"asked\":%" PRId64 ",\"told\":%" PRId64
-		       ",\"failed\":%" PRId64 ",\"cost\":",
-		       o->asked, o->told, o->failed);
+		       ",\"failed\":%" PRId64 ",\"history\":%" PRId64
+		       ",\"cost\":",
+		       o->asked, o->told, o->failed, o->nhist);
 	jsonbuf_num(b, o->cost);
 	jsonbuf_puts(b, ",\"elapsed\":");
 	jsonbuf_num(b, o->elapsed);
@@ -187,46 +206,62 @@ static int load_limits(const cJSON *json, struct optim_limits *l, char *err)
 	return DEHBQ_OK;
 }
 
-static int load_job(struct optim *o, const cJSON *e, double *x, char *err)
+int optim_job_parse(const cJSON *e, int64_t max_id, int dim,
+		    struct optim_job *j, double *x, char *err)
 {
-	struct optim_job j;
 	const char *kind, *state;
 	int64_t id, br, rung, parent;
 	int k, rc;
 
-	memset(&j, 0, sizeof(j));
+	memset(j, 0, sizeof(*j));
 	if (!cJSON_IsObject(e))
 		return dehbq_errf(err, DEHBQ_EINVAL,
-				  "snapshot: inflight entry must be an object");
-	TRY(ostate_get_i64(e, "id", 0, o->asked - 1, &id, err));
-	TRY(ostate_get_dbl(e, "fidelity", &j.fidelity, err));
+				  "snapshot: a job must be an object");
+	TRY(ostate_get_i64(e, "id", 0, max_id, &id, err));
+	TRY(ostate_get_dbl(e, "fidelity", &j->fidelity, err));
 	TRY(ostate_get_i64(e, "bracket", 0, OPTIM_MAX_ID, &br, err));
 	TRY(ostate_get_i64(e, "rung", 0, 1000, &rung, err));
 	TRY(ostate_get_i64(e, "parent", -1, id - 1, &parent, err));
 	TRY(ostate_get_str(e, "kind", &kind, err));
 	TRY(ostate_get_str(e, "state", &state, err));
-	TRY(ostate_get_dbls(e, "x", (size_t)o->dim, x, 0, 1, err));
+	TRY(ostate_get_dbls(e, "x", (size_t)dim, x, 0, 1, err));
 	for (k = 0; optim_kind_names[k] && strcmp(optim_kind_names[k], kind);
 	     k++)
 		;
-	if (!optim_kind_names[k] || !(j.fidelity > 0) ||
-	    strlen(state) >= sizeof(j.state))
+	if (!optim_kind_names[k] || !(j->fidelity > 0) ||
+	    strlen(state) >= sizeof(j->state))
 		return dehbq_errf(err, DEHBQ_EINVAL,
-				  "snapshot: inflight job %" PRId64
+				  "snapshot: job %" PRId64
 				  " has a bad kind, fidelity or state",
 				  id);
-	j.id = (uint64_t)id;
-	j.bracket = br;
-	j.rung = (int)rung;
-	j.parent = parent;
-	j.kind = (enum optim_kind)k;
-	strcpy(j.state, state);
+	j->id = (uint64_t)id;
+	j->bracket = br;
+	j->rung = (int)rung;
+	j->parent = parent;
+	j->kind = (enum optim_kind)k;
+	strcpy(j->state, state);
+	return DEHBQ_OK;
+}
+
+static int load_job(struct optim *o, const cJSON *e, double *x, char *err)
+{
+	struct optim_job j;
+	int rc;
+
+	TRY(optim_job_parse(e, o->asked - 1, o->dim, &j, x, err));
 	if ((rc = optim_fl_insert(o, &j, x)))
 		return rc == DEHBQ_ESTATE ? dehbq_errf(err, DEHBQ_EINVAL,
-						       "snapshot: job %" PRId64
+						       "snapshot: job %" PRIu64
 						       " is in flight twice",
-						       id)
+						       j.id)
 					  : rc;
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "reopened"))) {
+		size_t i;
+
+		for (i = 0; i < o->nfl && o->fl[i].job.id != j.id; i++)
+			;
+		o->fl[i].reopened = 1;
+	}
 	return DEHBQ_OK;
 }
 
@@ -260,6 +295,8 @@ static int load_books(struct optim *o, const cJSON *json, char *err)
 	TRY(ostate_get_i64(bk, "asked", 0, OPTIM_MAX_ID, &o->asked, err));
 	TRY(ostate_get_i64(bk, "told", 0, o->asked, &o->told, err));
 	TRY(ostate_get_i64(bk, "failed", 0, o->told, &o->failed, err));
+	TRY(ostate_get_i64(bk, "history", 0, o->ops->replay ? OPTIM_MAX_ID : 0,
+			   &o->nhist, err));
 	TRY(ostate_get_dbl(bk, "cost", &o->cost, err));
 	TRY(ostate_get_dbl(bk, "elapsed", &o->elapsed, err));
 	TRY(ostate_get_arr(bk, "inflight", -1, &a, err));
@@ -286,8 +323,94 @@ static int load_books(struct optim *o, const cJSON *json, char *err)
 	return load_best(o, best, "max", &o->inc[OPTIM_BEST_MAX], err);
 }
 
+/* One history line: the job, its vector and its result, replayed. */
+static int replay_record(struct optim *o, const char *line, size_t len,
+			 double *x, int64_t n, char *err)
+{
+	struct optim_job j;
+	const cJSON *lv;
+	double loss, cost;
+	cJSON *e = cJSON_ParseWithLength(line, len);
+	int rc, retold;
+
+	if (!e)
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "history: record %" PRId64 " is not JSON",
+				  n + 1);
+	rc = optim_job_parse(e, o->asked - 1, o->dim, &j, x, err);
+	lv = cJSON_GetObjectItemCaseSensitive(e, "loss");
+	loss = INFINITY; /* null: a failure */
+	if (!rc && !cJSON_IsNull(lv))
+		rc = ostate_get_dbl(e, "loss", &loss, err);
+	if (!rc && !(rc = ostate_get_dbl(e, "cost", &cost, err)) && cost < 0)
+		rc = dehbq_errf(err, DEHBQ_EINVAL,
+				"history: record %" PRId64 " has a negative "
+				"cost",
+				n + 1);
+	retold = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "retold"));
+	cJSON_Delete(e);
+	if (rc)
+		return rc;
+	rc = o->ops->replay(o->st, &j, x, retold ? 2 : 1, 0,
+			    isfinite(loss) ? OPTIM_OK : OPTIM_FAILED, loss);
+	return rc ? dehbq_errf(err, rc == DEHBQ_ENOMEM ? rc : DEHBQ_EINVAL,
+			       "history: record %" PRId64
+			       " does not fit the optimizer's state",
+			       n + 1)
+		  : DEHBQ_OK;
+}
+
+/*
+ * The backend's history, then its jobs in flight, replayed on its bounded
+ * state (optim_ops.replay).  The text must hold exactly the records the
+ * books count.
+ */
+static int replay_all(struct optim *o, const char *h, size_t len, char *err)
+{
+	const char *p = h, *end = h + len;
+	double *x = malloc((size_t)o->dim * sizeof(double));
+	int64_t n = 0;
+	size_t i;
+	int rc = DEHBQ_OK;
+
+	if (!x)
+		return DEHBQ_ENOMEM;
+	while (!rc && p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+		if (!nl) {
+			rc = dehbq_errf(err, DEHBQ_EINVAL,
+					"history: record %" PRId64
+					" has no end of line",
+					n + 1);
+			break;
+		}
+		rc = replay_record(o, p, (size_t)(nl - p), x, n, err);
+		n++;
+		p = nl + 1;
+	}
+	if (!rc && n != o->nhist)
+		rc = dehbq_errf(err, DEHBQ_EINVAL,
+				"history: %" PRId64 " records, the snapshot "
+				"counts %" PRId64,
+				n, o->nhist);
+	for (i = 0; !rc && i < o->nfl; i++)
+		if ((rc = o->ops->replay(o->st, &o->fl[i].job, o->fl[i].x, 0,
+					 o->fl[i].reopened, OPTIM_OK, 0)))
+			rc = dehbq_errf(err,
+					rc == DEHBQ_ENOMEM ? rc : DEHBQ_EINVAL,
+					"snapshot: job %" PRIu64
+					" in flight does not fit the "
+					"optimizer's state",
+					o->fl[i].job.id);
+	if (!rc && (rc = o->ops->replay(o->st, NULL, NULL, 0, 0, OPTIM_OK, 0)))
+		rc = dehbq_errf(err, rc, "history: %s", dehbq_strerror(rc));
+	free(x);
+	return rc;
+}
+
 int optim_load(const cJSON *json, const struct optim_setup *s,
-	       struct optim **out, char *err)
+	       const char *history, size_t hlen, struct optim **out, char *err)
 {
 	const struct optim_ops *ops;
 	const cJSON *st;
@@ -306,7 +429,9 @@ int optim_load(const cJSON *json, const struct optim_setup *s,
 	if (!(o = optim_alloc(ops, &su)))
 		return dehbq_errf(err, DEHBQ_ENOMEM, "out of memory");
 	if ((rc = load_books(o, json, err)) ||
-	    (rc = ops->load(&su, st, &o->st, err))) {
+	    (rc = ops->load(&su, st, &o->st, err)) ||
+	    (ops->replay && (rc = replay_all(o, history ? history : "",
+					     history ? hlen : 0, err)))) {
 		if (rc == DEHBQ_ENOMEM)
 			dehbq_errf(err, rc, "out of memory");
 		optim_free(o);

@@ -118,6 +118,32 @@ static int ask_trials(struct sched *s)
 	return DEHBQ_OK;
 }
 
+/*
+ * The optimiser's new history records to its file, before the snapshot
+ * that counts them; kept for the next batch when the append fails.
+ */
+static int flush_history(struct sched *s)
+{
+	char *t;
+	size_t n;
+	int rc;
+
+	if (!optim_keeps_history(s->eng))
+		return DEHBQ_OK;
+	if ((rc = optim_history_take(s->eng, &t, &n)))
+		return rc;
+	if (t)
+		jsonbuf_put(&s->hist_out, t, n);
+	free(t);
+	if ((rc = jsonbuf_failed(&s->hist_out)) ||
+	    (rc = history_append(&s->hist, s->hist_out.p, s->hist_out.len)))
+		return rc;
+	s->hist_out.len = 0;
+	memcpy(s->meta.history, s->hist.name, sizeof(s->meta.history));
+	s->meta.history_bytes = s->hist.bytes;
+	return DEHBQ_OK;
+}
+
 static int write_snapshot(struct sched *s)
 {
 	struct snapshot_inflight *v;
@@ -125,6 +151,8 @@ static int write_snapshot(struct sched *s)
 	size_t i;
 	int rc;
 
+	if ((rc = flush_history(s)))
+		return rc;
 	v = calloc(s->ninf + 1, sizeof(*v));
 	if (!v)
 		return DEHBQ_ENOMEM;
@@ -313,6 +341,30 @@ static int new_engine(struct sched *s, char *err)
 	return DEHBQ_OK;
 }
 
+/*
+ * This epoch's own history file, a copy of what the snapshot named (its
+ * writer may still append to its own file until it notices the fence).
+ */
+static int start_history(struct sched *s, const char *text, char *err)
+{
+	int rc;
+
+	if (!optim_keeps_history(s->eng))
+		return DEHBQ_OK;
+	if ((rc = history_start(&s->hist, s->root, s->lease->epoch, text,
+				(size_t)s->meta.history_bytes, s->flags)))
+		return dehbq_errf(err, rc,
+				  "unable to write the optimizer's history "
+				  "in '%s/state': %s",
+				  s->root,
+				  rc == DEHBQ_ESYS ? strerror(errno)
+						   : dehbq_strerror(rc));
+	memcpy(s->meta.history, s->hist.name, sizeof(s->meta.history));
+	s->meta.history_bytes = s->hist.bytes;
+	history_prune(s->root, s->hist.name);
+	return DEHBQ_OK;
+}
+
 /* No snapshot: a new study, unless it has history (then refuse). */
 static int start_fresh(struct sched *s, int skipped, const char *warn,
 		       char *err)
@@ -345,7 +397,7 @@ int sched_open(struct sched **out, const char *root, struct spec *spec,
 	       struct lease *lease, struct logmsg *lg,
 	       const struct sched_opts *opts, char *err)
 {
-	char warn[DEHBQ_ERRLEN];
+	char warn[DEHBQ_ERRLEN], *htext = NULL;
 	struct optim_setup setup;
 	struct snapshot_inflight *v = NULL;
 	cJSON *redo = NULL;
@@ -375,8 +427,9 @@ int sched_open(struct sched **out, const char *root, struct spec *spec,
 	for (i = 0; i < (size_t)dim; i++)
 		s->choices[i] = space_param_choices(spec->space, (int)i);
 	study_setup(s, &setup);
+	jsonbuf_init(&s->hist_out);
 	rc = snapshot_load(root, spec->study, &setup, &s->meta, &v, &n, &s->eng,
-			   &redo, &skipped, warn);
+			   &htext, &redo, &skipped, warn);
 	if (skipped)
 		logmsg_w(lg, "skipped %d unreadable snapshot(s): %s", skipped,
 			 warn);
@@ -401,6 +454,10 @@ int sched_open(struct sched **out, const char *root, struct spec *spec,
 			 (long long)s->meta.generation, n);
 		s->dirty = 1; /* re-stamp with our epoch */
 	}
+	if ((rc = start_history(s, htext, err)))
+		goto fail;
+	free(htext);
+	htext = NULL;
 	s->elapsed_base = s->meta.elapsed;
 	for (i = 0; i < n; i++)
 		if ((rc = sched_inf_add(s, v[i].id, v[i].attempt, v[i].token)))
@@ -429,6 +486,7 @@ int sched_open(struct sched **out, const char *root, struct spec *spec,
 	return DEHBQ_OK;
 fail:
 	free(v);
+	free(htext);
 	cJSON_Delete(redo);
 	sched_close(s);
 	return rc;
@@ -439,6 +497,7 @@ void sched_close(struct sched *s)
 	if (!s)
 		return;
 	redo_release(&s->redo);
+	jsonbuf_free(&s->hist_out);
 	free(s->inf);
 	free(s->vec);
 	free(s->vals);

@@ -19,6 +19,8 @@
 #ifndef DEHBQ_SCHED_IMPL_H
 #define DEHBQ_SCHED_IMPL_H
 
+#include "history.h"
+#include "jsonbuf.h"
 #include "redo.h"
 #include "sched.h"
 #include "snapshot.h"
@@ -49,6 +51,8 @@ struct sched {
 	struct sched_opts opts;	   /* options */
 	struct optim *eng;	   /* owned optimiser */
 	int *choices;		   /* per parameter, optim_setup's */
+	struct history hist;	   /* the optimiser's history file */
+	struct jsonbuf hist_out;   /* records taken, not yet appended */
 	struct snapshot_meta meta; /* snapshot header and counters */
 	struct inflight *inf;	   /* in-flight table, sorted by id */
 	size_t ninf, capinf;	   /* its length and capacity */

@@ -129,7 +129,14 @@ int snapshot_write(const char *root, const struct snapshot_meta *m,
 		}
 		jsonbuf_put(&b, "]", 1);
 	}
-	jsonbuf_puts(&b, "],\"redo\":");
+	jsonbuf_puts(&b, "],\"history\":");
+	if (m->history[0]) {
+		jsonbuf_puts(&b, "{\"file\":");
+		jsonbuf_str(&b, m->history);
+		jsonbuf_printf(&b, ",\"bytes\":%" PRId64 "}", m->history_bytes);
+	} else
+		jsonbuf_puts(&b, "null");
+	jsonbuf_puts(&b, ",\"redo\":");
 	jsonbuf_puts(&b, redo ? redo : "[]");
 	jsonbuf_puts(&b, ",\"optimizer\":");
 	optim_save(eng, &b);
@@ -201,17 +208,49 @@ static int load_inflight(const struct jsonfile *jf, const cJSON *arr,
 	return DEHBQ_OK;
 }
 
-/* setup NULL: read everything but the optimiser (*eng stays NULL). */
-static int load_one(const char *path, const char *study,
+/* "history": null, or {"file", "bytes"} naming a history file. */
+static int load_history_ref(const struct jsonfile *jf, const cJSON *r,
+			    struct snapshot_meta *m, char *err)
+{
+	const cJSON *h = cJSON_GetObjectItemCaseSensitive(r, "history");
+	const char *f;
+	int64_t e;
+	int rc;
+
+	if (!h || cJSON_IsNull(h))
+		return DEHBQ_OK;
+	if (!cJSON_IsObject(h))
+		return jsonfile_errf(jf, h, err,
+				     "field 'history': expected an object or "
+				     "null");
+	if ((rc = jsonfile_get_string(jf, h, "file", JSONFILE_REQUIRED, &f,
+				      err)) ||
+	    (rc = jsonfile_get_int(jf, h, "bytes", JSONFILE_REQUIRED, 0,
+				   (int64_t)HISTORY_CAP, &m->history_bytes,
+				   err)))
+		return rc;
+	if (!history_parse_name(f, &e))
+		return jsonfile_errf(jf, h, err,
+				     "field 'history.file': expected "
+				     "history-EEEEEE.jsonl");
+	snprintf(m->history, sizeof(m->history), "%s", f);
+	return DEHBQ_OK;
+}
+
+/*
+ * setup NULL: read everything but the optimiser (*eng stays NULL).  Else
+ * the optimiser, with the history its snapshot names (*history).
+ */
+static int load_one(const char *root, const char *path, const char *study,
 		    const struct optim_setup *setup, struct snapshot_meta *m,
 		    struct snapshot_inflight **inf, size_t *n,
-		    struct optim **eng, cJSON **redo, char *err)
+		    struct optim **eng, char **history, cJSON **redo, char *err)
 {
 	static const char *const keys[] = {
 		"format",    "study",	 "epoch",	"generation",
 		"elapsed",   "stopping", "quarantined", "duplicates",
 		"requeues",  "expired",	 "inflight",	"redo",
-		"optimizer", NULL,
+		"optimizer", "history",	 NULL,
 	};
 	const cJSON *rd = NULL;
 	struct jsonfile *jf;
@@ -223,6 +262,7 @@ static int load_one(const char *path, const char *study,
 	*inf = NULL;
 	*n = 0;
 	*eng = NULL;
+	*history = NULL;
 	*redo = NULL;
 	memset(m, 0, sizeof(*m));
 	if ((rc = jsonfile_load(path, SNAPSHOT_CAP, &jf, err)))
@@ -268,7 +308,14 @@ static int load_one(const char *path, const char *study,
 	}
 	if ((rc = load_inflight(jf, arr, inf, n, err)))
 		goto out;
-	if (!setup || (rc = optim_load(engine, setup, eng, err)))
+	if ((rc = load_history_ref(jf, r, m, err)) || !setup)
+		goto out;
+	if (m->history[0] &&
+	    (rc = history_read(root, m->history, m->history_bytes, history,
+			       err)))
+		goto out;
+	if ((rc = optim_load(engine, setup, *history, (size_t)m->history_bytes,
+			     eng, err)))
 		goto out;
 	for (i = 0; i < *n; i++)
 		if (optim_job(*eng, (*inf)[i].id, NULL, NULL)) {
@@ -287,6 +334,8 @@ out:
 		*n = 0;
 		optim_free(*eng);
 		*eng = NULL;
+		free(*history);
+		*history = NULL;
 		cJSON_Delete(*redo);
 		*redo = NULL;
 	}
@@ -315,8 +364,8 @@ static void quarantine_snapshot(const char *root, const char *name,
 static int load_newest(const char *root, const char *study,
 		       const struct optim_setup *setup, struct snapshot_meta *m,
 		       struct snapshot_inflight **inf, size_t *n,
-		       struct optim **eng, cJSON **redo, int *skipped,
-		       char *warn, int read_only)
+		       struct optim **eng, char **history, cJSON **redo,
+		       int *skipped, char *warn, int read_only)
 {
 	char p[STUDY_PATH_MAX], err[DEHBQ_ERRLEN];
 	struct snap_name *v;
@@ -330,7 +379,8 @@ static int load_newest(const char *root, const char *study,
 	for (i = 0; i < count; i++) {
 		if (study_path(p, sizeof(p), root, "state/%s", v[i].name))
 			continue;
-		rc = load_one(p, study, setup, m, inf, n, eng, redo, err);
+		rc = load_one(root, p, study, setup, m, inf, n, eng, history,
+			      redo, err);
 		if (rc == DEHBQ_OK) {
 			free(v);
 			return DEHBQ_OK;
@@ -353,10 +403,10 @@ static int load_newest(const char *root, const char *study,
 int snapshot_load(const char *root, const char *study,
 		  const struct optim_setup *setup, struct snapshot_meta *m,
 		  struct snapshot_inflight **inf, size_t *n, struct optim **eng,
-		  cJSON **redo, int *skipped, char *warn)
+		  char **history, cJSON **redo, int *skipped, char *warn)
 {
-	return load_newest(root, study, setup, m, inf, n, eng, redo, skipped,
-			   warn, 0);
+	return load_newest(root, study, setup, m, inf, n, eng, history, redo,
+			   skipped, warn, 0);
 }
 
 int snapshot_read_inflight(const char *root, const char *study,
@@ -366,13 +416,15 @@ int snapshot_read_inflight(const char *root, const char *study,
 	struct snapshot_meta m;
 	struct optim *eng = NULL;
 	cJSON *redo = NULL;
+	char *history = NULL;
 	int skipped, rc;
 
 	*inf = NULL;
 	*n = 0;
-	rc = load_newest(root, study, NULL, &m, inf, n, &eng, &redo, &skipped,
-			 warn, 1);
+	rc = load_newest(root, study, NULL, &m, inf, n, &eng, &history, &redo,
+			 &skipped, warn, 1);
 	optim_free(eng);
+	free(history);
 	cJSON_Delete(redo);
 	return rc;
 }

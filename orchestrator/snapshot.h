@@ -13,8 +13,9 @@
  * newest (epoch, then generation) that parses and validates, and reports
  * the ones it had to skip.
  *
- * Ownership: snapshot_load() returns an optimiser, an in-flight array and a
- * redo list the caller frees (optim_free, free, cJSON_Delete).
+ * Ownership: snapshot_load() returns an optimiser, an in-flight array, the
+ * history text it read (m->history_bytes long, NULL if none) and a redo
+ * list, which the caller frees (optim_free, free, free, cJSON_Delete).
  */
 #ifndef DEHBQ_SNAPSHOT_H
 #define DEHBQ_SNAPSHOT_H
@@ -22,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "history.h"
 #include "id.h"
 
 struct optim;
@@ -49,6 +51,9 @@ struct snapshot_meta {
 	int64_t duplicates;	  /* duplicate or late results archived */
 	int64_t requeues;	  /* lease expiries requeued */
 	int64_t expired;	  /* trials failed after max_attempts */
+	char history[HISTORY_NAME_LEN]; /* the optimiser's history file in
+					   state/ (history.h), "" if none */
+	int64_t history_bytes;		/* its length at this snapshot */
 };
 
 /*
@@ -73,7 +78,8 @@ int snapshot_write(const char *root, const struct snapshot_meta *m,
 int snapshot_load(const char *root, const char *study,
 		  const struct optim_setup *setup, struct snapshot_meta *m,
 		  struct snapshot_inflight **inf, size_t *n, struct optim **eng,
-		  struct cJSON **redo, int *skipped, char *warn);
+		  char **history, struct cJSON **redo, int *skipped,
+		  char *warn);
 
 /*
  * The in-flight table of the snapshot snapshot_load() would load, for

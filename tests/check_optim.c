@@ -120,6 +120,18 @@ static int drv_step(struct drv *d)
 	return 1;
 }
 
+/* Append the optimiser's new history records to h. */
+static void take_history(struct optim *o, struct jsonbuf *h)
+{
+	char *t;
+	size_t n;
+
+	ck_assert_int_eq(optim_history_take(o, &t, &n), DEHBQ_OK);
+	if (t)
+		jsonbuf_put(h, t, n);
+	free(t);
+}
+
 static char *save_text(const struct optim *o)
 {
 	struct jsonbuf b;
@@ -213,7 +225,8 @@ START_TEST(test_optim_save_load_continue_identical)
 	size_t k;
 
 	for (k = 0; k < sizeof(at) / sizeof(at[0]); k++) {
-		struct optim *a = open_opt(_i, 21, 160), *b;
+		struct optim *a = open_opt(_i, 21, 160), *b, *e;
+		struct jsonbuf hist;
 		struct optim_setup u;
 		struct drv da, db;
 		char *ta, *tb;
@@ -221,13 +234,27 @@ START_TEST(test_optim_save_load_continue_identical)
 		int s;
 
 		drv_init(&da, a, 6, 13);
+		jsonbuf_init(&hist);
 		for (s = 0; s < at[k] && drv_step(&da); s++)
-			;
+			take_history(a,
+				     &hist); /* as the scheduler, per batch */
 		ta = save_text(a);
 		ck_assert_ptr_nonnull(j = cJSON_Parse(ta));
 		setup_of(&u, 21, 160);
-		ck_assert_msg(optim_load(j, &u, &b, err) == DEHBQ_OK, "%s: %s",
-			      optim_table[_i]->name, err);
+		ck_assert_msg(optim_load(j, &u, hist.p, hist.len, &b, err) ==
+				      DEHBQ_OK,
+			      "%s: %s", optim_table[_i]->name, err);
+		if (optim_keeps_history(a) && at[k] > 20) {
+			/* without its history, the state does not load */
+			ck_assert_int_eq(optim_load(j, &u, NULL, 0, &e, err),
+					 DEHBQ_EINVAL);
+			ck_assert_msg(strstr(err, "history"), "%s", err);
+			/* a truncated history neither */
+			ck_assert_int_eq(optim_load(j, &u, hist.p, hist.len - 2,
+						    &e, err),
+					 DEHBQ_EINVAL);
+		}
+		jsonbuf_free(&hist);
 		cJSON_Delete(j);
 		tb = save_text(b);
 		ck_assert_str_eq(ta, tb); /* load then save: the same text */
@@ -342,7 +369,7 @@ START_TEST(test_optim_cost_charge_is_exact)
 	ck_assert_int_eq(optim_ask(o, &j[0], x), DEHBQ_EDONE);
 	t = save_text(o);
 	ck_assert_ptr_nonnull(js = cJSON_Parse(t));
-	ck_assert_int_eq(optim_load(js, &u, &e, err), DEHBQ_OK);
+	ck_assert_int_eq(optim_load(js, &u, NULL, 0, &e, err), DEHBQ_OK);
 	ck_assert(optim_exhausted(e));
 	ck_assert_int_eq(optim_tell(o, j[0].id, OPTIM_OK, 1, j[0].fidelity / 2),
 			 DEHBQ_OK);
@@ -438,11 +465,11 @@ START_TEST(test_optim_load_refuses_other_formats)
 	ck_assert_ptr_nonnull(p);
 	p[strlen(OPTIM_FORMAT) - 1] = '9';
 	ck_assert_ptr_nonnull(j = cJSON_Parse(t));
-	ck_assert_int_eq(optim_load(j, &u, &b, err), DEHBQ_EUNSUP);
+	ck_assert_int_eq(optim_load(j, &u, NULL, 0, &b, err), DEHBQ_EUNSUP);
 	ck_assert_msg(strstr(err, "dehbq-optim/9"), "%s", err);
 	cJSON_Delete(j);
 	ck_assert_ptr_nonnull(j = cJSON_Parse("{\"counts\":{}}"));
-	ck_assert_int_eq(optim_load(j, &u, &b, err), DEHBQ_EUNSUP);
+	ck_assert_int_eq(optim_load(j, &u, NULL, 0, &b, err), DEHBQ_EUNSUP);
 	ck_assert_msg(strstr(err, "older dehbq"), "%s", err);
 	cJSON_Delete(j);
 	free(t);
@@ -450,7 +477,7 @@ START_TEST(test_optim_load_refuses_other_formats)
 	t = save_text(o);
 	ck_assert_ptr_nonnull(j = cJSON_Parse(t));
 	u.seed = 2;
-	ck_assert_int_eq(optim_load(j, &u, &b, err), DEHBQ_EINVAL);
+	ck_assert_int_eq(optim_load(j, &u, NULL, 0, &b, err), DEHBQ_EINVAL);
 	cJSON_Delete(j);
 	free(t);
 	optim_free(o);

@@ -5,7 +5,7 @@
 # its checkpoint); RE runs at the maximum fidelity and ages its population.
 # A failed ASHA trial is requeued and re-run through its opaque state.
 . "${DEHBQ_SRC:-.}/tests/lib.sh"
-plan 17
+plan 20
 
 # ---- RE on the deterministic trainer
 mkspec "$T/spec.json" 60
@@ -80,6 +80,34 @@ assert n > 0
 print("promotions", n)
 PY
 check "every promotion names its parent, the same configuration and vector, one rung lower" test $? = 0
+python3 - "$T/as" <<'PY' >"$T/as.hist" 2>&1
+import glob, json, sys
+d = sys.argv[1]
+snap = json.load(open(sorted(glob.glob(d + "/state/snapshot-*"))[-1]))
+st = snap["optimizer"]["state"]
+assert sorted(st) == ["configs", "rng"], st          # bounded: no results
+h = snap["history"]
+text = open(d + "/state/" + h["file"]).read()
+assert len(text.encode()) == h["bytes"], (len(text), h)
+recs = [json.loads(l) for l in text.splitlines()]
+done = snap["optimizer"]["books"]["told"]
+assert len(recs) == done == snap["optimizer"]["books"]["history"], (len(recs), done)
+print("history records", len(recs))
+PY
+check "ASHA's snapshot holds only its rng and count; its results are the history file's records" test $? = 0
+# bytes beyond what the snapshot names (a crash between append and
+# snapshot) are never read: a resume copies exactly the named bytes
+hf=$(ls "$T/as/state"/history-*.jsonl | tail -1)
+echo '{"torn": ' >>"$hf"
+"$B/dehbq-orchestrator" --once "$T/as" 2>>"$T/as.orch.log"
+check "a torn record beyond the snapshot's length is ignored at resume" \
+	sh -c "! grep -q torn \$(ls '$T'/as/state/history-*.jsonl | tail -1) && ! grep -q ' E ' '$T/as.orch.log'"
+cp -R "$T/as" "$T/as2"
+rm -f "$T/as2"/state/history-*.jsonl
+"$B/dehbq-orchestrator" --once "$T/as2" 2>"$T/as2.err"
+rc=$?
+check "without its history file the study is refused, never started over, its snapshots kept" \
+	sh -c "test $rc = 100 && grep -q 'history-.*No such file' '$T/as2.err' && grep -q 'refusing to start over' '$T/as2.err' && ls '$T'/as2/state/snapshot-* >/dev/null && test -z \"\$(ls '$T/as2/quarantine')\""
 "$B/dehbq" requeue "$T/as" 0 >/dev/null 2>&1
 "$B/dehbq-orchestrator" --once "$T/as" 2>>"$T/as.orch.log"
 check "a requeue of a finished study's failed trial removes FINISHED" test ! -e "$T/as/FINISHED"

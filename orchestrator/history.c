@@ -1,0 +1,145 @@
+/*
+ * history.c - owns the optimiser's history files in state/ (history.h)
+ */
+#include "history.h"
+
+#include "atomicfile.h"
+#include "err.h"
+#include "fsutil.h"
+#include "study.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int history_name(char name[HISTORY_NAME_LEN], int64_t epoch)
+{
+	if (epoch < 0 || epoch > 999999)
+		return DEHBQ_EINVAL;
+	snprintf(name, HISTORY_NAME_LEN, "history-%06lld.jsonl",
+		 (long long)epoch);
+	return DEHBQ_OK;
+}
+
+/* n digits at s into *v; 0 when they are not all digits. */
+static int digits(const char *s, int n, int64_t *v)
+{
+	int i;
+
+	*v = 0;
+	for (i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return 0;
+		*v = *v * 10 + (s[i] - '0');
+	}
+	return 1;
+}
+
+int history_parse_name(const char *name, int64_t *epoch)
+{
+	/* history-EEEEEE.jsonl: 8 + 6 + 6 = 20 bytes */
+	return strlen(name) == 20 && !strncmp(name, "history-", 8) &&
+	       digits(name + 8, 6, epoch) && !strcmp(name + 14, ".jsonl");
+}
+
+int history_read(const char *root, const char *name, int64_t bytes, char **text,
+		 char *err)
+{
+	char p[STUDY_PATH_MAX];
+	size_t len;
+	int rc;
+
+	*text = NULL;
+	if (study_path(p, sizeof(p), root, "state/%s", name))
+		return dehbq_errf(err, DEHBQ_ETOOBIG, "%s: path too long",
+				  name);
+	/* a missing or short file is not the snapshot's fault: DEHBQ_ESYS
+	 * skips the snapshot without quarantining it */
+	if ((rc = fsutil_read_file(p, HISTORY_CAP, text, &len)))
+		return dehbq_errf(err, rc,
+				  "state/%s: %s (the history its "
+				  "snapshot names)",
+				  name,
+				  rc == DEHBQ_ESYS ? strerror(errno)
+						   : dehbq_strerror(rc));
+	if ((int64_t)len < bytes) {
+		free(*text);
+		*text = NULL;
+		errno = EIO;
+		return dehbq_errf(err, DEHBQ_ESYS,
+				  "state/%s: %zu bytes, its snapshot names "
+				  "%lld",
+				  name, len, (long long)bytes);
+	}
+	(*text)[bytes] = 0; /* what lies beyond no snapshot has seen */
+	return DEHBQ_OK;
+}
+
+int history_start(struct history *h, const char *root, int64_t epoch,
+		  const char *text, size_t len, unsigned flags)
+{
+	char p[STUDY_PATH_MAX];
+	int rc;
+
+	h->root = root;
+	h->flags = flags;
+	h->bytes = 0;
+	if ((rc = history_name(h->name, epoch)) ||
+	    study_path(p, sizeof(p), root, "state/%s", h->name))
+		return rc ? rc : DEHBQ_ETOOBIG;
+	if ((rc = atomicfile_write(p, text ? text : "", len, 0666, flags)))
+		return rc;
+	h->bytes = (int64_t)len;
+	return DEHBQ_OK;
+}
+
+int history_append(struct history *h, const char *text, size_t len)
+{
+	char p[STUDY_PATH_MAX];
+	int fd, rc = DEHBQ_OK;
+
+	if (!len)
+		return DEHBQ_OK;
+	if (study_path(p, sizeof(p), h->root, "state/%s", h->name))
+		return DEHBQ_ETOOBIG;
+	if ((fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666)) <
+	    0)
+		return DEHBQ_ESYS;
+	if (lseek(fd, (off_t)h->bytes, SEEK_SET) < 0 ||
+	    fsutil_write_all(fd, text, len) ||
+	    ftruncate(fd, (off_t)h->bytes + (off_t)len) < 0 ||
+	    (!(h->flags & ATOMICFILE_NOSYNC) && fsync(fd) < 0))
+		rc = DEHBQ_ESYS;
+	if (close(fd) < 0 && !rc)
+		rc = DEHBQ_ESYS;
+	if (!rc)
+		h->bytes += (int64_t)len;
+	return rc;
+}
+
+void history_prune(const char *root, const char *keep)
+{
+	char p[STUDY_PATH_MAX];
+	int64_t e, oldest = -1;
+	struct dirent *d;
+	DIR *dir;
+
+	if (study_path(p, sizeof(p), root, "state") || !(dir = opendir(p)))
+		return;
+	/* the oldest epoch a snapshot has: older history files are unused */
+	while ((d = readdir(dir)))
+		if (!strncmp(d->d_name, "snapshot-", 9) &&
+		    digits(d->d_name + 9, 6, &e) && (oldest < 0 || e < oldest))
+			oldest = e;
+	rewinddir(dir);
+	while ((d = readdir(dir)))
+		if (history_parse_name(d->d_name, &e) && e < oldest &&
+		    strcmp(d->d_name, keep) &&
+		    !study_path(p, sizeof(p), root, "state/%s", d->d_name))
+			unlink(p);
+	closedir(dir);
+}
