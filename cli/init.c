@@ -92,7 +92,7 @@ static const char init_usage[] =
 	"   or: dehbq init STUDY --space FILE --min-budget X --max-budget Y\n"
 	"                  [--eta E] [--fevals N] [--brackets N]\n"
 	"                  [--walltime SECS] [--total-cost C] [--seed S]\n"
-	"                  [--optimizer dehb|random|sh|hyperband|de|asha|re]\n"
+	"                  [--optimizer dehb|random|sh|hyperband|de|asha|re|tpe]\n"
 	"                  [--name NAME] [--lease SECS] [--poll SECS]\n"
 	"                  [--max-attempts N] [--max-failures-in-a-row N]\n"
 	"\n"

@@ -216,7 +216,7 @@ static const struct {
 	{"mutation", "optimizer.mutation: must be one of rand1, rand2, best1, "
 		     "currenttobest1, randtobest1"},
 	{"optimizer_name", "optimizer.name: unknown optimizer 'bohb' (one of: "
-			   "dehb, random, sh, hyperband, de, asha, re)"},
+			   "dehb, random, sh, hyperband, de, asha, re, tpe)"},
 };
 
 START_TEST(test_spec_settings_are_the_optimizers)

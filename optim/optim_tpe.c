@@ -1,0 +1,511 @@
+/*
+ * optim_tpe.c - owns TPE, the tree-structured Parzen estimator (Bergstra
+ * et al. 2011), with Optuna's univariate defaults, at the maximum fidelity
+ *
+ * The first n_startup_trials (10) results come from uniform samples.  Then
+ * the finite results are split by loss: the good set is the best
+ * gamma(n) = min(ceil(0.1 n), 25) of them, the bad set the rest.  Each
+ * dimension gets two Parzen estimators, l (good) and g (bad): a mixture of
+ * normals truncated to [0, 1], one per point, plus a prior (mean 0.5,
+ * sigma 1) of weight prior_weight.  A point's sigma is the larger distance
+ * to its neighbours, clipped to [1 / min(100, 1 + k), 1] for k kernels
+ * (Optuna's "magic clip").  Point weights are 1 while a set has fewer than
+ * 25 points; beyond, the oldest get a linear ramp up from 1/n and the
+ * newest 25 keep 1.  A parameter of K choices uses a categorical
+ * distribution instead: prior_weight / K plus the weights of the points in
+ * each bin.  n_ei_candidates (24) candidates are drawn from l, one
+ * dimension at a time, and the one that maximises log l - log g is asked.
+ * Failures are left out of the fit but count towards the start-up trials.
+ *
+ * Settings: n_startup_trials, n_ei_candidates, prior_weight.  No per-trial
+ * state.  TPE keeps its history (every result) and saves only its random
+ * stream: the results come back through optim_ops.replay.
+ */
+#include "optim.h"
+
+#include "err.h"
+#include "jsonbuf.h"
+#include "ostate.h"
+#include "rng.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TPE_GAMMA_CAP 25 /* most points in the good set */
+#define TPE_FLAT_TAIL 25 /* newest points that keep weight 1 */
+#define TPE_MAX_CAND  10000
+#define TPE_MAX_START 100000
+#define TPE_SIGMA_MAX 1.0 /* the range of the unit interval */
+#define TPE_TN_TRIES  64  /* rejection draws before clipping */
+
+struct tpe {
+	int dim, nstart, ncand;
+	double prior_w, max_f;
+	int *choices; /* per dimension, 0 = continuous */
+	struct rng rng;
+	size_t n, cap; /* observations, in tell order */
+	double *x;     /* n * dim */
+	double *loss;  /* n, +inf for failures */
+	/* scratch for one ask, sized for n */
+	size_t *ord;	      /* finite observations, best first */
+	double *mu, *sig, *w; /* one estimator: up to n + 1 kernels */
+	double *srt;	      /* its means, sorted */
+	double *cand;	      /* ncand * dim */
+	double *score;	      /* ncand */
+};
+
+static const char *const tpe_keys[] = {"n_startup_trials", "n_ei_candidates",
+				       "prior_weight", NULL};
+
+struct tpe_settings {
+	int nstart, ncand;
+	double prior_w;
+};
+
+static int read_settings(const cJSON *in, struct tpe_settings *s, char *err)
+{
+	int rc;
+
+	s->nstart = 10;
+	s->ncand = 24;
+	s->prior_w = 1.0;
+	if ((rc = ostate_set_keys(in, tpe_keys, "tpe", err)) ||
+	    (rc = ostate_set_int(in, "n_startup_trials", 1, TPE_MAX_START,
+				 &s->nstart, err)) ||
+	    (rc = ostate_set_int(in, "n_ei_candidates", 1, TPE_MAX_CAND,
+				 &s->ncand, err)) ||
+	    (rc = ostate_set_num(in, "prior_weight", 1e-6, 1e6, &s->prior_w,
+				 err)))
+		return rc;
+	return DEHBQ_OK;
+}
+
+static int tpe_settings(const cJSON *in, struct jsonbuf *b, char *err)
+{
+	struct tpe_settings s;
+	int rc = read_settings(in, &s, err);
+
+	if (rc)
+		return rc;
+	jsonbuf_printf(b,
+		       "\"n_startup_trials\":%d,\"n_ei_candidates\":%d,"
+		       "\"prior_weight\":",
+		       s.nstart, s.ncand);
+	jsonbuf_num(b, s.prior_w);
+	return jsonbuf_failed(b);
+}
+
+static void tpe_free(void *st)
+{
+	struct tpe *t = st;
+
+	if (!t)
+		return;
+	free(t->choices);
+	free(t->x);
+	free(t->loss);
+	free(t->ord);
+	free(t->mu);
+	free(t->sig);
+	free(t->w);
+	free(t->srt);
+	free(t->cand);
+	free(t->score);
+	free(t);
+}
+
+static int tpe_new(const struct optim_setup *s, void **st, char *err)
+{
+	struct tpe_settings ts;
+	struct tpe *t;
+	int i, rc;
+
+	if ((rc = read_settings(s->settings, &ts, err)))
+		return rc;
+	if (!(t = calloc(1, sizeof(*t))))
+		return DEHBQ_ENOMEM;
+	t->dim = s->dim;
+	t->nstart = ts.nstart;
+	t->ncand = ts.ncand;
+	t->prior_w = ts.prior_w;
+	t->max_f = s->max_fidelity;
+	t->choices = calloc((size_t)s->dim, sizeof(int));
+	t->cand = calloc((size_t)ts.ncand * (size_t)s->dim, sizeof(double));
+	t->score = calloc((size_t)ts.ncand, sizeof(double));
+	if (!t->choices || !t->cand || !t->score) {
+		tpe_free(t);
+		return DEHBQ_ENOMEM;
+	}
+	for (i = 0; s->choices && i < s->dim; i++)
+		t->choices[i] = s->choices[i];
+	rng_seed(&t->rng, s->seed);
+	*st = t;
+	return DEHBQ_OK;
+}
+
+/* Room for one more observation, scratch included. */
+static int reserve(struct tpe *t)
+{
+	size_t c = t->cap ? t->cap * 2 : 64, d = (size_t)t->dim;
+	double *x, *l, *mu, *sig, *w, *srt;
+	size_t *ord;
+
+	if (t->n < t->cap)
+		return DEHBQ_OK;
+	if (!(x = realloc(t->x, c * d * sizeof(double))))
+		return DEHBQ_ENOMEM;
+	t->x = x;
+	if (!(l = realloc(t->loss, c * sizeof(double))))
+		return DEHBQ_ENOMEM;
+	t->loss = l;
+	if (!(ord = realloc(t->ord, c * sizeof(size_t))))
+		return DEHBQ_ENOMEM;
+	t->ord = ord;
+	if (!(mu = realloc(t->mu, (c + 1) * sizeof(double))))
+		return DEHBQ_ENOMEM;
+	t->mu = mu;
+	if (!(sig = realloc(t->sig, (c + 1) * sizeof(double))))
+		return DEHBQ_ENOMEM;
+	t->sig = sig;
+	if (!(w = realloc(t->w, (c + 1) * sizeof(double))))
+		return DEHBQ_ENOMEM;
+	t->w = w;
+	if (!(srt = realloc(t->srt, (c + 1) * sizeof(double))))
+		return DEHBQ_ENOMEM;
+	t->srt = srt;
+	t->cap = c;
+	return DEHBQ_OK;
+}
+
+static int observe(struct tpe *t, const double *vec, double loss)
+{
+	int rc = reserve(t);
+
+	if (rc)
+		return rc;
+	memcpy(t->x + t->n * (size_t)t->dim, vec,
+	       (size_t)t->dim * sizeof(double));
+	t->loss[t->n++] = loss;
+	return DEHBQ_OK;
+}
+
+/* ---- one Parzen estimator over one dimension ---- */
+
+static int cmp_loss(const void *a, const void *b, void *ctx)
+{
+	const double *loss = ctx;
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	double x = loss[i], y = loss[j];
+
+	if (x != y)
+		return x < y ? -1 : 1;
+	return i < j ? -1 : i > j; /* ties: the older first */
+}
+
+static double norm_cdf(double z)
+{
+	return 0.5 * erfc(-z / sqrt(2.0));
+}
+
+/* Point weights of a set of m points in tell order (Optuna's ramp). */
+static double ramp(size_t k, size_t m)
+{
+	size_t nr;
+
+	if (m < TPE_FLAT_TAIL || k + TPE_FLAT_TAIL >= m)
+		return 1.0;
+	nr = m - TPE_FLAT_TAIL; /* linspace(1/m, 1, nr) */
+	return nr == 1 ? 1.0 / (double)m
+		       : 1.0 / (double)m + (1.0 - 1.0 / (double)m) * (double)k /
+						   (double)(nr - 1);
+}
+
+struct est {
+	int K;	  /* 0: continuous mixture; else categorical of K bins */
+	size_t k; /* kernels (points + prior) */
+	double *mu, *sig, *w; /* kernels: mean, sigma, normalised weight */
+	double *p;	      /* categorical: K probabilities (into w) */
+};
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_idx(const void *a, const void *b)
+{
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+
+	return i < j ? -1 : i > j;
+}
+
+/*
+ * The larger gap from v to its neighbours in the sorted means srt[0..k-1]
+ * (copies of v skipped; at either end, the one neighbour there is).
+ */
+static double neighbour_gap(const double *srt, size_t k, double v)
+{
+	size_t lo = 0, hi = k;
+	double gap = 0;
+
+	while (lo < hi) { /* the first mean >= v */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (srt[mid] < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo > 0)
+		gap = v - srt[lo - 1];
+	while (lo < k && srt[lo] == v)
+		lo++;
+	if (lo < k)
+		gap = fmax(gap, srt[lo] - v);
+	return gap;
+}
+
+/*
+ * Build the estimator of dimension d over points set[0..m-1] (observation
+ * indices, in tell order), into e using t's scratch (mu, sig, w).
+ */
+static void build(struct tpe *t, int d, const size_t *set, size_t m,
+		  struct est *e)
+{
+	size_t i, k = m + 1;
+	double tot = 0, smin;
+
+	e->K = t->choices[d] > 1 ? t->choices[d] : 0;
+	e->mu = t->mu;
+	e->sig = t->sig;
+	e->w = t->w;
+	if (e->K) {
+		for (i = 0; i < (size_t)e->K; i++)
+			e->w[i] = t->prior_w / e->K;
+		for (i = 0; i < m; i++) {
+			int b = (int)floor(t->x[set[i] * (size_t)t->dim + d] *
+					   e->K);
+
+			e->w[b < e->K ? b : e->K - 1] += ramp(i, m);
+		}
+		for (i = 0; i < (size_t)e->K; i++)
+			tot += e->w[i];
+		for (i = 0; i < (size_t)e->K; i++)
+			e->w[i] /= tot;
+		e->p = e->w;
+		e->k = (size_t)e->K;
+		return;
+	}
+	/* kernels: the points, then the prior, then sigmas from neighbours */
+	for (i = 0; i < m; i++) {
+		e->mu[i] = t->x[set[i] * (size_t)t->dim + d];
+		e->w[i] = ramp(i, m);
+	}
+	e->mu[m] = 0.5;
+	e->w[m] = t->prior_w;
+	for (i = 0; i < k; i++)
+		tot += e->w[i];
+	for (i = 0; i < k; i++)
+		e->w[i] /= tot;
+	memcpy(t->srt, e->mu, k * sizeof(double));
+	qsort(t->srt, k, sizeof(double), cmp_dbl);
+	smin = TPE_SIGMA_MAX / fmin(100.0, 1.0 + (double)k);
+	for (i = 0; i < m; i++) {
+		e->sig[i] = neighbour_gap(t->srt, k, e->mu[i]);
+		e->sig[i] = fmin(fmax(e->sig[i], smin), TPE_SIGMA_MAX);
+	}
+	e->sig[m] = TPE_SIGMA_MAX; /* the prior: the whole range */
+	e->k = k;
+	e->p = NULL;
+}
+
+/* Density of the estimator at v. */
+static double density(const struct est *e, double v)
+{
+	double s = 0;
+	size_t i;
+
+	if (e->K) {
+		int b = (int)floor(v * e->K);
+
+		return e->p[b < e->K ? b : e->K - 1];
+	}
+	for (i = 0; i < e->k; i++) {
+		double sg = e->sig[i], z = (v - e->mu[i]) / sg;
+		double mass = norm_cdf((1 - e->mu[i]) / sg) -
+			      norm_cdf(-e->mu[i] / sg);
+
+		s += e->w[i] * exp(-0.5 * z * z) / (sg * sqrt(2 * M_PI)) /
+		     fmax(mass, 1e-300);
+	}
+	return s;
+}
+
+/* A draw from the estimator, in [0, 1]. */
+static double sample(const struct est *e, struct rng *r)
+{
+	double u = rng_uniform(r), c = 0, v;
+	size_t i;
+	int k;
+
+	for (i = 0; i + 1 < e->k; i++) { /* the component, by weight */
+		c += e->w[i];
+		if (u < c)
+			break;
+	}
+	if (e->K)
+		return ((double)i + 0.5) / e->K;
+	for (k = 0; k < TPE_TN_TRIES; k++) { /* truncated to [0, 1] */
+		v = e->mu[i] + e->sig[i] * rng_normal(r);
+		if (v >= 0 && v <= 1)
+			return v;
+	}
+	return fmin(fmax(v, 0), 1);
+}
+
+/* The good set (the best gamma(n)) and the bad set, each in tell order. */
+static void split(struct tpe *t, size_t *nf, size_t *ngood)
+{
+	size_t i, f = 0, g;
+
+	for (i = 0; i < t->n; i++)
+		if (isfinite(t->loss[i]))
+			t->ord[f++] = i;
+	qsort_r(t->ord, f, sizeof(size_t), cmp_loss, t->loss);
+	g = (size_t)ceil(0.1 * (double)f);
+	if (g > TPE_GAMMA_CAP)
+		g = TPE_GAMMA_CAP;
+	/* each set back to tell order, for the weights */
+	qsort(t->ord, g, sizeof(size_t), cmp_idx);
+	qsort(t->ord + g, f - g, sizeof(size_t), cmp_idx);
+	*nf = f;
+	*ngood = g;
+}
+
+static int tpe_ask(void *st, struct optim_job *job, double *vec)
+{
+	struct tpe *t = st;
+	size_t nf, ng, c;
+	struct est l, g;
+	int d, best = 0;
+
+	job->fidelity = t->max_f;
+	job->bracket = (int64_t)job->id;
+	split(t, &nf, &ng);
+	if (t->n < (size_t)t->nstart || nf < 2) {
+		for (d = 0; d < t->dim; d++)
+			vec[d] = rng_uniform(&t->rng);
+		job->kind = OPTIM_KIND_RANDOM;
+		return DEHBQ_OK;
+	}
+	for (c = 0; c < (size_t)t->ncand; c++)
+		t->score[c] = 0;
+	/* one dimension at a time: l's draws, then log l - log g of each */
+	for (d = 0; d < t->dim; d++) {
+		build(t, d, t->ord, ng, &l);
+		for (c = 0; c < (size_t)t->ncand; c++) {
+			double v = sample(&l, &t->rng);
+
+			t->cand[c * (size_t)t->dim + (size_t)d] = v;
+			t->score[c] += log(fmax(density(&l, v), 1e-300));
+		}
+		build(t, d, t->ord + ng, nf - ng, &g);
+		for (c = 0; c < (size_t)t->ncand; c++)
+			t->score[c] -= log(
+				fmax(density(&g, t->cand[c * (size_t)t->dim +
+							 (size_t)d]),
+				     1e-300));
+	}
+	for (c = 1; c < (size_t)t->ncand; c++)
+		if (t->score[c] > t->score[best])
+			best = (int)c;
+	memcpy(vec, t->cand + (size_t)best * (size_t)t->dim,
+	       (size_t)t->dim * sizeof(double));
+	job->kind = OPTIM_KIND_TRIAL;
+	return DEHBQ_OK;
+}
+
+static int tpe_open(const struct optim_setup *s, void **st, char *err)
+{
+	return tpe_new(s, st, err);
+}
+
+static int tpe_tell(void *st, const struct optim_job *job, const double *vec,
+		    enum optim_status status, double loss, double cost)
+{
+	(void)job, (void)cost;
+	return observe(st, vec, status == OPTIM_OK ? loss : INFINITY);
+}
+
+static int tpe_reopen(void *st, const struct optim_job *job, const double *vec)
+{
+	const struct tpe *t = st;
+
+	(void)vec;
+	return job->fidelity == t->max_f && !job->state[0] ? DEHBQ_OK
+							   : DEHBQ_EINVAL;
+}
+
+static int tpe_save(const void *st, struct jsonbuf *b)
+{
+	jsonbuf_puts(b, "{\"rng\":");
+	ostate_put_rng(b, &((const struct tpe *)st)->rng);
+	jsonbuf_put(b, "}", 1);
+	return jsonbuf_failed(b);
+}
+
+static int tpe_load(const struct optim_setup *s, const cJSON *state, void **st,
+		    char *err)
+{
+	int rc;
+
+	if ((rc = tpe_new(s, st, err)))
+		return rc;
+	if ((rc = ostate_get_rng(state, "rng", &((struct tpe *)*st)->rng,
+				 err))) {
+		tpe_free(*st);
+		*st = NULL;
+	}
+	return rc;
+}
+
+/* Every told result back, in tell order; jobs in flight hold nothing. */
+static int tpe_replay(void *st, const struct optim_job *job, const double *vec,
+		      int told, int reopened, enum optim_status status,
+		      double loss)
+{
+	(void)reopened;
+	if (!job || !told)
+		return DEHBQ_OK;
+	if (job->fidelity != ((struct tpe *)st)->max_f)
+		return DEHBQ_EINVAL;
+	return observe(st, vec, status == OPTIM_OK ? loss : INFINITY);
+}
+
+static int tpe_describe(const void *st, struct jsonbuf *b)
+{
+	const struct tpe *t = st;
+
+	jsonbuf_printf(b, "\"observations\":%zu,\"n_startup_trials\":%d", t->n,
+		       t->nstart);
+	return jsonbuf_failed(b);
+}
+
+const struct optim_ops optim_tpe_ops = {
+	.name = "tpe",
+	.summary = "TPE (Optuna's defaults) at the maximum fidelity",
+	.settings = tpe_settings,
+	.open = tpe_open,
+	.ask = tpe_ask,
+	.tell = tpe_tell,
+	.reopen = tpe_reopen,
+	.save = tpe_save,
+	.load = tpe_load,
+	.describe = tpe_describe,
+	.replay = tpe_replay,
+	.free = tpe_free,
+};
