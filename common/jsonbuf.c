@@ -55,6 +55,17 @@ static int grow(struct jsonbuf *b, size_t n)
 	return 1;
 }
 
+int jsonbuf_reserve(struct jsonbuf *b, size_t n)
+{
+	if (b->failed)
+		return DEHBQ_ENOMEM;
+	if (!grow(b, n + 1)) {
+		b->failed = 0; /* nothing was appended: b is as it was */
+		return DEHBQ_ENOMEM;
+	}
+	return DEHBQ_OK;
+}
+
 void jsonbuf_put(struct jsonbuf *b, const char *s, size_t n)
 {
 	if (!grow(b, n))

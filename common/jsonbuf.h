@@ -55,6 +55,11 @@ void jsonbuf_num(struct jsonbuf *b, double d);
 void jsonbuf_int(struct jsonbuf *b, int64_t v);
 /* s as a JSON string, quotes included. */
 void jsonbuf_str(struct jsonbuf *b, const char *s);
+/*
+ * Room for n more bytes, so the appends that fit cannot fail: DEHBQ_ENOMEM
+ * leaves b as it was (not failed).
+ */
+int jsonbuf_reserve(struct jsonbuf *b, size_t n);
 /* DEHBQ_OK, or DEHBQ_ENOMEM when an append failed. */
 int jsonbuf_failed(const struct jsonbuf *b);
 /* The text (caller frees; "" for an empty buffer), or NULL when failed

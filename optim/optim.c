@@ -40,16 +40,7 @@ const struct optim_ops *optim_find(const char *name)
 
 const char *optim_names(void)
 {
-	static char buf[256];
-	size_t len = 0;
-	int i;
-
-	if (buf[0])
-		return buf;
-	for (i = 0; optim_table[i]; i++)
-		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s",
-					i ? ", " : "", optim_table[i]->name);
-	return buf;
+	return OPTIM_NAMES;
 }
 
 const char *const optim_kind_names[] = {"trial", "promotion", "random", NULL};
@@ -234,33 +225,49 @@ static size_t fl_search(const struct optim *o, uint64_t id, int *found)
 }
 
 /* Insert a copy of job and vec, keeping ids ascending. */
-int optim_fl_insert(struct optim *o, const struct optim_job *job,
-		    const double *vec)
+/* Room for one more job in flight; nothing changes on failure. */
+static int fl_reserve(struct optim *o)
 {
-	size_t at;
-	double *x;
-	int found;
+	size_t cap = o->capfl ? o->capfl * 2 : 16;
+	struct optim_fl *n;
 
-	at = fl_search(o, job->id, &found);
-	if (found)
-		return DEHBQ_ESTATE;
-	if (o->nfl == o->capfl) {
-		size_t cap = o->capfl ? o->capfl * 2 : 16;
-		struct optim_fl *n = realloc(o->fl, cap * sizeof(*n));
-
-		if (!n)
-			return DEHBQ_ENOMEM;
-		o->fl = n;
-		o->capfl = cap;
-	}
-	if (!(x = malloc((size_t)o->dim * sizeof(double))))
+	if (o->nfl < o->capfl)
+		return DEHBQ_OK;
+	if (!(n = realloc(o->fl, cap * sizeof(*n))))
 		return DEHBQ_ENOMEM;
-	memcpy(x, vec, (size_t)o->dim * sizeof(double));
+	o->fl = n;
+	o->capfl = cap;
+	return DEHBQ_OK;
+}
+
+/* Insert job with x (taken over), room reserved, id not in flight. */
+static void fl_put(struct optim *o, const struct optim_job *job, double *x)
+{
+	int found;
+	size_t at = fl_search(o, job->id, &found);
+
 	memmove(o->fl + at + 1, o->fl + at, (o->nfl - at) * sizeof(*o->fl));
 	o->fl[at].job = *job;
 	o->fl[at].x = x;
 	o->fl[at].reopened = 0;
 	o->nfl++;
+}
+
+int optim_fl_insert(struct optim *o, const struct optim_job *job,
+		    const double *vec)
+{
+	double *x;
+	int found, rc;
+
+	fl_search(o, job->id, &found);
+	if (found)
+		return DEHBQ_ESTATE;
+	if ((rc = fl_reserve(o)))
+		return rc;
+	if (!(x = malloc((size_t)o->dim * sizeof(double))))
+		return DEHBQ_ENOMEM;
+	memcpy(x, vec, (size_t)o->dim * sizeof(double));
+	fl_put(o, job, x);
 	return DEHBQ_OK;
 }
 
@@ -325,6 +332,7 @@ static int vec_ok(const double *v, int dim)
 
 int optim_ask(struct optim *o, struct optim_job *job, double *vec)
 {
+	double *x;
 	int rc;
 
 	if (optim_exhausted(o) || o->asked >= OPTIM_MAX_ID)
@@ -332,15 +340,24 @@ int optim_ask(struct optim *o, struct optim_job *job, double *vec)
 	memset(job, 0, sizeof(*job));
 	job->id = (uint64_t)o->asked;
 	job->parent = -1;
-	if ((rc = o->ops->ask(o->st, job, vec)))
+	/* everything that can fail before the backend commits to the job */
+	if ((rc = fl_reserve(o)))
 		return rc;
+	if (!(x = malloc((size_t)o->dim * sizeof(double))))
+		return DEHBQ_ENOMEM;
+	if ((rc = o->ops->ask(o->st, job, vec))) {
+		free(x);
+		return rc;
+	}
 	/* a backend bug must not reach a trial file */
 	if (job->id != (uint64_t)o->asked || !isfinite(job->fidelity) ||
 	    job->fidelity <= 0 || !vec_ok(vec, o->dim) ||
-	    !memchr(job->state, 0, sizeof(job->state)))
+	    !memchr(job->state, 0, sizeof(job->state))) {
+		free(x);
 		return DEHBQ_ESTATE;
-	if ((rc = optim_fl_insert(o, job, vec)))
-		return rc;
+	}
+	memcpy(x, vec, (size_t)o->dim * sizeof(double));
+	fl_put(o, job, x);
 	o->asked++;
 	return DEHBQ_OK;
 }
@@ -365,6 +382,7 @@ int optim_tell(struct optim *o, uint64_t id, enum optim_status status,
 	       double loss, double cost)
 {
 	struct optim_fl *e;
+	struct jsonbuf rec;
 	size_t at;
 	int found, rc;
 
@@ -380,10 +398,22 @@ int optim_tell(struct optim *o, uint64_t id, enum optim_status status,
 	if (status == OPTIM_FAILED || isnan(loss))
 		loss = INFINITY;
 	e = &o->fl[at];
+	jsonbuf_init(&rec);
+	if (o->ops->replay) { /* the record, made before anything changes */
+		optim_history_record(&rec, &e->job, e->x, o->dim, e->reopened,
+				     loss, cost);
+		if ((rc = jsonbuf_failed(&rec)) ||
+		    (rc = jsonbuf_reserve(&o->hist, rec.len))) {
+			jsonbuf_free(&rec);
+			return rc;
+		}
+	}
 	if ((rc = o->ops->tell(o->st, &e->job, e->x,
 			       isfinite(loss) ? OPTIM_OK : OPTIM_FAILED, loss,
-			       cost)))
+			       cost))) {
+		jsonbuf_free(&rec);
 		return rc;
+	}
 	o->told++;
 	if (!isfinite(loss))
 		o->failed++;
@@ -393,10 +423,11 @@ int optim_tell(struct optim *o, uint64_t id, enum optim_status status,
 		inc_update(o, OPTIM_BEST_MAX, &e->job, e->x, loss);
 	}
 	if (o->ops->replay) {
-		optim_history_record(&o->hist, &e->job, e->x, o->dim,
-				     e->reopened, loss, cost);
+		jsonbuf_put(&o->hist, rec.p,
+			    rec.len); /* reserved: cannot fail */
 		o->nhist++;
 	}
+	jsonbuf_free(&rec);
 	fl_remove(o, at);
 	return DEHBQ_OK;
 }
@@ -472,19 +503,16 @@ int optim_keeps_history(const struct optim *o)
 	return o->ops->replay != NULL;
 }
 
-int optim_history_take(struct optim *o, char **text, size_t *len)
+void optim_history_pending(const struct optim *o, const char **text,
+			   size_t *len)
 {
-	int rc = jsonbuf_failed(&o->hist);
-
-	*text = NULL;
-	*len = 0;
-	if (rc || !o->hist.len)
-		return rc;
+	*text = o->hist.len ? o->hist.p : NULL;
 	*len = o->hist.len;
-	if (!(*text = jsonbuf_take(&o->hist)))
-		return DEHBQ_ENOMEM;
-	jsonbuf_init(&o->hist);
-	return DEHBQ_OK;
+}
+
+void optim_history_written(struct optim *o)
+{
+	o->hist.len = 0;
 }
 
 int optim_describe(const struct optim *o, struct jsonbuf *b)

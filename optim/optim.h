@@ -98,6 +98,9 @@ struct optim_setup {
 					 continuous.  Borrowed. */
 	const struct cJSON *settings; /* the optimiser's own settings (an
 					 object; NULL: defaults).  Borrowed. */
+	int64_t asked;		      /* set by optim_load for ops.load: the
+					 jobs asked so far (a bound for the
+					 backend's counts); 0 otherwise */
 };
 
 struct optim_job {
@@ -145,7 +148,7 @@ struct optim_counts {
  *   describe: members for status.json (`"k":v,...`, at least one).
  *   replay: set by an optimiser that keeps its history (every result)
  *     rather than rewrite it in each save.  optim.c then keeps a history
- *     record of every tell (optim_history_take), and at load, after the
+ *     record of every tell (optim_history_pending), and at load, after the
  *     backend's own (bounded) state, replays every record in tell order
  *     (told 1; told 2 for the re-tell of a requeued job, which replaces
  *     its failed result), then every job still in flight (told 0;
@@ -180,7 +183,9 @@ extern const struct optim_ops *const optim_table[];
 /* The optimiser called name, or NULL. */
 const struct optim_ops *optim_find(const char *name);
 
-/* "dehb, random, ..." for messages; static text. */
+/* "dehb, random, ..." for messages: optim_table's names (a unit test
+ * checks they agree). */
+#define OPTIM_NAMES "dehb, random, sh, hyperband, de, asha, re, tpe"
 const char *optim_names(void);
 
 /*
@@ -244,9 +249,10 @@ int optim_best(const struct optim *o, enum optim_best_which which,
  *
  * History: an optimiser that keeps its history (optim_keeps_history)
  * saves only a bounded state; every tell also makes a history record, a
- * line of compact JSON.  The caller takes the new records
- * (optim_history_take: malloc'ed text, NULL when none) and appends them to
- * an append-only file before it saves; optim_load gets that file's text
+ * line of compact JSON.  The caller appends the pending records
+ * (optim_history_pending, then optim_history_written once they are
+ * stored) to an append-only file before it saves; optim_load gets that
+ * file's text
  * back (exactly the records made before the save; history NULL and hlen 0
  * for an optimiser without one).  A save rewrites O(1) bytes, not O(n).
  */
@@ -254,7 +260,12 @@ int optim_save(const struct optim *o, struct jsonbuf *b);
 int optim_load(const struct cJSON *json, const struct optim_setup *s,
 	       const char *history, size_t hlen, struct optim **out, char *err);
 int optim_keeps_history(const struct optim *o);
-int optim_history_take(struct optim *o, char **text, size_t *len);
+/* The records made since the last optim_history_written(): borrowed text
+ * (NULL, 0 when none), valid until the next tell. */
+void optim_history_pending(const struct optim *o, const char **text,
+			   size_t *len);
+/* The caller has stored the pending records durably: forget them. */
+void optim_history_written(struct optim *o);
 
 /* Members for status.json's "optimizer" object ("k":v,...). */
 int optim_describe(const struct optim *o, struct jsonbuf *b);

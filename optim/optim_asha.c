@@ -30,6 +30,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,8 +116,11 @@ static int grow(void **p, size_t *cap, size_t need, size_t size)
 
 	if (need <= *cap)
 		return DEHBQ_OK;
-	while (c < need)
+	while (c < need) {
+		if (c > SIZE_MAX / 2 / size)
+			return DEHBQ_ENOMEM;
 		c *= 2;
+	}
 	if (!(n = realloc(*p, c * size)))
 		return DEHBQ_ENOMEM;
 	*p = n;
@@ -216,18 +220,20 @@ static int as_tell(void *st, const struct optim_job *job, const double *vec,
 	struct rung *g;
 	struct rec *r;
 	int64_t cfg;
-	size_t i;
+	size_t i, k;
 	int rc;
 
 	(void)vec, (void)cost;
 	if ((rc = job_cfg(a, job, &cfg)))
 		return rc;
 	g = &a->rung[job->rung];
-	for (i = 0; i < a->nre; i++)
-		if (a->reopened[i] == (int64_t)job->id)
+	if ((rc = grow((void **)&g->r, &g->cap, g->n + 1, sizeof(*g->r))))
+		return rc; /* first: nothing below can fail */
+	for (k = 0; k < a->nre; k++)
+		if (a->reopened[k] == (int64_t)job->id)
 			break;
-	if (i < a->nre) { /* a requeued job: its failed record is replaced */
-		a->reopened[i] = a->reopened[--a->nre];
+	if (k < a->nre) { /* a requeued job: its failed record is replaced */
+		a->reopened[k] = a->reopened[--a->nre];
 		for (i = 0; i < g->n && g->r[i].job != (int64_t)job->id; i++)
 			;
 		if (i < g->n) {
@@ -235,8 +241,6 @@ static int as_tell(void *st, const struct optim_job *job, const double *vec,
 			return DEHBQ_OK;
 		}
 	}
-	if ((rc = grow((void **)&g->r, &g->cap, g->n + 1, sizeof(*g->r))))
-		return rc;
 	r = &g->r[g->n++];
 	r->loss = status == OPTIM_OK ? loss : INFINITY;
 	r->job = (int64_t)job->id;
@@ -279,16 +283,19 @@ static int as_load(const struct optim_setup *s, const cJSON *state, void **st,
 
 	if ((rc = as_new(s, &a)))
 		return rc;
-	if ((rc = ostate_get_i64(state, "configs", 0, OPTIM_MAX_ID, &n, err)) ||
-	    (rc = ostate_get_rng(state, "rng", &a->rng, err)) ||
+	/* every configuration was asked at least once */
+	if ((rc = ostate_get_i64(state, "configs", 0, s->asked, &n, err)))
+		goto fail;
+	if ((rc = ostate_get_rng(state, "rng", &a->rng, err)) ||
 	    (rc = grow((void **)&a->x, &a->capcfg,
-		       (size_t)n * (size_t)a->dim + 1, sizeof(double)))) {
-		as_free(a);
-		return rc;
-	}
+		       (size_t)n * (size_t)a->dim + 1, sizeof(double))))
+		goto fail;
 	a->ncfg = n;
 	*st = a;
 	return DEHBQ_OK;
+fail:
+	as_free(a);
+	return rc;
 }
 
 static int cmp_i64(const void *x, const void *y)

@@ -428,15 +428,18 @@ int optim_load(const cJSON *json, const struct optim_setup *s,
 		return DEHBQ_EINVAL;
 	if (!(o = optim_alloc(ops, &su)))
 		return dehbq_errf(err, DEHBQ_ENOMEM, "out of memory");
-	if ((rc = load_books(o, json, err)) ||
-	    (rc = ops->load(&su, st, &o->st, err)) ||
+	if ((rc = load_books(o, json, err)))
+		goto fail;
+	su.asked = o->asked; /* a bound for the backend's own counts */
+	if ((rc = ops->load(&su, st, &o->st, err)) ||
 	    (ops->replay && (rc = replay_all(o, history ? history : "",
-					     history ? hlen : 0, err)))) {
-		if (rc == DEHBQ_ENOMEM)
-			dehbq_errf(err, rc, "out of memory");
-		optim_free(o);
-		return rc;
-	}
+					     history ? hlen : 0, err))))
+		goto fail;
 	*out = o;
 	return DEHBQ_OK;
+fail:
+	if (rc == DEHBQ_ENOMEM)
+		dehbq_errf(err, rc, "out of memory");
+	optim_free(o);
+	return rc;
 }

@@ -52,6 +52,7 @@ struct tpe {
 	size_t *ord;	      /* finite observations, best first */
 	double *mu, *sig, *w; /* one estimator: up to n + 1 kernels */
 	double *srt;	      /* its means, sorted */
+	double *cat;	      /* a categorical estimator: max K bins */
 	double *cand;	      /* ncand * dim */
 	double *score;	      /* ncand */
 };
@@ -111,6 +112,7 @@ static void tpe_free(void *st)
 	free(t->sig);
 	free(t->w);
 	free(t->srt);
+	free(t->cat);
 	free(t->cand);
 	free(t->score);
 	free(t);
@@ -120,7 +122,7 @@ static int tpe_new(const struct optim_setup *s, void **st, char *err)
 {
 	struct tpe_settings ts;
 	struct tpe *t;
-	int i, rc;
+	int i, rc, maxk = 0;
 
 	if ((rc = read_settings(s->settings, &ts, err)))
 		return rc;
@@ -134,7 +136,11 @@ static int tpe_new(const struct optim_setup *s, void **st, char *err)
 	t->choices = calloc((size_t)s->dim, sizeof(int));
 	t->cand = calloc((size_t)ts.ncand * (size_t)s->dim, sizeof(double));
 	t->score = calloc((size_t)ts.ncand, sizeof(double));
-	if (!t->choices || !t->cand || !t->score) {
+	for (i = 0; s->choices && i < s->dim; i++)
+		if (s->choices[i] > maxk)
+			maxk = s->choices[i];
+	t->cat = calloc((size_t)maxk + 1, sizeof(double));
+	if (!t->choices || !t->cand || !t->score || !t->cat) {
 		tpe_free(t);
 		return DEHBQ_ENOMEM;
 	}
@@ -284,6 +290,7 @@ static void build(struct tpe *t, int d, const size_t *set, size_t m,
 	e->sig = t->sig;
 	e->w = t->w;
 	if (e->K) {
+		e->w = t->cat;
 		for (i = 0; i < (size_t)e->K; i++)
 			e->w[i] = t->prior_w / e->K;
 		for (i = 0; i < m; i++) {
@@ -372,6 +379,9 @@ static void split(struct tpe *t, size_t *nf, size_t *ngood)
 {
 	size_t i, f = 0, g;
 
+	*nf = *ngood = 0;
+	if (!t->n)
+		return;
 	for (i = 0; i < t->n; i++)
 		if (isfinite(t->loss[i]))
 			t->ord[f++] = i;

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int history_name(char name[HISTORY_NAME_LEN], int64_t epoch)
@@ -50,32 +51,44 @@ int history_read(const char *root, const char *name, int64_t bytes, char **text,
 		 char *err)
 {
 	char p[STUDY_PATH_MAX];
-	size_t len;
-	int rc;
+	struct stat st;
+	size_t got = 0;
+	int fd, rc = DEHBQ_OK;
 
 	*text = NULL;
 	if (study_path(p, sizeof(p), root, "state/%s", name))
 		return dehbq_errf(err, DEHBQ_ETOOBIG, "%s: path too long",
 				  name);
-	/* a missing or short file is not the snapshot's fault: DEHBQ_ESYS
-	 * skips the snapshot without quarantining it */
-	if ((rc = fsutil_read_file(p, HISTORY_CAP, text, &len)))
-		return dehbq_errf(err, rc,
-				  "state/%s: %s (the history its "
-				  "snapshot names)",
-				  name,
-				  rc == DEHBQ_ESYS ? strerror(errno)
-						   : dehbq_strerror(rc));
-	if ((int64_t)len < bytes) {
+	/* only the bytes the snapshot names: the file may be longer (a crash
+	 * after an append), and is never read whole.  A missing or short
+	 * file is not the snapshot's fault: DEHBQ_ESYS skips the snapshot
+	 * without quarantining it. */
+	if ((fd = open(p, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return dehbq_errf(err, DEHBQ_ESYS,
+				  "state/%s: %s (the history its snapshot "
+				  "names)",
+				  name, strerror(errno));
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    (int64_t)st.st_size < bytes) {
+		rc = dehbq_errf(err, DEHBQ_ESYS,
+				"state/%s: %lld bytes, its snapshot names %lld",
+				name, (long long)st.st_size, (long long)bytes);
+		errno = EIO;
+	} else if (!(*text = malloc((size_t)bytes + 1))) {
+		rc = dehbq_errf(err, DEHBQ_ENOMEM, "out of memory");
+	} else if (fsutil_read_all(fd, *text, (size_t)bytes, &got) ||
+		   got != (size_t)bytes) {
+		rc = dehbq_errf(err, DEHBQ_ESYS, "state/%s: %s", name,
+				got != (size_t)bytes ? "shorter than named"
+						     : strerror(errno));
+	}
+	close(fd);
+	if (rc) {
 		free(*text);
 		*text = NULL;
-		errno = EIO;
-		return dehbq_errf(err, DEHBQ_ESYS,
-				  "state/%s: %zu bytes, its snapshot names "
-				  "%lld",
-				  name, len, (long long)bytes);
+		return rc;
 	}
-	(*text)[bytes] = 0; /* what lies beyond no snapshot has seen */
+	(*text)[bytes] = 0;
 	return DEHBQ_OK;
 }
 

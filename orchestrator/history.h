@@ -22,8 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define HISTORY_NAME_LEN 32 /* "history-EEEEEE.jsonl" and its NUL */
-#define HISTORY_CAP	 ((size_t)4 << 30)
+#define HISTORY_NAME_LEN  32 /* "history-EEEEEE.jsonl" and its NUL */
+#define HISTORY_MAX_BYTES ((int64_t)1 << 46) /* sanity bound, 64 TiB */
 
 struct history {
 	const char *root;	     /* the study, borrowed */

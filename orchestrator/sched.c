@@ -120,25 +120,21 @@ static int ask_trials(struct sched *s)
 
 /*
  * The optimiser's new history records to its file, before the snapshot
- * that counts them; kept for the next batch when the append fails.
+ * that counts them; they stay pending in the optimiser when the append
+ * fails, for the next batch.
  */
 static int flush_history(struct sched *s)
 {
-	char *t;
+	const char *t;
 	size_t n;
 	int rc;
 
 	if (!optim_keeps_history(s->eng))
 		return DEHBQ_OK;
-	if ((rc = optim_history_take(s->eng, &t, &n)))
+	optim_history_pending(s->eng, &t, &n);
+	if (n && (rc = history_append(&s->hist, t, n)))
 		return rc;
-	if (t)
-		jsonbuf_put(&s->hist_out, t, n);
-	free(t);
-	if ((rc = jsonbuf_failed(&s->hist_out)) ||
-	    (rc = history_append(&s->hist, s->hist_out.p, s->hist_out.len)))
-		return rc;
-	s->hist_out.len = 0;
+	optim_history_written(s->eng);
 	memcpy(s->meta.history, s->hist.name, sizeof(s->meta.history));
 	s->meta.history_bytes = s->hist.bytes;
 	return DEHBQ_OK;
@@ -427,7 +423,6 @@ int sched_open(struct sched **out, const char *root, struct spec *spec,
 	for (i = 0; i < (size_t)dim; i++)
 		s->choices[i] = space_param_choices(spec->space, (int)i);
 	study_setup(s, &setup);
-	jsonbuf_init(&s->hist_out);
 	rc = snapshot_load(root, spec->study, &setup, &s->meta, &v, &n, &s->eng,
 			   &htext, &redo, &skipped, warn);
 	if (skipped)
@@ -497,7 +492,6 @@ void sched_close(struct sched *s)
 	if (!s)
 		return;
 	redo_release(&s->redo);
-	jsonbuf_free(&s->hist_out);
 	free(s->inf);
 	free(s->vec);
 	free(s->vals);

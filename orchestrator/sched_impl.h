@@ -20,7 +20,6 @@
 #define DEHBQ_SCHED_IMPL_H
 
 #include "history.h"
-#include "jsonbuf.h"
 #include "redo.h"
 #include "sched.h"
 #include "snapshot.h"
@@ -52,7 +51,6 @@ struct sched {
 	struct optim *eng;	   /* owned optimiser */
 	int *choices;		   /* per parameter, optim_setup's */
 	struct history hist;	   /* the optimiser's history file */
-	struct jsonbuf hist_out;   /* records taken, not yet appended */
 	struct snapshot_meta meta; /* snapshot header and counters */
 	struct inflight *inf;	   /* in-flight table, sorted by id */
 	size_t ninf, capinf;	   /* its length and capacity */

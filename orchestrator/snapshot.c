@@ -139,9 +139,9 @@ int snapshot_write(const char *root, const struct snapshot_meta *m,
 	jsonbuf_puts(&b, ",\"redo\":");
 	jsonbuf_puts(&b, redo ? redo : "[]");
 	jsonbuf_puts(&b, ",\"optimizer\":");
-	optim_save(eng, &b);
+	rc = optim_save(eng, &b);
 	jsonbuf_puts(&b, "}\n");
-	if ((rc = jsonbuf_failed(&b))) {
+	if (rc || (rc = jsonbuf_failed(&b))) {
 		jsonbuf_free(&b);
 		return rc;
 	}
@@ -226,7 +226,7 @@ static int load_history_ref(const struct jsonfile *jf, const cJSON *r,
 	if ((rc = jsonfile_get_string(jf, h, "file", JSONFILE_REQUIRED, &f,
 				      err)) ||
 	    (rc = jsonfile_get_int(jf, h, "bytes", JSONFILE_REQUIRED, 0,
-				   (int64_t)HISTORY_CAP, &m->history_bytes,
+				   HISTORY_MAX_BYTES, &m->history_bytes,
 				   err)))
 		return rc;
 	if (!history_parse_name(f, &e))

@@ -120,16 +120,17 @@ static int drv_step(struct drv *d)
 	return 1;
 }
 
-/* Append the optimiser's new history records to h. */
+/* Append the optimiser's new history records to h, as the scheduler. */
 static void take_history(struct optim *o, struct jsonbuf *h)
 {
-	char *t;
+	const char *t;
 	size_t n;
 
-	ck_assert_int_eq(optim_history_take(o, &t, &n), DEHBQ_OK);
-	if (t)
+	optim_history_pending(o, &t, &n);
+	if (n)
 		jsonbuf_put(h, t, n);
-	free(t);
+	optim_history_written(o);
+	ck_assert_int_eq(jsonbuf_failed(h), DEHBQ_OK);
 }
 
 static char *save_text(const struct optim *o)
@@ -381,6 +382,28 @@ START_TEST(test_optim_cost_charge_is_exact)
 }
 END_TEST
 
+/* A parameter of many choices (more than any scratch sized by the
+ * history): every optimiser runs, and RE's mutations change its bin. */
+START_TEST(test_optim_many_choices)
+{
+	static const int many[DIM] = {300, 0, 2};
+	struct optim_setup u;
+	struct optim *o;
+	char err[DEHBQ_ERRLEN];
+	struct drv d;
+
+	setup_of(&u, 3, 80);
+	u.choices = many;
+	ck_assert_int_eq(optim_open(optim_table[_i]->name, &u, &o, err),
+			 DEHBQ_OK);
+	drv_init(&d, o, 3, 2);
+	while (drv_step(&d))
+		;
+	jsonbuf_free(&d.log);
+	optim_free(o);
+}
+END_TEST
+
 /* Wall time and brackets. */
 START_TEST(test_optim_walltime_and_brackets)
 {
@@ -551,6 +574,23 @@ START_TEST(test_optim_dehb_beats_random_search_on_branin)
 }
 END_TEST
 
+/* OPTIM_NAMES, the names messages list, are the table's. */
+START_TEST(test_optim_names_are_the_tables)
+{
+	char buf[512];
+	size_t len = 0;
+	int i;
+
+	buf[0] = 0;
+	for (i = 0; optim_table[i]; i++)
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s",
+					i ? ", " : "", optim_table[i]->name);
+	ck_assert_str_eq(buf, optim_names());
+	ck_assert_ptr_eq(optim_find("tpe"), optim_table[i - 1]);
+	ck_assert_ptr_null(optim_find("bohb"));
+}
+END_TEST
+
 static int table_len(void)
 {
 	int n = 0;
@@ -643,12 +683,14 @@ Suite *optim_suite(void)
 	tcase_add_loop_test(c, test_optim_random_order_tells, 0, n);
 	tcase_add_loop_test(c, test_optim_cost_budget_counts_inflight, 0, n);
 	tcase_add_loop_test(c, test_optim_cost_charge_is_exact, 0, n);
+	tcase_add_loop_test(c, test_optim_many_choices, 0, n);
 	tcase_add_loop_test(c, test_optim_walltime_and_brackets, 0, n);
 	tcase_add_loop_test(c, test_optim_reopen_failed_job, 0, n);
 	tcase_add_loop_test(c, test_optim_load_refuses_other_formats, 0, n);
 	tcase_add_loop_test(c, test_optim_settings_validated, 0, n);
 	tcase_add_test(b, test_optim_asha_promotes_top_third);
 	tcase_add_test(b, test_optim_re_removes_oldest);
+	tcase_add_test(b, test_optim_names_are_the_tables);
 	tcase_add_test(b, test_optim_dehb_beats_random_search_on_branin);
 	suite_add_tcase(s, c);
 	suite_add_tcase(s, b);
