@@ -226,8 +226,7 @@ static int load_history_ref(const struct jsonfile *jf, const cJSON *r,
 	if ((rc = jsonfile_get_string(jf, h, "file", JSONFILE_REQUIRED, &f,
 				      err)) ||
 	    (rc = jsonfile_get_int(jf, h, "bytes", JSONFILE_REQUIRED, 0,
-				   HISTORY_MAX_BYTES, &m->history_bytes,
-				   err)))
+				   HISTORY_MAX_BYTES, &m->history_bytes, err)))
 		return rc;
 	if (!history_parse_name(f, &e))
 		return jsonfile_errf(jf, h, err,
