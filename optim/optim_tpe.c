@@ -25,6 +25,7 @@
 
 #include "err.h"
 #include "jsonbuf.h"
+#include "normal.h"
 #include "ostate.h"
 #include "rng.h"
 
@@ -210,11 +211,6 @@ static int cmp_loss(const void *a, const void *b, void *ctx)
 	return i < j ? -1 : i > j; /* ties: the older first */
 }
 
-static double norm_cdf(double z)
-{
-	return 0.5 * erfc(-z / sqrt(2.0));
-}
-
 /* Point weights of a set of m points in tell order (Optuna's ramp). */
 static double ramp(size_t k, size_t m)
 {
@@ -343,11 +339,10 @@ static double density(const struct est *e, double v)
 	}
 	for (i = 0; i < e->k; i++) {
 		double sg = e->sig[i], z = (v - e->mu[i]) / sg;
-		double mass = norm_cdf((1 - e->mu[i]) / sg) -
-			      norm_cdf(-e->mu[i] / sg);
+		double mass = normal_cdf((1 - e->mu[i]) / sg) -
+			      normal_cdf(-e->mu[i] / sg);
 
-		s += e->w[i] * exp(-0.5 * z * z) / (sg * sqrt(2 * M_PI)) /
-		     fmax(mass, 1e-300);
+		s += e->w[i] * normal_pdf(z) / sg / fmax(mass, 1e-300);
 	}
 	return s;
 }
