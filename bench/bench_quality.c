@@ -21,8 +21,9 @@
  * the anytime regret (the mean of the log10 regret at NPOINTS costs spaced
  * logarithmically up to the budget) over the seeds; the mean rank of each
  * optimiser; and the comparisons the issues ask for, each with a two-sided
- * Mann-Whitney U test: ASHA vs Hyperband (anytime), RE vs random and TPE
- * vs random (final).  --csv DIR writes quality_final.csv and quality_traj.csv.
+ * Mann-Whitney U test: ASHA vs Hyperband (anytime), RE vs random, TPE vs
+ * random and BOHB vs Hyperband (final).  --csv DIR writes quality_final.csv and
+ * quality_traj.csv.
  *
  * Usage: bench_quality [--seeds N] [--budget B | --brackets N] [--jobs J]
  *                      [--csv DIR] PROBLEM...
@@ -428,7 +429,7 @@ int main(int argc, char **argv)
 	for (p = 0; p < np; p++) {
 		int a = opt_index("asha"), h = opt_index("hyperband"),
 		    re = opt_index("re"), rs = opt_index("random"),
-		    tp = opt_index("tpe");
+		    tp = opt_index("tpe"), bo = opt_index("bohb");
 		double xa[QUAL_MAXSEEDS], xb[QUAL_MAXSEEDS];
 
 		for (s = 0; a >= 0 && h >= 0 && s < seeds; s++) {
@@ -452,6 +453,13 @@ int main(int argc, char **argv)
 		if (tp >= 0 && rs >= 0)
 			compare(probs[p], "final regret", "tpe", "random", xa,
 				xb, (int)seeds);
+		for (s = 0; bo >= 0 && h >= 0 && s < seeds; s++) {
+			xa[s] = runs[p][bo][s].final;
+			xb[s] = runs[p][h][s].final;
+		}
+		if (bo >= 0 && h >= 0)
+			compare(probs[p], "final regret", "bohb", "hyperband",
+				xa, xb, (int)seeds);
 	}
 	if ((ff && fclose(ff) != 0) || (ft && fclose(ft) != 0)) {
 		fputs("bench_quality: fatal: unable to write the CSV\n",

@@ -93,7 +93,7 @@ static const char init_usage[] =
 	"                  [--eta E] [--fevals N] [--brackets N]\n"
 	"                  [--walltime SECS] [--total-cost C] [--seed S]\n"
 	"                  [--optimizer "
-	"dehb|random|sh|hyperband|de|asha|re|tpe]\n"
+	"dehb|random|sh|hyperband|de|asha|re|tpe|bohb]\n"
 	"                  [--name NAME] [--lease SECS] [--poll SECS]\n"
 	"                  [--max-attempts N] [--max-failures-in-a-row N]\n"
 	"\n"

@@ -429,8 +429,13 @@ static void propose_sh(struct dehb *d, struct dehb_bracket *b, int r,
 
 	j->slot = q;
 	if (r == 0) {
-		j->kind = DEHB_KIND_RANDOM;
 		j->config_id = d->next_cid++;
+		if (d->sample) { /* a model's proposal */
+			j->kind = DEHB_KIND_TRIAL;
+			d->sample(d->sample_ctx, x);
+			return;
+		}
+		j->kind = DEHB_KIND_RANDOM;
 		random_vec(&d->rng, dim, x);
 		return;
 	}
@@ -488,6 +493,13 @@ static void propose_dehb(struct dehb *d, struct dehb_bracket *b, int r,
 	j->config_id = d->next_cid++;
 	make_trial(d, j->level, r > 0 ? j->level - 1 : j->level, b->hb.n[r],
 		   j->slot, x);
+}
+
+void dehb_set_sampler(struct dehb *d, void (*fn)(void *ctx, double *x),
+		      void *ctx)
+{
+	d->sample = fn;
+	d->sample_ctx = ctx;
 }
 
 int dehb_ask(struct dehb *d, struct dehb_job *job, double *vec)

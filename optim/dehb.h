@@ -199,6 +199,15 @@ void dehb_get_counts(const struct dehb *d, struct dehb_counts *c);
 int dehb_incumbent(const struct dehb *d, enum dehb_inc_which which,
 		   struct dehb_incumbent *inc, double *vec);
 
+/*
+ * SH and Hyperband: the new configurations of a bracket's base rung come
+ * from fn(ctx, x) instead of uniform draws (BOHB's model).  fn must be
+ * deterministic and cannot fail.  Not saved: set it again after
+ * dehb_load().  ctx is borrowed.
+ */
+void dehb_set_sampler(struct dehb *d, void (*fn)(void *ctx, double *x),
+		      void *ctx);
+
 /* Number of fidelity levels and their values. */
 int dehb_levels(const struct dehb *d);
 double dehb_level_fidelity(const struct dehb *d, int level);

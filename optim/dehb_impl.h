@@ -75,6 +75,8 @@ struct dehb {
 	int64_t failed;			    /* told as failed */
 	int64_t next_cid;		    /* next new config id */
 	int64_t next_bracket;		    /* next bracket id */
+	void (*sample)(void *, double *);   /* SH/HB base configs, or NULL */
+	void *sample_ctx;		    /* its context, borrowed */
 	/* scratch, contents meaningless between calls */
 	int *order;	     /* sort order, totpop */
 	int *otmp;	     /* merge sort buffer, totpop */

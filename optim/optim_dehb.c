@@ -12,6 +12,7 @@
  * do not carry; a requeue hands it back to dehb_reopen().
  */
 #include "optim.h"
+#include "optim_dehb.h"
 
 #include "dehb.h"
 #include "err.h"
@@ -104,8 +105,8 @@ static int dsettings_write(enum dehb_optimizer which, const cJSON *in,
 	return jsonbuf_failed(b);
 }
 
-static int open_as(enum dehb_optimizer which, const struct optim_setup *su,
-		   void **st, char *err)
+int optim_dehb_open_as(enum dehb_optimizer which, const struct optim_setup *su,
+		       void **st, char *err)
 {
 	struct dehb_params p;
 	struct dsettings s;
@@ -137,7 +138,7 @@ static const enum optim_kind kind_map[] = {
 	[DEHB_KIND_RANDOM] = OPTIM_KIND_RANDOM,
 };
 
-static int d_ask(void *st, struct optim_job *job, double *vec)
+int optim_dehb_ask(void *st, struct optim_job *job, double *vec)
 {
 	struct dehb_job j;
 	int rc = dehb_ask(st, &j, vec);
@@ -155,8 +156,8 @@ static int d_ask(void *st, struct optim_job *job, double *vec)
 	return DEHBQ_OK;
 }
 
-static int d_tell(void *st, const struct optim_job *job, const double *vec,
-		  enum optim_status status, double loss, double cost)
+int optim_dehb_tell(void *st, const struct optim_job *job, const double *vec,
+		    enum optim_status status, double loss, double cost)
 {
 	(void)vec;
 	return dehb_tell(st, job->id,
@@ -164,7 +165,7 @@ static int d_tell(void *st, const struct optim_job *job, const double *vec,
 			 cost);
 }
 
-static int d_reopen(void *st, const struct optim_job *job, const double *vec)
+int optim_dehb_reopen(void *st, const struct optim_job *job, const double *vec)
 {
 	cJSON *s = cJSON_Parse(job->state);
 	struct dehb_job j;
@@ -194,7 +195,7 @@ static int d_reopen(void *st, const struct optim_job *job, const double *vec)
 	return rc;
 }
 
-static int64_t d_brackets(const void *st)
+int64_t optim_dehb_brackets(const void *st)
 {
 	struct dehb_counts c;
 
@@ -202,7 +203,7 @@ static int64_t d_brackets(const void *st)
 	return c.brackets;
 }
 
-static int d_done(const void *st)
+int optim_dehb_done(const void *st)
 {
 	return dehb_exhausted(st);
 }
@@ -234,7 +235,7 @@ static int d_load(const struct optim_setup *su, const cJSON *state, void **st,
 }
 
 /* Active brackets by rung, for status.json and `dehbq status`. */
-static int d_describe(const void *st, struct jsonbuf *b)
+int optim_dehb_describe(const void *st, struct jsonbuf *b)
 {
 	struct dehb_rung_info r[64];
 	int64_t id;
@@ -273,21 +274,21 @@ static void d_free(void *st)
 	static int NAME##_open(const struct optim_setup *su, void **st,        \
 			       char *err)                                      \
 	{                                                                      \
-		return open_as(WHICH, su, st, err);                            \
+		return optim_dehb_open_as(WHICH, su, st, err);                 \
 	}                                                                      \
 	const struct optim_ops optim_##NAME##_ops = {                          \
 		.name = #NAME,                                                 \
 		.summary = SUMMARY,                                            \
 		.settings = NAME##_settings,                                   \
 		.open = NAME##_open,                                           \
-		.ask = d_ask,                                                  \
-		.tell = d_tell,                                                \
-		.reopen = d_reopen,                                            \
-		.brackets = d_brackets,                                        \
-		.done = d_done,                                                \
+		.ask = optim_dehb_ask,                                         \
+		.tell = optim_dehb_tell,                                       \
+		.reopen = optim_dehb_reopen,                                   \
+		.brackets = optim_dehb_brackets,                               \
+		.done = optim_dehb_done,                                       \
 		.save = d_save,                                                \
 		.load = d_load,                                                \
-		.describe = d_describe,                                        \
+		.describe = optim_dehb_describe,                               \
 		.free = d_free,                                                \
 	}
 

@@ -215,8 +215,9 @@ static const struct {
 	{"cr_range", "optimizer.crossover_prob: must be a number in [0, 1]"},
 	{"mutation", "optimizer.mutation: must be one of rand1, rand2, best1, "
 		     "currenttobest1, randtobest1"},
-	{"optimizer_name", "optimizer.name: unknown optimizer 'bohb' (one of: "
-			   "dehb, random, sh, hyperband, de, asha, re, tpe)"},
+	{"optimizer_name",
+	 "optimizer.name: unknown optimizer 'bayesopt9' (one of: "
+	 "dehb, random, sh, hyperband, de, asha, re, tpe, bohb)"},
 };
 
 START_TEST(test_spec_settings_are_the_optimizers)

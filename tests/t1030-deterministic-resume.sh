@@ -2,10 +2,10 @@
 # t1030: with one worker, one trial in flight and a deterministic trainer,
 # a run killed several times ends with the same optimiser state and the
 # same trajectory as an uninterrupted run with the same seed; for DEHB and
-# for the optimisers added on the optim/ interface (ASHA, RE, TPE).
+# for the optimisers added on the optim/ interface (ASHA, RE, TPE, BOHB).
 . "${DEHBQ_SRC:-.}/tests/lib.sh"
-OPTS="dehb asha re tpe"
-plan 12
+OPTS="dehb asha re tpe bohb"
+plan 15
 
 kills=5
 fevals=150

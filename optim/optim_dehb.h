@@ -1,0 +1,27 @@
+/*
+ * optim_dehb.h - the DEHB engine's optim_ops functions (optim_dehb.c), for
+ * optimisers built on the engine (optim_bohb.c).  Private to optim/.
+ *
+ * Each takes the engine (struct dehb *) as its `st`; ownership as optim.h.
+ */
+#ifndef DEHBQ_OPTIM_DEHB_H
+#define DEHBQ_OPTIM_DEHB_H
+
+#include <stdint.h>
+
+#include "dehb.h"
+#include "optim.h"
+
+struct jsonbuf;
+
+int optim_dehb_open_as(enum dehb_optimizer which, const struct optim_setup *su,
+		       void **st, char *err);
+int optim_dehb_ask(void *st, struct optim_job *job, double *vec);
+int optim_dehb_tell(void *st, const struct optim_job *job, const double *vec,
+		    enum optim_status status, double loss, double cost);
+int optim_dehb_reopen(void *st, const struct optim_job *job, const double *vec);
+int64_t optim_dehb_brackets(const void *st);
+int optim_dehb_done(const void *st);
+int optim_dehb_describe(const void *st, struct jsonbuf *b);
+
+#endif
