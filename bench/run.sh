@@ -403,6 +403,14 @@ else
 		rn=$(grep -c 're vs random' "$OUT/quality.txt")
 		goal "RE beats random search on every problem (Mann-Whitney, p<0.05)" \
 			"better on $rb of $rn" "better on all" "$rb == $rn"
+		bb=$(grep -c 'bohb vs hyperband.*: BETTER' "$OUT/quality.txt")
+		bn=$(grep -c 'bohb vs hyperband' "$OUT/quality.txt")
+		goal "BOHB beats Hyperband on every problem (Mann-Whitney, p<0.05)" \
+			"better on $bb of $bn" "better on all" "$bb == $bn"
+		tb=$(grep -E -c '(branin|hartmann6) +tpe vs random.*: BETTER' "$OUT/quality.txt")
+		tn=$(grep -E -c '(branin|hartmann6) +tpe vs random' "$OUT/quality.txt")
+		goal "TPE beats random search on branin and hartmann6 (Mann-Whitney, p<0.05)" \
+			"better on $tb of $tn" "better on all" "$tb == $tn"
 	fi
 fi
 echo
