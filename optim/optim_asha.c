@@ -310,7 +310,8 @@ static int settle_promotions(struct asha *a)
 {
 	int k;
 
-	qsort(a->parents, a->npar, sizeof(*a->parents), cmp_i64);
+	if (a->npar)
+		qsort(a->parents, a->npar, sizeof(*a->parents), cmp_i64);
 	for (k = 0; k < a->L; k++) {
 		struct rung *g = &a->rung[k];
 		size_t i;
