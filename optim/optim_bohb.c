@@ -126,9 +126,13 @@ static int bohb_make(const struct optim_setup *s, const cJSON *engine,
 		    : optim_dehb_open_as(DEHB_OPT_HYPERBAND, &hs,
 					 (void **)&o->d, err);
 	cJSON_Delete(hset);
-	if (!rc && dehb_get_params(o->d)->optimizer != DEHB_OPT_HYPERBAND)
+	if (!rc && (dehb_get_params(o->d)->optimizer != DEHB_OPT_HYPERBAND ||
+		    dehb_get_params(o->d)->dim != s->dim ||
+		    dehb_get_params(o->d)->seed != s->seed ||
+		    dehb_get_params(o->d)->max_brackets != s->lim.brackets))
 		rc = dehbq_errf(err, DEHBQ_EINVAL,
-				"snapshot: BOHB's engine must run Hyperband");
+				"snapshot: BOHB's engine must run Hyperband "
+				"with the optimizer's setup");
 	if (!rc) {
 		o->nlevels = dehb_levels(o->d);
 		rc = kde_new(s->dim, s->choices, o->nlevels, &p,
