@@ -102,6 +102,34 @@ static const char init_usage[] =
 	"the spec's values.  At least one termination option is required.\n"
 	"An existing study is never overwritten.\n";
 
+/*
+ * Every optimiser of optim_table with its one-line summary and its
+ * settings with their defaults (what init writes into study.json).
+ */
+static void print_optimizers(FILE *f)
+{
+	char err[DEHBQ_ERRLEN];
+	int i;
+
+	fputs("\nOptimizers (--optimizer NAME).  Their settings go in the "
+	      "spec's \"optimizer\"\nobject (docs/protocol.md 4.1); shown "
+	      "with their defaults:\n",
+	      f);
+	for (i = 0; optim_table[i]; i++) {
+		cJSON *full = NULL;
+		char *txt = NULL;
+
+		fprintf(f, "  %-10s %s\n", optim_table[i]->name,
+			optim_table[i]->summary);
+		if (!optim_settings(optim_table[i]->name, NULL, &full, err) &&
+		    cJSON_GetArraySize(full) > 0 &&
+		    (txt = cJSON_PrintUnformatted(full)))
+			fprintf(f, "  %-10s %s\n", "", txt);
+		cJSON_free(txt);
+		cJSON_Delete(full);
+	}
+}
+
 enum {
 	OPT_SPEC = 256,
 	OPT_SPACE,
@@ -394,6 +422,7 @@ int cli_init(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "h", init_opts, NULL)) != -1) {
 		if (c == 'h') {
 			fputs(init_usage, stdout);
+			print_optimizers(stdout);
 			return CLI_OK;
 		}
 		if (c == '?' || c == ':') {

@@ -5,7 +5,11 @@
 # its checkpoint); RE runs at the maximum fidelity and ages its population.
 # A failed ASHA trial is requeued and re-run through its opaque state.
 . "${DEHBQ_SRC:-.}/tests/lib.sh"
-plan 20
+plan 21
+
+"$B/dehbq" init --help >"$T/help" 2>&1
+check "init --help lists every optimiser with its settings and defaults" \
+	sh -c "grep -q '^  bohb .*KDE' '$T/help' && grep -q '\"top_n_percent\":15' '$T/help' && grep -q '\"population_size\":100' '$T/help' && grep -q '^  asha ' '$T/help'"
 
 # ---- RE on the deterministic trainer
 mkspec "$T/spec.json" 60
