@@ -11,7 +11,7 @@ DATADIR ?= $(PREFIX)/share/dehbq
 CFLAGS  ?= -O2 -g
 CC      ?= cc
 FUZZCC  ?= clang
-PKGS     = libcjson uuid
+PKGS     = libcjson uuid lapacke openblas nlopt
 TESTPKGS = check
 
 ifdef SANITIZE
@@ -22,9 +22,12 @@ endif
 
 WARN = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
        -Wformat=2 -Wvla -Wwrite-strings -Wno-format-nonliteral
+# Our headers are found by #include "..." only: orchestrator/sched.h must
+# not shadow the system's <sched.h>.
+IQUOTE = -iquote common -iquote optim -iquote orchestrator -iquote worker \
+	-iquote cli -iquote bench/lib
 DEHBQ_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
-	-D_GNU_SOURCE $(WARN) -MMD -MP -Icommon -Ioptim -Iorchestrator -Iworker -Icli \
-	-Ibench/lib \
+	-D_GNU_SOURCE $(WARN) -MMD -MP $(IQUOTE) \
 	$(shell pkg-config --cflags $(PKGS))
 DEHBQ_LIBS = $(shell pkg-config --libs $(PKGS)) -lm
 DEHBQ_LDFLAGS =
@@ -135,7 +138,7 @@ FUZZ_B      = build-fuzz
 FUZZ_BINS   = $(patsubst fuzz/%.c,$(FUZZ_B)/%,$(FUZZ_SRCS))
 FUZZ_CFLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -std=c11 \
 	-D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -D_GNU_SOURCE \
-	-Icommon -Ioptim -Iorchestrator $(shell pkg-config --cflags $(PKGS))
+	$(IQUOTE) $(shell pkg-config --cflags $(PKGS))
 FUZZ_RUNS  ?= 1000000
 FUZZ_SMOKE_SECS ?= 6
 $(FUZZ_B)/%: fuzz/%.c $(COMMON_SRCS) $(OPTIM_SRCS) $(ORCH_SRCS)

@@ -267,14 +267,39 @@ static int qual_long(const char *s, long *v)
 	return errno || end == s || *end;
 }
 
+static const char *names[QUAL_MAXOPT]; /* the optimisers compared */
+static int nopt;
+
 static int opt_index(const char *name)
 {
 	int i;
 
-	for (i = 0; optim_table[i]; i++)
-		if (!strcmp(optim_table[i]->name, name))
+	for (i = 0; i < nopt; i++)
+		if (!strcmp(names[i], name))
 			return i;
 	return -1;
+}
+
+/* --only a,b,c: those optimisers of optim_table, in the table's order. */
+static int select_opts(const char *only)
+{
+	int i;
+
+	nopt = 0;
+	for (i = 0; optim_table[i] && nopt < QUAL_MAXOPT; i++) {
+		const char *n = optim_table[i]->name, *p = only;
+		size_t len = strlen(n);
+
+		while (p) {
+			if (!strncmp(p, n, len) && (!p[len] || p[len] == ','))
+				break;
+			p = strchr(p, ',');
+			p = p ? p + 1 : NULL;
+		}
+		if (!only || p)
+			names[nopt++] = n;
+	}
+	return nopt ? 0 : -1;
 }
 
 /* "A vs B" on one measure, with the test and a verdict. */
@@ -293,6 +318,63 @@ static void compare(const char *prob, const char *what, const char *a,
 			   : "WORSE");
 }
 
+/* The comparisons the issues ask for. */
+static const struct {
+	const char *a, *b;
+	int anytime; /* else the final regret */
+} cmps[] = {
+	{"asha", "hyperband", 1}, {"re", "random", 0}, {"tpe", "random", 0},
+	{"bohb", "hyperband", 0}, {"gp", "random", 0}, {"gp", "tpe", 0},
+};
+
+#define QUAL_EARLY 50 /* "small budgets": this many max-fidelity evals */
+
+/*
+ * Regret after QUAL_EARLY maximum-fidelity evaluations' cost (the last
+ * checkpoint at or below it): each optimiser's mean +- std and mean rank,
+ * and GP against the best of the others there.
+ */
+static void early(const char *prob, struct qual_run (*r)[QUAL_MAXSEEDS],
+		  int seeds, double B)
+{
+	double rank[QUAL_MAXOPT] = {0}, xa[QUAL_MAXSEEDS], xb[QUAL_MAXSEEDS];
+	int pt = -1, i, o, k, s, gp = opt_index("gp"), best = -1;
+
+	for (i = 0; i < QUAL_NPOINTS; i++)
+		if (qual_point(B, i) <= QUAL_EARLY + 1e-9)
+			pt = i;
+	if (pt < 0)
+		return;
+	printf("%-14s after %.1f max-fidelity evaluations' cost:", prob,
+	       qual_point(B, pt));
+	for (o = 0; o < nopt; o++) {
+		double m, sd;
+
+		for (s = 0; s < seeds; s++) {
+			xa[s] = r[o][s].traj[pt];
+			for (k = 0; k < nopt; k++)
+				if (k != o)
+					rank[o] += r[k][s].traj[pt] < xa[s] ? 1
+						   : r[k][s].traj[pt] == xa[s]
+							   ? 0.5
+							   : 0;
+		}
+		qual_stats(xa, seeds, &m, &sd);
+		printf(" %s %.3g+-%.2g (rank %.2f)", names[o], m, sd,
+		       1 + rank[o] / seeds);
+		if (o != gp && (best < 0 || rank[o] < rank[best]))
+			best = o;
+	}
+	putchar('\n');
+	if (gp < 0 || best < 0)
+		return;
+	for (s = 0; s < seeds; s++) {
+		xa[s] = r[gp][s].traj[pt];
+		xb[s] = r[best][s].traj[pt];
+	}
+	compare(prob, "early regret", "gp", names[best], xa, xb, seeds);
+}
+
 int main(int argc, char **argv)
 {
 	static struct qual_run runs[QUAL_MAXPROB][QUAL_MAXOPT][QUAL_MAXSEEDS];
@@ -302,11 +384,10 @@ int main(int argc, char **argv)
 	struct benchfn fns[QUAL_MAXPROB];
 	char err[DEHBQ_ERRLEN], path[4096];
 	long seeds = 20, budget = 0, brackets = 0, jobs = 1;
-	int np = 0, nopt = 0, ai, p, o, s, i, nrank = 0;
+	const char *only = NULL;
+	int np = 0, ai, p, o, s, i, nrank = 0;
 	FILE *ff = NULL, *ft = NULL;
 
-	while (optim_table[nopt] && nopt < QUAL_MAXOPT)
-		nopt++;
 	for (ai = 1; ai < argc; ai++) {
 		if (!strcmp(argv[ai], "--seeds") && ai + 1 < argc) {
 			if (qual_long(argv[++ai], &seeds) || seeds < 1 ||
@@ -322,6 +403,8 @@ int main(int argc, char **argv)
 			if (qual_long(argv[++ai], &jobs) || jobs < 1 ||
 			    jobs > QUAL_MAXJOBS)
 				goto usage;
+		} else if (!strcmp(argv[ai], "--only") && ai + 1 < argc) {
+			only = argv[++ai];
 		} else if (!strcmp(argv[ai], "--csv") && ai + 1 < argc) {
 			csvdir = argv[++ai];
 		} else if (np < QUAL_MAXPROB && argv[ai][0] != '-') {
@@ -336,7 +419,7 @@ int main(int argc, char **argv)
 			goto usage;
 		}
 	}
-	if (np == 0 || (!budget == !brackets))
+	if (np == 0 || (!budget == !brackets) || select_opts(only))
 		goto usage;
 	if (csvdir) {
 		snprintf(path, sizeof(path), "%s/quality_final.csv", csvdir);
@@ -362,7 +445,7 @@ int main(int argc, char **argv)
 				    : (double)budget;
 
 		for (o = 0; o < nopt; o++) {
-			const char *name = optim_table[o]->name;
+			const char *name = names[o];
 			double m, sd, am, asd;
 
 			for (s = 0; s < seeds; s++)
@@ -417,50 +500,36 @@ int main(int argc, char **argv)
 	       "flight)\n",
 	       "optimizer", "mean rank", np, seeds, jobs, jobs > 1 ? "s" : "");
 	for (o = 0; o < nopt; o++) {
-		printf("%-10s %9.3f\n", optim_table[o]->name, ranks[o] / nrank);
+		printf("%-10s %9.3f\n", names[o], ranks[o] / nrank);
 		if (ff)
-			fprintf(ff, "ALL,%s,%ld,0,%ld,rank,%.4f,,\n",
-				optim_table[o]->name, seeds, jobs,
-				ranks[o] / nrank);
+			fprintf(ff, "ALL,%s,%ld,0,%ld,rank,%.4f,,\n", names[o],
+				seeds, jobs, ranks[o] / nrank);
 	}
 	printf("\ncomparisons (two-sided Mann-Whitney U over %ld seeds; "
 	       "lower is better)\n",
 	       seeds);
-	for (p = 0; p < np; p++) {
-		int a = opt_index("asha"), h = opt_index("hyperband"),
-		    re = opt_index("re"), rs = opt_index("random"),
-		    tp = opt_index("tpe"), bo = opt_index("bohb");
-		double xa[QUAL_MAXSEEDS], xb[QUAL_MAXSEEDS];
+	for (p = 0; p < np; p++)
+		for (i = 0; i < (int)(sizeof(cmps) / sizeof(cmps[0])); i++) {
+			int a = opt_index(cmps[i].a), b = opt_index(cmps[i].b);
+			double xa[QUAL_MAXSEEDS], xb[QUAL_MAXSEEDS];
 
-		for (s = 0; a >= 0 && h >= 0 && s < seeds; s++) {
-			xa[s] = runs[p][a][s].anytime;
-			xb[s] = runs[p][h][s].anytime;
+			if (a < 0 || b < 0)
+				continue;
+			for (s = 0; s < seeds; s++) {
+				xa[s] = cmps[i].anytime ? runs[p][a][s].anytime
+							: runs[p][a][s].final;
+				xb[s] = cmps[i].anytime ? runs[p][b][s].anytime
+							: runs[p][b][s].final;
+			}
+			compare(probs[p],
+				cmps[i].anytime ? "anytime log10 regret"
+						: "final regret",
+				cmps[i].a, cmps[i].b, xa, xb, (int)seeds);
 		}
-		if (a >= 0 && h >= 0)
-			compare(probs[p], "anytime log10 regret", "asha",
-				"hyperband", xa, xb, (int)seeds);
-		for (s = 0; re >= 0 && rs >= 0 && s < seeds; s++) {
-			xa[s] = runs[p][re][s].final;
-			xb[s] = runs[p][rs][s].final;
-		}
-		if (re >= 0 && rs >= 0)
-			compare(probs[p], "final regret", "re", "random", xa,
-				xb, (int)seeds);
-		for (s = 0; tp >= 0 && rs >= 0 && s < seeds; s++) {
-			xa[s] = runs[p][tp][s].final;
-			xb[s] = runs[p][rs][s].final;
-		}
-		if (tp >= 0 && rs >= 0)
-			compare(probs[p], "final regret", "tpe", "random", xa,
-				xb, (int)seeds);
-		for (s = 0; bo >= 0 && h >= 0 && s < seeds; s++) {
-			xa[s] = runs[p][bo][s].final;
-			xb[s] = runs[p][h][s].final;
-		}
-		if (bo >= 0 && h >= 0)
-			compare(probs[p], "final regret", "bohb", "hyperband",
-				xa, xb, (int)seeds);
-	}
+	for (p = 0; p < np; p++)
+		early(probs[p], runs[p], (int)seeds,
+		      brackets ? bracket_budget(&fns[p], brackets)
+			       : (double)budget);
 	if ((ff && fclose(ff) != 0) || (ft && fclose(ft) != 0)) {
 		fputs("bench_quality: fatal: unable to write the CSV\n",
 		      stderr);
@@ -469,7 +538,7 @@ int main(int argc, char **argv)
 	return 0;
 usage:
 	fputs("usage: bench_quality [--seeds N] [--budget B | --brackets N] "
-	      "[--jobs J] [--csv DIR] PROBLEM...\n",
+	      "[--jobs J] [--only OPT,...] [--csv DIR] PROBLEM...\n",
 	      stderr);
 	return 100;
 }

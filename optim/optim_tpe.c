@@ -40,6 +40,15 @@
 #define TPE_MAX_START 100000
 #define TPE_SIGMA_MAX 1.0 /* the range of the unit interval */
 #define TPE_TN_TRIES  64  /* rejection draws before clipping */
+#define TPE_REACH                                                              \
+	9 /* sigmas beyond which a kernel is left out:                         \
+	     phi(9) / phi(0) < 3e-18, below a double's                         \
+	     resolution of the sum */
+
+/* A point's kernel, ready for densities: coef phi((v - mu) inv). */
+struct kern {
+	double mu, inv, coef; /* mean, 1 / sigma, w / (sigma mass) */
+};
 
 struct tpe {
 	int dim, nstart, ncand;
@@ -53,6 +62,7 @@ struct tpe {
 	size_t *ord;	      /* finite observations, best first */
 	double *mu, *sig, *w; /* one estimator: up to n + 1 kernels */
 	double *srt;	      /* its means, sorted */
+	struct kern *kern;    /* its point kernels, by mean */
 	double *cat;	      /* a categorical estimator: max K bins */
 	double *cand;	      /* ncand * dim */
 	double *score;	      /* ncand */
@@ -113,6 +123,7 @@ static void tpe_free(void *st)
 	free(t->sig);
 	free(t->w);
 	free(t->srt);
+	free(t->kern);
 	free(t->cat);
 	free(t->cand);
 	free(t->score);
@@ -157,6 +168,7 @@ static int reserve(struct tpe *t)
 {
 	size_t c = t->cap ? t->cap * 2 : 64, d = (size_t)t->dim;
 	double *x, *l, *mu, *sig, *w, *srt;
+	struct kern *kern;
 	size_t *ord;
 
 	if (t->n < t->cap)
@@ -182,6 +194,9 @@ static int reserve(struct tpe *t)
 	if (!(srt = realloc(t->srt, (c + 1) * sizeof(double))))
 		return DEHBQ_ENOMEM;
 	t->srt = srt;
+	if (!(kern = realloc(t->kern, (c + 1) * sizeof(*kern))))
+		return DEHBQ_ENOMEM;
+	t->kern = kern;
 	t->cap = c;
 	return DEHBQ_OK;
 }
@@ -229,7 +244,29 @@ struct est {
 	size_t k; /* kernels (points + prior) */
 	double *mu, *sig, *w; /* kernels: mean, sigma, normalised weight */
 	double *p;	      /* categorical: K probabilities (into w) */
+	struct kern *kern;    /* the k - 1 point kernels, by mean */
+	double prior;	      /* the prior's coef (mean 0.5, sigma 1) */
+	double reach;	      /* TPE_REACH x the largest point sigma */
 };
+
+static int cmp_kern(const void *a, const void *b)
+{
+	const struct kern *x = a, *y = b;
+
+	if (x->mu != y->mu)
+		return x->mu < y->mu ? -1 : 1;
+	if (x->inv != y->inv)
+		return x->inv < y->inv ? -1 : 1;
+	return x->coef < y->coef ? -1 : x->coef > y->coef;
+}
+
+/* w / (sigma mass): the kernel's density factor, truncated to [0, 1] */
+static double kern_coef(double mu, double sg, double w)
+{
+	double mass = normal_cdf((1 - mu) / sg) - normal_cdf(-mu / sg);
+
+	return w / sg / fmax(mass, 1e-300);
+}
 
 static int cmp_dbl(const void *a, const void *b)
 {
@@ -324,6 +361,17 @@ static void build(struct tpe *t, int d, const size_t *set, size_t m,
 	e->sig[m] = TPE_SIGMA_MAX; /* the prior: the whole range */
 	e->k = k;
 	e->p = NULL;
+	/* the densities' form: point kernels sorted by mean, and their reach */
+	e->kern = t->kern;
+	e->reach = 0;
+	for (i = 0; i < m; i++) {
+		e->kern[i].mu = e->mu[i];
+		e->kern[i].inv = 1 / e->sig[i];
+		e->kern[i].coef = kern_coef(e->mu[i], e->sig[i], e->w[i]);
+		e->reach = fmax(e->reach, TPE_REACH * e->sig[i]);
+	}
+	qsort(e->kern, m, sizeof(*e->kern), cmp_kern);
+	e->prior = kern_coef(0.5, TPE_SIGMA_MAX, e->w[m]);
 }
 
 /* Density of the estimator at v. */
@@ -337,14 +385,20 @@ static double density(const struct est *e, double v)
 
 		return e->p[b < e->K ? b : e->K - 1];
 	}
-	for (i = 0; i < e->k; i++) {
-		double sg = e->sig[i], z = (v - e->mu[i]) / sg;
-		double mass = normal_cdf((1 - e->mu[i]) / sg) -
-			      normal_cdf(-e->mu[i] / sg);
+	size_t lo = 0, hi = e->k - 1; /* the first kernel in reach */
 
-		s += e->w[i] * normal_pdf(z) / sg / fmax(mass, 1e-300);
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (e->kern[mid].mu < v - e->reach)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	return s;
+	for (i = lo; i + 1 < e->k && e->kern[i].mu <= v + e->reach; i++)
+		s += e->kern[i].coef *
+		     normal_pdf((v - e->kern[i].mu) * e->kern[i].inv);
+	return s + e->prior * normal_pdf((v - 0.5) / TPE_SIGMA_MAX);
 }
 
 /* A draw from the estimator, in [0, 1]. */

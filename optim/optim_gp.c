@@ -1,0 +1,705 @@
+/*
+ * optim_gp.c - owns GP-based Bayesian optimisation at the maximum fidelity:
+ * the observations, the fit window, the refit schedule, the constant liar
+ * and the acquisition (expected improvement or Thompson sampling)
+ *
+ * The first n_startup_trials results come from uniform samples.  Then each
+ * ask fits the model of gp.c (Matern-5/2 ARD, type-II maximum likelihood)
+ * to the finite results, outputs standardised (output "standardise") or
+ * mapped through the copula psi of copula.c ("copula": the GCP of
+ * TRANSFER_SPEC.md), and proposes:
+ *   - "ei": the best of n_candidates uniform points by expected
+ *     improvement over the best output, then L-BFGS (NLopt) from the best
+ *     5 of them over the continuous dimensions;
+ *   - "ts": the argmin of one joint posterior draw over n_candidates points.
+ * Failures are left out of the fit but count towards the start-up trials.
+ *
+ * Off the hot path.  The hyperparameters are refitted only when the
+ * finite results have grown by max(1, floor(min(n, max_points) / 10))
+ * since the last fit (every result while n < 20, then every 10 %); between
+ * fits the model is only conditioned on the new data with the last
+ * hyperparameters (one Cholesky).  Beyond max_points results the model
+ * sees a window: the best max_points / 2 and the most recent rest.  So an
+ * ask's cost is bounded by max_points, whatever the history, and the model
+ * used by an ask is a function of the tell sequence alone.
+ *
+ * Asks in flight: each job not yet told joins the data as a constant liar,
+ * at the worst output of the window, so that workers asking together are
+ * sent to different points (up to max_points / 4 of them, the newest).
+ *
+ * Settings: acquisition, output, n_startup_trials, n_candidates,
+ * max_points.  No per-trial state.  Saved: the rng, the hyperparameters and
+ * the refit schedule; the results come back through optim_ops.replay.
+ */
+#include "optim.h"
+
+#include "copula.h"
+#include "err.h"
+#include "gp.h"
+#include "jsonbuf.h"
+#include "normal.h"
+#include "ostate.h"
+#include "rng.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <nlopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GPO_MAX_CAND   100000
+#define GPO_MAX_START  100000
+#define GPO_MAX_POINTS 4000
+#define GPO_REFINE     5  /* L-BFGS starts from the best candidates */
+#define GPO_REFINE_EV  50 /* EI evaluations per start */
+#define GPO_RESTARTS   5  /* L-BFGS runs of a full fit */
+#define GPO_FULL_EVERY 10 /* every 10th fit is full; the others warm */
+
+enum { ACQ_EI, ACQ_TS };
+enum { OUT_STANDARD, OUT_COPULA };
+static const char *const acq_names[] = {"ei", "ts", NULL};
+static const char *const out_names[] = {"standardise", "copula", NULL};
+
+struct pend {
+	uint64_t id;
+	double *x;
+};
+
+struct gpo {
+	int dim, acq, out, nstart, ncand, maxp;
+	double max_f;
+	int *choices;
+	struct rng rng;
+	struct gp *gp;
+	int64_t nfits;	   /* hyperparameter fits so far */
+	size_t next_fit;   /* refit when this many finite results */
+	size_t n, cap;	   /* observations, in tell order */
+	double *x, *loss;  /* n * dim, n (+inf failures) */
+	struct pend *pend; /* in flight, by id */
+	size_t npend, cappend;
+	/* scratch for one ask */
+	size_t *win;		      /* window: observation indices */
+	double *fx, *fy, *z;	      /* the model's data, n + liars */
+	double *cand, *mu, *var;      /* ncand */
+	double *px, *pu, *dmu, *dvar; /* dim: EI refinement */
+	int *cont, ncont;	      /* the continuous dimensions */
+	double *spare;		      /* dim: the next pending vector */
+};
+
+static const char *const gp_keys[] = {"acquisition",	  "output",
+				      "n_startup_trials", "n_candidates",
+				      "max_points",	  NULL};
+
+struct gp_settings {
+	int acq, out, nstart, ncand, maxp;
+};
+
+static int read_settings(const cJSON *in, struct gp_settings *s, char *err)
+{
+	int rc;
+
+	s->acq = ACQ_EI;
+	s->out = OUT_STANDARD;
+	s->nstart = 10;
+	s->ncand = 2000;
+	s->maxp = 200;
+	if ((rc = ostate_set_keys(in, gp_keys, "gp", err)) ||
+	    (rc = ostate_set_choice(in, "acquisition", acq_names, &s->acq,
+				    err)) ||
+	    (rc = ostate_set_choice(in, "output", out_names, &s->out, err)) ||
+	    (rc = ostate_set_int(in, "n_startup_trials", 2, GPO_MAX_START,
+				 &s->nstart, err)) ||
+	    (rc = ostate_set_int(in, "n_candidates", 1, GPO_MAX_CAND, &s->ncand,
+				 err)) ||
+	    (rc = ostate_set_int(in, "max_points", 8, GPO_MAX_POINTS, &s->maxp,
+				 err)))
+		return rc;
+	return DEHBQ_OK;
+}
+
+static int gpo_settings(const cJSON *in, struct jsonbuf *b, char *err)
+{
+	struct gp_settings s;
+	int rc = read_settings(in, &s, err);
+
+	if (rc)
+		return rc;
+	jsonbuf_printf(b,
+		       "\"acquisition\":\"%s\",\"output\":\"%s\","
+		       "\"n_startup_trials\":%d,\"n_candidates\":%d,"
+		       "\"max_points\":%d",
+		       acq_names[s.acq], out_names[s.out], s.nstart, s.ncand,
+		       s.maxp);
+	return jsonbuf_failed(b);
+}
+
+static void gpo_free(void *st)
+{
+	struct gpo *g = st;
+	size_t i;
+
+	if (!g)
+		return;
+	for (i = 0; i < g->npend; i++)
+		free(g->pend[i].x);
+	free(g->pend);
+	gp_free(g->gp);
+	free(g->choices);
+	free(g->x);
+	free(g->loss);
+	free(g->win);
+	free(g->fx);
+	free(g->fy);
+	free(g->z);
+	free(g->cand);
+	free(g->mu);
+	free(g->var);
+	free(g->px);
+	free(g->pu);
+	free(g->dmu);
+	free(g->dvar);
+	free(g->cont);
+	free(g->spare);
+	free(g);
+}
+
+static int gpo_new(const struct optim_setup *s, void **st, char *err)
+{
+	struct gp_settings gs;
+	struct gpo *g;
+	size_t nc, m;
+	int i, rc;
+
+	if ((rc = read_settings(s->settings, &gs, err)))
+		return rc;
+	if (!(g = calloc(1, sizeof(*g))))
+		return DEHBQ_ENOMEM;
+	g->dim = s->dim;
+	g->acq = gs.acq;
+	g->out = gs.out;
+	g->nstart = gs.nstart;
+	g->ncand = gs.ncand;
+	g->maxp = gs.maxp;
+	g->max_f = s->max_fidelity;
+	nc = (size_t)gs.ncand;
+	m = (size_t)gs.maxp + (size_t)gs.maxp / 4;
+	g->choices = calloc((size_t)s->dim, sizeof(int));
+	g->cand = calloc(nc * (size_t)s->dim, sizeof(double));
+	g->mu = calloc(nc, sizeof(double));
+	g->var = calloc(nc, sizeof(double));
+	g->fx = calloc(m * (size_t)s->dim, sizeof(double));
+	g->fy = calloc(m, sizeof(double));
+	g->px = calloc((size_t)s->dim, sizeof(double));
+	g->pu = calloc((size_t)s->dim, sizeof(double));
+	g->dmu = calloc((size_t)s->dim, sizeof(double));
+	g->dvar = calloc((size_t)s->dim, sizeof(double));
+	g->cont = calloc((size_t)s->dim, sizeof(int));
+	if (!g->choices || !g->cand || !g->mu || !g->var || !g->fx || !g->fy ||
+	    !g->px || !g->pu || !g->dmu || !g->dvar || !g->cont) {
+		gpo_free(g);
+		return DEHBQ_ENOMEM;
+	}
+	for (i = 0; s->choices && i < s->dim; i++)
+		g->choices[i] = s->choices[i];
+	for (i = 0; i < s->dim; i++)
+		if (g->choices[i] <= 1)
+			g->cont[g->ncont++] = i;
+	if ((rc = gp_new(s->dim, g->choices, &g->gp))) {
+		gpo_free(g);
+		return rc;
+	}
+	rng_seed(&g->rng, s->seed);
+	*st = g;
+	return DEHBQ_OK;
+}
+
+static int gpo_open(const struct optim_setup *s, void **st, char *err)
+{
+	return gpo_new(s, st, err);
+}
+
+/* ---- observations and asks in flight ---- */
+
+static int observe(struct gpo *g, const double *vec, double loss)
+{
+	if (g->n == g->cap) {
+		size_t c = g->cap ? g->cap * 2 : 64;
+		double *x, *l, *z;
+		size_t *w;
+
+		if (!(x = realloc(g->x, c * (size_t)g->dim * sizeof(double))))
+			return DEHBQ_ENOMEM;
+		g->x = x;
+		if (!(l = realloc(g->loss, c * sizeof(double))))
+			return DEHBQ_ENOMEM;
+		g->loss = l;
+		if (!(z = realloc(g->z, c * sizeof(double))))
+			return DEHBQ_ENOMEM;
+		g->z = z;
+		if (!(w = realloc(g->win, c * sizeof(size_t))))
+			return DEHBQ_ENOMEM;
+		g->win = w;
+		g->cap = c;
+	}
+	memcpy(g->x + g->n * (size_t)g->dim, vec,
+	       (size_t)g->dim * sizeof(double));
+	g->loss[g->n++] = loss;
+	return DEHBQ_OK;
+}
+
+/* Room for one more job in flight (so that pend_add cannot fail). */
+static int pend_reserve(struct gpo *g)
+{
+	if (!g->spare && !(g->spare = malloc((size_t)g->dim * sizeof(double))))
+		return DEHBQ_ENOMEM;
+	if (g->npend == g->cappend) {
+		size_t c = g->cappend ? g->cappend * 2 : 16;
+		struct pend *p = realloc(g->pend, c * sizeof(*p));
+
+		if (!p)
+			return DEHBQ_ENOMEM;
+		g->pend = p;
+		g->cappend = c;
+	}
+	return DEHBQ_OK;
+}
+
+/* Put job id in flight, kept in id order; pend_reserve came first. */
+static void pend_add(struct gpo *g, uint64_t id, const double *vec)
+{
+	double *x = g->spare;
+	size_t i;
+
+	g->spare = NULL;
+	memcpy(x, vec, (size_t)g->dim * sizeof(double));
+	for (i = g->npend; i > 0 && g->pend[i - 1].id > id; i--)
+		g->pend[i] = g->pend[i - 1];
+	g->pend[i].id = id;
+	g->pend[i].x = x;
+	g->npend++;
+}
+
+static void pend_del(struct gpo *g, uint64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < g->npend && g->pend[i].id != id; i++)
+		;
+	if (i == g->npend)
+		return;
+	free(g->pend[i].x);
+	memmove(g->pend + i, g->pend + i + 1,
+		(g->npend - i - 1) * sizeof(*g->pend));
+	g->npend--;
+}
+
+/* ---- the model's data: window, outputs, liars ---- */
+
+static int by_loss(const void *a, const void *b, void *ctx)
+{
+	const double *loss = ctx;
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+
+	if (loss[i] != loss[j])
+		return loss[i] < loss[j] ? -1 : 1;
+	return i < j ? -1 : i > j;
+}
+
+static int by_index(const void *a, const void *b)
+{
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+
+	return i < j ? -1 : i > j;
+}
+
+/*
+ * The window into g->win (observation indices, ascending): every finite
+ * result, or beyond max_points the best half and the most recent rest.
+ * Returns its size; *nf the finite results.
+ */
+static size_t window(struct gpo *g, size_t *nf)
+{
+	size_t i, f = 0, h, w;
+
+	for (i = 0; i < g->n; i++)
+		if (isfinite(g->loss[i]))
+			g->win[f++] = i;
+	*nf = f;
+	if (f <= (size_t)g->maxp)
+		return f;
+	qsort_r(g->win, f, sizeof(size_t), by_loss, g->loss);
+	h = (size_t)g->maxp / 2;
+	qsort(g->win, h, sizeof(size_t), by_index);
+	w = h;
+	for (i = g->n; i-- > 0 && w < (size_t)g->maxp;)
+		if (isfinite(g->loss[i]) &&
+		    !bsearch(&i, g->win, h, sizeof(size_t), by_index))
+			g->win[w++] = i;
+	qsort(g->win, w, sizeof(size_t), by_index);
+	return w;
+}
+
+/* The window's outputs into g->fy, standardised or through psi. */
+static int outputs(struct gpo *g, size_t w, size_t nf)
+{
+	size_t i, k;
+	double m = 0, v = 0, sd;
+	int rc;
+
+	if (g->out == OUT_COPULA) {
+		double *fl = malloc(nf * sizeof(double));
+		size_t *fi = malloc(nf * sizeof(size_t));
+
+		rc = DEHBQ_ENOMEM;
+		if (fl && fi) {
+			for (i = k = 0; i < g->n; i++)
+				if (isfinite(g->loss[i])) {
+					fi[k] = i;
+					fl[k++] = g->loss[i];
+				}
+			if (!(rc = copula_psi(fl, nf, g->z)))
+				/* the window is a subsequence of fi */
+				for (i = k = 0; i < w; i++) {
+					while (fi[k] != g->win[i])
+						k++;
+					g->fy[i] = g->z[k];
+				}
+		}
+		free(fl);
+		free(fi);
+		return rc;
+	}
+	for (i = 0; i < w; i++)
+		m += g->loss[g->win[i]];
+	m /= (double)w;
+	for (i = 0; i < w; i++)
+		v += (g->loss[g->win[i]] - m) * (g->loss[g->win[i]] - m);
+	sd = w > 1 ? sqrt(v / (double)(w - 1)) : 0;
+	if (!(sd > 1e-12) || !isfinite(sd))
+		sd = 1;
+	for (i = 0; i < w; i++)
+		g->fy[i] = (g->loss[g->win[i]] - m) / sd;
+	return DEHBQ_OK;
+}
+
+/* Fit (on schedule) and condition the model; *w the window's size. */
+static int model(struct gpo *g, size_t nf, size_t w)
+{
+	struct gp_fit_params fp = {GPO_RESTARTS, 500, 1e-6};
+	size_t i, nl = g->npend, lim = (size_t)g->maxp / 4, D = (size_t)g->dim;
+	double lie = -INFINITY;
+	int rc;
+
+	for (i = 0; i < w; i++)
+		memcpy(g->fx + i * D, g->x + g->win[i] * D, D * sizeof(double));
+	if ((rc = outputs(g, w, nf)))
+		return rc;
+	if (nf >= g->next_fit) {
+		size_t c = nf < (size_t)g->maxp ? nf : (size_t)g->maxp;
+
+		if (g->nfits % GPO_FULL_EVERY)
+			fp.restarts = 1; /* from the last fit's theta */
+		rc = gp_fit(g->gp, g->fx, g->fy, w, &g->rng, &fp);
+		g->next_fit = nf + (c / 10 > 1 ? c / 10 : 1);
+		g->nfits++;
+		if (rc)
+			return rc;
+	}
+	if (nl > lim)
+		nl = lim;
+	for (i = 0; i < w; i++)
+		lie = fmax(lie, g->fy[i]);
+	for (i = 0; i < nl; i++) { /* the newest asks in flight */
+		memcpy(g->fx + (w + i) * D, g->pend[g->npend - nl + i].x,
+		       D * sizeof(double));
+		g->fy[w + i] = lie;
+	}
+	return gp_condition(g->gp, g->fx, g->fy, w + nl);
+}
+
+/* ---- acquisition ---- */
+
+/* Expected improvement below ymin, and its derivatives in mu and var. */
+static double ei(double ymin, double mu, double var, double *dmu, double *dvar)
+{
+	double s = sqrt(var), v, cdf, pdf;
+
+	if (!(s > 1e-12)) {
+		*dmu = ymin > mu ? -1 : 0;
+		*dvar = 0;
+		return fmax(ymin - mu, 0);
+	}
+	v = (ymin - mu) / s;
+	cdf = normal_cdf(v);
+	pdf = normal_pdf(v);
+	*dmu = -cdf;
+	*dvar = pdf / (2 * s);
+	return s * (v * cdf + pdf);
+}
+
+struct eictx {
+	struct gpo *g;
+	double ymin;
+};
+
+/* EI at g->px with the continuous coordinates u, for NLopt. */
+static double ei_cb(unsigned m, const double *u, double *grad, void *ctx)
+{
+	struct eictx *c = ctx;
+	struct gpo *g = c->g;
+	double mu, var, a, b, e;
+	unsigned k;
+
+	for (k = 0; k < m; k++)
+		g->px[g->cont[k]] = u[k];
+	if (gp_predict_grad(g->gp, g->px, &mu, &var, g->dmu, g->dvar)) {
+		if (grad)
+			memset(grad, 0, m * sizeof(double));
+		return 0;
+	}
+	e = ei(c->ymin, mu, var, &a, &b);
+	for (k = 0; grad && k < m; k++)
+		grad[k] = a * g->dmu[g->cont[k]] + b * g->dvar[g->cont[k]];
+	return e;
+}
+
+/* L-BFGS on EI from candidate c; the better of the two into vec. */
+static void refine(struct gpo *g, struct eictx *ec, size_t c, double *best,
+		   double *vec)
+{
+	nlopt_opt opt;
+	double val;
+	int k;
+
+	memcpy(g->px, g->cand + c * (size_t)g->dim,
+	       (size_t)g->dim * sizeof(double));
+	if (!g->ncont ||
+	    !(opt = nlopt_create(NLOPT_LD_LBFGS, (unsigned)g->ncont)))
+		return;
+	nlopt_set_lower_bounds1(opt, 0);
+	nlopt_set_upper_bounds1(opt, 1);
+	nlopt_set_max_objective(opt, ei_cb, ec);
+	nlopt_set_maxeval(opt, GPO_REFINE_EV);
+	nlopt_set_ftol_rel(opt, 1e-9);
+	for (k = 0; k < g->ncont; k++)
+		g->pu[k] = g->px[g->cont[k]];
+	if (nlopt_optimize(opt, g->pu, &val) > 0 && val > *best) {
+		*best = val;
+		memcpy(vec, g->cand + c * (size_t)g->dim,
+		       (size_t)g->dim * sizeof(double));
+		for (k = 0; k < g->ncont; k++)
+			vec[g->cont[k]] = fmin(fmax(g->pu[k], 0), 1);
+	}
+	nlopt_destroy(opt);
+}
+
+static int propose_ei(struct gpo *g, size_t w, double *vec)
+{
+	struct eictx ec = {g, INFINITY};
+	size_t c, i, top[GPO_REFINE] = {0}, nt = 0, nc = (size_t)g->ncand;
+	double best, a, b;
+	int rc;
+
+	for (i = 0; i < w; i++)
+		ec.ymin = fmin(ec.ymin, g->fy[i]);
+	if ((rc = gp_predict(g->gp, g->cand, nc, g->mu, g->var)))
+		return rc;
+	for (c = 0; c < nc; c++) /* EI into mu */
+		g->mu[c] = ei(ec.ymin, g->mu[c], g->var[c], &a, &b);
+	for (c = 0; c < nc; c++) { /* the best few, best first */
+		size_t k = nt < GPO_REFINE ? nt++ : GPO_REFINE;
+
+		if (k == GPO_REFINE && !(g->mu[c] > g->mu[top[k - 1]]))
+			continue;
+		if (k == GPO_REFINE)
+			k--;
+		for (; k > 0 && g->mu[c] > g->mu[top[k - 1]]; k--)
+			top[k] = top[k - 1];
+		top[k] = c;
+	}
+	best = g->mu[top[0]];
+	memcpy(vec, g->cand + top[0] * (size_t)g->dim,
+	       (size_t)g->dim * sizeof(double));
+	for (i = 0; i < nt; i++)
+		refine(g, &ec, top[i], &best, vec);
+	return DEHBQ_OK;
+}
+
+static int propose_ts(struct gpo *g, double *vec)
+{
+	size_t c, best = 0;
+	int rc = gp_sample(g->gp, g->cand, (size_t)g->ncand, &g->rng, g->mu);
+
+	if (rc)
+		return rc;
+	for (c = 1; c < (size_t)g->ncand; c++)
+		if (g->mu[c] < g->mu[best])
+			best = c;
+	memcpy(vec, g->cand + best * (size_t)g->dim,
+	       (size_t)g->dim * sizeof(double));
+	return DEHBQ_OK;
+}
+
+static void uniform(struct gpo *g, double *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n * (size_t)g->dim; i++)
+		v[i] = rng_uniform(&g->rng);
+}
+
+static int gpo_ask(void *st, struct optim_job *job, double *vec)
+{
+	struct gpo *g = st;
+	size_t nf, w = 0;
+	int rc;
+
+	if ((rc = pend_reserve(g)))
+		return rc;
+	rc = DEHBQ_EINVAL;
+	job->fidelity = g->max_f;
+	job->bracket = (int64_t)job->id;
+	job->kind = OPTIM_KIND_TRIAL;
+	if (g->n >= (size_t)g->nstart)
+		w = window(g, &nf);
+	if (w >= 2) {
+		uniform(g, g->cand, (size_t)g->ncand);
+		if (!(rc = model(g, nf, w)))
+			rc = g->acq == ACQ_TS ? propose_ts(g, vec)
+					      : propose_ei(g, w, vec);
+		if (rc == DEHBQ_ENOMEM)
+			return rc;
+	}
+	if (rc) { /* start-up, or a model that could not be factored */
+		uniform(g, vec, 1);
+		job->kind = OPTIM_KIND_RANDOM;
+	}
+	pend_add(g, job->id, vec);
+	return DEHBQ_OK;
+}
+
+static int gpo_tell(void *st, const struct optim_job *job, const double *vec,
+		    enum optim_status status, double loss, double cost)
+{
+	struct gpo *g = st;
+	int rc;
+
+	(void)cost;
+	if ((rc = observe(g, vec, status == OPTIM_OK ? loss : INFINITY)))
+		return rc;
+	pend_del(g, job->id);
+	return DEHBQ_OK;
+}
+
+static int gpo_reopen(void *st, const struct optim_job *job, const double *vec)
+{
+	struct gpo *g = st;
+	int rc;
+
+	if (job->fidelity != g->max_f || job->state[0])
+		return DEHBQ_EINVAL;
+	if ((rc = pend_reserve(g)))
+		return rc;
+	pend_add(g, job->id, vec);
+	return DEHBQ_OK;
+}
+
+static int gpo_save(const void *st, struct jsonbuf *b)
+{
+	const struct gpo *g = st;
+	double th[OPTIM_MAX_DIM + 2];
+
+	gp_get_theta(g->gp, th);
+	jsonbuf_puts(b, "{\"rng\":");
+	ostate_put_rng(b, &g->rng);
+	jsonbuf_printf(b, ",\"fits\":%lld,\"next_fit\":%zu,\"theta\":",
+		       (long long)g->nfits, g->next_fit);
+	ostate_put_dbls(b, th, (size_t)g->dim + 2);
+	jsonbuf_put(b, "}", 1);
+	return jsonbuf_failed(b);
+}
+
+static int gpo_load(const struct optim_setup *s, const cJSON *state, void **st,
+		    char *err)
+{
+	double th[OPTIM_MAX_DIM + 2];
+	struct gpo *g;
+	int64_t nx;
+	int rc;
+
+	if ((rc = gpo_new(s, st, err)))
+		return rc;
+	g = *st;
+	if ((rc = ostate_get_rng(state, "rng", &g->rng, err)) ||
+	    (rc = ostate_get_i64(state, "fits", 0, s->asked + 1, &g->nfits,
+				 err)) ||
+	    (rc = ostate_get_i64(state, "next_fit", 0, s->asked + 1, &nx,
+				 err)) ||
+	    (rc = ostate_get_dbls(state, "theta", (size_t)s->dim + 2, th, 0, 0,
+				  err)))
+		goto fail;
+	g->next_fit = (size_t)nx;
+	if (gp_set_theta(g->gp, th)) {
+		rc = dehbq_errf(err, DEHBQ_EINVAL,
+				"snapshot: 'theta' is outside the model's box");
+		goto fail;
+	}
+	return DEHBQ_OK;
+fail:
+	gpo_free(g);
+	*st = NULL;
+	return rc;
+}
+
+/* Every told result back in tell order, then the jobs in flight. */
+static int gpo_replay(void *st, const struct optim_job *job, const double *vec,
+		      int told, int reopened, enum optim_status status,
+		      double loss)
+{
+	struct gpo *g = st;
+	int rc;
+
+	(void)reopened;
+	if (!job)
+		return DEHBQ_OK;
+	if (job->fidelity != g->max_f)
+		return DEHBQ_EINVAL;
+	if (told)
+		return observe(g, vec, status == OPTIM_OK ? loss : INFINITY);
+	if ((rc = pend_reserve(g)))
+		return rc;
+	pend_add(g, job->id, vec);
+	return DEHBQ_OK;
+}
+
+static int gpo_describe(const void *st, struct jsonbuf *b)
+{
+	const struct gpo *g = st;
+	double th[OPTIM_MAX_DIM + 2];
+
+	gp_get_theta(g->gp, th);
+	jsonbuf_printf(b,
+		       "\"observations\":%zu,\"n_startup_trials\":%d,"
+		       "\"acquisition\":\"%s\",\"output\":\"%s\","
+		       "\"fits\":%lld,\"noise\":",
+		       g->n, g->nstart, acq_names[g->acq], out_names[g->out],
+		       (long long)g->nfits);
+	jsonbuf_num(b, exp(th[g->dim + 1]));
+	return jsonbuf_failed(b);
+}
+
+const struct optim_ops optim_gp_ops = {
+	.name = "gp",
+	.summary = "GP-based BO (Matern-5/2 ARD, EI or Thompson sampling) "
+		   "at the maximum fidelity",
+	.settings = gpo_settings,
+	.open = gpo_open,
+	.ask = gpo_ask,
+	.tell = gpo_tell,
+	.reopen = gpo_reopen,
+	.save = gpo_save,
+	.load = gpo_load,
+	.describe = gpo_describe,
+	.replay = gpo_replay,
+	.free = gpo_free,
+};

@@ -1,0 +1,248 @@
+/*
+ * check_gp.c - the Gaussian process model: the likelihood's gradient and
+ * the posterior's gradients against finite differences, interpolation of
+ * noise-free data, a fit that finds the one relevant dimension, joint
+ * draws, and refused hyperparameters
+ */
+#include "copula.h"
+#include "err.h"
+#include "gp.h"
+#include "normal.h"
+#include "rng.h"
+
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+
+#define N 40
+#define D 3
+
+static double f3(const double *x)
+{
+	return sin(6 * x[0]) + 0.5 * x[1] * x[1]; /* x[2] is irrelevant */
+}
+
+static void data(double *x, double *y, size_t n, uint64_t seed)
+{
+	struct rng r;
+	size_t i;
+	int d;
+
+	rng_seed(&r, seed);
+	for (i = 0; i < n; i++) {
+		for (d = 0; d < D; d++)
+			x[i * D + d] = rng_uniform(&r);
+		y[i] = f3(x + i * D);
+	}
+}
+
+START_TEST(test_gp_nll_gradient_matches_differences)
+{
+	static const int choices[D] = {0, 0, 4};
+	double x[N * D], y[N], th[D + 2], g[D + 2];
+	struct gp *gp;
+	int j;
+
+	data(x, y, N, 1);
+	ck_assert_int_eq(gp_new(D, choices, &gp), DEHBQ_OK);
+	th[0] = log(1.7), th[1] = log(0.6), th[2] = log(2.2);
+	th[3] = log(0.8), th[4] = log(1e-2);
+	ck_assert_int_eq(gp_set_theta(gp, th), DEHBQ_OK);
+	ck_assert_int_eq(gp_condition(gp, x, y, N), DEHBQ_OK);
+	ck_assert_int_eq(gp_nll_grad(gp, g), DEHBQ_OK);
+	for (j = 0; j < D + 2; j++) {
+		double h = 1e-6, up, dn, fd;
+
+		th[j] += h;
+		gp_set_theta(gp, th);
+		gp_condition(gp, x, y, N);
+		up = gp_nll(gp);
+		th[j] -= 2 * h;
+		gp_set_theta(gp, th);
+		gp_condition(gp, x, y, N);
+		dn = gp_nll(gp);
+		th[j] += h;
+		fd = (up - dn) / (2 * h);
+		ck_assert_msg(fabs(fd - g[j]) <= 1e-5 * fmax(1, fabs(fd)),
+			      "theta[%d]: analytic %.9g, differences %.9g", j,
+			      g[j], fd);
+	}
+	gp_free(gp);
+}
+END_TEST
+
+START_TEST(test_gp_posterior_gradient_and_interpolation)
+{
+	double x[N * D], y[N], mu[N], var[N], p[D], dmu[D], dvar[D];
+	struct gp *gp;
+	int i, d;
+
+	data(x, y, N, 2);
+	ck_assert_int_eq(gp_new(D, NULL, &gp), DEHBQ_OK);
+	ck_assert_int_eq(gp_predict(gp, x, 1, mu, var), DEHBQ_ESTATE);
+	{
+		double th[D + 2] = {log(3), log(2), log(0.5), 0, log(1e-8)};
+
+		ck_assert_int_eq(gp_set_theta(gp, th), DEHBQ_OK);
+	}
+	ck_assert_int_eq(gp_condition(gp, x, y, N), DEHBQ_OK);
+	/* noise-free data: the mean goes through it, the variance vanishes */
+	ck_assert_int_eq(gp_predict(gp, x, N, mu, var), DEHBQ_OK);
+	for (i = 0; i < N; i++) {
+		ck_assert_msg(fabs(mu[i] - y[i]) < 1e-4, "point %d", i);
+		ck_assert(var[i] >= 0 && var[i] < 1e-4);
+	}
+	p[0] = 0.31, p[1] = 0.72, p[2] = 0.45;
+	ck_assert_int_eq(gp_predict_grad(gp, p, mu, var, dmu, dvar), DEHBQ_OK);
+	for (d = 0; d < D; d++) {
+		double h = 1e-6, mu1, v1, mu2, v2, q[D] = {p[0], p[1], p[2]};
+
+		q[d] = p[d] + h;
+		gp_predict(gp, q, 1, &mu1, &v1);
+		q[d] = p[d] - h;
+		gp_predict(gp, q, 1, &mu2, &v2);
+		ck_assert_msg(fabs((mu1 - mu2) / (2 * h) - dmu[d]) < 1e-5,
+			      "dmu[%d]", d);
+		ck_assert_msg(fabs((v1 - v2) / (2 * h) - dvar[d]) < 1e-5,
+			      "dvar[%d]", d);
+	}
+	/* the batch and the single-point paths agree */
+	{
+		double m1, v1;
+
+		gp_predict(gp, p, 1, &m1, &v1);
+		ck_assert(fabs(m1 - mu[0]) < 1e-12 &&
+			  fabs(v1 - var[0]) < 1e-12);
+	}
+	gp_free(gp);
+}
+END_TEST
+
+START_TEST(test_gp_fit_finds_the_relevant_dimensions)
+{
+	struct gp_fit_params fp = {5, 500, 1e-6};
+	double x[100 * D], y[100], th[D + 2], th2[D + 2], before;
+	struct gp *gp, *gp2;
+	struct rng r, r2;
+
+	data(x, y, 100, 3);
+	ck_assert_int_eq(gp_new(D, NULL, &gp), DEHBQ_OK);
+	ck_assert_int_eq(gp_condition(gp, x, y, 100), DEHBQ_OK);
+	before = gp_nll(gp);
+	rng_seed(&r, 7);
+	ck_assert_int_eq(gp_fit(gp, x, y, 100, &r, &fp), DEHBQ_OK);
+	ck_assert_msg(gp_nll(gp) < before - 10, "nll %g, was %g", gp_nll(gp),
+		      before);
+	gp_get_theta(gp, th);
+	/* x[2] does not matter: its inverse lengthscale is the smallest */
+	ck_assert_msg(th[2] < th[0] - 1 && th[2] < th[1] - 1,
+		      "log eta %g %g %g", th[0], th[1], th[2]);
+	ck_assert(exp(th[D + 1]) < 1e-2); /* noise-free data, little noise */
+	/* the same inputs and stream give the same fit, bit for bit */
+	ck_assert_int_eq(gp_new(D, NULL, &gp2), DEHBQ_OK);
+	rng_seed(&r2, 7);
+	ck_assert_int_eq(gp_fit(gp2, x, y, 100, &r2, &fp), DEHBQ_OK);
+	gp_get_theta(gp2, th2);
+	ck_assert_mem_eq(th, th2, sizeof(th));
+	gp_free(gp);
+	gp_free(gp2);
+}
+END_TEST
+
+START_TEST(test_gp_joint_sample)
+{
+	double x[N * D], y[N], xs[50 * D], mu[50], var[50], s[50];
+	double sum[50] = {0}, sq[50] = {0};
+	struct gp *gp;
+	struct rng r;
+	int i, k;
+
+	data(x, y, N, 4);
+	data(xs, s, 50, 5);
+	ck_assert_int_eq(gp_new(D, NULL, &gp), DEHBQ_OK);
+	ck_assert_int_eq(gp_condition(gp, x, y, N), DEHBQ_OK);
+	ck_assert_int_eq(gp_predict(gp, xs, 50, mu, var), DEHBQ_OK);
+	rng_seed(&r, 9);
+	for (k = 0; k < 400; k++) {
+		ck_assert_int_eq(gp_sample(gp, xs, 50, &r, s), DEHBQ_OK);
+		for (i = 0; i < 50; i++) {
+			sum[i] += s[i];
+			sq[i] += (s[i] - mu[i]) * (s[i] - mu[i]);
+		}
+	}
+	/* the draws' mean and spread match the marginal posterior */
+	for (i = 0; i < 50; i++) {
+		double sd = sqrt(var[i]) + 1e-3;
+
+		ck_assert_msg(fabs(sum[i] / 400 - mu[i]) < 0.25 * sd + 1e-3,
+			      "point %d: mean %g, posterior %g", i,
+			      sum[i] / 400, mu[i]);
+		ck_assert_msg(sqrt(sq[i] / 400) < 1.3 * sd &&
+				      sqrt(sq[i] / 400) > 0.7 * sd - 1e-3,
+			      "point %d: spread %g, posterior %g", i,
+			      sqrt(sq[i] / 400), sd);
+	}
+	gp_free(gp);
+}
+END_TEST
+
+START_TEST(test_gp_refuses)
+{
+	double th[D + 2];
+	struct gp *gp;
+
+	ck_assert_int_eq(gp_new(0, NULL, &gp), DEHBQ_EINVAL);
+	ck_assert_int_eq(gp_new(D, NULL, &gp), DEHBQ_OK);
+	gp_default_theta(D, th);
+	th[0] = log(1e3); /* eta above 100 */
+	ck_assert_int_eq(gp_set_theta(gp, th), DEHBQ_EINVAL);
+	gp_default_theta(D, th);
+	th[D + 1] = NAN;
+	ck_assert_int_eq(gp_set_theta(gp, th), DEHBQ_EINVAL);
+	ck_assert_int_eq(gp_condition(gp, th, th, 0), DEHBQ_EINVAL);
+	gp_free(gp);
+}
+END_TEST
+
+/* psi by hand: y = 3, 1, 2, 2 (N = 4, delta = 0.0847...). */
+START_TEST(test_copula_psi_by_hand)
+{
+	const double y[] = {3, 1, 2, 2, INFINITY}, d4 = copula_delta(4);
+	double z[5], q;
+
+	ck_assert(fabs(d4 - 1 / (4 * sqrt(2.0) * sqrt(M_PI * log(4.0)))) <
+		  1e-15);
+	ck_assert(copula_delta(1) == 0.25);
+	ck_assert_int_eq(copula_psi(y, 4, z), DEHBQ_OK);
+	normal_quantile(0.25, &q);
+	ck_assert(fabs(z[1] - q) < 1e-12);		    /* F = 1/4 */
+	ck_assert(fabs(z[2] - -q) < 1e-12 && z[2] == z[3]); /* ties: 3/4 */
+	normal_quantile(1 - d4, &q);
+	ck_assert(fabs(z[0] - q) < 1e-12); /* F = 1, clipped to 1 - delta */
+	/* a failure takes 1 - delta too; the best value is clipped below */
+	ck_assert_int_eq(copula_psi(y, 5, z), DEHBQ_OK);
+	normal_quantile(1 - copula_delta(5), &q);
+	ck_assert(z[4] == q && z[0] < q);
+	ck_assert_int_eq(copula_psi(y, 0, z), DEHBQ_EINVAL);
+	{
+		const double bad[] = {1, NAN};
+
+		ck_assert_int_eq(copula_psi(bad, 2, z), DEHBQ_EINVAL);
+	}
+}
+END_TEST
+
+Suite *gp_suite(void)
+{
+	Suite *s = suite_create("gp");
+	TCase *c = tcase_create("core");
+
+	tcase_add_test(c, test_gp_nll_gradient_matches_differences);
+	tcase_add_test(c, test_gp_posterior_gradient_and_interpolation);
+	tcase_add_test(c, test_gp_fit_finds_the_relevant_dimensions);
+	tcase_add_test(c, test_gp_joint_sample);
+	tcase_add_test(c, test_gp_refuses);
+	tcase_add_test(c, test_copula_psi_by_hand);
+	suite_add_tcase(s, c);
+	return s;
+}
