@@ -93,7 +93,8 @@ static const char init_usage[] =
 	"                  [--eta E] [--fevals N] [--brackets N]\n"
 	"                  [--walltime SECS] [--total-cost C] [--seed S]\n"
 	"                  [--optimizer "
-	"dehb|random|sh|hyperband|de|asha|re|tpe|bohb]\n"
+	"dehb|random|sh|hyperband|de|asha|re|tpe|bohb|gp]\n"
+	"                  [--multi-fidelity none|asha]\n"
 	"                  [--name NAME] [--lease SECS] [--poll SECS]\n"
 	"                  [--max-attempts N] [--max-failures-in-a-row N]\n"
 	"\n"
@@ -142,6 +143,7 @@ enum {
 	OPT_COST,
 	OPT_SEED,
 	OPT_OPTIMIZER,
+	OPT_MF,
 	OPT_NAME,
 	OPT_LEASE,
 	OPT_POLL,
@@ -161,6 +163,7 @@ static const struct option init_opts[] = {
 	{"total-cost", required_argument, NULL, OPT_COST},
 	{"seed", required_argument, NULL, OPT_SEED},
 	{"optimizer", required_argument, NULL, OPT_OPTIMIZER},
+	{"multi-fidelity", required_argument, NULL, OPT_MF},
 	{"name", required_argument, NULL, OPT_NAME},
 	{"lease", required_argument, NULL, OPT_LEASE},
 	{"poll", required_argument, NULL, OPT_POLL},
@@ -180,6 +183,36 @@ static int bad_opt(const char *name, const char *val, const char *want)
 	return cli_usage_error("init", init_usage,
 			       "option '--%s': '%s' is not %s", name, val,
 			       want);
+}
+
+/*
+ * --multi-fidelity: "asha" makes ASHA schedule the proposals of tpe or gp
+ * (their setting multi_fidelity), and turns random into asha, which is
+ * random search scheduled by ASHA.  -1: not possible.
+ */
+static int multi_fidelity(struct spec *s, const char *v)
+{
+	cJSON *set;
+	int rc;
+
+	if (strcmp(v, "none") && strcmp(v, "asha"))
+		return -1;
+	if (!strcmp(s->optimizer, "random")) {
+		if (!strcmp(v, "asha"))
+			snprintf(s->optimizer, sizeof(s->optimizer), "asha");
+		return 0;
+	}
+	if (strcmp(s->optimizer, "tpe") && strcmp(s->optimizer, "gp"))
+		return strcmp(v, "none") ? -1 : 0;
+	set = s->settings ? cJSON_Duplicate(s->settings, 1)
+			  : cJSON_CreateObject();
+	if (!set)
+		return -1;
+	cJSON_DeleteItemFromObjectCaseSensitive(set, "multi_fidelity");
+	rc = !cJSON_AddStringToObject(set, "multi_fidelity", v) ||
+	     spec_set_settings(s, set);
+	cJSON_Delete(set);
+	return rc ? -1 : 0;
 }
 
 static int apply(struct spec *s, const struct init_over *o)
@@ -254,6 +287,13 @@ static int apply(struct spec *s, const struct init_over *o)
 			snprintf(s->optimizer, sizeof(s->optimizer), "%s", v);
 			break;
 		}
+		case OPT_MF:
+			if (multi_fidelity(s, v))
+				return bad_opt(
+					op->name, v,
+					"'none' or 'asha' (with "
+					"--optimizer tpe, gp or random)");
+			break;
 		case OPT_NAME:
 			if (strlen(v) >= sizeof(s->name))
 				return bad_opt(op->name, v,
@@ -324,8 +364,11 @@ static void print_ladder(const struct spec *s)
 {
 	double fid[HB_MAX_LEVELS];
 	int n[HB_MAX_LEVELS], L, k, sb, first = 0, round = 0;
+	const cJSON *mf =
+		cJSON_GetObjectItemCaseSensitive(s->settings, "multi_fidelity");
 	int brackets = !strcmp(s->optimizer, "dehb") ||
 		       !strcmp(s->optimizer, "hyperband") ||
+		       !strcmp(s->optimizer, "bohb") ||
 		       !strcmp(s->optimizer, "sh");
 
 	if (hb_levels(s->min_fidelity, s->max_fidelity, s->eta, &L))
@@ -335,9 +378,12 @@ static void print_ladder(const struct spec *s)
 	for (k = 0; k < L; k++)
 		printf("%s %g", k ? "," : "", fid[k]);
 	printf(" (%d level%s)\n", L, L == 1 ? "" : "s");
-	if (!strcmp(s->optimizer, "asha")) {
-		printf("asha: new configurations start at fidelity %g; the "
-		       "best 1/%g of each rung are promoted to the next\n",
+	if (!strcmp(s->optimizer, "asha") ||
+	    (cJSON_IsString(mf) && !strcmp(mf->valuestring, "asha"))) {
+		printf("asha: new configurations (%s) start at fidelity %g; "
+		       "the best 1/%g of each rung are promoted to the next\n",
+		       strcmp(s->optimizer, "asha") ? s->optimizer
+						    : "uniform random",
 		       fid[0], s->eta);
 		return;
 	}

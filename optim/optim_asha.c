@@ -18,6 +18,7 @@
  * its rng and configuration count: the rest comes back at load from the
  * history records (optim_ops.replay), so a save is O(1), not O(n).
  */
+#include "asha.h"
 #include "optim.h"
 
 #include "err.h"
@@ -59,6 +60,7 @@ struct asha {
 	size_t nre, capre;
 	int64_t *parents; /* replay: jobs whose configuration went up */
 	size_t npar, cappar;
+	struct asha_sampler smp; /* draw NULL: uniform */
 };
 
 static const char *const no_keys[] = {NULL};
@@ -177,13 +179,21 @@ static int as_ask(void *st, struct optim_job *job, double *vec)
 	if ((rc = grow((void **)&a->x, &a->capcfg,
 		       ((size_t)a->ncfg + 1) * (size_t)a->dim, sizeof(double))))
 		return rc;
-	cfg = a->ncfg++;
-	for (i = 0; i < a->dim; i++)
-		a->x[(size_t)cfg * (size_t)a->dim + (size_t)i] =
-			rng_uniform(&a->rng);
+	cfg = a->ncfg;
+	job->kind = OPTIM_KIND_RANDOM;
+	if (a->smp.draw) {
+		if ((rc = a->smp.draw(a->smp.ctx,
+				      a->x + (size_t)cfg * (size_t)a->dim,
+				      &job->kind)))
+			return rc;
+	} else {
+		for (i = 0; i < a->dim; i++)
+			a->x[(size_t)cfg * (size_t)a->dim + (size_t)i] =
+				rng_uniform(&a->rng);
+	}
+	a->ncfg++;
 	job->fidelity = a->fid[0];
 	job->rung = 0;
-	job->kind = OPTIM_KIND_RANDOM;
 fill:
 	job->bracket = cfg;
 	memcpy(vec, a->x + (size_t)cfg * (size_t)a->dim,
@@ -377,6 +387,50 @@ static int as_describe(const void *st, struct jsonbuf *b)
 	}
 	jsonbuf_put(b, "]", 1);
 	return jsonbuf_failed(b);
+}
+
+double asha_model_level(const double *fid, const double *loss, size_t n,
+			const double *ladder, int L, size_t need)
+{
+	size_t cnt[HB_MAX_LEVELS] = {0}, fin[HB_MAX_LEVELS] = {0}, i;
+	int k;
+
+	for (i = 0; i < n; i++)
+		for (k = 0; k < L; k++)
+			if (fid[i] == ladder[k]) {
+				cnt[k]++;
+				fin[k] += isfinite(loss[i]) != 0;
+			}
+	for (k = L - 1; k > 0; k--)
+		if (cnt[k] >= need && fin[k] >= 2)
+			break;
+	return ladder[k];
+}
+
+int asha_open(const struct optim_setup *s, const struct asha_sampler *smp,
+	      void **st)
+{
+	struct asha *a;
+	int rc = as_new(s, &a);
+
+	if (rc)
+		return rc;
+	a->smp = *smp;
+	*st = a;
+	return DEHBQ_OK;
+}
+
+int asha_load(const struct optim_setup *s, const cJSON *owner,
+	      const struct asha_sampler *smp, void **st, char *err)
+{
+	const cJSON *v;
+	int rc;
+
+	if ((rc = ostate_get_obj(owner, "asha", &v, err)) ||
+	    (rc = as_load(s, v, st, err)))
+		return rc;
+	((struct asha *)*st)->smp = *smp;
+	return DEHBQ_OK;
 }
 
 const struct optim_ops optim_asha_ops = {

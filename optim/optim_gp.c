@@ -31,11 +31,13 @@
  * max_points.  No per-trial state.  Saved: the rng, the hyperparameters and
  * the refit schedule; the results come back through optim_ops.replay.
  */
+#include "asha.h"
 #include "optim.h"
 
 #include "copula.h"
 #include "err.h"
 #include "gp.h"
+#include "hb.h"
 #include "jsonbuf.h"
 #include "normal.h"
 #include "ostate.h"
@@ -66,8 +68,10 @@ struct pend {
 };
 
 struct gpo {
-	int dim, acq, out, nstart, ncand, maxp;
-	double max_f;
+	int dim, acq, out, nstart, ncand, maxp, L;
+	double max_f, ladder[HB_MAX_LEVELS];
+	void *mf;	  /* multi_fidelity "asha": the ASHA that schedules */
+	double fit_level; /* the fidelity of the last fit's results */
 	int *choices;
 	struct rng rng;
 	struct gp *gp;
@@ -75,6 +79,7 @@ struct gpo {
 	size_t next_fit;   /* refit when this many finite results */
 	size_t n, cap;	   /* observations, in tell order */
 	double *x, *loss;  /* n * dim, n (+inf failures) */
+	double *fid;	   /* n, the fidelity of each */
 	struct pend *pend; /* in flight, by id */
 	size_t npend, cappend;
 	/* scratch for one ask */
@@ -86,12 +91,17 @@ struct gpo {
 	double *spare;		      /* dim: the next pending vector */
 };
 
-static const char *const gp_keys[] = {"acquisition",	  "output",
-				      "n_startup_trials", "n_candidates",
-				      "max_points",	  NULL};
+static const char *const gp_keys[] = {"acquisition",
+				      "output",
+				      "n_startup_trials",
+				      "n_candidates",
+				      "max_points",
+				      "multi_fidelity",
+				      NULL};
+static const char *const mf_names[] = {"none", "asha", NULL};
 
 struct gp_settings {
-	int acq, out, nstart, ncand, maxp;
+	int acq, out, nstart, ncand, maxp, mf;
 };
 
 static int read_settings(const cJSON *in, struct gp_settings *s, char *err)
@@ -103,7 +113,10 @@ static int read_settings(const cJSON *in, struct gp_settings *s, char *err)
 	s->nstart = 10;
 	s->ncand = 2000;
 	s->maxp = 200;
+	s->mf = 0;
 	if ((rc = ostate_set_keys(in, gp_keys, "gp", err)) ||
+	    (rc = ostate_set_choice(in, "multi_fidelity", mf_names, &s->mf,
+				    err)) ||
 	    (rc = ostate_set_choice(in, "acquisition", acq_names, &s->acq,
 				    err)) ||
 	    (rc = ostate_set_choice(in, "output", out_names, &s->out, err)) ||
@@ -127,9 +140,9 @@ static int gpo_settings(const cJSON *in, struct jsonbuf *b, char *err)
 	jsonbuf_printf(b,
 		       "\"acquisition\":\"%s\",\"output\":\"%s\","
 		       "\"n_startup_trials\":%d,\"n_candidates\":%d,"
-		       "\"max_points\":%d",
+		       "\"max_points\":%d,\"multi_fidelity\":\"%s\"",
 		       acq_names[s.acq], out_names[s.out], s.nstart, s.ncand,
-		       s.maxp);
+		       s.maxp, mf_names[s.mf]);
 	return jsonbuf_failed(b);
 }
 
@@ -140,6 +153,7 @@ static void gpo_free(void *st)
 
 	if (!g)
 		return;
+	optim_asha_ops.free(g->mf);
 	for (i = 0; i < g->npend; i++)
 		free(g->pend[i].x);
 	free(g->pend);
@@ -147,6 +161,7 @@ static void gpo_free(void *st)
 	free(g->choices);
 	free(g->x);
 	free(g->loss);
+	free(g->fid);
 	free(g->win);
 	free(g->fx);
 	free(g->fy);
@@ -163,7 +178,8 @@ static void gpo_free(void *st)
 	free(g);
 }
 
-static int gpo_new(const struct optim_setup *s, void **st, char *err)
+/* A new GP-BO; *mf: whether ASHA schedules it (the caller opens that). */
+static int gpo_new(const struct optim_setup *s, void **st, int *mf, char *err)
 {
 	struct gp_settings gs;
 	struct gpo *g;
@@ -172,8 +188,15 @@ static int gpo_new(const struct optim_setup *s, void **st, char *err)
 
 	if ((rc = read_settings(s->settings, &gs, err)))
 		return rc;
+	*mf = gs.mf;
 	if (!(g = calloc(1, sizeof(*g))))
 		return DEHBQ_ENOMEM;
+	if (hb_levels(s->min_fidelity, s->max_fidelity, s->eta, &g->L)) {
+		free(g);
+		return DEHBQ_EINVAL;
+	}
+	hb_fidelities(s->max_fidelity, s->eta, g->L, g->ladder);
+	g->fit_level = s->max_fidelity;
 	g->dim = s->dim;
 	g->acq = gs.acq;
 	g->out = gs.out;
@@ -213,18 +236,33 @@ static int gpo_new(const struct optim_setup *s, void **st, char *err)
 	return DEHBQ_OK;
 }
 
+static int gpo_draw(void *ctx, double *vec, enum optim_kind *kind);
+
 static int gpo_open(const struct optim_setup *s, void **st, char *err)
 {
-	return gpo_new(s, st, err);
+	int rc, mf;
+
+	if ((rc = gpo_new(s, st, &mf, err)))
+		return rc;
+	if (mf) {
+		struct asha_sampler smp = {*st, gpo_draw};
+
+		if ((rc = asha_open(s, &smp, &((struct gpo *)*st)->mf))) {
+			gpo_free(*st);
+			*st = NULL;
+		}
+	}
+	return rc;
 }
 
 /* ---- observations and asks in flight ---- */
 
-static int observe(struct gpo *g, const double *vec, double loss)
+/* Room for one more result (so that observe cannot fail). */
+static int reserve(struct gpo *g)
 {
 	if (g->n == g->cap) {
 		size_t c = g->cap ? g->cap * 2 : 64;
-		double *x, *l, *z;
+		double *x, *l, *f, *z;
 		size_t *w;
 
 		if (!(x = realloc(g->x, c * (size_t)g->dim * sizeof(double))))
@@ -233,6 +271,9 @@ static int observe(struct gpo *g, const double *vec, double loss)
 		if (!(l = realloc(g->loss, c * sizeof(double))))
 			return DEHBQ_ENOMEM;
 		g->loss = l;
+		if (!(f = realloc(g->fid, c * sizeof(double))))
+			return DEHBQ_ENOMEM;
+		g->fid = f;
 		if (!(z = realloc(g->z, c * sizeof(double))))
 			return DEHBQ_ENOMEM;
 		g->z = z;
@@ -241,10 +282,15 @@ static int observe(struct gpo *g, const double *vec, double loss)
 		g->win = w;
 		g->cap = c;
 	}
+	return DEHBQ_OK;
+}
+
+static void observe(struct gpo *g, const double *vec, double loss, double fid)
+{
 	memcpy(g->x + g->n * (size_t)g->dim, vec,
 	       (size_t)g->dim * sizeof(double));
+	g->fid[g->n] = fid;
 	g->loss[g->n++] = loss;
-	return DEHBQ_OK;
 }
 
 /* Room for one more job in flight (so that pend_add cannot fail). */
@@ -312,17 +358,22 @@ static int by_index(const void *a, const void *b)
 	return i < j ? -1 : i > j;
 }
 
+static int at(const struct gpo *g, size_t i, double level)
+{
+	return g->fid[i] == level && isfinite(g->loss[i]);
+}
+
 /*
  * The window into g->win (observation indices, ascending): every finite
- * result, or beyond max_points the best half and the most recent rest.
- * Returns its size; *nf the finite results.
+ * result at fidelity level, or beyond max_points the best half and the
+ * most recent rest.  Returns its size; *nf the finite results there.
  */
-static size_t window(struct gpo *g, size_t *nf)
+static size_t window(struct gpo *g, double level, size_t *nf)
 {
 	size_t i, f = 0, h, w;
 
 	for (i = 0; i < g->n; i++)
-		if (isfinite(g->loss[i]))
+		if (at(g, i, level))
 			g->win[f++] = i;
 	*nf = f;
 	if (f <= (size_t)g->maxp)
@@ -332,7 +383,7 @@ static size_t window(struct gpo *g, size_t *nf)
 	qsort(g->win, h, sizeof(size_t), by_index);
 	w = h;
 	for (i = g->n; i-- > 0 && w < (size_t)g->maxp;)
-		if (isfinite(g->loss[i]) &&
+		if (at(g, i, level) &&
 		    !bsearch(&i, g->win, h, sizeof(size_t), by_index))
 			g->win[w++] = i;
 	qsort(g->win, w, sizeof(size_t), by_index);
@@ -340,7 +391,7 @@ static size_t window(struct gpo *g, size_t *nf)
 }
 
 /* The window's outputs into g->fy, standardised or through psi. */
-static int outputs(struct gpo *g, size_t w, size_t nf)
+static int outputs(struct gpo *g, double level, size_t w, size_t nf)
 {
 	size_t i, k;
 	double m = 0, v = 0, sd;
@@ -353,7 +404,7 @@ static int outputs(struct gpo *g, size_t w, size_t nf)
 		rc = DEHBQ_ENOMEM;
 		if (fl && fi) {
 			for (i = k = 0; i < g->n; i++)
-				if (isfinite(g->loss[i])) {
+				if (at(g, i, level)) {
 					fi[k] = i;
 					fl[k++] = g->loss[i];
 				}
@@ -382,8 +433,8 @@ static int outputs(struct gpo *g, size_t w, size_t nf)
 	return DEHBQ_OK;
 }
 
-/* Fit (on schedule) and condition the model; *w the window's size. */
-static int model(struct gpo *g, size_t nf, size_t w)
+/* Fit (on schedule) and condition the model on the window w. */
+static int model(struct gpo *g, double level, size_t nf, size_t w)
 {
 	struct gp_fit_params fp = {GPO_RESTARTS, 500, 1e-6};
 	size_t i, nl = g->npend, lim = (size_t)g->maxp / 4, D = (size_t)g->dim;
@@ -392,15 +443,16 @@ static int model(struct gpo *g, size_t nf, size_t w)
 
 	for (i = 0; i < w; i++)
 		memcpy(g->fx + i * D, g->x + g->win[i] * D, D * sizeof(double));
-	if ((rc = outputs(g, w, nf)))
+	if ((rc = outputs(g, level, w, nf)))
 		return rc;
-	if (nf >= g->next_fit) {
+	if (nf >= g->next_fit || level != g->fit_level) {
 		size_t c = nf < (size_t)g->maxp ? nf : (size_t)g->maxp;
 
 		if (g->nfits % GPO_FULL_EVERY)
 			fp.restarts = 1; /* from the last fit's theta */
 		rc = gp_fit(g->gp, g->fx, g->fy, w, &g->rng, &fp);
 		g->next_fit = nf + (c / 10 > 1 ? c / 10 : 1);
+		g->fit_level = level;
 		g->nfits++;
 		if (rc)
 			return rc;
@@ -548,23 +600,21 @@ static void uniform(struct gpo *g, double *v, size_t n)
 		v[i] = rng_uniform(&g->rng);
 }
 
-static int gpo_ask(void *st, struct optim_job *job, double *vec)
+/* A proposal from the results at fidelity level. */
+static int propose(struct gpo *g, double level, double *vec,
+		   enum optim_kind *kind)
 {
-	struct gpo *g = st;
-	size_t nf, w = 0;
-	int rc;
+	size_t nf, na = 0, i, w = 0;
+	int rc = DEHBQ_EINVAL;
 
-	if ((rc = pend_reserve(g)))
-		return rc;
-	rc = DEHBQ_EINVAL;
-	job->fidelity = g->max_f;
-	job->bracket = (int64_t)job->id;
-	job->kind = OPTIM_KIND_TRIAL;
-	if (g->n >= (size_t)g->nstart)
-		w = window(g, &nf);
+	*kind = OPTIM_KIND_TRIAL;
+	for (i = 0; i < g->n; i++)
+		na += g->fid[i] == level;
+	if (na >= (size_t)g->nstart)
+		w = window(g, level, &nf);
 	if (w >= 2) {
 		uniform(g, g->cand, (size_t)g->ncand);
-		if (!(rc = model(g, nf, w)))
+		if (!(rc = model(g, level, nf, w)))
 			rc = g->acq == ACQ_TS ? propose_ts(g, vec)
 					      : propose_ei(g, w, vec);
 		if (rc == DEHBQ_ENOMEM)
@@ -572,10 +622,39 @@ static int gpo_ask(void *st, struct optim_job *job, double *vec)
 	}
 	if (rc) { /* start-up, or a model that could not be factored */
 		uniform(g, vec, 1);
-		job->kind = OPTIM_KIND_RANDOM;
+		*kind = OPTIM_KIND_RANDOM;
 	}
-	pend_add(g, job->id, vec);
 	return DEHBQ_OK;
+}
+
+/* ASHA's sampler: the model of the highest rung with enough results. */
+static int gpo_draw(void *ctx, double *vec, enum optim_kind *kind)
+{
+	struct gpo *g = ctx;
+
+	return propose(g,
+		       asha_model_level(g->fid, g->loss, g->n, g->ladder, g->L,
+					(size_t)g->nstart),
+		       vec, kind);
+}
+
+static int gpo_ask(void *st, struct optim_job *job, double *vec)
+{
+	struct gpo *g = st;
+	int rc;
+
+	if ((rc = pend_reserve(g)))
+		return rc;
+	if (g->mf) {
+		rc = optim_asha_ops.ask(g->mf, job, vec);
+	} else {
+		job->fidelity = g->max_f;
+		job->bracket = (int64_t)job->id;
+		rc = propose(g, g->max_f, vec, &job->kind);
+	}
+	if (!rc)
+		pend_add(g, job->id, vec);
+	return rc;
 }
 
 static int gpo_tell(void *st, const struct optim_job *job, const double *vec,
@@ -584,9 +663,11 @@ static int gpo_tell(void *st, const struct optim_job *job, const double *vec,
 	struct gpo *g = st;
 	int rc;
 
-	(void)cost;
-	if ((rc = observe(g, vec, status == OPTIM_OK ? loss : INFINITY)))
+	if ((rc = reserve(g)) ||
+	    (g->mf &&
+	     (rc = optim_asha_ops.tell(g->mf, job, vec, status, loss, cost))))
 		return rc;
+	observe(g, vec, status == OPTIM_OK ? loss : INFINITY, job->fidelity);
 	pend_del(g, job->id);
 	return DEHBQ_OK;
 }
@@ -596,9 +677,10 @@ static int gpo_reopen(void *st, const struct optim_job *job, const double *vec)
 	struct gpo *g = st;
 	int rc;
 
-	if (job->fidelity != g->max_f || job->state[0])
+	if (!g->mf && (job->fidelity != g->max_f || job->state[0]))
 		return DEHBQ_EINVAL;
-	if ((rc = pend_reserve(g)))
+	if ((rc = pend_reserve(g)) ||
+	    (g->mf && (rc = optim_asha_ops.reopen(g->mf, job, vec))))
 		return rc;
 	pend_add(g, job->id, vec);
 	return DEHBQ_OK;
@@ -612,9 +694,15 @@ static int gpo_save(const void *st, struct jsonbuf *b)
 	gp_get_theta(g->gp, th);
 	jsonbuf_puts(b, "{\"rng\":");
 	ostate_put_rng(b, &g->rng);
-	jsonbuf_printf(b, ",\"fits\":%lld,\"next_fit\":%zu,\"theta\":",
+	jsonbuf_printf(b, ",\"fits\":%lld,\"next_fit\":%zu,\"fit_level\":",
 		       (long long)g->nfits, g->next_fit);
+	jsonbuf_num(b, g->fit_level);
+	jsonbuf_puts(b, ",\"theta\":");
 	ostate_put_dbls(b, th, (size_t)g->dim + 2);
+	if (g->mf) {
+		jsonbuf_puts(b, ",\"asha\":");
+		optim_asha_ops.save(g->mf, b);
+	}
 	jsonbuf_put(b, "}", 1);
 	return jsonbuf_failed(b);
 }
@@ -625,9 +713,9 @@ static int gpo_load(const struct optim_setup *s, const cJSON *state, void **st,
 	double th[OPTIM_MAX_DIM + 2];
 	struct gpo *g;
 	int64_t nx;
-	int rc;
+	int rc, mf;
 
-	if ((rc = gpo_new(s, st, err)))
+	if ((rc = gpo_new(s, st, &mf, err)))
 		return rc;
 	g = *st;
 	if ((rc = ostate_get_rng(state, "rng", &g->rng, err)) ||
@@ -635,8 +723,12 @@ static int gpo_load(const struct optim_setup *s, const cJSON *state, void **st,
 				 err)) ||
 	    (rc = ostate_get_i64(state, "next_fit", 0, s->asked + 1, &nx,
 				 err)) ||
+	    (rc = ostate_get_dbl(state, "fit_level", &g->fit_level, err)) ||
 	    (rc = ostate_get_dbls(state, "theta", (size_t)s->dim + 2, th, 0, 0,
-				  err)))
+				  err)) ||
+	    (mf &&
+	     (rc = asha_load(s, state, &(struct asha_sampler){g, gpo_draw},
+			     &g->mf, err))))
 		goto fail;
 	g->next_fit = (size_t)nx;
 	if (gp_set_theta(g->gp, th)) {
@@ -659,16 +751,19 @@ static int gpo_replay(void *st, const struct optim_job *job, const double *vec,
 	struct gpo *g = st;
 	int rc;
 
-	(void)reopened;
+	if ((rc = reserve(g)) || (rc = pend_reserve(g)) ||
+	    (g->mf && (rc = optim_asha_ops.replay(g->mf, job, vec, told,
+						  reopened, status, loss))))
+		return rc;
 	if (!job)
 		return DEHBQ_OK;
-	if (job->fidelity != g->max_f)
+	if (!g->mf && job->fidelity != g->max_f)
 		return DEHBQ_EINVAL;
 	if (told)
-		return observe(g, vec, status == OPTIM_OK ? loss : INFINITY);
-	if ((rc = pend_reserve(g)))
-		return rc;
-	pend_add(g, job->id, vec);
+		observe(g, vec, status == OPTIM_OK ? loss : INFINITY,
+			job->fidelity);
+	else
+		pend_add(g, job->id, vec);
 	return DEHBQ_OK;
 }
 
@@ -685,6 +780,10 @@ static int gpo_describe(const void *st, struct jsonbuf *b)
 		       g->n, g->nstart, acq_names[g->acq], out_names[g->out],
 		       (long long)g->nfits);
 	jsonbuf_num(b, exp(th[g->dim + 1]));
+	if (g->mf) {
+		jsonbuf_puts(b, ",\"multi_fidelity\":\"asha\",");
+		optim_asha_ops.describe(g->mf, b);
+	}
 	return jsonbuf_failed(b);
 }
 

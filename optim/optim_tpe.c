@@ -21,9 +21,11 @@
  * state.  TPE keeps its history (every result) and saves only its random
  * stream: the results come back through optim_ops.replay.
  */
+#include "asha.h"
 #include "optim.h"
 
 #include "err.h"
+#include "hb.h"
 #include "jsonbuf.h"
 #include "normal.h"
 #include "ostate.h"
@@ -51,13 +53,15 @@ struct kern {
 };
 
 struct tpe {
-	int dim, nstart, ncand;
-	double prior_w, max_f;
+	int dim, nstart, ncand, L;
+	double prior_w, max_f, ladder[HB_MAX_LEVELS];
+	void *mf;     /* multi_fidelity "asha": the ASHA that schedules */
 	int *choices; /* per dimension, 0 = continuous */
 	struct rng rng;
 	size_t n, cap; /* observations, in tell order */
 	double *x;     /* n * dim */
 	double *loss;  /* n, +inf for failures */
+	double *fid;   /* n, the fidelity of each */
 	/* scratch for one ask, sized for n */
 	size_t *ord;	      /* finite observations, best first */
 	double *mu, *sig, *w; /* one estimator: up to n + 1 kernels */
@@ -69,10 +73,11 @@ struct tpe {
 };
 
 static const char *const tpe_keys[] = {"n_startup_trials", "n_ei_candidates",
-				       "prior_weight", NULL};
+				       "prior_weight", "multi_fidelity", NULL};
+static const char *const mf_names[] = {"none", "asha", NULL};
 
 struct tpe_settings {
-	int nstart, ncand;
+	int nstart, ncand, mf;
 	double prior_w;
 };
 
@@ -83,7 +88,10 @@ static int read_settings(const cJSON *in, struct tpe_settings *s, char *err)
 	s->nstart = 10;
 	s->ncand = 24;
 	s->prior_w = 1.0;
+	s->mf = 0;
 	if ((rc = ostate_set_keys(in, tpe_keys, "tpe", err)) ||
+	    (rc = ostate_set_choice(in, "multi_fidelity", mf_names, &s->mf,
+				    err)) ||
 	    (rc = ostate_set_int(in, "n_startup_trials", 1, TPE_MAX_START,
 				 &s->nstart, err)) ||
 	    (rc = ostate_set_int(in, "n_ei_candidates", 1, TPE_MAX_CAND,
@@ -103,8 +111,8 @@ static int tpe_settings(const cJSON *in, struct jsonbuf *b, char *err)
 		return rc;
 	jsonbuf_printf(b,
 		       "\"n_startup_trials\":%d,\"n_ei_candidates\":%d,"
-		       "\"prior_weight\":",
-		       s.nstart, s.ncand);
+		       "\"multi_fidelity\":\"%s\",\"prior_weight\":",
+		       s.nstart, s.ncand, mf_names[s.mf]);
 	jsonbuf_num(b, s.prior_w);
 	return jsonbuf_failed(b);
 }
@@ -115,9 +123,11 @@ static void tpe_free(void *st)
 
 	if (!t)
 		return;
+	optim_asha_ops.free(t->mf);
 	free(t->choices);
 	free(t->x);
 	free(t->loss);
+	free(t->fid);
 	free(t->ord);
 	free(t->mu);
 	free(t->sig);
@@ -130,7 +140,8 @@ static void tpe_free(void *st)
 	free(t);
 }
 
-static int tpe_new(const struct optim_setup *s, void **st, char *err)
+/* A new TPE; *mf: whether ASHA schedules it (the caller opens that). */
+static int tpe_new(const struct optim_setup *s, void **st, int *mf, char *err)
 {
 	struct tpe_settings ts;
 	struct tpe *t;
@@ -138,8 +149,14 @@ static int tpe_new(const struct optim_setup *s, void **st, char *err)
 
 	if ((rc = read_settings(s->settings, &ts, err)))
 		return rc;
+	*mf = ts.mf;
 	if (!(t = calloc(1, sizeof(*t))))
 		return DEHBQ_ENOMEM;
+	if (hb_levels(s->min_fidelity, s->max_fidelity, s->eta, &t->L)) {
+		free(t);
+		return DEHBQ_EINVAL;
+	}
+	hb_fidelities(s->max_fidelity, s->eta, t->L, t->ladder);
 	t->dim = s->dim;
 	t->nstart = ts.nstart;
 	t->ncand = ts.ncand;
@@ -167,7 +184,7 @@ static int tpe_new(const struct optim_setup *s, void **st, char *err)
 static int reserve(struct tpe *t)
 {
 	size_t c = t->cap ? t->cap * 2 : 64, d = (size_t)t->dim;
-	double *x, *l, *mu, *sig, *w, *srt;
+	double *x, *l, *f, *mu, *sig, *w, *srt;
 	struct kern *kern;
 	size_t *ord;
 
@@ -179,6 +196,9 @@ static int reserve(struct tpe *t)
 	if (!(l = realloc(t->loss, c * sizeof(double))))
 		return DEHBQ_ENOMEM;
 	t->loss = l;
+	if (!(f = realloc(t->fid, c * sizeof(double))))
+		return DEHBQ_ENOMEM;
+	t->fid = f;
 	if (!(ord = realloc(t->ord, c * sizeof(size_t))))
 		return DEHBQ_ENOMEM;
 	t->ord = ord;
@@ -201,16 +221,13 @@ static int reserve(struct tpe *t)
 	return DEHBQ_OK;
 }
 
-static int observe(struct tpe *t, const double *vec, double loss)
+/* Record a result; reserve(t) came first. */
+static void observe(struct tpe *t, const double *vec, double loss, double fid)
 {
-	int rc = reserve(t);
-
-	if (rc)
-		return rc;
 	memcpy(t->x + t->n * (size_t)t->dim, vec,
 	       (size_t)t->dim * sizeof(double));
+	t->fid[t->n] = fid;
 	t->loss[t->n++] = loss;
-	return DEHBQ_OK;
 }
 
 /* ---- one Parzen estimator over one dimension ---- */
@@ -423,17 +440,24 @@ static double sample(const struct est *e, struct rng *r)
 	return fmin(fmax(v, 0), 1);
 }
 
-/* The good set (the best gamma(n)) and the bad set, each in tell order. */
-static void split(struct tpe *t, size_t *nf, size_t *ngood)
+/*
+ * The results at fidelity level: *nall of them, and the good set (the best
+ * gamma(n) finite ones) and the bad set, each in tell order.
+ */
+static void split(struct tpe *t, double level, size_t *nall, size_t *nf,
+		  size_t *ngood)
 {
 	size_t i, f = 0, g;
 
-	*nf = *ngood = 0;
-	if (!t->n)
-		return;
+	*nall = *nf = *ngood = 0;
 	for (i = 0; i < t->n; i++)
-		if (isfinite(t->loss[i]))
-			t->ord[f++] = i;
+		if (t->fid[i] == level) {
+			++*nall;
+			if (isfinite(t->loss[i]))
+				t->ord[f++] = i;
+		}
+	if (!f)
+		return;
 	qsort_r(t->ord, f, sizeof(size_t), cmp_loss, t->loss);
 	g = (size_t)ceil(0.1 * (double)f);
 	if (g > TPE_GAMMA_CAP)
@@ -445,21 +469,20 @@ static void split(struct tpe *t, size_t *nf, size_t *ngood)
 	*ngood = g;
 }
 
-static int tpe_ask(void *st, struct optim_job *job, double *vec)
+/* A proposal from the results at fidelity level. */
+static void propose(struct tpe *t, double level, double *vec,
+		    enum optim_kind *kind)
 {
-	struct tpe *t = st;
-	size_t nf, ng, c;
+	size_t na, nf, ng, c;
 	struct est l, g;
 	int d, best = 0;
 
-	job->fidelity = t->max_f;
-	job->bracket = (int64_t)job->id;
-	split(t, &nf, &ng);
-	if (t->n < (size_t)t->nstart || nf < 2) {
+	split(t, level, &na, &nf, &ng);
+	if (na < (size_t)t->nstart || nf < 2) {
 		for (d = 0; d < t->dim; d++)
 			vec[d] = rng_uniform(&t->rng);
-		job->kind = OPTIM_KIND_RANDOM;
-		return DEHBQ_OK;
+		*kind = OPTIM_KIND_RANDOM;
+		return;
 	}
 	for (c = 0; c < (size_t)t->ncand; c++)
 		t->score[c] = 0;
@@ -484,35 +507,84 @@ static int tpe_ask(void *st, struct optim_job *job, double *vec)
 			best = (int)c;
 	memcpy(vec, t->cand + (size_t)best * (size_t)t->dim,
 	       (size_t)t->dim * sizeof(double));
-	job->kind = OPTIM_KIND_TRIAL;
+	*kind = OPTIM_KIND_TRIAL;
+}
+
+/* ASHA's sampler: the model of the highest rung with enough results. */
+static int tpe_draw(void *ctx, double *vec, enum optim_kind *kind)
+{
+	struct tpe *t = ctx;
+
+	propose(t,
+		asha_model_level(t->fid, t->loss, t->n, t->ladder, t->L,
+				 (size_t)t->nstart),
+		vec, kind);
+	return DEHBQ_OK;
+}
+
+static int tpe_ask(void *st, struct optim_job *job, double *vec)
+{
+	struct tpe *t = st;
+
+	if (t->mf)
+		return optim_asha_ops.ask(t->mf, job, vec);
+	job->fidelity = t->max_f;
+	job->bracket = (int64_t)job->id;
+	propose(t, t->max_f, vec, &job->kind);
 	return DEHBQ_OK;
 }
 
 static int tpe_open(const struct optim_setup *s, void **st, char *err)
 {
-	return tpe_new(s, st, err);
+	int rc, mf;
+
+	if ((rc = tpe_new(s, st, &mf, err)))
+		return rc;
+	if (mf) {
+		struct asha_sampler smp = {*st, tpe_draw};
+
+		if ((rc = asha_open(s, &smp, &((struct tpe *)*st)->mf))) {
+			tpe_free(*st);
+			*st = NULL;
+		}
+	}
+	return rc;
 }
 
 static int tpe_tell(void *st, const struct optim_job *job, const double *vec,
 		    enum optim_status status, double loss, double cost)
 {
-	(void)job, (void)cost;
-	return observe(st, vec, status == OPTIM_OK ? loss : INFINITY);
+	struct tpe *t = st;
+	int rc;
+
+	if ((rc = reserve(t)) ||
+	    (t->mf &&
+	     (rc = optim_asha_ops.tell(t->mf, job, vec, status, loss, cost))))
+		return rc;
+	observe(t, vec, status == OPTIM_OK ? loss : INFINITY, job->fidelity);
+	return DEHBQ_OK;
 }
 
 static int tpe_reopen(void *st, const struct optim_job *job, const double *vec)
 {
 	const struct tpe *t = st;
 
-	(void)vec;
+	if (t->mf)
+		return optim_asha_ops.reopen(t->mf, job, vec);
 	return job->fidelity == t->max_f && !job->state[0] ? DEHBQ_OK
 							   : DEHBQ_EINVAL;
 }
 
 static int tpe_save(const void *st, struct jsonbuf *b)
 {
+	const struct tpe *t = st;
+
 	jsonbuf_puts(b, "{\"rng\":");
-	ostate_put_rng(b, &((const struct tpe *)st)->rng);
+	ostate_put_rng(b, &t->rng);
+	if (t->mf) {
+		jsonbuf_puts(b, ",\"asha\":");
+		optim_asha_ops.save(t->mf, b);
+	}
 	jsonbuf_put(b, "}", 1);
 	return jsonbuf_failed(b);
 }
@@ -520,29 +592,40 @@ static int tpe_save(const void *st, struct jsonbuf *b)
 static int tpe_load(const struct optim_setup *s, const cJSON *state, void **st,
 		    char *err)
 {
-	int rc;
+	struct tpe *t;
+	int rc, mf;
 
-	if ((rc = tpe_new(s, st, err)))
+	if ((rc = tpe_new(s, st, &mf, err)))
 		return rc;
-	if ((rc = ostate_get_rng(state, "rng", &((struct tpe *)*st)->rng,
-				 err))) {
-		tpe_free(*st);
+	t = *st;
+	if ((rc = ostate_get_rng(state, "rng", &t->rng, err)) ||
+	    (mf &&
+	     (rc = asha_load(s, state, &(struct asha_sampler){t, tpe_draw},
+			     &t->mf, err)))) {
+		tpe_free(t);
 		*st = NULL;
 	}
 	return rc;
 }
 
-/* Every told result back, in tell order; jobs in flight hold nothing. */
+/* Every told result back, in tell order; ASHA sees the jobs in flight. */
 static int tpe_replay(void *st, const struct optim_job *job, const double *vec,
 		      int told, int reopened, enum optim_status status,
 		      double loss)
 {
-	(void)reopened;
+	struct tpe *t = st;
+	int rc;
+
+	if ((rc = reserve(t)) ||
+	    (t->mf && (rc = optim_asha_ops.replay(t->mf, job, vec, told,
+						  reopened, status, loss))))
+		return rc;
 	if (!job || !told)
 		return DEHBQ_OK;
-	if (job->fidelity != ((struct tpe *)st)->max_f)
+	if (!t->mf && job->fidelity != t->max_f)
 		return DEHBQ_EINVAL;
-	return observe(st, vec, status == OPTIM_OK ? loss : INFINITY);
+	observe(t, vec, status == OPTIM_OK ? loss : INFINITY, job->fidelity);
+	return DEHBQ_OK;
 }
 
 static int tpe_describe(const void *st, struct jsonbuf *b)
@@ -551,6 +634,10 @@ static int tpe_describe(const void *st, struct jsonbuf *b)
 
 	jsonbuf_printf(b, "\"observations\":%zu,\"n_startup_trials\":%d", t->n,
 		       t->nstart);
+	if (t->mf) {
+		jsonbuf_puts(b, ",\"multi_fidelity\":\"asha\",");
+		optim_asha_ops.describe(t->mf, b);
+	}
 	return jsonbuf_failed(b);
 }
 

@@ -24,9 +24,56 @@
 
 static const int choices[DIM] = {0, 4, 0};
 
+/*
+ * The contract runs over every optimiser of optim_table, then over these
+ * compositions (settings that change how an optimiser schedules).
+ */
+static const char *const composed[][2] = {
+	{"tpe", "{\"multi_fidelity\":\"asha\"}"},
+	{"gp", "{\"multi_fidelity\":\"asha\"}"},
+};
+#define NCOMPOSED ((int)(sizeof(composed) / sizeof(composed[0])))
+
+static cJSON *cur_settings; /* the current variant's, for setup_of */
+static int cur_variant = -1;
+
+static int table_len(void)
+{
+	int n = 0;
+
+	while (optim_table[n])
+		n++;
+	return n;
+}
+
+/* Variant i's optimiser name; its settings go to every setup_of. */
+static const char *vname(int i)
+{
+	int n = table_len();
+
+	if (i == cur_variant)
+		return i < n ? optim_table[i]->name : composed[i - n][0];
+	cJSON_Delete(cur_settings);
+	cur_settings = NULL;
+	cur_variant = i;
+	if (i < n)
+		return optim_table[i]->name;
+	cur_settings = cJSON_Parse(composed[i - n][1]);
+	ck_assert_ptr_nonnull(cur_settings);
+	return composed[i - n][0];
+}
+
+static void variant_done(void)
+{
+	cJSON_Delete(cur_settings);
+	cur_settings = NULL;
+	cur_variant = -1;
+}
+
 static void setup_of(struct optim_setup *u, uint64_t seed, int64_t fevals)
 {
 	memset(u, 0, sizeof(*u));
+	u->settings = cur_settings;
 	u->dim = DIM;
 	u->min_fidelity = 1;
 	u->max_fidelity = 27;
@@ -147,10 +194,11 @@ static struct optim *open_opt(int i, uint64_t seed, int64_t fevals)
 	struct optim_setup u;
 	struct optim *o;
 	char err[DEHBQ_ERRLEN];
+	const char *name = vname(i);
 
 	setup_of(&u, seed, fevals);
-	ck_assert_msg(optim_open(optim_table[i]->name, &u, &o, err) == DEHBQ_OK,
-		      "%s: %s", optim_table[i]->name, err);
+	ck_assert_msg(optim_open(name, &u, &o, err) == DEHBQ_OK, "%s: %s", name,
+		      err);
 	return o;
 }
 
@@ -160,6 +208,8 @@ START_TEST(test_optim_ids_unique_and_fevals_exact)
 	struct optim *o = open_opt(_i, 11, 200);
 	struct optim_counts c;
 	struct drv d;
+
+	(void)vname(_i);
 
 	drv_init(&d, o, 4, 5);
 	while (drv_step(&d))
@@ -197,6 +247,8 @@ START_TEST(test_optim_same_seed_same_trajectory)
 	struct optim *c = open_opt(_i, 4, 150);
 	struct drv da, db, dc;
 
+	(void)vname(_i);
+
 	drv_init(&da, a, 8, 9);
 	drv_init(&db, b, 8, 9);
 	drv_init(&dc, c, 8, 9);
@@ -225,6 +277,8 @@ START_TEST(test_optim_save_load_continue_identical)
 	char err[DEHBQ_ERRLEN];
 	size_t k;
 
+	(void)vname(_i);
+
 	for (k = 0; k < sizeof(at) / sizeof(at[0]); k++) {
 		struct optim *a = open_opt(_i, 21, 160), *b, *e;
 		struct jsonbuf hist;
@@ -244,7 +298,7 @@ START_TEST(test_optim_save_load_continue_identical)
 		setup_of(&u, 21, 160);
 		ck_assert_msg(optim_load(j, &u, hist.p, hist.len, &b, err) ==
 				      DEHBQ_OK,
-			      "%s: %s", optim_table[_i]->name, err);
+			      "%s: %s", vname(_i), err);
 		if (optim_keeps_history(a) && at[k] > 20) {
 			/* without its history, the state does not load */
 			ck_assert_int_eq(optim_load(j, &u, NULL, 0, &e, err),
@@ -295,6 +349,8 @@ START_TEST(test_optim_random_order_tells)
 	struct optim_best any, max;
 	struct drv d;
 
+	(void)vname(_i);
+
 	drv_init(&d, o, MAXW, 77);
 	while (drv_step(&d))
 		;
@@ -321,16 +377,17 @@ START_TEST(test_optim_cost_budget_counts_inflight)
 	char err[DEHBQ_ERRLEN];
 	struct drv d;
 
+	(void)vname(_i);
+
 	setup_of(&u, 5, 0);
 	u.lim.cost = 600;
-	ck_assert_int_eq(optim_open(optim_table[_i]->name, &u, &o, err),
-			 DEHBQ_OK);
+	ck_assert_int_eq(optim_open(vname(_i), &u, &o, err), DEHBQ_OK);
 	drv_init(&d, o, 8, 1);
 	while (drv_step(&d))
 		;
 	optim_counts(o, &c);
 	ck_assert_msg(c.total_cost >= 600 && c.total_cost < 600 + 27,
-		      "%s: total cost %g", optim_table[_i]->name, c.total_cost);
+		      "%s: total cost %g", vname(_i), c.total_cost);
 	jsonbuf_free(&d.log);
 	optim_free(o);
 }
@@ -351,6 +408,8 @@ START_TEST(test_optim_cost_charge_is_exact)
 	cJSON *js;
 	int k;
 
+	(void)vname(_i);
+
 	o = open_opt(_i, 5, 0);
 	for (k = 0; k < 5; k++) {
 		ck_assert_int_eq(optim_ask(o, &j[k], x), DEHBQ_OK);
@@ -359,11 +418,9 @@ START_TEST(test_optim_cost_charge_is_exact)
 	optim_free(o);
 	setup_of(&u, 5, 0);
 	u.lim.cost = sum;
-	ck_assert_int_eq(optim_open(optim_table[_i]->name, &u, &o, err),
-			 DEHBQ_OK);
+	ck_assert_int_eq(optim_open(vname(_i), &u, &o, err), DEHBQ_OK);
 	for (k = 0; k < 5; k++) {
-		ck_assert_msg(!optim_exhausted(o), "%s: %d",
-			      optim_table[_i]->name, k);
+		ck_assert_msg(!optim_exhausted(o), "%s: %d", vname(_i), k);
 		ck_assert_int_eq(optim_ask(o, &j[k], x), DEHBQ_OK);
 	}
 	ck_assert(optim_exhausted(o));
@@ -392,10 +449,11 @@ START_TEST(test_optim_many_choices)
 	char err[DEHBQ_ERRLEN];
 	struct drv d;
 
+	(void)vname(_i);
+
 	setup_of(&u, 3, 80);
 	u.choices = many;
-	ck_assert_int_eq(optim_open(optim_table[_i]->name, &u, &o, err),
-			 DEHBQ_OK);
+	ck_assert_int_eq(optim_open(vname(_i), &u, &o, err), DEHBQ_OK);
 	drv_init(&d, o, 3, 2);
 	while (drv_step(&d))
 		;
@@ -415,10 +473,11 @@ START_TEST(test_optim_walltime_and_brackets)
 	double x[DIM];
 	struct drv d;
 
+	(void)vname(_i);
+
 	setup_of(&u, 5, 0);
 	u.lim.walltime = 10;
-	ck_assert_int_eq(optim_open(optim_table[_i]->name, &u, &o, err),
-			 DEHBQ_OK);
+	ck_assert_int_eq(optim_open(vname(_i), &u, &o, err), DEHBQ_OK);
 	ck_assert_int_eq(optim_ask(o, &j, x), DEHBQ_OK);
 	optim_set_elapsed(o, 10);
 	ck_assert_int_eq(optim_ask(o, &j, x), DEHBQ_EDONE);
@@ -429,8 +488,7 @@ START_TEST(test_optim_walltime_and_brackets)
 
 	setup_of(&u, 5, 0);
 	u.lim.brackets = 3;
-	ck_assert_int_eq(optim_open(optim_table[_i]->name, &u, &o, err),
-			 DEHBQ_OK);
+	ck_assert_int_eq(optim_open(vname(_i), &u, &o, err), DEHBQ_OK);
 	drv_init(&d, o, 4, 1);
 	while (drv_step(&d))
 		;
@@ -451,6 +509,8 @@ START_TEST(test_optim_reopen_failed_job)
 	struct optim_job j, back;
 	struct optim_counts c;
 	double x[DIM];
+
+	(void)vname(_i);
 
 	ck_assert_int_eq(optim_ask(o, &j, x), DEHBQ_OK);
 	ck_assert_int_eq(optim_reopen(o, &j, x), DEHBQ_ESTATE); /* in flight */
@@ -483,6 +543,8 @@ START_TEST(test_optim_load_refuses_other_formats)
 	char err[DEHBQ_ERRLEN], *t = save_text(o), *p;
 	cJSON *j;
 
+	(void)vname(_i);
+
 	setup_of(&u, 1, 10);
 	p = strstr(t, OPTIM_FORMAT);
 	ck_assert_ptr_nonnull(p);
@@ -513,11 +575,12 @@ START_TEST(test_optim_settings_validated)
 	cJSON *in = cJSON_Parse("{\"no_such_setting\":1}"), *out;
 	char err[DEHBQ_ERRLEN];
 
-	ck_assert_int_eq(optim_settings(optim_table[_i]->name, NULL, &out, err),
-			 DEHBQ_OK);
+	(void)vname(_i);
+
+	ck_assert_int_eq(optim_settings(vname(_i), NULL, &out, err), DEHBQ_OK);
 	ck_assert(cJSON_IsObject(out));
 	cJSON_Delete(out);
-	ck_assert_int_eq(optim_settings(optim_table[_i]->name, in, &out, err),
+	ck_assert_int_eq(optim_settings(vname(_i), in, &out, err),
 			 DEHBQ_EINVAL);
 	ck_assert_msg(strstr(err, "optimizer.no_such_setting"), "%s", err);
 	cJSON_Delete(in);
@@ -591,15 +654,6 @@ START_TEST(test_optim_names_are_the_tables)
 }
 END_TEST
 
-static int table_len(void)
-{
-	int n = 0;
-
-	while (optim_table[n])
-		n++;
-	return n;
-}
-
 /* ASHA promotes a rung's best result once a third of the rung is in. */
 START_TEST(test_optim_asha_promotes_top_third)
 {
@@ -669,14 +723,45 @@ START_TEST(test_optim_re_removes_oldest)
 }
 END_TEST
 
+/* Composed with ASHA, the model proposes rung 0 and ASHA promotes. */
+START_TEST(test_optim_model_proposes_asha_schedules)
+{
+	static const char *const names[] = {"tpe", "gp"};
+	struct optim_setup u;
+	struct optim *o;
+	struct optim_job j;
+	char err[DEHBQ_ERRLEN];
+	double x[DIM];
+	int k, low = 0, model = 0, promoted = 0;
+
+	vname(table_len() + _i);
+	setup_of(&u, 4, 150);
+	ck_assert_int_eq(optim_open(names[_i], &u, &o, err), DEHBQ_OK);
+	for (k = 0; k < 150; k++) {
+		ck_assert_int_eq(optim_ask(o, &j, x), DEHBQ_OK);
+		low += j.rung == 0 && j.fidelity == 1;
+		model += j.rung == 0 && j.kind == OPTIM_KIND_TRIAL;
+		promoted += j.kind == OPTIM_KIND_PROMOTION;
+		ck_assert_int_eq(optim_tell(o, j.id, OPTIM_OK,
+					    loss_of(x, j.fidelity), j.fidelity),
+				 DEHBQ_OK);
+	}
+	ck_assert_msg(low > 50 && promoted > 20 && model > 20,
+		      "%s: rung 0 %d, promotions %d, model proposals %d",
+		      names[_i], low, promoted, model);
+	optim_free(o);
+}
+END_TEST
+
 Suite *optim_suite(void)
 {
 	Suite *s = suite_create("optim");
 	TCase *c = tcase_create("contract");
 	TCase *b = tcase_create("backends");
-	int n = table_len();
+	int n = table_len() + NCOMPOSED;
 
 	tcase_set_timeout(c, 120);
+	tcase_add_checked_fixture(c, NULL, variant_done);
 	tcase_add_loop_test(c, test_optim_ids_unique_and_fevals_exact, 0, n);
 	tcase_add_loop_test(c, test_optim_same_seed_same_trajectory, 0, n);
 	tcase_add_loop_test(c, test_optim_save_load_continue_identical, 0, n);
@@ -690,6 +775,8 @@ Suite *optim_suite(void)
 	tcase_add_loop_test(c, test_optim_settings_validated, 0, n);
 	tcase_add_test(b, test_optim_asha_promotes_top_third);
 	tcase_add_test(b, test_optim_re_removes_oldest);
+	tcase_add_loop_test(b, test_optim_model_proposes_asha_schedules, 0, 2);
+	tcase_add_checked_fixture(b, NULL, variant_done);
 	tcase_add_test(b, test_optim_names_are_the_tables);
 	tcase_add_test(b, test_optim_dehb_beats_random_search_on_branin);
 	suite_add_tcase(s, c);

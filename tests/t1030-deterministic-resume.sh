@@ -2,10 +2,11 @@
 # t1030: with one worker, one trial in flight and a deterministic trainer,
 # a run killed several times ends with the same optimiser state and the
 # same trajectory as an uninterrupted run with the same seed; for DEHB and
-# for the optimisers added on the optim/ interface (ASHA, RE, TPE, BOHB).
+# for the optimisers added on the optim/ interface (ASHA, RE, TPE, BOHB,
+# GP, and GP composed with ASHA: gp:asha is --multi-fidelity asha).
 . "${DEHBQ_SRC:-.}/tests/lib.sh"
-OPTS="dehb asha re tpe bohb"
-plan 15
+OPTS="${T1030_OPTS:-dehb asha re tpe bohb gp gp:asha}"
+plan $((3 * $(echo "$OPTS" | wc -w)))
 
 # DEHB gets the long run; the others a shorter one (CI's time budget),
 # unless chaos asks for the long one everywhere
@@ -17,7 +18,8 @@ mkspec "$T/spec.json" $fevals '{"lease": 5, "poll": 0.05, "max_inflight": 1, "pr
 mkspec "$T/spec_other.json" $fevals_other '{"lease": 5, "poll": 0.05, "max_inflight": 1, "prefetch": 1}'
 
 run_study() { # DIR KILLS (optimizer $opt)
-	"$B/dehbq" init "$1" --spec "$spec" --optimizer "$opt" \
+	"$B/dehbq" init "$1" --spec "$spec" --optimizer "${opt%:*}" \
+		--multi-fidelity "$(echo "$opt:none" | cut -d: -f2)" \
 		>/dev/null 2>&1 || return 1
 	"$B/dehbq-worker" --study "$1" --idle-exit 60 --max-poll 0.2 -- \
 		sh -c "sleep 0.01; $TRAINER" 2>>"$1.workers.log" &
