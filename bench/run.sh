@@ -10,6 +10,8 @@
 #      (fastworker), and the time to resume a stopped 100k-trial study
 #   3. utilisation: W workers, fixed-duration trials
 #   4. quality: bench_quality (every optimiser at equal cost, 1 and 8 jobs)
+#   4b. model cost: bench_model (TPE, BOHB and GP: ask latency and refits at
+#      n results, asks/s sustained with 1,000 simulated workers)
 #   5. peer: Optuna JournalFileStorage, k processes, zero-cost objective
 # Tables go to stdout, CSV/SVG to bench/results/ (full) or
 # bench/results/quick/ (quick).  Goals are printed as MET or MISSED; the exit
@@ -411,7 +413,35 @@ else
 		tn=$(grep -E -c '(branin|hartmann6) +tpe vs random' "$OUT/quality.txt")
 		goal "TPE beats random search on branin and hartmann6 (Mann-Whitney, p<0.05)" \
 			"better on $tb of $tn" "better on all" "$tb == $tn"
+		gb=$(grep -E -c '(branin|hartmann6) +gp vs random.*: BETTER' "$OUT/quality.txt")
+		gn=$(grep -E -c '(branin|hartmann6) +gp vs random' "$OUT/quality.txt")
+		goal "GP beats random search on branin and hartmann6 (Mann-Whitney, p<0.05)" \
+			"better on $gb of $gn" "better on all" "$gb == $gn"
+		ge=$(grep -E -c '(branin|hartmann6) +gp vs [a-z]+, early regret.*: (BETTER|no sig)' "$OUT/quality.txt")
+		gt=$(grep -E -c '(branin|hartmann6) +gp vs [a-z]+, early regret' "$OUT/quality.txt")
+		goal "GP leads after 50 max-fidelity evaluations on branin and hartmann6 (no other optimiser significantly better)" \
+			"leads on $ge of $gt" "leads on all" "$ge == $gt"
 	fi
+fi
+echo
+
+# ---------------------------------------------------------------- 4b. model cost
+echo "== 4b. model cost: ask latency, refits, and 1,000 workers on 30 s trials =="
+if [ "$MODE" = full ]; then
+	MA="--sizes 100,1000,10000 --asks 200 --trials 2000"
+else
+	MA="--sizes 100 --asks 50 --trials 200"
+fi
+# shellcheck disable=SC2086
+if OPENBLAS_NUM_THREADS=1 "$B/bench_model" $MA >"$OUT/model.txt" 2>&1; then
+	cat "$OUT/model.txt"
+	# the sustained table: model n asks_per_s idle_share max_wait_s
+	slow=$(awk '/^# sustained/ { s = 1; next } s && $3 ~ /^[0-9.]+$/ && $3 < 33 { n++ } END { print n + 0 }' "$OUT/model.txt")
+	goal "every model answers 33 asks/s (1,000 workers on 30 s trials) at every history size" \
+		"below on $slow" "none below" "$slow == 0"
+else
+	cat "$OUT/model.txt"
+	broken "bench_model"
 fi
 echo
 

@@ -1,6 +1,6 @@
 /*
  * optim_gp.c - owns GP-based Bayesian optimisation at the maximum fidelity:
- * the observations, the fit window, the refit schedule, the constant liar
+ * the observations, the fit window, the refit schedule, the believers
  * and the acquisition (expected improvement or Thompson sampling)
  *
  * The first n_startup_trials results come from uniform samples.  Then each
@@ -23,9 +23,10 @@
  * ask's cost is bounded by max_points, whatever the history, and the model
  * used by an ask is a function of the tell sequence alone.
  *
- * Asks in flight: each job not yet told joins the data as a constant liar,
- * at the worst output of the window, so that workers asking together are
- * sent to different points (up to max_points / 4 of them, the newest).
+ * Asks in flight: each job not yet told joins the data (up to max_points /
+ * 4 of them, the newest) at the model's mean there, floored at the best
+ * output (a kriging believer that never promises an improvement), so that
+ * workers asking together are sent to different points.
  *
  * Settings: acquisition, output, n_startup_trials, n_candidates,
  * max_points.  No per-trial state.  Saved: the rng, the hyperparameters and
@@ -84,7 +85,7 @@ struct gpo {
 	size_t npend, cappend;
 	/* scratch for one ask */
 	size_t *win;		      /* window: observation indices */
-	double *fx, *fy, *z;	      /* the model's data, n + liars */
+	double *fx, *fy, *z;	      /* the model's data, n + believers */
 	double *cand, *mu, *var;      /* ncand */
 	double *px, *pu, *dmu, *dvar; /* dim: EI refinement */
 	int *cont, ncont;	      /* the continuous dimensions */
@@ -209,7 +210,7 @@ static int gpo_new(const struct optim_setup *s, void **st, int *mf, char *err)
 	g->choices = calloc((size_t)s->dim, sizeof(int));
 	g->cand = calloc(nc * (size_t)s->dim, sizeof(double));
 	g->mu = calloc(nc, sizeof(double));
-	g->var = calloc(nc, sizeof(double));
+	g->var = calloc(nc > m ? nc : m, sizeof(double)); /* believers too */
 	g->fx = calloc(m * (size_t)s->dim, sizeof(double));
 	g->fy = calloc(m, sizeof(double));
 	g->px = calloc((size_t)s->dim, sizeof(double));
@@ -339,7 +340,7 @@ static void pend_del(struct gpo *g, uint64_t id)
 	g->npend--;
 }
 
-/* ---- the model's data: window, outputs, liars ---- */
+/* ---- the model's data: window, outputs, believers ---- */
 
 static int by_loss(const void *a, const void *b, void *ctx)
 {
@@ -438,7 +439,7 @@ static int model(struct gpo *g, double level, size_t nf, size_t w)
 {
 	struct gp_fit_params fp = {GPO_RESTARTS, 500, 1e-6};
 	size_t i, nl = g->npend, lim = (size_t)g->maxp / 4, D = (size_t)g->dim;
-	double lie = -INFINITY;
+	double ymin = INFINITY;
 	int rc;
 
 	for (i = 0; i < w; i++)
@@ -459,13 +460,19 @@ static int model(struct gpo *g, double level, size_t nf, size_t w)
 	}
 	if (nl > lim)
 		nl = lim;
-	for (i = 0; i < w; i++)
-		lie = fmax(lie, g->fy[i]);
-	for (i = 0; i < nl; i++) { /* the newest asks in flight */
+	if (!nl)
+		return gp_condition(g->gp, g->fx, g->fy, w);
+	/* the kriging believer: each pending point at the real data's mean */
+	for (i = 0; i < nl; i++)
 		memcpy(g->fx + (w + i) * D, g->pend[g->npend - nl + i].x,
 		       D * sizeof(double));
-		g->fy[w + i] = lie;
-	}
+	if ((rc = gp_condition(g->gp, g->fx, g->fy, w)) ||
+	    (rc = gp_predict(g->gp, g->fx + w * D, nl, g->fy + w, g->var)))
+		return rc;
+	for (i = 0; i < w; i++)
+		ymin = fmin(ymin, g->fy[i]);
+	for (i = 0; i < nl; i++) /* never below the best: EI there is 0 */
+		g->fy[w + i] = fmax(g->fy[w + i], ymin);
 	return gp_condition(g->gp, g->fx, g->fy, w + nl);
 }
 

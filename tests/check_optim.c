@@ -753,6 +753,43 @@ START_TEST(test_optim_model_proposes_asha_schedules)
 }
 END_TEST
 
+/* GP's believer: sixteen asks in flight are sixteen different points. */
+START_TEST(test_optim_gp_asks_in_flight_differ)
+{
+	struct optim_setup u;
+	struct optim *o;
+	struct optim_job j;
+	char err[DEHBQ_ERRLEN];
+	double x[16][DIM];
+	int k, a, b, d;
+
+	setup_of(&u, 6, 0);
+	u.choices = NULL;
+	ck_assert_int_eq(optim_open("gp", &u, &o, err), DEHBQ_OK);
+	for (k = 0; k < 20; k++) {
+		ck_assert_int_eq(optim_ask(o, &j, x[0]), DEHBQ_OK);
+		ck_assert_int_eq(optim_tell(o, j.id, OPTIM_OK,
+					    loss_of(x[0], j.fidelity), 27),
+				 DEHBQ_OK);
+	}
+	for (k = 0; k < 16; k++) {
+		ck_assert_int_eq(optim_ask(o, &j, x[k]), DEHBQ_OK);
+		ck_assert_int_eq(j.kind, OPTIM_KIND_TRIAL);
+	}
+	for (a = 0; a < 16; a++)
+		for (b = 0; b < a; b++) {
+			double s = 0;
+
+			for (d = 0; d < DIM; d++)
+				s += (x[a][d] - x[b][d]) * (x[a][d] - x[b][d]);
+			ck_assert_msg(sqrt(s) > 1e-3,
+				      "asks %d and %d: %g apart", a, b,
+				      sqrt(s));
+		}
+	optim_free(o);
+}
+END_TEST
+
 Suite *optim_suite(void)
 {
 	Suite *s = suite_create("optim");
@@ -776,6 +813,7 @@ Suite *optim_suite(void)
 	tcase_add_test(b, test_optim_asha_promotes_top_third);
 	tcase_add_test(b, test_optim_re_removes_oldest);
 	tcase_add_loop_test(b, test_optim_model_proposes_asha_schedules, 0, 2);
+	tcase_add_test(b, test_optim_gp_asks_in_flight_differ);
 	tcase_add_checked_fixture(b, NULL, variant_done);
 	tcase_add_test(b, test_optim_names_are_the_tables);
 	tcase_add_test(b, test_optim_dehb_beats_random_search_on_branin);
