@@ -56,7 +56,7 @@ check "... and leaves it in place, not quarantined" \
 mkspec "$T/spec2.json" 40 '{"lease": 5, "poll": 0.1, "max_attempts": 1}'
 "$B/dehbq" init "$T/as" --spec "$T/spec2.json" --optimizer asha >"$T/out" 2>&1
 check "init --optimizer asha describes the rungs" \
-	grep -q 'asha: new configurations start at fidelity 1; the best 1/3 of each rung are promoted' "$T/out"
+	grep -q 'asha: new configurations (uniform random) start at fidelity 1; the best 1/3 of each rung are promoted' "$T/out"
 bg "$B/dehbq-orchestrator" "$T/as" 2>"$T/as.orch.log"
 FAILFIRST='if [ "$DEHBQ_TRIAL_ID" = 00000000 ] && [ ! -e "$DEHBQ_STUDY/.failed-once" ]; then : >"$DEHBQ_STUDY/.failed-once"; exit 3; fi; '
 for i in 1 2; do
