@@ -35,26 +35,23 @@
 #include "asha.h"
 #include "optim.h"
 
+#include "acq.h"
 #include "copula.h"
 #include "err.h"
 #include "gp.h"
 #include "hb.h"
 #include "jsonbuf.h"
-#include "normal.h"
 #include "ostate.h"
 #include "rng.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
-#include <nlopt.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define GPO_MAX_CAND   100000
 #define GPO_MAX_START  100000
 #define GPO_MAX_POINTS 4000
-#define GPO_REFINE     5  /* L-BFGS starts from the best candidates */
-#define GPO_REFINE_EV  50 /* EI evaluations per start */
 #define GPO_RESTARTS   5  /* L-BFGS runs of a full fit */
 #define GPO_FULL_EVERY 10 /* every 10th fit is full; the others warm */
 
@@ -84,12 +81,12 @@ struct gpo {
 	struct pend *pend; /* in flight, by id */
 	size_t npend, cappend;
 	/* scratch for one ask */
-	size_t *win;		      /* window: observation indices */
-	double *fx, *fy, *z;	      /* the model's data, n + believers */
-	double *cand, *mu, *var;      /* ncand */
-	double *px, *pu, *dmu, *dvar; /* dim: EI refinement */
-	int *cont, ncont;	      /* the continuous dimensions */
-	double *spare;		      /* dim: the next pending vector */
+	size_t *win;	     /* window: observation indices */
+	double *fx, *fy, *z; /* the model's data, n + believers */
+	double *cand;	     /* ncand * dim */
+	double *var;	     /* the believers' variances */
+	int *cont, ncont;    /* the continuous dimensions */
+	double *spare;	     /* dim: the next pending vector */
 };
 
 static const char *const gp_keys[] = {"acquisition",
@@ -168,12 +165,7 @@ static void gpo_free(void *st)
 	free(g->fy);
 	free(g->z);
 	free(g->cand);
-	free(g->mu);
 	free(g->var);
-	free(g->px);
-	free(g->pu);
-	free(g->dmu);
-	free(g->dvar);
 	free(g->cont);
 	free(g->spare);
 	free(g);
@@ -209,17 +201,12 @@ static int gpo_new(const struct optim_setup *s, void **st, int *mf, char *err)
 	m = (size_t)gs.maxp + (size_t)gs.maxp / 4;
 	g->choices = calloc((size_t)s->dim, sizeof(int));
 	g->cand = calloc(nc * (size_t)s->dim, sizeof(double));
-	g->mu = calloc(nc, sizeof(double));
-	g->var = calloc(nc > m ? nc : m, sizeof(double)); /* believers too */
+	g->var = calloc(m, sizeof(double)); /* the believers' */
 	g->fx = calloc(m * (size_t)s->dim, sizeof(double));
 	g->fy = calloc(m, sizeof(double));
-	g->px = calloc((size_t)s->dim, sizeof(double));
-	g->pu = calloc((size_t)s->dim, sizeof(double));
-	g->dmu = calloc((size_t)s->dim, sizeof(double));
-	g->dvar = calloc((size_t)s->dim, sizeof(double));
 	g->cont = calloc((size_t)s->dim, sizeof(int));
-	if (!g->choices || !g->cand || !g->mu || !g->var || !g->fx || !g->fy ||
-	    !g->px || !g->pu || !g->dmu || !g->dvar || !g->cont) {
+	if (!g->choices || !g->cand || !g->var || !g->fx || !g->fy ||
+	    !g->cont) {
 		gpo_free(g);
 		return DEHBQ_ENOMEM;
 	}
@@ -476,135 +463,27 @@ static int model(struct gpo *g, double level, size_t nf, size_t w)
 	return gp_condition(g->gp, g->fx, g->fy, w + nl);
 }
 
-/* ---- acquisition ---- */
-
-/* Expected improvement below ymin, and its derivatives in mu and var. */
-static double ei(double ymin, double mu, double var, double *dmu, double *dvar)
-{
-	double s = sqrt(var), v, cdf, pdf;
-
-	if (!(s > 1e-12)) {
-		*dmu = ymin > mu ? -1 : 0;
-		*dvar = 0;
-		return fmax(ymin - mu, 0);
-	}
-	v = (ymin - mu) / s;
-	cdf = normal_cdf(v);
-	pdf = normal_pdf(v);
-	*dmu = -cdf;
-	*dvar = pdf / (2 * s);
-	return s * (v * cdf + pdf);
-}
-
-struct eictx {
-	struct gpo *g;
-	double ymin;
-};
-
-/* EI at g->px with the continuous coordinates u, for NLopt. */
-static double ei_cb(unsigned m, const double *u, double *grad, void *ctx)
-{
-	struct eictx *c = ctx;
-	struct gpo *g = c->g;
-	double mu, var, a, b, e;
-	unsigned k;
-
-	for (k = 0; k < m; k++)
-		g->px[g->cont[k]] = u[k];
-	if (gp_predict_grad(g->gp, g->px, &mu, &var, g->dmu, g->dvar)) {
-		if (grad)
-			memset(grad, 0, m * sizeof(double));
-		return 0;
-	}
-	e = ei(c->ymin, mu, var, &a, &b);
-	for (k = 0; grad && k < m; k++)
-		grad[k] = a * g->dmu[g->cont[k]] + b * g->dvar[g->cont[k]];
-	return e;
-}
-
-/* L-BFGS on EI from candidate c; the better of the two into vec. */
-static void refine(struct gpo *g, struct eictx *ec, size_t c, double *best,
-		   double *vec)
-{
-	nlopt_opt opt;
-	double val;
-	int k;
-
-	memcpy(g->px, g->cand + c * (size_t)g->dim,
-	       (size_t)g->dim * sizeof(double));
-	if (!g->ncont ||
-	    !(opt = nlopt_create(NLOPT_LD_LBFGS, (unsigned)g->ncont)))
-		return;
-	nlopt_set_lower_bounds1(opt, 0);
-	nlopt_set_upper_bounds1(opt, 1);
-	nlopt_set_max_objective(opt, ei_cb, ec);
-	nlopt_set_maxeval(opt, GPO_REFINE_EV);
-	nlopt_set_ftol_rel(opt, 1e-9);
-	for (k = 0; k < g->ncont; k++)
-		g->pu[k] = g->px[g->cont[k]];
-	if (nlopt_optimize(opt, g->pu, &val) > 0 && val > *best) {
-		*best = val;
-		memcpy(vec, g->cand + c * (size_t)g->dim,
-		       (size_t)g->dim * sizeof(double));
-		for (k = 0; k < g->ncont; k++)
-			vec[g->cont[k]] = fmin(fmax(g->pu[k], 0), 1);
-	}
-	nlopt_destroy(opt);
-}
-
-static int propose_ei(struct gpo *g, size_t w, double *vec)
-{
-	struct eictx ec = {g, INFINITY};
-	size_t c, i, top[GPO_REFINE] = {0}, nt = 0, nc = (size_t)g->ncand;
-	double best, a, b;
-	int rc;
-
-	for (i = 0; i < w; i++)
-		ec.ymin = fmin(ec.ymin, g->fy[i]);
-	if ((rc = gp_predict(g->gp, g->cand, nc, g->mu, g->var)))
-		return rc;
-	for (c = 0; c < nc; c++) /* EI into mu */
-		g->mu[c] = ei(ec.ymin, g->mu[c], g->var[c], &a, &b);
-	for (c = 0; c < nc; c++) { /* the best few, best first */
-		size_t k = nt < GPO_REFINE ? nt++ : GPO_REFINE;
-
-		if (k == GPO_REFINE && !(g->mu[c] > g->mu[top[k - 1]]))
-			continue;
-		if (k == GPO_REFINE)
-			k--;
-		for (; k > 0 && g->mu[c] > g->mu[top[k - 1]]; k--)
-			top[k] = top[k - 1];
-		top[k] = c;
-	}
-	best = g->mu[top[0]];
-	memcpy(vec, g->cand + top[0] * (size_t)g->dim,
-	       (size_t)g->dim * sizeof(double));
-	for (i = 0; i < nt; i++)
-		refine(g, &ec, top[i], &best, vec);
-	return DEHBQ_OK;
-}
-
-static int propose_ts(struct gpo *g, double *vec)
-{
-	size_t c, best = 0;
-	int rc = gp_sample(g->gp, g->cand, (size_t)g->ncand, &g->rng, g->mu);
-
-	if (rc)
-		return rc;
-	for (c = 1; c < (size_t)g->ncand; c++)
-		if (g->mu[c] < g->mu[best])
-			best = c;
-	memcpy(vec, g->cand + best * (size_t)g->dim,
-	       (size_t)g->dim * sizeof(double));
-	return DEHBQ_OK;
-}
-
 static void uniform(struct gpo *g, double *v, size_t n)
 {
 	size_t i;
 
 	for (i = 0; i < n * (size_t)g->dim; i++)
 		v[i] = rng_uniform(&g->rng);
+}
+
+/* The acquisition's choice among fresh candidates (acq.c). */
+static int acquire(struct gpo *g, size_t w, double *vec)
+{
+	struct acq_space sp = {g->dim, g->cont, g->ncont};
+	double ymin = INFINITY;
+	size_t i;
+
+	if (g->acq == ACQ_TS)
+		return acq_ts(g->gp, g->cand, (size_t)g->ncand, &sp, &g->rng,
+			      vec);
+	for (i = 0; i < w; i++)
+		ymin = fmin(ymin, g->fy[i]);
+	return acq_ei(g->gp, g->cand, (size_t)g->ncand, &sp, ymin, vec);
 }
 
 /* A proposal from the results at fidelity level. */
@@ -622,8 +501,7 @@ static int propose(struct gpo *g, double level, double *vec,
 	if (w >= 2) {
 		uniform(g, g->cand, (size_t)g->ncand);
 		if (!(rc = model(g, level, nf, w)))
-			rc = g->acq == ACQ_TS ? propose_ts(g, vec)
-					      : propose_ei(g, w, vec);
+			rc = acquire(g, w, vec);
 		if (rc == DEHBQ_ENOMEM)
 			return rc;
 	}

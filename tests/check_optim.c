@@ -31,6 +31,8 @@ static const int choices[DIM] = {0, 4, 0};
 static const char *const composed[][2] = {
 	{"tpe", "{\"multi_fidelity\":\"asha\"}"},
 	{"gp", "{\"multi_fidelity\":\"asha\"}"},
+	{"gp", "{\"acquisition\":\"ts\",\"output\":\"copula\","
+	       "\"n_candidates\":300}"},
 };
 #define NCOMPOSED ((int)(sizeof(composed) / sizeof(composed[0])))
 

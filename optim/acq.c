@@ -1,0 +1,151 @@
+/*
+ * acq.c - owns the acquisition functions of acq.h: expected improvement
+ * with its L-BFGS refinement, and Thompson sampling
+ */
+#include "acq.h"
+
+#include "err.h"
+#include "gp.h"
+#include "normal.h"
+
+#include <math.h>
+#include <nlopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Expected improvement below ymin, and its derivatives in mu and var. */
+static double ei(double ymin, double mu, double var, double *dmu, double *dvar)
+{
+	double s = sqrt(var), v, cdf, pdf;
+
+	if (!(s > 1e-12)) {
+		*dmu = ymin > mu ? -1 : 0;
+		*dvar = 0;
+		return fmax(ymin - mu, 0);
+	}
+	v = (ymin - mu) / s;
+	cdf = normal_cdf(v);
+	pdf = normal_pdf(v);
+	*dmu = -cdf;
+	*dvar = pdf / (2 * s);
+	return s * (v * cdf + pdf);
+}
+
+/* One refinement: the point, its continuous part and the gradients. */
+struct eictx {
+	struct gp *g;
+	const struct acq_space *sp;
+	double ymin;
+	double *px, *pu, *dmu, *dvar; /* dim each */
+};
+
+/* EI at px with the continuous coordinates u, for NLopt. */
+static double ei_cb(unsigned m, const double *u, double *grad, void *ctx)
+{
+	struct eictx *c = ctx;
+	const int *cont = c->sp->cont;
+	double mu, var, a, b, e;
+	unsigned k;
+
+	for (k = 0; k < m; k++)
+		c->px[cont[k]] = u[k];
+	if (gp_predict_grad(c->g, c->px, &mu, &var, c->dmu, c->dvar)) {
+		if (grad)
+			memset(grad, 0, m * sizeof(double));
+		return 0;
+	}
+	e = ei(c->ymin, mu, var, &a, &b);
+	for (k = 0; grad && k < m; k++)
+		grad[k] = a * c->dmu[cont[k]] + b * c->dvar[cont[k]];
+	return e;
+}
+
+/* L-BFGS on EI from x; if it beats *best, the point found into vec. */
+static void refine(struct eictx *c, const double *x, double *best, double *vec)
+{
+	const struct acq_space *sp = c->sp;
+	nlopt_opt opt;
+	double val;
+	int k;
+
+	if (!sp->ncont ||
+	    !(opt = nlopt_create(NLOPT_LD_LBFGS, (unsigned)sp->ncont)))
+		return;
+	memcpy(c->px, x, (size_t)sp->dim * sizeof(double));
+	nlopt_set_lower_bounds1(opt, 0);
+	nlopt_set_upper_bounds1(opt, 1);
+	nlopt_set_max_objective(opt, ei_cb, c);
+	nlopt_set_maxeval(opt, ACQ_REFINE_EV);
+	nlopt_set_ftol_rel(opt, 1e-9);
+	for (k = 0; k < sp->ncont; k++)
+		c->pu[k] = x[sp->cont[k]];
+	if (nlopt_optimize(opt, c->pu, &val) > 0 && val > *best) {
+		*best = val;
+		memcpy(vec, x, (size_t)sp->dim * sizeof(double));
+		for (k = 0; k < sp->ncont; k++)
+			vec[sp->cont[k]] = fmin(fmax(c->pu[k], 0), 1);
+	}
+	nlopt_destroy(opt);
+}
+
+int acq_ei(struct gp *g, const double *cand, size_t nc,
+	   const struct acq_space *sp, double ymin, double *vec)
+{
+	struct eictx ec = {g, sp, ymin, NULL, NULL, NULL, NULL};
+	size_t c, i, top[ACQ_REFINE] = {0}, nt = 0, D = (size_t)sp->dim;
+	double *mu = malloc(nc * sizeof(double)), *var, *scratch, best, a, b;
+	int rc = DEHBQ_ENOMEM;
+
+	var = malloc(nc * sizeof(double));
+	scratch = malloc(4 * D * sizeof(double));
+	if (!nc)
+		rc = DEHBQ_EINVAL;
+	if (!mu || !var || !scratch || !nc)
+		goto out;
+	ec.px = scratch;
+	ec.pu = scratch + D;
+	ec.dmu = scratch + 2 * D;
+	ec.dvar = scratch + 3 * D;
+	if ((rc = gp_predict(g, cand, nc, mu, var)))
+		goto out;
+	for (c = 0; c < nc; c++) /* EI into mu */
+		mu[c] = ei(ymin, mu[c], var[c], &a, &b);
+	for (c = 0; c < nc; c++) { /* the best few, best first */
+		size_t k = nt < ACQ_REFINE ? nt++ : ACQ_REFINE;
+
+		if (k == ACQ_REFINE && !(mu[c] > mu[top[k - 1]]))
+			continue;
+		if (k == ACQ_REFINE)
+			k--;
+		for (; k > 0 && mu[c] > mu[top[k - 1]]; k--)
+			top[k] = top[k - 1];
+		top[k] = c;
+	}
+	best = mu[top[0]];
+	memcpy(vec, cand + top[0] * D, D * sizeof(double));
+	for (i = 0; i < nt; i++)
+		refine(&ec, cand + top[i] * D, &best, vec);
+out:
+	free(mu);
+	free(var);
+	free(scratch);
+	return rc;
+}
+
+int acq_ts(struct gp *g, const double *cand, size_t nc,
+	   const struct acq_space *sp, struct rng *r, double *vec)
+{
+	double *f = malloc(nc * sizeof(double));
+	size_t c, best = 0;
+	int rc = nc ? DEHBQ_ENOMEM : DEHBQ_EINVAL;
+
+	if (f && nc && !(rc = gp_sample(g, cand, nc, r, f))) {
+		for (c = 1; c < nc; c++)
+			if (f[c] < f[best])
+				best = c;
+		memcpy(vec, cand + best * (size_t)sp->dim,
+		       (size_t)sp->dim * sizeof(double));
+	}
+	free(f);
+	return rc;
+}

@@ -1,0 +1,42 @@
+/*
+ * acq.h - acquisition over a conditioned Gaussian process (gp.h): which of
+ * a set of candidate points to evaluate next
+ *
+ *   acq_ei: expected improvement below ymin, EI = sigma (v Phi(v) + phi(v))
+ *     with v = (ymin - mu) / sigma, at every candidate; then NLopt's L-BFGS
+ *     on EI (its exact gradient through the posterior's) from the best
+ *     ACQ_REFINE candidates, over the continuous dimensions, ACQ_REFINE_EV
+ *     evaluations each.  The best point found.
+ *   acq_ts: Thompson sampling, the argmin of one joint posterior draw
+ *     over the candidates.
+ *
+ * Deterministic: a function of the model, the candidates and (for acq_ts)
+ * the caller's rng.  Ownership: scratch is allocated and freed per call;
+ * the answer goes to vec (dim doubles).  Errors as gp.h's.
+ */
+#ifndef DEHBQ_ACQ_H
+#define DEHBQ_ACQ_H
+
+#include <stddef.h>
+
+#include "rng.h"
+
+struct gp;
+
+#define ACQ_REFINE    5	 /* L-BFGS starts from the best candidates */
+#define ACQ_REFINE_EV 50 /* EI evaluations per start */
+
+/* The candidates' layout: dim coordinates, of which cont[0..ncont-1] are
+ * continuous (refined); the others are categorical (kept). */
+struct acq_space {
+	int dim;
+	const int *cont;
+	int ncont;
+};
+
+int acq_ei(struct gp *g, const double *cand, size_t nc,
+	   const struct acq_space *sp, double ymin, double *vec);
+int acq_ts(struct gp *g, const double *cand, size_t nc,
+	   const struct acq_space *sp, struct rng *r, double *vec);
+
+#endif
