@@ -237,6 +237,7 @@ Suite *gp_suite(void)
 	Suite *s = suite_create("gp");
 	TCase *c = tcase_create("core");
 
+	tcase_set_timeout(c, 120); /* the fit, under the sanitizers */
 	tcase_add_test(c, test_gp_nll_gradient_matches_differences);
 	tcase_add_test(c, test_gp_posterior_gradient_and_interpolation);
 	tcase_add_test(c, test_gp_fit_finds_the_relevant_dimensions);
