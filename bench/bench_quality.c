@@ -22,11 +22,13 @@
  * logarithmically up to the budget) over the seeds; the mean rank of each
  * optimiser; and the comparisons the issues ask for, each with a two-sided
  * Mann-Whitney U test: ASHA vs Hyperband (anytime), RE vs random, TPE vs
- * random and BOHB vs Hyperband (final).  --csv DIR writes quality_final.csv and
- * quality_traj.csv.
+ * random, BOHB vs Hyperband, GP vs random and TPE, and the compositions
+ * with ASHA (tpe+asha, gp+asha) against their parts (final).  --only
+ * picks optimisers and compositions by name.  --csv DIR writes
+ * quality_final.csv and quality_traj.csv.
  *
  * Usage: bench_quality [--seeds N] [--budget B | --brackets N] [--jobs J]
- *                      [--csv DIR] PROBLEM...
+ *                      [--only OPT,...] [--csv DIR] PROBLEM...
  * Exit codes: 0 ok, 100 usage, 111 optimiser failure.
  */
 #include "benchfn.h"
@@ -34,6 +36,8 @@
 #include "hb.h"
 #include "optim.h"
 #include "rng.h"
+
+#include <cjson/cJSON.h>
 
 #include <errno.h>
 #include <math.h>
@@ -52,6 +56,21 @@ struct qual_run {
 	double final;		   /* regret when the budget is spent */
 	double anytime;		   /* mean log10 regret over traj */
 };
+
+static const char *names[QUAL_MAXOPT]; /* the optimisers compared */
+static int nopt;
+
+/*
+ * Compositions compared beside optim_table's entries: a label, the
+ * optimiser it opens and the settings it opens it with.
+ */
+static const struct {
+	const char *label, *base, *settings;
+} composed[] = {
+	{"tpe+asha", "tpe", "{\"multi_fidelity\":\"asha\"}"},
+	{"gp+asha", "gp", "{\"multi_fidelity\":\"asha\"}"},
+};
+#define QUAL_NCOMPOSED ((int)(sizeof(composed) / sizeof(composed[0])))
 
 struct qual_job {
 	uint64_t id;
@@ -101,11 +120,18 @@ static double bracket_budget(const struct benchfn *f, long n)
 static int qual_open(const struct benchfn *f, const char *name, uint64_t seed,
 		     struct optim **o)
 {
-	int ch[512], i;
+	int ch[512], i, rc;
 	struct optim_setup u;
 	char err[DEHBQ_ERRLEN];
 
 	memset(&u, 0, sizeof(u));
+	for (i = 0; i < QUAL_NCOMPOSED; i++)
+		if (!strcmp(name, composed[i].label)) {
+			name = composed[i].base;
+			u.settings = cJSON_Parse(composed[i].settings);
+			if (!u.settings)
+				return DEHBQ_ENOMEM;
+		}
 	for (i = 0; i < f->dim && i < 512; i++) /* counting ones: bits */
 		ch[i] = f->kind == BENCHFN_COUNTINGONES && i < f->n ? 2 : 0;
 	u.dim = f->dim;
@@ -114,7 +140,9 @@ static int qual_open(const struct benchfn *f, const char *name, uint64_t seed,
 	u.eta = 3;
 	u.seed = seed;
 	u.choices = ch;
-	if (optim_open(name, &u, o, err)) {
+	rc = optim_open(name, &u, o, err);
+	cJSON_Delete((cJSON *)u.settings);
+	if (rc) {
 		fprintf(stderr, "bench_quality: fatal: %s\n", err);
 		return DEHBQ_EINVAL;
 	}
@@ -267,9 +295,6 @@ static int qual_long(const char *s, long *v)
 	return errno || end == s || *end;
 }
 
-static const char *names[QUAL_MAXOPT]; /* the optimisers compared */
-static int nopt;
-
 static int opt_index(const char *name)
 {
 	int i;
@@ -280,25 +305,36 @@ static int opt_index(const char *name)
 	return -1;
 }
 
-/* --only a,b,c: those optimisers of optim_table, in the table's order. */
+/* Does the comma-separated list only name n (no list: everything does)? */
+static int listed(const char *only, const char *n)
+{
+	size_t len = strlen(n);
+	const char *p = only;
+
+	while (p) {
+		if (!strncmp(p, n, len) && (!p[len] || p[len] == ','))
+			return 1;
+		p = strchr(p, ',');
+		p = p ? p + 1 : NULL;
+	}
+	return !only;
+}
+
+/*
+ * --only a,b,c: those optimisers of optim_table, in the table's order,
+ * then those compositions.
+ */
 static int select_opts(const char *only)
 {
 	int i;
 
 	nopt = 0;
-	for (i = 0; optim_table[i] && nopt < QUAL_MAXOPT; i++) {
-		const char *n = optim_table[i]->name, *p = only;
-		size_t len = strlen(n);
-
-		while (p) {
-			if (!strncmp(p, n, len) && (!p[len] || p[len] == ','))
-				break;
-			p = strchr(p, ',');
-			p = p ? p + 1 : NULL;
-		}
-		if (!only || p)
-			names[nopt++] = n;
-	}
+	for (i = 0; optim_table[i] && nopt < QUAL_MAXOPT; i++)
+		if (listed(only, optim_table[i]->name))
+			names[nopt++] = optim_table[i]->name;
+	for (i = 0; i < QUAL_NCOMPOSED && nopt < QUAL_MAXOPT; i++)
+		if (listed(only, composed[i].label))
+			names[nopt++] = composed[i].label;
 	return nopt ? 0 : -1;
 }
 
@@ -323,8 +359,12 @@ static const struct {
 	const char *a, *b;
 	int anytime; /* else the final regret */
 } cmps[] = {
-	{"asha", "hyperband", 1}, {"re", "random", 0}, {"tpe", "random", 0},
-	{"bohb", "hyperband", 0}, {"gp", "random", 0}, {"gp", "tpe", 0},
+	{"asha", "hyperband", 1}, {"re", "random", 0},
+	{"tpe", "random", 0},	  {"bohb", "hyperband", 0},
+	{"gp", "random", 0},	  {"gp", "tpe", 0},
+	{"tpe+asha", "asha", 0},  {"tpe+asha", "tpe", 0},
+	{"gp+asha", "asha", 0},	  {"gp+asha", "gp", 0},
+	{"gp+asha", "bohb", 0},
 };
 
 #define QUAL_EARLY 50 /* "small budgets": this many max-fidelity evals */
