@@ -8,6 +8,8 @@ PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
 MANDIR  ?= $(PREFIX)/share/man
 DATADIR ?= $(PREFIX)/share/dehbq
+PYTHON  ?= python3
+PYDIR   ?=
 CFLAGS  ?= -O2 -g
 CC      ?= cc
 FUZZCC  ?= clang
@@ -170,6 +172,14 @@ install: all
 	install -m 644 docs/dehbq.1 docs/dehbq-worker.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 docs/dehbq-orchestrator.8 $(DESTDIR)$(MANDIR)/man8/
 	cp -R deploy $(DESTDIR)$(DATADIR)/
+	@d="$(PYDIR)"; [ -n "$$d" ] || d=$$($(PYTHON) -c 'import sys; \
+		print("$(PREFIX)/lib/python%d.%d/dist-packages" % \
+		sys.version_info[:2])' 2>/dev/null); \
+	if [ -n "$$d" ]; then \
+		install -d "$(DESTDIR)$$d/dehbq" && \
+		install -m 644 python/dehbq/*.py "$(DESTDIR)$$d/dehbq/" && \
+		echo "python package: $$d/dehbq"; \
+	else echo "python package: SKIPPED ($(PYTHON) not found; set PYDIR=)"; fi
 
 FORMAT_SRCS = $(wildcard common/*.[ch] optim/*.[ch] orchestrator/*.[ch] worker/*.[ch] \
 	cli/*.[ch] fuzz/*.c examples/*.c bench/*.c bench/lib/*.[ch] tests/check_*.c \

@@ -32,6 +32,7 @@ int cli_workers(int argc, char **argv);
 int cli_trials(int argc, char **argv);
 int cli_show(int argc, char **argv);
 int cli_export(int argc, char **argv);
+int cli_best(int argc, char **argv);
 int cli_plot(int argc, char **argv);
 int cli_stop(int argc, char **argv);
 int cli_requeue(int argc, char **argv);

@@ -21,6 +21,7 @@ static const char usage[] =
 	"  trials STUDY        one row per trial\n"
 	"  show STUDY ID       one trial: files, result, log tails\n"
 	"  export STUDY        every evaluation as CSV or JSON lines\n"
+	"  best STUDY          the best configuration as JSON\n"
 	"  plot STUDY -o F.svg incumbent and evaluations as an SVG\n"
 	"  workers STUDY       the worker registry\n"
 	"  stop STUDY          ask the orchestrator to finish\n"
@@ -34,11 +35,12 @@ static const struct {
 	const char *name;		   /* subcommand */
 	int (*run)(int argc, char **argv); /* its entry point */
 } commands[] = {
-	{"init", cli_init},	{"validate", cli_validate},
-	{"status", cli_status}, {"trials", cli_trials},
-	{"show", cli_show},	{"export", cli_export},
-	{"plot", cli_plot},	{"workers", cli_workers},
-	{"stop", cli_stop},	{"requeue", cli_requeue},
+	{"init", cli_init},	  {"validate", cli_validate},
+	{"status", cli_status},	  {"trials", cli_trials},
+	{"show", cli_show},	  {"export", cli_export},
+	{"best", cli_best},	  {"plot", cli_plot},
+	{"workers", cli_workers}, {"stop", cli_stop},
+	{"requeue", cli_requeue},
 };
 
 int main(int argc, char **argv)

@@ -13,7 +13,12 @@ python3-sklearn) and reports the validation error.
   report   {"loss": validation error, "cost": wall seconds,
             "info": {"test_error", "train_error", "epochs", "trained_epochs",
                      "resumed_from", "n_iter"}}
-           written to $DEHBQ_RESULT (or --result), and printed on stdout.
+           by dehbq.trial.report(): written to $DEHBQ_RESULT (or --result),
+           or printed as the last line of stdout when there is neither.
+
+It reads its trial through the dehbq Python package (python/dehbq, used
+from this source tree when it is not installed): trial.config(),
+trial.budget(), trial.parent_workdir(), trial.checkpoint_dir().
 
 Warm start.  After training, the model is pickled to model.pkl in the trial's
 working directory.  For a promotion dehbq-worker passes the lower-fidelity
@@ -24,7 +29,7 @@ a promotion from 11 to 33 epochs costs 22 epochs, not 33.  Without a usable
 checkpoint it trains from scratch.  A checkpoint is a pickle: only load
 study directories you trust.
 
-Usage (everything defaults to the DEHBQ_* environment):
+Usage (the options override the DEHBQ_* environment):
   dehbq-worker --study S -- python3 $PWD/examples/mlpdigits.py \\
       --config {config} --budget {budget} --parent-workdir {parent_workdir}
 
@@ -43,12 +48,17 @@ for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_v, "1")
 
 import argparse
-import json
-import math
 import pickle
 import sys
 import time
 import warnings
+
+try:
+    from dehbq import trial
+except ImportError:  # run from a dehbq source tree, not installed
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(
+        __file__)), os.pardir, "python"))
+    from dehbq import trial
 
 EXIT_USAGE = 100
 EXIT_SYS = 111
@@ -68,58 +78,51 @@ def die(code, msg):
 
 
 def parse_args():
-    env = os.environ.get
+    """Options override the trial dehbq-worker passes (dehbq.trial)."""
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--config", default=env("DEHBQ_CONFIG"))
-    p.add_argument("--budget", default=env("DEHBQ_BUDGET"))
-    p.add_argument("--result", default=env("DEHBQ_RESULT"))
-    p.add_argument("--workdir", default=env("DEHBQ_WORKDIR") or ".")
-    p.add_argument("--parent-workdir", default=env("DEHBQ_PARENT_WORKDIR"))
-    p.add_argument("--seed", default=env("DEHBQ_SEED") or "0")
+    p.add_argument("--config")
+    p.add_argument("--budget")
+    p.add_argument("--result")
+    p.add_argument("--workdir")
+    p.add_argument("--parent-workdir")
+    p.add_argument("--seed")
     a = p.parse_args()
-    if not a.config:
-        die(EXIT_USAGE, "no config (give --config or run under dehbq-worker)")
+    for name, value in (("DEHBQ_CONFIG", a.config), ("DEHBQ_BUDGET", a.budget),
+                        ("DEHBQ_RESULT", a.result), ("DEHBQ_SEED", a.seed),
+                        ("DEHBQ_WORKDIR", a.workdir),
+                        ("DEHBQ_PARENT_WORKDIR", a.parent_workdir)):
+        if value is not None:
+            os.environ[name] = value
     try:
-        b = float(a.budget)
-    except (TypeError, ValueError):
-        die(EXIT_USAGE, "budget %r: want a positive number" % (a.budget,))
-    if not math.isfinite(b) or b <= 0:
-        die(EXIT_USAGE, "budget %r: want a positive number" % (a.budget,))
-    a.epochs = max(1, int(round(b)))
-    try:
-        a.seed = int(a.seed) % (2 ** 32)
-    except ValueError:
-        die(EXIT_USAGE, "seed %r: not an integer" % (a.seed,))
+        a.cfg = trial.config()
+        a.epochs = max(1, int(round(trial.budget())))
+        a.seed = trial.seed() % (2 ** 32)
+    except trial.TrialError as e:
+        die(EXIT_USAGE, str(e))
+    a.workdir = trial.checkpoint_dir()
+    a.parent_workdir = trial.parent_workdir()
     return a
 
 
-def load_config(path):
-    try:
-        with open(path) as f:
-            cfg = json.load(f)
-    except OSError as e:
-        die(EXIT_USAGE, "%s: %s" % (path, e.strerror))
-    except ValueError as e:
-        die(EXIT_USAGE, "%s: not JSON: %s" % (path, e))
-    if not isinstance(cfg, dict):
-        die(EXIT_USAGE, "%s: the config must be a JSON object" % path)
+def check_config(cfg):
+    """cfg checked against SPACE; ints made ints."""
     extra = sorted(set(cfg) - set(SPACE))
     if extra:
-        die(EXIT_USAGE, "%s: unknown parameter '%s' (use "
-            "examples/space_mlpdigits.json)" % (path, extra[0]))
+        die(EXIT_USAGE, "config: unknown parameter '%s' (use "
+            "examples/space_mlpdigits.json)" % extra[0])
     for name, (typ, *rng) in SPACE.items():
         if name not in cfg:
-            die(EXIT_USAGE, "%s: missing parameter '%s'" % (path, name))
+            die(EXIT_USAGE, "config: missing parameter '%s'" % name)
         v = cfg[name]
         if typ is str:
             if v not in rng[0]:
-                die(EXIT_USAGE, "%s: '%s' must be one of %s"
-                    % (path, name, ", ".join(rng[0])))
+                die(EXIT_USAGE, "config: '%s' must be one of %s"
+                    % (name, ", ".join(rng[0])))
             continue
         if isinstance(v, bool) or not isinstance(v, (int, float)) or \
                 (typ is int and v != int(v)) or not rng[0] <= v <= rng[1]:
-            die(EXIT_USAGE, "%s: '%s' = %r: want %s in [%g, %g]"
-                % (path, name, v, typ.__name__, rng[0], rng[1]))
+            die(EXIT_USAGE, "config: '%s' = %r: want %s in [%g, %g]"
+                % (name, v, typ.__name__, rng[0], rng[1]))
         cfg[name] = typ(v)
     return cfg
 
@@ -163,7 +166,7 @@ def load_parent(parent, cfg, epochs):
 def main():
     t0 = time.time()
     a = parse_args()
-    cfg = load_config(a.config)
+    cfg = check_config(a.cfg)
     try:
         from sklearn.exceptions import ConvergenceWarning
         from sklearn.neural_network import MLPClassifier
@@ -206,28 +209,14 @@ def main():
     except OSError as e:  # a checkpoint is an optimisation, not a result
         print("mlpdigits: no checkpoint: %s" % e, file=sys.stderr)
 
-    report = {
-        "loss": 1.0 - model.score(x_va, y_va),
-        "cost": time.time() - t0,
-        "info": {
-            "test_error": 1.0 - model.score(x_te, y_te),
-            "train_error": 1.0 - model.score(x_tr, y_tr),
-            "epochs": a.epochs,
-            "trained_epochs": max(todo, 0),
-            "resumed_from": done,
-            "n_iter": int(model.n_iter_),
-        },
-    }
-    text = json.dumps(report)
-    if a.result:
-        try:
-            tmp = a.result + ".tmp"
-            with open(tmp, "w") as f:
-                f.write(text + "\n")
-            os.replace(tmp, a.result)
-        except OSError as e:
-            die(EXIT_SYS, "%s: %s" % (a.result, e.strerror))
-    print(text)
+    try:
+        trial.report(1.0 - model.score(x_va, y_va), cost=time.time() - t0,
+                     test_error=1.0 - model.score(x_te, y_te),
+                     train_error=1.0 - model.score(x_tr, y_tr),
+                     epochs=a.epochs, trained_epochs=max(todo, 0),
+                     resumed_from=done, n_iter=int(model.n_iter_))
+    except trial.TrialError as e:
+        die(EXIT_SYS, str(e))
     return 0
 
 
