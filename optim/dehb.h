@@ -187,6 +187,11 @@ int dehb_job_get(const struct dehb *d, uint64_t job_id, struct dehb_job *job,
 
 /* 1 when no more jobs will be issued (termination reached). */
 int dehb_exhausted(const struct dehb *d);
+/*
+ * Raise max_brackets (dehbq extend): n >= the current limit, which is not
+ * 0.  The engine then opens brackets up to n; DEHBQ_EINVAL otherwise.
+ */
+int dehb_extend(struct dehb *d, int64_t max_brackets);
 /* 1 when exhausted and nothing is in flight. */
 int dehb_finished(const struct dehb *d);
 

@@ -11,6 +11,15 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+int dehb_extend(struct dehb *d, int64_t max_brackets)
+{
+	if (d->p.max_brackets == 0 || max_brackets < d->p.max_brackets ||
+	    max_brackets > DEHB_MAX_ID)
+		return DEHBQ_EINVAL;
+	d->p.max_brackets = max_brackets;
+	return DEHBQ_OK;
+}
+
 void dehb_params_init(struct dehb_params *p)
 {
 	memset(p, 0, sizeof(*p));

@@ -314,6 +314,51 @@ int optim_finished(const struct optim *o)
 	return optim_exhausted(o) && o->nfl == 0;
 }
 
+/* One limit of optim_extend: 0 stays 0, a set one may only grow. */
+static int extend_ok(const char *what, double old, double new, char *err)
+{
+	if (!(isfinite(new) && new >= 0 && new <= (double)OPTIM_MAX_ID))
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "%s: must be finite, >= 0 and below 2^53",
+				  what);
+	if (old == 0 && new != 0)
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "%s: the study has no such limit; extend "
+				  "the limit it has",
+				  what);
+	if (old != 0 && new < old)
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "%s: %.17g is below the current %.17g (a "
+				  "limit only grows; dehbq stop ends a study)",
+				  what, new, old);
+	return DEHBQ_OK;
+}
+
+int optim_extend(struct optim *o, const struct optim_limits *lim, char *err)
+{
+	int rc;
+
+	if ((rc = extend_ok("fevals", (double)o->lim.fevals,
+			    (double)lim->fevals, err)) ||
+	    (rc = extend_ok("brackets", (double)o->lim.brackets,
+			    (double)lim->brackets, err)) ||
+	    (rc = extend_ok("total_cost", o->lim.cost, lim->cost, err)) ||
+	    (rc = extend_ok("walltime", o->lim.walltime, lim->walltime, err)))
+		return rc;
+	if (o->ops->limits && (rc = o->ops->limits(o->st, lim)))
+		return dehbq_errf(err, rc,
+				  "%s: the optimizer cannot take the "
+				  "new limits",
+				  o->ops->name);
+	o->lim = *lim;
+	return DEHBQ_OK;
+}
+
+void optim_limits(const struct optim *o, struct optim_limits *lim)
+{
+	*lim = o->lim;
+}
+
 void optim_set_elapsed(struct optim *o, double seconds)
 {
 	if (isfinite(seconds) && seconds >= 0)

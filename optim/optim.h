@@ -144,6 +144,9 @@ struct optim_counts {
  *   brackets: brackets opened so far; NULL for optimisers without any.
  *   done: 1 when the backend's own structure issues nothing more (the
  *     bracket limit reached and no bracket pending); NULL: never.
+ *   limits: the study's limits grew (optim_extend, already checked); a
+ *     backend that enforces one itself (brackets) takes the new value.
+ *     NULL: optim.c enforces them all.
  *   save/load: the backend's state as one JSON value, and back.
  *   describe: members for status.json (`"k":v,...`, at least one).
  *   replay: set by an optimiser that keeps its history (every result)
@@ -154,7 +157,8 @@ struct optim_counts {
  *     its failed result), then every job still in flight (told 0;
  *     reopened: it was put back by a requeue), then once with job NULL:
  *     the history is all in.
- *   Only `brackets`, `done`, `describe` and `replay` may be NULL.
+ *   Only `brackets`, `done`, `limits`, `describe` and `replay` may be
+ *   NULL.
  */
 struct optim_ops {
 	const char *name;    /* --optimizer NAME */
@@ -167,6 +171,7 @@ struct optim_ops {
 	int (*reopen)(void *st, const struct optim_job *job, const double *vec);
 	int64_t (*brackets)(const void *st);
 	int (*done)(const void *st);
+	int (*limits)(void *st, const struct optim_limits *lim);
 	int (*save)(const void *st, struct jsonbuf *b);
 	int (*load)(const struct optim_setup *s, const struct cJSON *state,
 		    void **st, char *err);
@@ -232,6 +237,18 @@ int optim_job(const struct optim *o, uint64_t id, struct optim_job *job,
 
 /* The caller's clock, seconds since the study started; ignored if < 0. */
 void optim_set_elapsed(struct optim *o, double seconds);
+
+/*
+ * Grow the budget (dehbq extend): lim replaces the current limits.  Each
+ * limit must stay 0 (none) or, when set, not shrink: a limit is neither
+ * added nor removed.  An exhausted optimiser asks again once a limit is
+ * raised past what it has spent; it continues exactly as if it had been
+ * opened with lim (the contract test checks it).  The new limits are
+ * saved with the state.  DEHBQ_EINVAL (err says which limit) otherwise,
+ * nothing changed.
+ */
+int optim_extend(struct optim *o, const struct optim_limits *lim, char *err);
+void optim_limits(const struct optim *o, struct optim_limits *lim);
 
 int optim_exhausted(const struct optim *o); /* 1: asks no more */
 int optim_finished(const struct optim *o);  /* and nothing in flight */

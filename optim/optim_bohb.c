@@ -196,6 +196,11 @@ static int bohb_done(const void *st)
 	return optim_dehb_done(((const struct bohb *)st)->d);
 }
 
+static int bohb_limits(void *st, const struct optim_limits *lim)
+{
+	return optim_dehb_limits(((struct bohb *)st)->d, lim);
+}
+
 static int bohb_save(const void *st, struct jsonbuf *b)
 {
 	const struct bohb *o = st;
@@ -256,6 +261,7 @@ const struct optim_ops optim_bohb_ops = {
 	.reopen = bohb_reopen,
 	.brackets = bohb_brackets,
 	.done = bohb_done,
+	.limits = bohb_limits,
 	.save = bohb_save,
 	.load = bohb_load,
 	.describe = bohb_describe,

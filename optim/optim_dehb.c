@@ -234,6 +234,16 @@ static int d_load(const struct optim_setup *su, const cJSON *state, void **st,
 	return DEHBQ_OK;
 }
 
+/* The bracket limit grew (dehbq extend); the engine enforces it. */
+int optim_dehb_limits(void *st, const struct optim_limits *lim)
+{
+	struct dehb *d = st;
+
+	if (dehb_get_params(d)->max_brackets == lim->brackets)
+		return DEHBQ_OK;
+	return dehb_extend(d, lim->brackets);
+}
+
 /* Active brackets by rung, for status.json and `dehbq status`. */
 int optim_dehb_describe(const void *st, struct jsonbuf *b)
 {
@@ -286,6 +296,7 @@ static void d_free(void *st)
 		.reopen = optim_dehb_reopen,                                   \
 		.brackets = optim_dehb_brackets,                               \
 		.done = optim_dehb_done,                                       \
+		.limits = optim_dehb_limits,                                   \
 		.save = d_save,                                                \
 		.load = d_load,                                                \
 		.describe = optim_dehb_describe,                               \

@@ -22,6 +22,7 @@ int optim_dehb_tell(void *st, const struct optim_job *job, const double *vec,
 int optim_dehb_reopen(void *st, const struct optim_job *job, const double *vec);
 int64_t optim_dehb_brackets(const void *st);
 int optim_dehb_done(const void *st);
+int optim_dehb_limits(void *st, const struct optim_limits *lim);
 int optim_dehb_describe(const void *st, struct jsonbuf *b);
 
 #endif

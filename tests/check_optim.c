@@ -342,6 +342,93 @@ START_TEST(test_optim_save_load_continue_identical)
 }
 END_TEST
 
+/*
+ * dehbq extend: a run whose limit is raised when it is exhausted goes on
+ * exactly as a run opened with the higher limit (one job in flight, so
+ * both see the same asks and tells), also through a save and a load
+ * right after the extension, with the setup's original, lower limit: the
+ * snapshot's limits win.  A limit neither shrinks nor appears.
+ */
+static void extend_run(int v, int brackets)
+{
+	struct optim_limits lo = {0}, hi = {0}, bad;
+	struct optim_setup u;
+	struct optim *a, *b, *c;
+	struct jsonbuf hist;
+	struct drv da, db;
+	char err[DEHBQ_ERRLEN], *ta, *tb;
+	cJSON *j;
+
+	if (brackets) {
+		lo.brackets = 2;
+		hi.brackets = 5;
+	} else {
+		lo.fevals = 45;
+		hi.fevals = 110;
+	}
+	setup_of(&u, 31, 0);
+	u.lim = hi;
+	ck_assert_int_eq(optim_open(vname(v), &u, &a, err), DEHBQ_OK);
+	u.lim = lo;
+	ck_assert_int_eq(optim_open(vname(v), &u, &b, err), DEHBQ_OK);
+	drv_init(&da, a, 1, 17);
+	drv_init(&db, b, 1, 17);
+	jsonbuf_init(&hist);
+	while (drv_step(&db))
+		take_history(b, &hist);
+	ck_assert(optim_finished(b));
+	/* what may not change, and nothing changes with it */
+	bad = hi;
+	bad.cost = 5;
+	ck_assert_int_eq(optim_extend(b, &bad, err), DEHBQ_EINVAL);
+	ck_assert_msg(strstr(err, "total_cost: the study has no such limit"),
+		      "%s", err);
+	bad = lo;
+	if (brackets)
+		bad.brackets = 1;
+	else
+		bad.fevals = 44;
+	ck_assert_int_eq(optim_extend(b, &bad, err), DEHBQ_EINVAL);
+	ck_assert_msg(strstr(err, "is below the current"), "%s", err);
+	ck_assert(optim_finished(b));
+	ck_assert_int_eq(optim_extend(b, &hi, err), DEHBQ_OK);
+	ck_assert(!optim_exhausted(b));
+	/* save, load with the study's original limits, continue */
+	ta = save_text(b);
+	ck_assert_ptr_nonnull(j = cJSON_Parse(ta));
+	ck_assert_msg(optim_load(j, &u, hist.p, hist.len, &c, err) == DEHBQ_OK,
+		      "%s: %s", vname(v), err);
+	cJSON_Delete(j);
+	jsonbuf_free(&hist);
+	tb = save_text(c);
+	ck_assert_str_eq(ta, tb);
+	free(ta);
+	free(tb);
+	optim_free(b);
+	db.o = c;
+	while (drv_step(&db))
+		;
+	while (drv_step(&da))
+		;
+	ck_assert_str_eq(da.log.p, db.log.p);
+	ta = save_text(a);
+	tb = save_text(c);
+	ck_assert_str_eq(ta, tb);
+	free(ta);
+	free(tb);
+	jsonbuf_free(&da.log);
+	jsonbuf_free(&db.log);
+	optim_free(a);
+	optim_free(c);
+}
+
+START_TEST(test_optim_extend_continues_as_if_opened_so)
+{
+	extend_run(_i, 0);
+	extend_run(_i, 1);
+}
+END_TEST
+
 /* Many workers, tells in random order, one in ten failed: no crash, the
  * books add up, and the incumbents are the best told. */
 START_TEST(test_optim_random_order_tells)
@@ -810,6 +897,8 @@ Suite *optim_suite(void)
 	tcase_add_loop_test(c, test_optim_many_choices, 0, n);
 	tcase_add_loop_test(c, test_optim_walltime_and_brackets, 0, n);
 	tcase_add_loop_test(c, test_optim_reopen_failed_job, 0, n);
+	tcase_add_loop_test(c, test_optim_extend_continues_as_if_opened_so, 0,
+			    n);
 	tcase_add_loop_test(c, test_optim_load_refuses_other_formats, 0, n);
 	tcase_add_loop_test(c, test_optim_settings_validated, 0, n);
 	tcase_add_test(b, test_optim_asha_promotes_top_third);
