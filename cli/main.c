@@ -26,6 +26,7 @@ static const char usage[] =
 	"  workers STUDY       the worker registry\n"
 	"  stop STUDY          ask the orchestrator to finish\n"
 	"  requeue STUDY ID    ask the orchestrator to run a trial again\n"
+	"  extend STUDY ...    give a study more budget, and resume it\n"
 	"\n"
 	"Every command takes --help; dehbq --version prints the release.\n"
 	"Exit codes: 0 ok, 100 bad input,\n"
@@ -40,7 +41,7 @@ static const struct {
 	{"show", cli_show},	  {"export", cli_export},
 	{"best", cli_best},	  {"plot", cli_plot},
 	{"workers", cli_workers}, {"stop", cli_stop},
-	{"requeue", cli_requeue},
+	{"requeue", cli_requeue}, {"extend", cli_extend},
 };
 
 int main(int argc, char **argv)

@@ -1,5 +1,6 @@
 /*
- * request.c - `dehbq stop STUDY` and `dehbq requeue STUDY ID|--failed`
+ * request.c - `dehbq stop STUDY`, `dehbq requeue STUDY ID|--failed` and
+ * `dehbq extend STUDY --fevals N ...`
  *
  * The CLI never changes a study itself: it writes one request file,
  * state/requests/<action>-<unixtime-ms>-<pid>.json, atomically (tmp +
@@ -8,6 +9,8 @@
  *   {"format": "dehbq-request/1", "action": "stop"}
  *   {"format": "dehbq-request/1", "action": "requeue", "trial": "ID"}
  *   {"format": "dehbq-request/1", "action": "requeue-failed"}
+ *   {"format": "dehbq-request/1", "action": "extend",
+ *    "add": {"fevals": N, "brackets": N, "walltime": S, "total_cost": C}}
  *
  * requeue ID first checks what it can see, advisory only (the orchestrator
  * decides, orchestrator/sched.c requeue_now): a trial with no file in the
@@ -27,6 +30,8 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -39,6 +44,18 @@ static const char stop_usage[] =
 	"FINISHED and exits.  Writes a request file into state/requests/;\n"
 	"the orchestrator acts on it at its next batch.\n";
 
+static const char extend_usage[] =
+	"usage: dehbq extend STUDY [--fevals N] [--brackets N] [--walltime S]\n"
+	"                    [--total-cost C]\n"
+	"\n"
+	"Give a study more budget: each option adds to the limit of that name\n"
+	"(--fevals 50: fifty more evaluations).  Only limits the study has "
+	"can\n"
+	"grow.  A running study goes on; a stopped or finished one runs again\n"
+	"when its orchestrator starts (dehbq-orchestrator STUDY), continuing\n"
+	"where it ended.  Writes a request file into state/requests/; the\n"
+	"orchestrator acts on it at its next batch.\n";
+
 static const char requeue_usage[] =
 	"usage: dehbq requeue STUDY ID\n"
 	"   or: dehbq requeue STUDY --failed\n"
@@ -49,22 +66,17 @@ static const char requeue_usage[] =
 	"request file into state/requests/; the orchestrator acts on it at\n"
 	"its next batch.\n";
 
+/* members: more JSON members (`"k": v, ...`) or NULL; ours, never user
+ * text */
 static int write_request(const char *cmd, const char *root, const char *action,
-			 const char *trial)
+			 const char *members)
 {
-	char p[STUDY_PATH_MAX], text[256];
+	char p[STUDY_PATH_MAX], text[512];
 	long long ms = (long long)(timeutil_now() * 1000.0);
 
-	if (trial)
-		snprintf(text, sizeof(text),
-			 "{\"format\": \"dehbq-request/1\", \"action\": "
-			 "\"%s\", \"trial\": \"%s\"}\n",
-			 action, trial);
-	else
-		snprintf(text, sizeof(text),
-			 "{\"format\": \"dehbq-request/1\", \"action\": "
-			 "\"%s\"}\n",
-			 action);
+	snprintf(text, sizeof(text),
+		 "{\"format\": \"dehbq-request/1\", \"action\": \"%s\"%s%s}\n",
+		 action, members ? ", " : "", members ? members : "");
 	if (study_path(p, sizeof(p), root, "state/requests/%s-%lld-%ld.json",
 		       action, ms, (long)getpid()))
 		return cli_fail(cmd, CLI_EINPUT, "'%s': path too long", root);
@@ -160,7 +172,7 @@ static int has_ok_result(const char *root, uint64_t id)
 
 int cli_requeue(int argc, char **argv)
 {
-	char idtxt[ID_TRIAL_LEN] = "";
+	char idtxt[ID_TRIAL_LEN] = "", members[64];
 	struct spec s;
 	uint64_t id;
 	int rc;
@@ -206,10 +218,107 @@ int cli_requeue(int argc, char **argv)
 		       argv[1]);
 		return CLI_OK;
 	}
-	if ((rc = write_request("requeue", argv[1], "requeue", idtxt)))
+	snprintf(members, sizeof(members), "\"trial\": \"%s\"", idtxt);
+	if ((rc = write_request("requeue", argv[1], "requeue", members)))
 		return rc;
 	printf("requested requeue of trial %s; the orchestrator will act on "
 	       "it at its next batch\n",
 	       idtxt);
+	return CLI_OK;
+}
+
+/* One option of extend: its amount into *v (> 0), and the limit's member.
+ * Returns CLI_OK, or the exit code after the message. */
+static int extend_opt(const char *opt, const char *arg, double have,
+		      int integer, double *v, const char *member, char *buf,
+		      size_t size)
+{
+	int64_t n;
+	size_t len = strlen(buf);
+
+	if (integer ? cli_parse_int(arg, 1, INT64_C(9007199254740992), &n)
+		    : cli_parse_double(arg, v))
+		return cli_usage_error("extend", extend_usage,
+				       "--%s: '%s' is not a %s number", opt,
+				       arg, integer ? "positive whole" : "");
+	if (integer)
+		*v = (double)n;
+	if (!(*v > 0) || *v > 9007199254740992.0)
+		return cli_usage_error("extend", extend_usage,
+				       "--%s: '%s' must be > 0", opt, arg);
+	if (have == 0)
+		return cli_fail("extend", CLI_EINPUT,
+				"--%s: the study has no %s limit to extend "
+				"(study.json, termination); extend one it has",
+				opt, member);
+	snprintf(buf + len, size - len, "%s\"%s\": %.17g", len ? ", " : "",
+		 member, *v);
+	return CLI_OK;
+}
+
+int cli_extend(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"fevals", required_argument, NULL, 0},
+		{"brackets", required_argument, NULL, 1},
+		{"walltime", required_argument, NULL, 2},
+		{"total-cost", required_argument, NULL, 3},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	static const char *const member[] = {"fevals", "brackets", "walltime",
+					     "total_cost"};
+	const char *arg[4] = {NULL, NULL, NULL, NULL}, *root;
+	char add[256] = "", members[300];
+	double have[4], v;
+	struct spec s;
+	int c, i, rc = CLI_OK, any = 0;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (c == 'h') {
+			fputs(extend_usage, stdout);
+			return CLI_OK;
+		}
+		if (c < 0 || c > 3)
+			return cli_usage_error("extend", extend_usage,
+					       "unknown or incomplete option "
+					       "'%s'",
+					       argv[optind - 1]);
+		arg[c] = optarg;
+		any = 1;
+	}
+	if (optind != argc - 1)
+		return cli_usage_error("extend", extend_usage, "%s",
+				       "need exactly one STUDY");
+	if (!any)
+		return cli_usage_error("extend", extend_usage, "%s",
+				       "nothing to add (--fevals, --brackets, "
+				       "--walltime or --total-cost)");
+	root = argv[optind];
+	if ((rc = cli_open_study("extend", root, &s)))
+		return rc;
+	have[0] = (double)s.fevals;
+	have[1] = (double)s.brackets;
+	have[2] = s.walltime;
+	have[3] = s.total_cost;
+	spec_release(&s);
+	for (i = 0; !rc && i < 4; i++)
+		if (arg[i])
+			rc = extend_opt(opts[i].name, arg[i], have[i], i < 2,
+					&v, member[i], add, sizeof(add));
+	if (rc)
+		return rc;
+	snprintf(members, sizeof(members), "\"add\": {%s}", add);
+	if ((rc = write_request("extend", root, "extend", members)))
+		return rc;
+	printf("requested: add %s to the limits of %s; the orchestrator "
+	       "acts on it at its next batch\n",
+	       add, root);
+	if (study_finished(root))
+		printf("the study is finished: start its orchestrator "
+		       "(dehbq-orchestrator %s), then workers, to continue\n",
+		       root);
 	return CLI_OK;
 }

@@ -313,6 +313,45 @@ static int stale_claims(FILE *f, const char *root, double now, double lease)
 }
 
 /* Render one screen into f; sets *finished. */
+/* The progress bars toward each limit, with ETAs while live. */
+static void progress(FILE *f, const struct statusfile_limits *l,
+		     const struct statusfile_counts *c, double elapsed,
+		     int live)
+{
+	double issued = (double)c->issued, done = (double)c->done;
+	double rate = elapsed > 0 ? done / elapsed : 0;
+	double nb = (double)c->brackets, tc = c->total_cost;
+
+	fprintf(f, "progress\n");
+	if (l->fevals) {
+		bar(f, "issued", issued, (double)l->fevals,
+		    !live      ? -1
+		    : rate > 0 ? (l->fevals - issued) / rate
+			       : NAN,
+		    "");
+		bar(f, "done", done, (double)l->fevals,
+		    !live      ? -1
+		    : rate > 0 ? (l->fevals - done) / rate
+			       : NAN,
+		    "");
+	}
+	if (l->brackets)
+		bar(f, "brackets", nb, (double)l->brackets,
+		    !live    ? -1
+		    : nb > 0 ? (l->brackets - nb) * elapsed / nb
+			     : NAN,
+		    "");
+	if (l->walltime > 0)
+		bar(f, "walltime", elapsed, l->walltime,
+		    live ? l->walltime - elapsed : -1, "s");
+	if (l->total_cost > 0)
+		bar(f, "cost", tc, l->total_cost,
+		    !live    ? -1
+		    : tc > 0 ? (l->total_cost - tc) * elapsed / tc
+			     : NAN,
+		    "");
+}
+
 static void render(FILE *f, const char *root, const struct spec *s,
 		   int *finished)
 {
@@ -332,6 +371,8 @@ static void render(FILE *f, const char *root, const struct spec *s,
 	char none_max[160], state[600], hb[32];
 	const char *stopped = NULL; /* why the orchestrator stopped */
 	const char *held = NULL;    /* why it issues no new trials */
+	struct statusfile_limits lim = {1, s->fevals, s->brackets, s->walltime,
+					s->total_cost};
 
 	*finished = 0;
 	statusfile_init(&st);
@@ -387,40 +428,13 @@ static void render(FILE *f, const char *root, const struct spec *s,
 		if (*finished)
 			fprintf(f, "finished: %s\n",
 				st.reason[0] ? st.reason : "?");
-		fprintf(f, "progress\n");
-		if (s->fevals) {
-			bar(f, "issued", issued, (double)s->fevals,
-			    !live      ? -1
-			    : rate > 0 ? (s->fevals - issued) / rate
-				       : NAN,
-			    "");
-			bar(f, "done", done, (double)s->fevals,
-			    !live      ? -1
-			    : rate > 0 ? (s->fevals - done) / rate
-				       : NAN,
-			    "");
+		if (st.limits.valid) { /* dehbq extend may have raised them */
+			lim.fevals = st.limits.fevals;
+			lim.brackets = st.limits.brackets;
+			lim.walltime = st.limits.walltime;
+			lim.total_cost = st.limits.total_cost;
 		}
-		if (s->brackets) {
-			double nb = (double)c->brackets;
-
-			bar(f, "brackets", nb, (double)s->brackets,
-			    !live    ? -1
-			    : nb > 0 ? (s->brackets - nb) * elapsed / nb
-				     : NAN,
-			    "");
-		}
-		if (s->walltime > 0)
-			bar(f, "walltime", elapsed, s->walltime,
-			    live ? s->walltime - elapsed : -1, "s");
-		if (s->total_cost > 0) {
-			double tc = c->total_cost;
-
-			bar(f, "cost", tc, s->total_cost,
-			    !live    ? -1
-			    : tc > 0 ? (s->total_cost - tc) * elapsed / tc
-				     : NAN,
-			    "");
-		}
+		progress(f, &lim, c, elapsed, live);
 		fprintf(f,
 			"counts: issued %.0f, done %.0f, failed %.0f, in "
 			"flight %.0f (pending %.0f, claimed %.0f)\n",
@@ -438,9 +452,9 @@ static void render(FILE *f, const char *root, const struct spec *s,
 		if (*finished)
 			snprintf(none_max, sizeof(none_max),
 				 "none: no trial reached fidelity %g before "
-				 "the study ended (a larger --fevals or "
-				 "--brackets reaches it)",
-				 s->max_fidelity);
+				 "the study ended (dehbq extend %s --fevals N "
+				 "gives it more)",
+				 s->max_fidelity, root);
 		else
 			snprintf(none_max, sizeof(none_max), "none yet");
 		incumbent(f, "at max fidelity:", &st.best_max, none_max);

@@ -74,6 +74,20 @@ static int add_counts(cJSON *o, const struct statusfile_counts *c)
 	       add_num(n, "total_cost", c->total_cost);
 }
 
+static int add_limits(cJSON *o, const struct statusfile_limits *l)
+{
+	cJSON *n;
+
+	if (!l->valid)
+		return 0;
+	if (!(n = cJSON_AddObjectToObject(o, "limits")))
+		return 1;
+	return add_num(n, "fevals", (double)l->fevals) |
+	       add_num(n, "brackets", (double)l->brackets) |
+	       add_num(n, "walltime", l->walltime) |
+	       add_num(n, "total_cost", l->total_cost);
+}
+
 int statusfile_render(const struct statusfile *s, char **out)
 {
 	cJSON *o = cJSON_CreateObject(), *opt;
@@ -98,6 +112,7 @@ int statusfile_render(const struct statusfile *s, char **out)
 	bad |= !cJSON_AddBoolToObject(o, "stopping", s->stopping);
 	bad |= !cJSON_AddBoolToObject(o, "exhausted", s->exhausted);
 	bad |= add_counts(o, &s->counts);
+	bad |= add_limits(o, &s->limits);
 	bad |= add_num(o, "live_workers", (double)s->live_workers);
 	bad |= add_best(o, "incumbent_max_fidelity", &s->best_max);
 	bad |= add_best(o, "incumbent_any_fidelity", &s->best_any);
@@ -163,6 +178,27 @@ static int get_counts(const struct jsonfile *jf, const cJSON *o,
 	return DEHBQ_OK;
 }
 
+static int get_limits(const struct jsonfile *jf, const cJSON *o,
+		      struct statusfile_limits *l, char *err)
+{
+	const cJSON *n = NULL;
+	int rc;
+
+	if ((rc = jsonfile_get_object(jf, o, "limits", JSONFILE_OPTIONAL, &n,
+				      err)) ||
+	    !n)
+		return rc;
+	if ((rc = get_i64(jf, n, "fevals", &l->fevals, err)) ||
+	    (rc = get_i64(jf, n, "brackets", &l->brackets, err)) ||
+	    (rc = jsonfile_get_number(jf, n, "walltime", JSONFILE_OPTIONAL, 0,
+				      1e300, &l->walltime, err)) ||
+	    (rc = jsonfile_get_number(jf, n, "total_cost", JSONFILE_OPTIONAL, 0,
+				      1e300, &l->total_cost, err)))
+		return rc;
+	l->valid = 1;
+	return DEHBQ_OK;
+}
+
 static int get_best(const struct jsonfile *jf, const cJSON *o, const char *k,
 		    struct statusfile_best *b, char *err)
 {
@@ -212,6 +248,7 @@ static int parse_doc(const struct jsonfile *jf, struct statusfile *s, char *err)
 	    (rc = jsonfile_get_bool(jf, o, "exhausted", JSONFILE_OPTIONAL,
 				    &s->exhausted, err)) ||
 	    (rc = get_counts(jf, o, &s->counts, err)) ||
+	    (rc = get_limits(jf, o, &s->limits, err)) ||
 	    (rc = get_i64(jf, o, "live_workers", &s->live_workers, err)) ||
 	    (rc = get_best(jf, o, "incumbent_max_fidelity", &s->best_max,
 			   err)) ||

@@ -36,6 +36,14 @@ struct statusfile_counts {
 	double total_cost; /* sum of told costs */
 };
 
+/* The study's limits now: study.json's termination, as dehbq extend has
+ * raised it (0 = none). */
+struct statusfile_limits {
+	int valid; /* 0: not in the file (an orchestrator before extend) */
+	int64_t fevals, brackets;
+	double walltime, total_cost;
+};
+
 struct statusfile_best {
 	int valid;		  /* 0: none yet ("null" in the file) */
 	double loss;		  /* its loss */
@@ -58,6 +66,7 @@ struct statusfile {
 	int stopping;			 /* a stop request was accepted */
 	int exhausted;			 /* the budget is reached */
 	struct statusfile_counts counts; /* see above */
+	struct statusfile_limits limits; /* see above */
 	int64_t live_workers;		 /* workers with a fresh heartbeat */
 	struct statusfile_best best_max; /* best at the maximum fidelity */
 	struct statusfile_best best_any; /* best at any fidelity */

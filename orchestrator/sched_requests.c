@@ -1,6 +1,7 @@
 /*
  * sched_requests.c - owns the requests of the dehbq command in
- * state/requests/: stop, requeue a trial, requeue every failed trial
+ * state/requests/: stop, requeue a trial, requeue every failed trial,
+ * extend the budget
  */
 #include "sched_impl.h"
 
@@ -195,12 +196,77 @@ static int requeue_failed(struct sched *s, const char *why)
 	return rc;
 }
 
+/*
+ * dehbq extend: add "add"'s amounts to the optimiser's limits.  A stopped
+ * or finished study runs again: the stop is withdrawn and FINISHED goes
+ * once the snapshot holds the new limits.  A request the optimiser refuses
+ * (a limit the study does not have) is quarantined with the reason, and
+ * DEHBQ_EINVAL says so to the caller.
+ */
+static int extend_now(struct sched *s, const struct jsonfile *jf,
+		      const cJSON *add, const char *name, const char *shown,
+		      char *err)
+{
+	static const char *const keys[] = {"fevals", "brackets", "walltime",
+					   "total_cost", NULL};
+	const double big = 9007199254740992.0; /* 2^53 */
+	struct optim_limits old, lim;
+	char to[STUDY_PATH_MAX];
+	int64_t fe = 0, br = 0;
+	double wt = 0, tc = 0;
+	int rc;
+
+	if ((rc = jsonfile_check_keys(jf, add, keys, err)) ||
+	    (rc = jsonfile_get_int(jf, add, "fevals", JSONFILE_OPTIONAL, 1,
+				   (int64_t)big, &fe, err)) ||
+	    (rc = jsonfile_get_int(jf, add, "brackets", JSONFILE_OPTIONAL, 1,
+				   (int64_t)big, &br, err)) ||
+	    (rc = jsonfile_get_number(jf, add, "walltime", JSONFILE_OPTIONAL,
+				      1e-3, big, &wt, err)) ||
+	    (rc = jsonfile_get_number(jf, add, "total_cost", JSONFILE_OPTIONAL,
+				      1e-9, big, &tc, err)) ||
+	    (!fe && !br && !wt && !tc &&
+	     (rc = dehbq_errf(err, DEHBQ_EINVAL,
+			      "extend: nothing to add (fevals, brackets, "
+			      "walltime or total_cost)")))) {
+		sched_quarantine(s, "state/requests", name, err);
+		return DEHBQ_EINVAL;
+	}
+	optim_limits(s->eng, &old);
+	lim = old;
+	lim.fevals += fe;
+	lim.brackets += br;
+	lim.walltime += wt;
+	lim.cost += tc;
+	if ((rc = optim_extend(s->eng, &lim, err))) {
+		if (rc == DEHBQ_ENOMEM)
+			return rc;
+		sched_quarantine(s, "state/requests", name, err);
+		return DEHBQ_EINVAL;
+	}
+	s->meta.stopping = 0;
+	if ((rc = study_path(to, sizeof(to), s->root, "FINISHED")) ||
+	    (rc = redo_push(&s->redo, REDO_UNLINK, NULL, to, NULL)))
+		return rc;
+	s->dirty = 1;
+	logmsg_i(s->lg,
+		 "budget extended by request (%s): fevals %lld, brackets "
+		 "%lld, walltime %g s, total cost %g (was %lld, %lld, %g, %g; "
+		 "0: no limit)",
+		 shown, (long long)lim.fevals, (long long)lim.brackets,
+		 lim.walltime, lim.cost, (long long)old.fevals,
+		 (long long)old.brackets, old.walltime, old.cost);
+	return DEHBQ_OK;
+}
+
 int sched_scan_request(struct sched *s, const char *name, unsigned char dtype)
 {
-	static const char *const keys[] = {"format", "action", "trial", NULL};
+	static const char *const keys[] = {"format", "action", "trial", "add",
+					   NULL};
 	char p[STUDY_PATH_MAX], err[DEHBQ_ERRLEN], shown[STUDY_NAME_MAX];
 	struct jsonfile *jf;
 	const char *action = NULL, *trial = NULL;
+	const cJSON *add = NULL;
 	size_t n = strlen(name);
 	uint64_t id;
 	int rc = DEHBQ_OK;
@@ -227,7 +293,9 @@ int sched_scan_request(struct sched *s, const char *name, unsigned char dtype)
 	    jsonfile_get_string(jf, jsonfile_root(jf), "action",
 				JSONFILE_REQUIRED, &action, err) ||
 	    jsonfile_get_string(jf, jsonfile_root(jf), "trial",
-				JSONFILE_OPTIONAL, &trial, err)) {
+				JSONFILE_OPTIONAL, &trial, err) ||
+	    jsonfile_get_object(jf, jsonfile_root(jf), "add", JSONFILE_OPTIONAL,
+				&add, err)) {
 		jsonfile_free(jf);
 		sched_quarantine(s, "state/requests", name, err);
 		return DEHBQ_OK;
@@ -247,11 +315,18 @@ int sched_scan_request(struct sched *s, const char *name, unsigned char dtype)
 	} else if (!strcmp(action, "requeue-failed")) {
 		sched_release_hold(s, shown);
 		rc = requeue_failed(s, shown);
+	} else if (!strcmp(action, "extend") && add) {
+		rc = extend_now(s, jf, add, name, shown, err);
+		if (rc == DEHBQ_EINVAL) { /* quarantined: nothing to unlink */
+			jsonfile_free(jf);
+			return DEHBQ_OK;
+		}
 	} else {
 		jsonfile_free(jf);
 		sched_quarantine(s, "state/requests", name,
 				 "unknown action or bad trial id (known: stop, "
-				 "requeue with \"trial\": \"IIIIIIII\")");
+				 "requeue with \"trial\": \"IIIIIIII\", "
+				 "requeue-failed, extend with \"add\")");
 		return DEHBQ_OK;
 	}
 	jsonfile_free(jf);

@@ -62,9 +62,16 @@ static void summary(struct sched *s, int finished, const char *reason,
 {
 	struct statusfile_counts *n = &st->counts;
 	struct optim_counts c;
+	struct optim_limits l;
 
 	statusfile_init(st);
 	optim_counts(s->eng, &c);
+	optim_limits(s->eng, &l);
+	st->limits.valid = 1;
+	st->limits.fevals = l.fevals;
+	st->limits.brackets = l.brackets;
+	st->limits.walltime = l.walltime;
+	st->limits.total_cost = l.cost;
 	st->finished = finished;
 	memcpy(st->study, s->spec->study, sizeof(st->study));
 	if (reason)
