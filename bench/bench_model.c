@@ -25,6 +25,7 @@
  */
 #include "benchfn.h"
 #include "err.h"
+#include "gp.h"
 #include "jsonbuf.h"
 #include "optim.h"
 #include "rng.h"
@@ -246,10 +247,11 @@ int main(int argc, char **argv)
 {
 	static char defsizes[] = "100,1000,10000", defonly[] = "tpe,bohb,gp";
 	char *only = defonly, *sizes = defsizes, err[DEHBQ_ERRLEN], *name;
-
 	long ns[BM_MAXN], K = 200, T = 2000;
 	const char *names[BM_MAXN];
 	int nn, i, a, no = 0;
+
+	gp_blas_single_thread();
 
 	for (a = 1; a < argc; a++) {
 		if (!strcmp(argv[a], "--only") && a + 1 < argc)

@@ -33,6 +33,7 @@
  */
 #include "benchfn.h"
 #include "err.h"
+#include "gp.h"
 #include "hb.h"
 #include "optim.h"
 #include "rng.h"
@@ -428,6 +429,7 @@ int main(int argc, char **argv)
 	int np = 0, ai, p, o, s, i, nrank = 0;
 	FILE *ff = NULL, *ft = NULL;
 
+	gp_blas_single_thread();
 	for (ai = 1; ai < argc; ai++) {
 		if (!strcmp(argv[ai], "--seeds") && ai + 1 < argc) {
 			if (qual_long(argv[++ai], &seeds) || seeds < 1 ||

@@ -109,6 +109,11 @@ void gp_free(struct gp *g)
 	free(g);
 }
 
+void gp_blas_single_thread(void)
+{
+	openblas_set_num_threads(1);
+}
+
 int gp_new(int dim, const int *choices, struct gp **out)
 {
 	struct gp *g;

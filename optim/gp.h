@@ -43,6 +43,15 @@ struct gp_fit_params {
 };
 
 /* dim >= 1; choices: per dimension K (> 1 a category), or NULL. */
+/*
+ * Run BLAS and LAPACK on the calling thread.  For programs to call once
+ * at start (the one process-wide setting here): the matrices are at most a
+ * few hundred wide, where OpenBLAS's threads only add their busy-waiting,
+ * and on a loaded node (a daemon beside the workers, tests under the
+ * sanitizers) that waiting made a fit many times slower.
+ */
+void gp_blas_single_thread(void);
+
 int gp_new(int dim, const int *choices, struct gp **out);
 void gp_free(struct gp *g); /* NULL is fine */
 

@@ -14,6 +14,7 @@
 #include "atomicfile.h"
 #include "err.h"
 #include "fsutil.h"
+#include "gp.h"
 #include "lease.h"
 #include "logmsg.h"
 #include "rng.h"
@@ -529,6 +530,7 @@ int main(int argc, char **argv)
 	int rc, code;
 
 	o.so.progress_secs = 5.0;
+	gp_blas_single_thread();
 	logmsg_init(&o.lg, "dehbq-orchestrator");
 	if ((code = parse_args(argc, argv, &o)) >= 0 ||
 	    (code = load_study(&o)) >= 0)

@@ -8,6 +8,8 @@
 #include <check.h>
 #include <stdlib.h>
 
+#include "gp.h"
+
 #define SUITE(name) Suite *name##_suite(void);
 #include "suites.h"
 #undef SUITE
@@ -17,6 +19,7 @@ int main(void)
 	SRunner *sr = srunner_create(NULL);
 	int failed;
 
+	gp_blas_single_thread();
 #define SUITE(name) srunner_add_suite(sr, name##_suite());
 #include "suites.h"
 #undef SUITE
