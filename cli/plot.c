@@ -9,8 +9,13 @@
  * and a scatter of every ok evaluation (loss against finish time)
  * coloured by fidelity, with a legend.  The loss axis is logarithmic when
  * the positive losses span more than two decades and none is <= 0.
+ * Outages are shaded in the two time panels: stretches, after the first
+ * evaluation started, in which no evaluation was running, longer than
+ * PLOT_OUTAGE_MIN seconds and five times the median wall time of an
+ * evaluation (no workers, or the orchestrator down with nothing queued).
  *
- * Memory: three doubles per evaluation (sorted by finish time).
+ * Memory: four doubles per evaluation (sorted by finish time), and two
+ * more while outages are found.
  */
 #include "cli.h"
 
@@ -32,11 +37,16 @@ static const char plot_usage[] =
 	"\n"
 	"Write an SVG with the incumbent loss against wall time and against\n"
 	"cumulative budget, and every evaluation's loss against its finish\n"
-	"time coloured by fidelity.  FILE '-' is standard output; a FILE is\n"
-	"replaced atomically.\n";
+	"time coloured by fidelity.  Outages (no trial running for more than\n"
+	"10 s and five times the median evaluation) are shaded.  FILE '-' is\n"
+	"standard output; a FILE is replaced atomically.\n";
+
+#define PLOT_OUTAGE_MIN 10.0 /* seconds: shorter gaps are not outages */
+#define PLOT_MAXGAPS	16   /* outages drawn, the longest */
 
 struct ev {
 	double t;    /* finished - study created, seconds */
+	double t0;   /* started - study created, seconds */
 	double fid;  /* fidelity */
 	double loss; /* loss, NAN when not ok */
 };
@@ -71,8 +81,11 @@ static int collect(void *arg, struct cli_row *row)
 	}
 	e = &x->ev[x->n++];
 	e->t = row->r.finished - x->spec->created;
+	e->t0 = row->r.started - x->spec->created;
 	if (e->t < 0)
 		e->t = 0;
+	if (!(e->t0 >= 0 && e->t0 <= e->t)) /* a clock step: no interval */
+		e->t0 = e->t;
 	e->fid = row->t.fidelity;
 	e->loss = row->r.status == RESULT_OK ? row->r.loss : NAN;
 	return 0;
@@ -83,6 +96,77 @@ static int ev_cmp(const void *a, const void *b)
 	double x = ((const struct ev *)a)->t, y = ((const struct ev *)b)->t;
 
 	return x < y ? -1 : x > y;
+}
+
+static int dbl_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+struct gap {
+	double t0, t1; /* seconds since creation */
+};
+
+static int start_cmp(const void *a, const void *b)
+{
+	double x = ((const struct gap *)a)->t0, y = ((const struct gap *)b)->t0;
+
+	return x < y ? -1 : x > y;
+}
+
+static int gap_cmp(const void *a, const void *b)
+{
+	double x = ((const struct gap *)a)->t1 - ((const struct gap *)a)->t0,
+	       y = ((const struct gap *)b)->t1 - ((const struct gap *)b)->t0;
+
+	return x > y ? -1 : x < y; /* longest first */
+}
+
+/*
+ * The outages (see the top) into g[cap], longest first; their number, or
+ * -1 when out of memory.  *min gets the threshold used.
+ */
+static int outages(const struct plot_ctx *x, struct gap *g, int cap,
+		   double *min)
+{
+	struct gap *iv = x->n ? malloc(x->n * sizeof(*iv)) : NULL;
+	double *w = x->n ? malloc(x->n * sizeof(*w)) : NULL, end;
+	size_t i;
+	int n = 0;
+
+	*min = PLOT_OUTAGE_MIN;
+	if (!x->n || !iv || !w) {
+		free(iv);
+		free(w);
+		return x->n ? -1 : 0;
+	}
+	for (i = 0; i < x->n; i++) {
+		iv[i].t0 = x->ev[i].t0;
+		iv[i].t1 = x->ev[i].t;
+		w[i] = x->ev[i].t - x->ev[i].t0;
+	}
+	qsort(w, x->n, sizeof(*w), dbl_cmp);
+	if (5 * w[x->n / 2] > *min)
+		*min = 5 * w[x->n / 2];
+	qsort(iv, x->n, sizeof(*iv), start_cmp);
+	for (end = iv[0].t1, i = 1; i < x->n; i++) {
+		if (iv[i].t0 - end > *min) {
+			struct gap o = {end, iv[i].t0};
+
+			if (n < cap)
+				g[n++] = o;
+			else if (o.t1 - o.t0 > g[cap - 1].t1 - g[cap - 1].t0)
+				g[cap - 1] = o;
+			qsort(g, (size_t)n, sizeof(*g), gap_cmp);
+		}
+		if (iv[i].t1 > end)
+			end = iv[i].t1;
+	}
+	free(iv);
+	free(w);
+	return n;
 }
 
 /* An axis: data range -> pixel range, linear or log10. */
@@ -233,6 +317,28 @@ static void frame(FILE *f, const struct panel *p, const char *title,
 		p->x0 - 58, (p->y0 + p->y1) / 2, ylabel);
 }
 
+/* Shade the outages g[n] in a time panel, each with its length. */
+static void outage_bands(FILE *f, const struct gap *g, int n,
+			 const struct axis *at, const struct panel *p)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		double a = map(at, g[i].t0), b = map(at, g[i].t1);
+
+		a = a < p->x0 ? p->x0 : a;
+		b = b > p->x1 ? p->x1 : b;
+		if (b <= a)
+			continue;
+		fprintf(f,
+			"<rect class=\"outage\" x=\"%.1f\" y=\"%.1f\" "
+			"width=\"%.1f\" height=\"%.1f\" fill=\"#d62728\" "
+			"fill-opacity=\"0.15\"><title>outage: no trial "
+			"running for %.0f s</title></rect>\n",
+			a, p->y0, b - a, p->y1 - p->y0, g[i].t1 - g[i].t0);
+	}
+}
+
 /* Step line of the running minimum of losses (filter: fidelity >= minf)
  * against xs[i] (NULL: time). */
 static void incumbent_line(FILE *f, const struct plot_ctx *x,
@@ -320,6 +426,9 @@ static int write_svg(void *arg, FILE *f)
 	double scale = 1, maxf = x->spec->max_fidelity;
 	const char *unit = "seconds";
 	size_t i, nok = 0, npos = 0, ntop = 0;
+	struct gap gaps[PLOT_MAXGAPS];
+	double gapmin;
+	int ngaps;
 	char title[256];
 
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -367,6 +476,11 @@ static int write_svg(void *arg, FILE *f)
 	}
 	for (i = 0; i < x->n; i++)
 		cum[i] = (i ? cum[i - 1] : 0) + x->ev[i].fid;
+	if ((ngaps = outages(x, gaps, PLOT_MAXGAPS, &gapmin)) < 0) {
+		free(cum);
+		x->oom = 1;
+		return cli_fail("plot", CLI_ESYS, "fatal: out of memory");
+	}
 	if (tmax > 2 * 3600) {
 		scale = 3600;
 		unit = "hours";
@@ -399,6 +513,7 @@ static int write_svg(void *arg, FILE *f)
 	snprintf(title, sizeof(title), "wall time since creation (%s)", unit);
 	frame(f, &pa, "incumbent vs wall time", title,
 	      ay.log ? "loss (log scale)" : "loss");
+	outage_bands(f, gaps, ngaps, &at, &pa);
 	incumbent_line(f, x, &at, &ay, NULL, -INFINITY, "#1f77b4", "");
 	incumbent_line(f, x, &at, &ay, NULL, maxf * (1 - 1e-9), "#d62728",
 		       " stroke-dasharray=\"6,3\"");
@@ -429,6 +544,16 @@ static int write_svg(void *arg, FILE *f)
 	snprintf(title, sizeof(title), "finish time since creation (%s)", unit);
 	frame(f, &pc, "all evaluations", title,
 	      ay.log ? "loss (log scale)" : "loss");
+	outage_bands(f, gaps, ngaps, &at2, &pc);
+	if (ngaps)
+		fprintf(f,
+			"<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\">"
+			"shaded: outage</text><text x=\"%.1f\" y=\"%.1f\" "
+			"font-size=\"11\">(no trial running</text><text "
+			"x=\"%.1f\" y=\"%.1f\" font-size=\"11\">for &gt; "
+			"%.0f s)</text>\n",
+			pc.x1 + 20, pc.y1 - 36, pc.x1 + 20, pc.y1 - 22,
+			pc.x1 + 20, pc.y1 - 8, gapmin);
 	fputs("<g fill-opacity=\"0.7\">\n", f);
 	for (i = 0; i < x->n; i++) {
 		const struct ev *e = &x->ev[i];

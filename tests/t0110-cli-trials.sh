@@ -2,7 +2,7 @@
 # t0110: dehbq trials, show, export and plot on a finished study whose
 # trainer reports info (nested); export loads in pandas; plot is XML.
 . "${DEHBQ_SRC:-.}/tests/lib.sh"
-plan 28
+plan 30
 
 cat >"$T/trainer.sh" <<'TR'
 #!/bin/sh
@@ -111,6 +111,20 @@ assert len(r.findall('.//{http://www.w3.org/2000/svg}circle')) >= int(sys.argv[2
 sid=$(study_id "$T/s")
 check "... titled by the study's directory, not its UUID" \
 	sh -c "grep -q '>dehbq study s - ' '$T/p.svg' && ! grep -q '$sid' '$T/p.svg'"
+check "... no outage shaded: a worker was always running" \
+	sh -c "! grep -q 'class=\"outage\"' '$T/p.svg'"
+# a 12-second stretch with no worker: shaded as an outage
+mkspec "$T/spec2.json" 6
+"$B/dehbq" init "$T/g" --spec "$T/spec2.json" >/dev/null
+bg "$B/dehbq-orchestrator" "$T/g" 2>"$T/orch2.log"
+"$B/dehbq-worker" --study "$T/g" --max-trials 3 -- "$T/trainer.sh" 2>>"$T/workers.log"
+sleep 12
+bg "$B/dehbq-worker" --study "$T/g" --idle-exit 20 -- "$T/trainer.sh" 2>>"$T/workers.log"
+wait_for 60 test -e "$T/g/FINISHED"
+"$B/dehbq" plot "$T/g" -o "$T/g.svg"
+check "plot shades a 12 s stretch with no trial running as an outage" \
+	sh -c "test \$(grep -c 'class=\"outage\"' '$T/g.svg') = 2 &&
+	       grep -q 'no trial running for 1[2-9] s' '$T/g.svg'"
 "$B/dehbq" plot "$T/s" 2>"$T/err"
 check "plot without -o exits 100" test $? = 100
 "$B/dehbq" plot --help >/dev/null
