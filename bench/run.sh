@@ -370,7 +370,7 @@ echo "== 4. optimiser quality (in process, equal total cost, 1 and 8 jobs in fli
 # counting ones, turned into the same total cost for every optimiser.
 if [ "$MODE" = full ]; then
 	QRUNS="bh:--seeds 30 --brackets 100 branin hartmann6
-co:--seeds 30 --brackets 200 countingones4 countingones8 countingones16 countingones32"
+co:--seeds 30 --brackets 200 --only dehb,random,sh,hyperband,de,asha,re,tpe,bohb,gp countingones4 countingones8 countingones16 countingones32"
 	QJOBS="1 8"
 else
 	QRUNS="q:--seeds 5 --brackets 20 countingones8 branin hartmann6"
@@ -417,10 +417,14 @@ else
 		gn=$(grep -E -c '(branin|hartmann6) +gp vs random' "$OUT/quality.txt")
 		goal "GP beats random search on branin and hartmann6 (Mann-Whitney, p<0.05)" \
 			"better on $gb of $gn" "better on all" "$gb == $gn"
-		ge=$(grep -E -c '(branin|hartmann6) +gp vs [a-z]+, early regret.*: (BETTER|no sig)' "$OUT/quality.txt")
-		gt=$(grep -E -c '(branin|hartmann6) +gp vs [a-z]+, early regret' "$OUT/quality.txt")
+		ge=$(grep -E -c '(branin|hartmann6) +gp vs [a-z+]+, early regret.*: (BETTER|no sig)' "$OUT/quality.txt")
+		gt=$(grep -E -c '(branin|hartmann6) +gp vs [a-z+]+, early regret' "$OUT/quality.txt")
 		goal "GP leads after 50 max-fidelity evaluations on branin and hartmann6 (no other optimiser significantly better)" \
 			"leads on $ge of $gt" "leads on all" "$ge == $gt"
+		cb=$(grep -E -c '(branin|hartmann6) +(tpe|gp)\+asha vs asha.*: BETTER' "$OUT/quality.txt")
+		cn=$(grep -E -c '(branin|hartmann6) +(tpe|gp)\+asha vs asha' "$OUT/quality.txt")
+		goal "A model sampling ASHA's rung 0 (tpe+asha, gp+asha) beats ASHA on branin and hartmann6 (Mann-Whitney, p<0.05)" \
+			"better on $cb of $cn" "better on all" "$cb == $cn"
 	fi
 fi
 echo
