@@ -23,6 +23,7 @@
 #include "jsonfile.h"
 #include "space.h"
 #include "spec.h"
+#include "svg.h"
 
 #include <errno.h>
 #include <float.h>
@@ -41,8 +42,7 @@ static const char plot_usage[] =
 	"10 s and five times the median evaluation) are shaded.  FILE '-' is\n"
 	"standard output; a FILE is replaced atomically.\n";
 
-#define PLOT_OUTAGE_MIN 10.0 /* seconds: shorter gaps are not outages */
-#define PLOT_MAXGAPS	16   /* outages drawn, the longest */
+#define PLOT_MAXGAPS 16 /* outages drawn, the longest */
 
 struct ev {
 	double t;    /* finished - study created, seconds */
@@ -91,6 +91,24 @@ static int collect(void *arg, struct cli_row *row)
 	return 0;
 }
 
+/* The evaluations' outages (svg_outages), or -1 when out of memory. */
+static int outages(const struct plot_ctx *x, struct svg_gap *g, double *min)
+{
+	struct svg_gap *iv = malloc((x->n ? x->n : 1) * sizeof(*iv));
+	size_t i;
+	int n;
+
+	if (!iv)
+		return -1;
+	for (i = 0; i < x->n; i++) {
+		iv[i].t0 = x->ev[i].t0;
+		iv[i].t1 = x->ev[i].t;
+	}
+	n = svg_outages(iv, x->n, g, PLOT_MAXGAPS, min);
+	free(iv);
+	return n;
+}
+
 static int ev_cmp(const void *a, const void *b)
 {
 	double x = ((const struct ev *)a)->t, y = ((const struct ev *)b)->t;
@@ -98,251 +116,20 @@ static int ev_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int dbl_cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-struct gap {
-	double t0, t1; /* seconds since creation */
-};
-
-static int start_cmp(const void *a, const void *b)
-{
-	double x = ((const struct gap *)a)->t0, y = ((const struct gap *)b)->t0;
-
-	return x < y ? -1 : x > y;
-}
-
-static int gap_cmp(const void *a, const void *b)
-{
-	double x = ((const struct gap *)a)->t1 - ((const struct gap *)a)->t0,
-	       y = ((const struct gap *)b)->t1 - ((const struct gap *)b)->t0;
-
-	return x > y ? -1 : x < y; /* longest first */
-}
-
-/*
- * The outages (see the top) into g[cap], longest first; their number, or
- * -1 when out of memory.  *min gets the threshold used.
- */
-static int outages(const struct plot_ctx *x, struct gap *g, int cap,
-		   double *min)
-{
-	struct gap *iv = x->n ? malloc(x->n * sizeof(*iv)) : NULL;
-	double *w = x->n ? malloc(x->n * sizeof(*w)) : NULL, end;
-	size_t i;
-	int n = 0;
-
-	*min = PLOT_OUTAGE_MIN;
-	if (!x->n || !iv || !w) {
-		free(iv);
-		free(w);
-		return x->n ? -1 : 0;
-	}
-	for (i = 0; i < x->n; i++) {
-		iv[i].t0 = x->ev[i].t0;
-		iv[i].t1 = x->ev[i].t;
-		w[i] = x->ev[i].t - x->ev[i].t0;
-	}
-	qsort(w, x->n, sizeof(*w), dbl_cmp);
-	if (5 * w[x->n / 2] > *min)
-		*min = 5 * w[x->n / 2];
-	qsort(iv, x->n, sizeof(*iv), start_cmp);
-	for (end = iv[0].t1, i = 1; i < x->n; i++) {
-		if (iv[i].t0 - end > *min) {
-			struct gap o = {end, iv[i].t0};
-
-			if (n < cap)
-				g[n++] = o;
-			else if (o.t1 - o.t0 > g[cap - 1].t1 - g[cap - 1].t0)
-				g[cap - 1] = o;
-			qsort(g, (size_t)n, sizeof(*g), gap_cmp);
-		}
-		if (iv[i].t1 > end)
-			end = iv[i].t1;
-	}
-	free(iv);
-	free(w);
-	return n;
-}
-
-/* An axis: data range -> pixel range, linear or log10. */
-struct axis {
-	double lo, hi; /* data range */
-	double p0, p1; /* pixels for lo and hi */
-	int log;       /* log10 scale */
-};
-
-static double map(const struct axis *a, double v)
-{
-	double f;
-
-	if (a->log)
-		f = (log10(v) - log10(a->lo)) / (log10(a->hi) - log10(a->lo));
-	else
-		f = (v - a->lo) / (a->hi - a->lo);
-	return a->p0 + f * (a->p1 - a->p0);
-}
-
-static double nice_step(double range)
-{
-	double m = pow(10, floor(log10(range / 5))), r = range / 5 / m;
-
-	return (r < 1.5 ? 1 : r < 3.5 ? 2 : r < 7.5 ? 5 : 10) * m;
-}
-
-/* Widen a linear axis to nice tick multiples. */
-static void axis_nice(struct axis *a)
-{
-	double st;
-
-	if (!(a->hi > a->lo)) {
-		double d = fabs(a->lo) > 0 ? fabs(a->lo) * 0.1 : 1;
-
-		a->lo -= d;
-		a->hi += d;
-	}
-	if (a->log) {
-		a->lo = pow(10, floor(log10(a->lo)));
-		a->hi = pow(10, ceil(log10(a->hi)));
-		if (a->hi <= a->lo)
-			a->hi = a->lo * 10;
-		return;
-	}
-	st = nice_step(a->hi - a->lo);
-	a->lo = floor(a->lo / st) * st;
-	a->hi = ceil(a->hi / st) * st;
-}
-
-static void tick_label(char *buf, size_t size, double v)
-{
-	if (fabs(v) < 1e-12)
-		v = 0;
-	snprintf(buf, size, "%g", v);
-}
-
-/* Ticks, grid lines and labels; vertical = the y axis. */
-static void axis_draw(FILE *f, const struct axis *a, int vertical,
-		      double other0, double other1, double scale)
-{
-	char lab[40];
-	double v, st;
-	int i = 0;
-
-	if (a->log) {
-		v = a->lo;
-		st = 10;
-	} else {
-		st = nice_step(a->hi - a->lo);
-		v = a->lo;
-	}
-	for (; v <= a->hi * (1 + 1e-9) + (a->log ? 0 : st * 1e-9) && i < 50;
-	     i++, v = a->log ? v * st : a->lo + i * st) {
-		double p = map(a, v);
-
-		tick_label(lab, sizeof(lab), v / scale);
-		if (vertical)
-			fprintf(f,
-				"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
-				"y2=\"%.1f\" class=\"grid\"/>\n"
-				"<text x=\"%.1f\" y=\"%.1f\" "
-				"text-anchor=\"end\">%s</text>\n",
-				other0, p, other1, p, other0 - 6, p + 4, lab);
-		else
-			fprintf(f,
-				"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
-				"y2=\"%.1f\" class=\"grid\"/>\n"
-				"<text x=\"%.1f\" y=\"%.1f\" "
-				"text-anchor=\"middle\">%s</text>\n",
-				p, other0, p, other1, p, other0 + 16, lab);
-	}
-}
-
-static void xml_text(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '&')
-			fputs("&amp;", f);
-		else if (*s == '<')
-			fputs("&lt;", f);
-		else if (*s == '>')
-			fputs("&gt;", f);
-		else if (*s == '"')
-			fputs("&quot;", f);
-		else if ((unsigned char)*s >= 0x20 || *s == '\t')
-			fputc(*s, f);
-	}
-}
-
-static const char *const palette[] = {
-	"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
-	"#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
-};
-
 static const char *fid_color(const struct plot_ctx *x, double fid)
 {
 	int i;
 
 	for (i = 0; i < x->nfid; i++)
 		if (x->fids[i] == fid)
-			return palette[i % 10];
+			return svg_palette[i % 10];
 	return "#000000";
-}
-
-struct panel {
-	double x0, y0, x1, y1; /* plot area in pixels */
-};
-
-static void frame(FILE *f, const struct panel *p, const char *title,
-		  const char *xlabel, const char *ylabel)
-{
-	fprintf(f,
-		"<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-		"class=\"frame\"/>\n",
-		p->x0, p->y0, p->x1 - p->x0, p->y1 - p->y0);
-	fprintf(f,
-		"<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" "
-		"class=\"title\">%s</text>\n",
-		(p->x0 + p->x1) / 2, p->y0 - 10, title);
-	fprintf(f,
-		"<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s"
-		"</text>\n",
-		(p->x0 + p->x1) / 2, p->y1 + 36, xlabel);
-	fprintf(f,
-		"<text transform=\"translate(%.1f,%.1f) rotate(-90)\" "
-		"text-anchor=\"middle\">%s</text>\n",
-		p->x0 - 58, (p->y0 + p->y1) / 2, ylabel);
-}
-
-/* Shade the outages g[n] in a time panel, each with its length. */
-static void outage_bands(FILE *f, const struct gap *g, int n,
-			 const struct axis *at, const struct panel *p)
-{
-	int i;
-
-	for (i = 0; i < n; i++) {
-		double a = map(at, g[i].t0), b = map(at, g[i].t1);
-
-		a = a < p->x0 ? p->x0 : a;
-		b = b > p->x1 ? p->x1 : b;
-		if (b <= a)
-			continue;
-		fprintf(f,
-			"<rect class=\"outage\" x=\"%.1f\" y=\"%.1f\" "
-			"width=\"%.1f\" height=\"%.1f\" fill=\"#d62728\" "
-			"fill-opacity=\"0.15\"><title>outage: no trial "
-			"running for %.0f s</title></rect>\n",
-			a, p->y0, b - a, p->y1 - p->y0, g[i].t1 - g[i].t0);
-	}
 }
 
 /* Step line of the running minimum of losses (filter: fidelity >= minf)
  * against xs[i] (NULL: time). */
 static void incumbent_line(FILE *f, const struct plot_ctx *x,
-			   const struct axis *ax, const struct axis *ay,
+			   const struct svg_axis *ax, const struct svg_axis *ay,
 			   const double *xs, double minf, const char *color,
 			   const char *dash)
 {
@@ -361,24 +148,26 @@ static void incumbent_line(FILE *f, const struct plot_ctx *x,
 			fprintf(f,
 				"<path fill=\"none\" stroke=\"%s\" "
 				"stroke-width=\"2\"%s d=\"M%.1f,%.1f",
-				color, dash, map(ax, xv), map(ay, best));
+				color, dash, svg_map(ax, xv),
+				svg_map(ay, best));
 			started = 1;
 		} else {
-			fprintf(f, " H%.1f V%.1f", map(ax, xv), map(ay, best));
+			fprintf(f, " H%.1f V%.1f", svg_map(ax, xv),
+				svg_map(ay, best));
 		}
-		px = map(ax, xv);
-		py = map(ay, best);
+		px = svg_map(ax, xv);
+		py = svg_map(ay, best);
 	}
 	if (started)
 		fprintf(f,
 			" H%.1f\"/>\n<circle cx=\"%.1f\" cy=\"%.1f\" "
 			"r=\"3\" fill=\"%s\"/>\n",
-			map(ax, ax->hi), px, py, color);
+			svg_map(ax, ax->hi), px, py, color);
 }
 
 /* top_n: ok evaluations at the maximum fidelity; none says why the
  * dashed line is missing instead of leaving an empty legend entry */
-static void legend_incumbent(FILE *f, const struct panel *p, size_t top_n,
+static void legend_incumbent(FILE *f, const struct svg_panel *p, size_t top_n,
 			     double maxf)
 {
 	fprintf(f,
@@ -419,14 +208,14 @@ static const char *study_label(const char *root)
 static int write_svg(void *arg, FILE *f)
 {
 	struct plot_ctx *x = arg;
-	struct panel pa = {80, 60, 470, 340}, pb = {590, 60, 980, 340},
-		     pc = {80, 420, 860, 730};
-	struct axis ay = {0, 0, 0, 0, 0}, at, ab, ay2, at2;
+	struct svg_panel pa = {80, 60, 470, 340}, pb = {590, 60, 980, 340},
+			 pc = {80, 420, 860, 730};
+	struct svg_axis ay = {0, 0, 0, 0, 0}, at, ab, ay2, at2;
 	double *cum = NULL, lmin = INFINITY, lmax = -INFINITY, tmax = 0;
 	double scale = 1, maxf = x->spec->max_fidelity;
 	const char *unit = "seconds";
 	size_t i, nok = 0, npos = 0, ntop = 0;
-	struct gap gaps[PLOT_MAXGAPS];
+	struct svg_gap gaps[PLOT_MAXGAPS];
 	double gapmin;
 	int ngaps;
 	char title[256];
@@ -442,8 +231,8 @@ static int write_svg(void *arg, FILE *f)
 	fputs("<text x=\"500\" y=\"24\" text-anchor=\"middle\" "
 	      "font-size=\"16\">",
 	      f);
-	xml_text(f, "dehbq study ");
-	xml_text(f, x->spec->name[0] ? x->spec->name : study_label(x->root));
+	svg_text(f, "dehbq study ");
+	svg_text(f, x->spec->name[0] ? x->spec->name : study_label(x->root));
 	for (i = 0; i < x->n; i++) {
 		const struct ev *e = &x->ev[i];
 
@@ -461,7 +250,7 @@ static int write_svg(void *arg, FILE *f)
 	}
 	snprintf(title, sizeof(title), " - %zu evaluations, %zu failed", x->n,
 		 x->n - nok);
-	xml_text(f, title);
+	svg_text(f, title);
 	fputs("</text>\n", f);
 	if (!nok) {
 		fputs("<text x=\"500\" y=\"400\" text-anchor=\"middle\" "
@@ -476,7 +265,7 @@ static int write_svg(void *arg, FILE *f)
 	}
 	for (i = 0; i < x->n; i++)
 		cum[i] = (i ? cum[i - 1] : 0) + x->ev[i].fid;
-	if ((ngaps = outages(x, gaps, PLOT_MAXGAPS, &gapmin)) < 0) {
+	if ((ngaps = outages(x, gaps, &gapmin)) < 0) {
 		free(cum);
 		x->oom = 1;
 		return cli_fail("plot", CLI_ESYS, "fatal: out of memory");
@@ -492,28 +281,28 @@ static int write_svg(void *arg, FILE *f)
 	ay.lo = lmin;
 	ay.hi = lmax;
 	ay.log = npos == nok && lmin > 0 && lmax / lmin > 100;
-	axis_nice(&ay);
+	svg_axis_nice(&ay);
 	at.lo = 0;
 	at.hi = tmax > 0 ? tmax / scale : 1;
 	at.log = 0;
-	axis_nice(&at);
+	svg_axis_nice(&at);
 	at.lo *= scale;
 	at.hi *= scale;
 	ab.lo = 0;
 	ab.hi = cum[x->n - 1];
 	ab.log = 0;
-	axis_nice(&ab);
+	svg_axis_nice(&ab);
 	/* panel A: incumbent vs wall time */
 	ay.p0 = pa.y1;
 	ay.p1 = pa.y0;
 	at.p0 = pa.x0;
 	at.p1 = pa.x1;
-	axis_draw(f, &ay, 1, pa.x0, pa.x1, 1);
-	axis_draw(f, &at, 0, pa.y1, pa.y0, scale);
+	svg_axis_draw(f, &ay, 1, pa.x0, pa.x1, 1);
+	svg_axis_draw(f, &at, 0, pa.y1, pa.y0, scale);
 	snprintf(title, sizeof(title), "wall time since creation (%s)", unit);
-	frame(f, &pa, "incumbent vs wall time", title,
-	      ay.log ? "loss (log scale)" : "loss");
-	outage_bands(f, gaps, ngaps, &at, &pa);
+	svg_frame(f, &pa, "incumbent vs wall time", title,
+		  ay.log ? "loss (log scale)" : "loss");
+	svg_outage_bands(f, gaps, ngaps, &at, &pa);
 	incumbent_line(f, x, &at, &ay, NULL, -INFINITY, "#1f77b4", "");
 	incumbent_line(f, x, &at, &ay, NULL, maxf * (1 - 1e-9), "#d62728",
 		       " stroke-dasharray=\"6,3\"");
@@ -524,11 +313,11 @@ static int write_svg(void *arg, FILE *f)
 	ay2.p1 = pb.y0;
 	ab.p0 = pb.x0;
 	ab.p1 = pb.x1;
-	axis_draw(f, &ay2, 1, pb.x0, pb.x1, 1);
-	axis_draw(f, &ab, 0, pb.y1, pb.y0, 1);
-	frame(f, &pb, "incumbent vs cumulative budget",
-	      "cumulative budget (sum of fidelities)",
-	      ay.log ? "loss (log scale)" : "loss");
+	svg_axis_draw(f, &ay2, 1, pb.x0, pb.x1, 1);
+	svg_axis_draw(f, &ab, 0, pb.y1, pb.y0, 1);
+	svg_frame(f, &pb, "incumbent vs cumulative budget",
+		  "cumulative budget (sum of fidelities)",
+		  ay.log ? "loss (log scale)" : "loss");
 	incumbent_line(f, x, &ab, &ay2, cum, -INFINITY, "#1f77b4", "");
 	incumbent_line(f, x, &ab, &ay2, cum, maxf * (1 - 1e-9), "#d62728",
 		       " stroke-dasharray=\"6,3\"");
@@ -539,12 +328,12 @@ static int write_svg(void *arg, FILE *f)
 	at2 = at;
 	at2.p0 = pc.x0;
 	at2.p1 = pc.x1;
-	axis_draw(f, &ay2, 1, pc.x0, pc.x1, 1);
-	axis_draw(f, &at2, 0, pc.y1, pc.y0, scale);
+	svg_axis_draw(f, &ay2, 1, pc.x0, pc.x1, 1);
+	svg_axis_draw(f, &at2, 0, pc.y1, pc.y0, scale);
 	snprintf(title, sizeof(title), "finish time since creation (%s)", unit);
-	frame(f, &pc, "all evaluations", title,
-	      ay.log ? "loss (log scale)" : "loss");
-	outage_bands(f, gaps, ngaps, &at2, &pc);
+	svg_frame(f, &pc, "all evaluations", title,
+		  ay.log ? "loss (log scale)" : "loss");
+	svg_outage_bands(f, gaps, ngaps, &at2, &pc);
 	if (ngaps)
 		fprintf(f,
 			"<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\">"
@@ -563,7 +352,7 @@ static int write_svg(void *arg, FILE *f)
 		fprintf(f,
 			"<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" "
 			"fill=\"%s\"/>\n",
-			map(&at2, e->t), map(&ay2, e->loss),
+			svg_map(&at2, e->t), svg_map(&ay2, e->loss),
 			fid_color(x, e->fid));
 	}
 	fputs("</g>\n", f);
@@ -582,7 +371,7 @@ static int write_svg(void *arg, FILE *f)
 			"fill=\"%s\"/><text x=\"%.1f\" y=\"%.1f\">%s"
 			"</text>\n",
 			pc.x1 + 26, pc.y0 + 34 + 20.0 * (double)i,
-			palette[i % 10], pc.x1 + 38,
+			svg_palette[i % 10], pc.x1 + 38,
 			pc.y0 + 38 + 20.0 * (double)i, lab);
 	}
 	fputs("</svg>\n", f);
