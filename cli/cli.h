@@ -9,6 +9,7 @@
 #ifndef DEHBQ_CLI_H
 #define DEHBQ_CLI_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <stdio.h>
@@ -34,6 +35,7 @@ int cli_show(int argc, char **argv);
 int cli_export(int argc, char **argv);
 int cli_best(int argc, char **argv);
 int cli_plot(int argc, char **argv);
+int cli_report(int argc, char **argv);
 int cli_stop(int argc, char **argv);
 int cli_requeue(int argc, char **argv);
 int cli_extend(int argc, char **argv);
@@ -79,6 +81,10 @@ void cli_warn(const char *cmd, const char *fmt, ...)
  * Prints the error and returns the exit code on failure (s zeroed).
  */
 int cli_open_study(const char *cmd, const char *root, struct spec *s);
+/* What to call a study in titles: its name, else its directory's last
+ * component (never its UUID); into buf. */
+void cli_study_label(const struct spec *s, const char *root, char *buf,
+		     size_t size);
 /* Filesystem "now" (see study.c); *local set when the local clock was
  * used instead. */
 double cli_fs_now(const char *root, int *local);

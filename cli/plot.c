@@ -191,20 +191,6 @@ static void legend_incumbent(FILE *f, const struct svg_panel *p, size_t top_n,
 }
 
 /* The study directory's last component: a name people gave, not a UUID. */
-static const char *study_label(const char *root)
-{
-	static char buf[256];
-	size_t n = strlen(root);
-	const char *b;
-
-	while (n > 1 && root[n - 1] == '/')
-		n--;
-	for (b = root + n; b > root && b[-1] != '/'; b--)
-		;
-	snprintf(buf, sizeof(buf), "%.*s", (int)(root + n - b), b);
-	return buf;
-}
-
 static int write_svg(void *arg, FILE *f)
 {
 	struct plot_ctx *x = arg;
@@ -232,7 +218,8 @@ static int write_svg(void *arg, FILE *f)
 	      "font-size=\"16\">",
 	      f);
 	svg_text(f, "dehbq study ");
-	svg_text(f, x->spec->name[0] ? x->spec->name : study_label(x->root));
+	cli_study_label(x->spec, x->root, title, sizeof(title));
+	svg_text(f, title);
 	for (i = 0; i < x->n; i++) {
 		const struct ev *e = &x->ev[i];
 

@@ -76,6 +76,23 @@ int cli_open_study(const char *cmd, const char *root, struct spec *s)
 	return CLI_OK;
 }
 
+void cli_study_label(const struct spec *s, const char *root, char *buf,
+		     size_t size)
+{
+	size_t n = strlen(root);
+	const char *b;
+
+	if (s->name[0]) {
+		snprintf(buf, size, "%s", s->name);
+		return;
+	}
+	while (n > 1 && root[n - 1] == '/')
+		n--;
+	for (b = root + n; b > root && b[-1] != '/'; b--)
+		;
+	snprintf(buf, size, "%.*s", (int)(root + n - b), b);
+}
+
 double cli_fs_now(const char *root, int *local)
 {
 	char p[STUDY_PATH_MAX];

@@ -193,6 +193,14 @@ else
 	say ""
 	say "(dehbq plot is not in this build yet: no $STUDY/plot.svg)"
 fi
+if have_sub report; then
+	show dehbq report "$STUDY" -o "$STUDY/report.html"
+	if dehbq report "$STUDY" -o "$STUDY/report.html"; then
+		say "demo: open $STUDY/report.html in a browser (one file, works offline)"
+	else
+		say "demo: dehbq report failed"
+	fi
+fi
 say ""
 if have_sub trials; then
 	say "More to try:"
