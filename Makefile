@@ -172,9 +172,12 @@ install: all
 	install -m 644 docs/dehbq.1 docs/dehbq-worker.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 docs/dehbq-orchestrator.8 $(DESTDIR)$(MANDIR)/man8/
 	cp -R deploy $(DESTDIR)$(DATADIR)/
-	@d="$(PYDIR)"; [ -n "$$d" ] || d=$$($(PYTHON) -c 'import sys; \
+	@d="$(PYDIR)"; [ -n "$$d" ] || if [ "$(PREFIX)" = "$$HOME/.local" ]; \
+	then d=$$($(PYTHON) -c 'import site; \
+		print(site.getusersitepackages())' 2>/dev/null); \
+	else d=$$($(PYTHON) -c 'import sys; \
 		print("$(PREFIX)/lib/python%d.%d/dist-packages" % \
-		sys.version_info[:2])' 2>/dev/null); \
+		sys.version_info[:2])' 2>/dev/null); fi; \
 	if [ -n "$$d" ]; then \
 		install -d "$(DESTDIR)$$d/dehbq" && \
 		install -m 644 python/dehbq/*.py "$(DESTDIR)$$d/dehbq/" && \
