@@ -280,12 +280,7 @@ static int write_svg(void *arg, FILE *f)
 	ab.log = 0;
 	svg_axis_nice(&ab);
 	/* panel A: incumbent vs wall time */
-	ay.p0 = pa.y1;
-	ay.p1 = pa.y0;
-	at.p0 = pa.x0;
-	at.p1 = pa.x1;
-	svg_axis_draw(f, &ay, 1, pa.x0, pa.x1, 1);
-	svg_axis_draw(f, &at, 0, pa.y1, pa.y0, scale);
+	svg_axes(f, &pa, &at, &ay, scale);
 	snprintf(title, sizeof(title), "wall time since creation (%s)", unit);
 	svg_frame(f, &pa, "incumbent vs wall time", title,
 		  ay.log ? "loss (log scale)" : "loss");
@@ -296,12 +291,7 @@ static int write_svg(void *arg, FILE *f)
 	legend_incumbent(f, &pa, ntop, maxf);
 	/* panel B: incumbent vs cumulative budget */
 	ay2 = ay;
-	ay2.p0 = pb.y1;
-	ay2.p1 = pb.y0;
-	ab.p0 = pb.x0;
-	ab.p1 = pb.x1;
-	svg_axis_draw(f, &ay2, 1, pb.x0, pb.x1, 1);
-	svg_axis_draw(f, &ab, 0, pb.y1, pb.y0, 1);
+	svg_axes(f, &pb, &ab, &ay2, 1);
 	svg_frame(f, &pb, "incumbent vs cumulative budget",
 		  "cumulative budget (sum of fidelities)",
 		  ay.log ? "loss (log scale)" : "loss");
@@ -310,13 +300,8 @@ static int write_svg(void *arg, FILE *f)
 		       " stroke-dasharray=\"6,3\"");
 	legend_incumbent(f, &pb, ntop, maxf);
 	/* panel C: scatter */
-	ay2.p0 = pc.y1;
-	ay2.p1 = pc.y0;
 	at2 = at;
-	at2.p0 = pc.x0;
-	at2.p1 = pc.x1;
-	svg_axis_draw(f, &ay2, 1, pc.x0, pc.x1, 1);
-	svg_axis_draw(f, &at2, 0, pc.y1, pc.y0, scale);
+	svg_axes(f, &pc, &at2, &ay2, scale);
 	snprintf(title, sizeof(title), "finish time since creation (%s)", unit);
 	svg_frame(f, &pc, "all evaluations", title,
 		  ay.log ? "loss (log scale)" : "loss");

@@ -147,12 +147,7 @@ void rep_chart_progress(FILE *f, const struct rep *r)
 	ac.hi = cum[r->n - 1] > 0 ? cum[r->n - 1] : 1;
 	svg_axis_nice(&ac);
 	svg_open(f, 1100, 420);
-	ay.p0 = pa.y1;
-	ay.p1 = pa.y0;
-	at.p0 = pa.x0;
-	at.p1 = pa.x1;
-	svg_axis_draw(f, &ay, 1, pa.x0, pa.x1, 1);
-	svg_axis_draw(f, &at, 0, pa.y1, pa.y0, scale);
+	svg_axes(f, &pa, &at, &ay, scale);
 	snprintf(lab, sizeof(lab), "wall time since creation (%s)", unit);
 	svg_frame(f, &pa, "best loss over wall time", lab,
 		  ay.log ? "loss (log scale)" : "loss");
@@ -160,12 +155,7 @@ void rep_chart_progress(FILE *f, const struct rep *r)
 		best_line(f, r, r->fids[k], NULL, &at, &ay,
 			  rep_fid_color(r, r->fids[k]));
 	best_line(f, r, NAN, NULL, &at, &ay, "#000000");
-	ay.p0 = pb.y1;
-	ay.p1 = pb.y0;
-	ac.p0 = pb.x0;
-	ac.p1 = pb.x1;
-	svg_axis_draw(f, &ay, 1, pb.x0, pb.x1, 1);
-	svg_axis_draw(f, &ac, 0, pb.y1, pb.y0, 1);
+	svg_axes(f, &pb, &ac, &ay, 1);
 	svg_frame(f, &pb, "best loss over cost",
 		  "cumulative cost (sum of reported costs)",
 		  ay.log ? "loss (log scale)" : "loss");
@@ -198,12 +188,7 @@ void rep_chart_evals(FILE *f, const struct rep *r)
 	}
 	scale = time_axis(r, &at, &unit);
 	svg_open(f, 1100, 440);
-	ay.p0 = p.y1;
-	ay.p1 = p.y0;
-	at.p0 = p.x0;
-	at.p1 = p.x1;
-	svg_axis_draw(f, &ay, 1, p.x0, p.x1, 1);
-	svg_axis_draw(f, &at, 0, p.y1, p.y0, scale);
+	svg_axes(f, &p, &at, &ay, scale);
 	snprintf(lab, sizeof(lab), "finish time since creation (%s)", unit);
 	svg_frame(f, &p, "", lab, ay.log ? "loss (log scale)" : "loss");
 	fputs("<g fill-opacity=\"0.7\">\n", f);
@@ -248,12 +233,7 @@ void rep_chart_params(FILE *f, const struct rep *r)
 		p.y1 = p.y0 + 180;
 		memset(&ax, 0, sizeof(ax));
 		ax.hi = 1;
-		ax.p0 = p.x0;
-		ax.p1 = p.x1;
-		ay.p0 = p.y1;
-		ay.p1 = p.y0;
-		svg_axis_draw(f, &ay, 1, p.x0, p.x1, 1);
-		svg_axis_draw(f, &ax, 0, p.y1, p.y0, 1);
+		svg_axes(f, &p, &ax, &ay, 1);
 		svg_frame(f, &p, space_param_name(r->spec->space, k), "",
 			  "loss");
 		for (i = 0; i < r->n; i++) {

@@ -110,6 +110,17 @@ void svg_text(FILE *f, const char *s)
 	}
 }
 
+void svg_axes(FILE *f, const struct svg_panel *p, struct svg_axis *ax,
+	      struct svg_axis *ay, double xscale)
+{
+	ay->p0 = p->y1;
+	ay->p1 = p->y0;
+	ax->p0 = p->x0;
+	ax->p1 = p->x1;
+	svg_axis_draw(f, ay, 1, p->x0, p->x1, 1);
+	svg_axis_draw(f, ax, 0, p->y1, p->y0, xscale);
+}
+
 void svg_frame(FILE *f, const struct svg_panel *p, const char *title,
 	       const char *xlabel, const char *ylabel)
 {

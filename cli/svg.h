@@ -40,6 +40,9 @@ void svg_axis_nice(struct svg_axis *a);
  * axis, drawn across other0..other1. */
 void svg_axis_draw(FILE *f, const struct svg_axis *a, int vertical,
 		   double other0, double other1, double scale);
+/* Map ax and ay onto panel p and draw both (x values divided by xscale). */
+void svg_axes(FILE *f, const struct svg_panel *p, struct svg_axis *ax,
+	      struct svg_axis *ay, double xscale);
 /* Frame, title above, x label below, y label rotated at the left. */
 void svg_frame(FILE *f, const struct svg_panel *p, const char *title,
 	       const char *xlabel, const char *ylabel);
