@@ -253,8 +253,7 @@ static void best_block(FILE *f, const struct rep *r, int which,
 	jsonfile_fmt_double(num, sizeof(num), e->loss);
 	fprintf(f, "<p>loss <b>%s</b>, trial %08llu, fidelity ", num,
 		(unsigned long long)e->id);
-	jsonfile_fmt_double(num, sizeof(num), e->fid);
-	fprintf(f, "%s, attempt %d</p>\n<table class=\"config\">", num,
+	fprintf(f, "%.6g, attempt %d</p>\n<table class=\"config\">", e->fid,
 		e->attempt);
 	cfg = cJSON_Parse(r->best_cfg[which]);
 	for (it = cfg ? cfg->child : NULL; it; it = it->next) {
