@@ -42,7 +42,6 @@ struct gp_fit_params {
 	double ftol;  /* relative tolerance on the likelihood */
 };
 
-/* dim >= 1; choices: per dimension K (> 1 a category), or NULL. */
 /*
  * Run BLAS and LAPACK on the calling thread.  For programs to call once
  * at start (the one process-wide setting here): the matrices are at most a
@@ -52,6 +51,7 @@ struct gp_fit_params {
  */
 void gp_blas_single_thread(void);
 
+/* dim >= 1; choices: per dimension K (> 1 a category), or NULL. */
 int gp_new(int dim, const int *choices, struct gp **out);
 void gp_free(struct gp *g); /* NULL is fine */
 
