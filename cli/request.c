@@ -25,6 +25,7 @@
 #include "id.h"
 #include "result.h"
 #include "spec.h"
+#include "statusfile.h"
 #include "study.h"
 #include "timeutil.h"
 
@@ -256,6 +257,30 @@ static int extend_opt(const char *opt, const char *arg, double have,
 	return CLI_OK;
 }
 
+/* The limits now, as the orchestrator last wrote them (an earlier extend
+ * raised them); have[] keeps study.json's when nothing says otherwise. */
+static void current_limits(const char *root, double have[4])
+{
+	static const char *const files[] = {"FINISHED", "state/status.json"};
+	char p[STUDY_PATH_MAX], err[DEHBQ_ERRLEN];
+	struct statusfile st;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (study_path(p, sizeof(p), root, "%s", files[i]) ||
+		    access(p, F_OK) || statusfile_load(p, &st, err))
+			continue;
+		if (st.limits.valid) {
+			have[0] = (double)st.limits.fevals;
+			have[1] = (double)st.limits.brackets;
+			have[2] = st.limits.walltime;
+			have[3] = st.limits.total_cost;
+		}
+		statusfile_release(&st);
+		return;
+	}
+}
+
 int cli_extend(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -269,8 +294,9 @@ int cli_extend(int argc, char **argv)
 	static const char *const member[] = {"fevals", "brackets", "walltime",
 					     "total_cost"};
 	const char *arg[4] = {NULL, NULL, NULL, NULL}, *root;
-	char add[256] = "", members[300];
+	char add[256] = "", members[300], said[256];
 	double have[4], v;
+	size_t n = 0;
 	struct spec s;
 	int c, i, rc = CLI_OK, any = 0;
 
@@ -304,18 +330,23 @@ int cli_extend(int argc, char **argv)
 	have[2] = s.walltime;
 	have[3] = s.total_cost;
 	spec_release(&s);
+	current_limits(root, have);
 	for (i = 0; !rc && i < 4; i++)
-		if (arg[i])
+		if (arg[i]) {
 			rc = extend_opt(opts[i].name, arg[i], have[i], i < 2,
 					&v, member[i], add, sizeof(add));
+			n += snprintf(said + n, sizeof(said) - n,
+				      "%s%s %g -> %g", n ? ", " : "", member[i],
+				      have[i], have[i] + v);
+		}
 	if (rc)
 		return rc;
 	snprintf(members, sizeof(members), "\"add\": {%s}", add);
 	if ((rc = write_request("extend", root, "extend", members)))
 		return rc;
-	printf("requested: add %s to the limits of %s; the orchestrator "
-	       "acts on it at its next batch\n",
-	       add, root);
+	printf("requested for %s: %s; the orchestrator acts on it at its "
+	       "next batch\n",
+	       root, said);
 	if (study_finished(root))
 		printf("the study is finished: start its orchestrator "
 		       "(dehbq-orchestrator %s), then workers, to continue\n",

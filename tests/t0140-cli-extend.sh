@@ -41,8 +41,9 @@ check "extend with nothing to add: exit 100" \
 check "... none of them wrote a request" test -z "$(ls "$T/s/state/requests")"
 
 "$B/dehbq" extend "$T/s" --fevals 6 >"$T/out"
-check "extend --fevals 6 exits 0 and says how to continue" \
-	sh -c "test $? = 0 && grep -q 'dehbq-orchestrator' '$T/out'"
+check "extend --fevals 6 exits 0, says 12 -> 18 and how to continue" \
+	sh -c "test $? = 0 && grep -q 'fevals 12 -> 18' '$T/out' &&
+	       grep -q 'dehbq-orchestrator' '$T/out'"
 run_study "$T/s"
 check "the study runs again, to 18 evaluations" test "$(nresults "$T/s")" = 18
 check "... the orchestrator logged the new limit" \
