@@ -172,8 +172,11 @@ static int collect(void *arg, struct cli_row *row)
 	e->status = result_status_name(row->r.status);
 	if (!e->ok && !(e->error = strdup(row->r.error ? row->r.error : "")))
 		goto oom;
-	memcpy(&r->vec[r->n * (size_t)r->dim], row->t.vec,
-	       (size_t)r->dim * sizeof(double));
+	for (k = 0; k < r->dim; k++) /* NAN: inactive, nothing to draw */
+		r->vec[r->n * (size_t)r->dim + k] =
+			row->t.config[k].type == SPACE_V_INACTIVE
+				? NAN
+				: row->t.vec[k];
 	add_fid(r, e->fid);
 	for (k = 0; e->ok && k < 2; k++)
 		if ((k == 1 || e->fid >= maxf * (1 - 1e-9)) &&

@@ -221,7 +221,8 @@ void rep_chart_params(FILE *f, const struct rep *r)
 	}
 	fputs("<p>x: the parameter on the search space's unit scale (0 = "
 	      "low, 1 = high; log-scaled parameters are log-spaced; a "
-	      "category is its bin); colour: fidelity.</p>\n",
+	      "category is its bin; a conditional parameter only where it is "
+	      "active); colour: fidelity.</p>\n",
 	      f);
 	svg_open(f, 1100, rows * 260 + 10);
 	for (k = 0; k < d; k++) {
@@ -239,7 +240,7 @@ void rep_chart_params(FILE *f, const struct rep *r)
 		for (i = 0; i < r->n; i++) {
 			const struct rep_eval *e = &r->ev[i];
 
-			if (e->ok)
+			if (e->ok && !isnan(r->vec[i * (size_t)r->dim + k]))
 				fprintf(f,
 					"<circle cx=\"%.1f\" cy=\"%.1f\" "
 					"r=\"2.5\" fill=\"%s\" "
@@ -310,18 +311,17 @@ void rep_chart_parallel(FILE *f, const struct rep *r)
 			"stroke=\"hsl(215,70%%,%.0f%%)\" "
 			"stroke-opacity=\"0.7\" points=\"",
 			25 + 55 * t);
-		for (k = 0; k < d; k++)
-			fprintf(f, "%s%.1f,%.1f", k ? " " : "", 60 + k * gap,
-				360 - 320 * x[k]);
+		for (k = 0, m = 0; k < d; k++) /* through the active axes */
+			if (!isnan(x[k]))
+				fprintf(f, "%s%.1f,%.1f", m++ ? " " : "",
+					60 + k * gap, 360 - 320 * x[k]);
 		fprintf(f,
 			"\"><title>trial %08llu: loss %.6g</title>"
 			"</polyline>\n",
 			(unsigned long long)e->id, e->loss);
-		m++;
 	}
 	fputs("</svg>\n", f);
 	free(sel);
-	(void)m;
 }
 
 int rep_chart_workers(FILE *f, const struct rep *r)

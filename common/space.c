@@ -29,6 +29,7 @@
  *     few ulps until it holds, so round trips are exact.
  */
 #include "space.h"
+#include "space_impl.h"
 
 #include "err.h"
 #include "fsutil.h"
@@ -44,32 +45,6 @@
 #define NAME_MAX_LEN 128		/* bytes of a parameter name */
 #define INT_LIMIT    9007199254740992.0 /* 2^53: exact in a double */
 #define NUDGE_STEPS  64			/* ulps encode may walk each way */
-
-struct space_param {
-	char *name;		     /* owned, unique */
-	enum space_type type;	     /* what kind of parameter */
-	int log;		     /* float/int: log scale */
-	double lo;		     /* float: low bound */
-	double hi;		     /* float: high bound */
-	int64_t ilo;		     /* int: low bound */
-	int64_t ihi;		     /* int: high bound */
-	double a;		     /* log scale: ln(low) */
-	double b;		     /* log scale: ln(high) - ln(low), int:
-					ln(high + 1) - ln(low) */
-	int n;			     /* number of choices; 1 for constant */
-	struct space_value *choices; /* owned [n]; strings owned */
-	int *order;		     /* owned [n], choice indices sorted by
-					value (NULL for a constant) */
-	int has_def;		     /* native "default" given */
-	struct space_value def;	     /* default; strings borrowed from
-					choices */
-};
-
-struct space {
-	int dim;	       /* number of parameters */
-	struct space_param *p; /* owned [dim], in file order */
-	int *by_name;	       /* owned [dim], indices sorted by name */
-};
 
 /* Field names of one input format. */
 struct dialect {
@@ -96,9 +71,9 @@ static const struct dialect native = {
 static const char *const cs_num[] = {
 	"name",	   "type",	    "log", "lower", "upper",
 	"default", "default_value", "q",   "meta",  NULL};
-static const char *const cs_cat[] = {
-	"name",		 "type",    "choices", "default",
-	"default_value", "weights", "meta",    NULL};
+static const char *const cs_cat[] = {"name",	"type",		 "choices",
+				     "default", "default_value", "weights",
+				     "meta",	"probabilities", NULL};
 static const char *const cs_ord[] = {
 	"name", "type", "sequence", "default", "default_value", "meta", NULL};
 static const char *const cs_const[] = {"name", "type", "value", "meta", NULL};
@@ -144,7 +119,7 @@ static int param_ctx(const struct jsonfile *jf, char *err, const char *pname,
 	return rc;
 }
 
-static void value_release(struct space_value *v)
+void space_value_release(struct space_value *v)
 {
 	if (v->type == SPACE_V_STRING)
 		free((char *)v->s);
@@ -157,7 +132,7 @@ static void param_release(struct space_param *p)
 	free(p->name);
 	if (p->choices)
 		for (i = 0; i < p->n; i++)
-			value_release(&p->choices[i]);
+			space_value_release(&p->choices[i]);
 	free(p->choices);
 	free(p->order);
 }
@@ -173,6 +148,7 @@ void space_free(struct space *sp)
 			param_release(&sp->p[i]);
 	free(sp->p);
 	free(sp->by_name);
+	space_cond_free(sp);
 	free(sp);
 }
 
@@ -215,7 +191,7 @@ int space_env_name(const char *name, char *buf, size_t size)
 }
 
 /* JSON scalar -> value; strings are copied.  EINVAL for other items. */
-static int value_from_item(const cJSON *it, struct space_value *v)
+int space_value_from_item(const cJSON *it, struct space_value *v)
 {
 	memset(v, 0, sizeof(*v));
 	if (cJSON_IsString(it)) {
@@ -244,7 +220,7 @@ static int value_from_item(const cJSON *it, struct space_value *v)
 }
 
 /* Exact equality of two values of the same parameter. */
-static int value_eq(const struct space_value *x, const struct space_value *y)
+int space_value_eq(const struct space_value *x, const struct space_value *y)
 {
 	if (x->type == SPACE_V_STRING || y->type == SPACE_V_STRING)
 		return x->type == y->type && !strcmp(x->s, y->s);
@@ -283,6 +259,8 @@ static int value_class(const struct space_value *v)
 		return 1;
 	case SPACE_V_BOOL:
 		return 2;
+	case SPACE_V_INACTIVE:
+		break;
 	}
 	return -1;
 }
@@ -295,7 +273,7 @@ static int find_choice(const struct space_param *p, const struct space_value *v)
 	if (value_class(v) < 0 || value_class(v) != value_class(p->choices))
 		return -1;
 	if (!p->order) /* a constant */
-		return value_eq(&p->choices[0], v) ? 0 : -1;
+		return space_value_eq(&p->choices[0], v) ? 0 : -1;
 	while (lo <= hi) {
 		int mid = lo + (hi - lo) / 2;
 		int c = value_cmp(v, &p->choices[p->order[mid]]);
@@ -586,7 +564,7 @@ static int parse_choices(const struct jsonfile *jf, const cJSON *o,
 	p->n = n;
 	k = 0;
 	for (it = arr->child; it; it = it->next, k++) {
-		rc = value_from_item(it, &p->choices[k]);
+		rc = space_value_from_item(it, &p->choices[k]);
 		if (rc) {
 			rc = dehbq_errf(err, DEHBQ_ENOMEM, "%s: out of memory",
 					jsonfile_name(jf));
@@ -662,7 +640,7 @@ static int parse_constant(const struct jsonfile *jf, const cJSON *o,
 				     "than %d bytes",
 				     p->name, SPACE_MAX_STRLEN);
 	p->choices = calloc(1, sizeof(*p->choices));
-	if (!p->choices || value_from_item(it, &p->choices[0]))
+	if (!p->choices || space_value_from_item(it, &p->choices[0]))
 		return dehbq_errf(err, DEHBQ_ENOMEM, "%s: out of memory",
 				  jsonfile_name(jf));
 	p->n = 1;
@@ -842,12 +820,27 @@ fail:
 	return rc;
 }
 
+/* After the parameters (rc), the conditions; *out freed on failure. */
+static int with_conditions(const struct jsonfile *jf, const cJSON *conds,
+			   int rc, struct space **out, char *err)
+{
+	if (!rc && (rc = space_cond_parse(jf, conds, *out, err))) {
+		if (rc == DEHBQ_ENOMEM)
+			dehbq_errf(err, rc, "%s: out of memory",
+				   jsonfile_name(jf));
+		space_free(*out);
+		*out = NULL;
+	}
+	return rc;
+}
+
 static int parse_native(const struct jsonfile *jf, const cJSON *obj,
 			struct space **out, char *err)
 {
-	static const char *const keys[] = {"format", "parameters", NULL};
+	static const char *const keys[] = {"format", "parameters", "conditions",
+					   NULL};
 	const cJSON *f = cJSON_GetObjectItemCaseSensitive(obj, "format");
-	const cJSON *arr = NULL;
+	const cJSON *arr = NULL, *c = NULL;
 	int rc;
 
 	if (!cJSON_IsString(f) || strcmp(f->valuestring, SPACE_FORMAT))
@@ -863,9 +856,13 @@ static int parse_native(const struct jsonfile *jf, const cJSON *obj,
 	if (!rc)
 		rc = jsonfile_get_array(jf, obj, "parameters",
 					JSONFILE_REQUIRED, &arr, err);
+	if (!rc)
+		rc = jsonfile_get_array(jf, obj, "conditions",
+					JSONFILE_OPTIONAL, &c, err);
 	if (rc)
 		return rc == DEHBQ_ENOENT ? DEHBQ_EINVAL : rc;
-	return parse_params(jf, arr, &native, out, err);
+	return with_conditions(jf, c, parse_params(jf, arr, &native, out, err),
+			       out, err);
 }
 
 static int parse_configspace(const struct jsonfile *jf, const cJSON *obj,
@@ -891,17 +888,6 @@ static int parse_configspace(const struct jsonfile *jf, const cJSON *obj,
 				     "field 'name': expected a string or null, "
 				     "found %s",
 				     jsonfile_type_name(nm));
-	rc = jsonfile_get_array(jf, obj, "conditions", JSONFILE_OPTIONAL, &c,
-				err);
-	if (rc)
-		return rc;
-	if (c && c->child) {
-		jsonfile_errf(jf, c, err,
-			      "conditions are not supported yet (dehbq 0.1); "
-			      "remove them or flatten the space");
-		return DEHBQ_EUNSUP;
-	}
-	c = NULL;
 	rc = jsonfile_get_array(jf, obj, "forbiddens", JSONFILE_OPTIONAL, &c,
 				err);
 	if (rc)
@@ -913,11 +899,16 @@ static int parse_configspace(const struct jsonfile *jf, const cJSON *obj,
 			      "configurations a bad score in the objective");
 		return DEHBQ_EUNSUP;
 	}
+	c = NULL;
 	rc = jsonfile_get_array(jf, obj, "hyperparameters", JSONFILE_REQUIRED,
 				&arr, err);
+	if (!rc)
+		rc = jsonfile_get_array(jf, obj, "conditions",
+					JSONFILE_OPTIONAL, &c, err);
 	if (rc)
 		return rc == DEHBQ_ENOENT ? DEHBQ_EINVAL : rc;
-	return parse_params(jf, arr, &configspace, out, err);
+	return with_conditions(
+		jf, c, parse_params(jf, arr, &configspace, out, err), out, err);
 }
 
 int space_from_json(const struct jsonfile *jf, const cJSON *obj,
@@ -1026,9 +1017,20 @@ int space_equal(const struct space *a, const struct space *b)
 				return 0;
 			for (k = 0; k < p->n; k++)
 				if (p->choices[k].type != q->choices[k].type ||
-				    !value_eq(&p->choices[k], &q->choices[k]))
+				    !space_value_eq(&p->choices[k],
+						    &q->choices[k]))
 					return 0;
 		}
+	}
+	if (!a->cond != !b->cond)
+		return 0;
+	if (a->cond) {
+		cJSON *ca = space_cond_to_json(a), *cb = space_cond_to_json(b);
+		int same = ca && cb && cJSON_Compare(ca, cb, 1);
+
+		cJSON_Delete(ca);
+		cJSON_Delete(cb);
+		return same;
 	}
 	return 1;
 }
@@ -1111,8 +1113,19 @@ int space_decode(const struct space *sp, const double *vec,
 {
 	int i;
 
+	unsigned char *on;
+
 	for (i = 0; i < sp->dim; i++)
 		decode_one(&sp->p[i], vec[i], &vals[i]);
+	if (!sp->cond)
+		return DEHBQ_OK;
+	if (!(on = malloc((size_t)sp->dim)))
+		return DEHBQ_ENOMEM;
+	space_active(sp, vals, on);
+	for (i = 0; i < sp->dim; i++)
+		if (!on[i])
+			vals[i].type = SPACE_V_INACTIVE;
+	free(on);
 	return DEHBQ_OK;
 }
 
@@ -1120,8 +1133,8 @@ int space_decode(const struct space *sp, const double *vec,
  * Check v legal for p and convert it to p's own representation in *out
  * (strings borrowed from p).  EINVAL with a message otherwise.
  */
-static int check_value(const struct space_param *p, const struct space_value *v,
-		       struct space_value *out, char *err)
+int space_check_value(const struct space_param *p, const struct space_value *v,
+		      struct space_value *out, char *err)
 {
 	char a[64], b[40], c[40];
 	int k;
@@ -1224,7 +1237,7 @@ static double encode_one(const struct space_param *p,
 	}
 	v = clamp01(v);
 	decode_one(p, v, &got);
-	if (value_eq(&got, x))
+	if (space_value_eq(&got, x))
 		return v;
 	/* Rounding spoilt the inverse: walk a few ulps each way. */
 	for (s = -1; s <= 1; s += 2) {
@@ -1232,7 +1245,7 @@ static double encode_one(const struct space_param *p,
 		for (k = 0; k < NUDGE_STEPS; k++) {
 			w = nextafter(w, s < 0 ? 0.0 : 1.0);
 			decode_one(p, w, &got);
-			if (value_eq(&got, x))
+			if (space_value_eq(&got, x))
 				return w;
 		}
 	}
@@ -1247,7 +1260,9 @@ int space_encode(const struct space *sp, const struct space_value *vals,
 	int i, rc;
 
 	for (i = 0; i < sp->dim; i++) {
-		rc = check_value(&sp->p[i], &vals[i], &x, err);
+		if (vals[i].type == SPACE_V_INACTIVE)
+			continue;
+		rc = space_check_value(&sp->p[i], &vals[i], &x, err);
 		if (rc)
 			return rc;
 	}
@@ -1255,7 +1270,11 @@ int space_encode(const struct space *sp, const struct space_value *vals,
 	if (!tmp)
 		return dehbq_errf(err, DEHBQ_ENOMEM, "out of memory");
 	for (i = 0; i < sp->dim; i++) {
-		check_value(&sp->p[i], &vals[i], &x, NULL);
+		if (vals[i].type == SPACE_V_INACTIVE) {
+			tmp[i] = 0.5; /* any point: its value is unused */
+			continue;
+		}
+		space_check_value(&sp->p[i], &vals[i], &x, NULL);
 		tmp[i] = encode_one(&sp->p[i], &x);
 	}
 	memcpy(vec, tmp, (size_t)sp->dim * sizeof(*tmp));
@@ -1265,7 +1284,7 @@ int space_encode(const struct space *sp, const struct space_value *vals,
 
 /* ---- output ---- */
 
-static cJSON *value_to_json(const struct space_value *v)
+cJSON *space_value_to_json(const struct space_value *v)
 {
 	switch (v->type) {
 	case SPACE_V_FLOAT:
@@ -1276,6 +1295,8 @@ static cJSON *value_to_json(const struct space_value *v)
 		return cJSON_CreateString(v->s);
 	case SPACE_V_BOOL:
 		return cJSON_CreateBool(v->b);
+	case SPACE_V_INACTIVE:
+		break;
 	}
 	return NULL;
 }
@@ -1324,7 +1345,7 @@ static cJSON *param_to_json(const struct space_param *p)
 		     add(o, p->type == SPACE_ORDINAL ? "sequence" : "choices",
 			 arr);
 		for (k = 0; ok && k < p->n; k++) {
-			cJSON *c = value_to_json(&p->choices[k]);
+			cJSON *c = space_value_to_json(&p->choices[k]);
 
 			ok = c && cJSON_AddItemToArray(arr, c);
 			if (!ok)
@@ -1332,13 +1353,13 @@ static cJSON *param_to_json(const struct space_param *p)
 		}
 		break;
 	case SPACE_CONSTANT:
-		ok = ok && add(o, "value", value_to_json(&p->choices[0]));
+		ok = ok && add(o, "value", space_value_to_json(&p->choices[0]));
 		break;
 	}
 	if (ok && p->log)
 		ok = add(o, "log", cJSON_CreateTrue());
 	if (ok && p->has_def)
-		ok = add(o, "default", value_to_json(&p->def));
+		ok = add(o, "default", space_value_to_json(&p->def));
 	if (!ok) {
 		cJSON_Delete(o);
 		return NULL;
@@ -1363,6 +1384,8 @@ cJSON *space_to_json(const struct space *sp)
 			goto fail;
 		}
 	}
+	if (sp->cond && !add(o, "conditions", space_cond_to_json(sp)))
+		goto fail;
 	return o;
 fail:
 	cJSON_Delete(o);
@@ -1378,7 +1401,8 @@ cJSON *space_config_to_json(const struct space *sp,
 	if (!o)
 		return NULL;
 	for (i = 0; i < sp->dim; i++)
-		if (!add(o, sp->p[i].name, value_to_json(&vals[i]))) {
+		if (vals[i].type != SPACE_V_INACTIVE &&
+		    !add(o, sp->p[i].name, space_value_to_json(&vals[i]))) {
 			cJSON_Delete(o);
 			return NULL;
 		}
@@ -1471,7 +1495,7 @@ int space_config_from_json(const struct jsonfile *jf, const cJSON *obj,
 			}
 			x = p->choices[k];
 		}
-		if (check_value(p, &x, &tmp[i], NULL)) {
+		if (space_check_value(p, &x, &tmp[i], NULL)) {
 			if (p->type == SPACE_FLOAT) {
 				jsonfile_fmt_double(a, sizeof(a), x.f);
 				jsonfile_fmt_double(b, sizeof(b), p->lo);
@@ -1491,12 +1515,20 @@ int space_config_from_json(const struct jsonfile *jf, const cJSON *obj,
 		}
 	}
 	for (i = 0; i < sp->dim; i++)
-		if (!seen[i]) {
+		if (!seen[i])
+			tmp[i].type = SPACE_V_INACTIVE;
+	space_active(sp, tmp, (unsigned char *)seen); /* seen: active now */
+	for (i = 0; i < sp->dim; i++)
+		if (seen[i] != (tmp[i].type != SPACE_V_INACTIVE)) {
 			rc = jsonfile_errf(
 				jf, obj, err,
-				"missing parameter '%s'; a "
-				"configuration needs every parameter "
-				"of the space",
+				seen[i] ? "missing parameter '%s'; a "
+					  "configuration needs every active "
+					  "parameter of the space"
+					: "parameter '%s' is inactive here "
+					  "(its "
+					  "condition does not hold): leave it "
+					  "out",
 				sp->p[i].name);
 			goto fail;
 		}

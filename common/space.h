@@ -65,10 +65,12 @@ enum space_type {
 };
 
 enum space_vtype {
-	SPACE_V_FLOAT,	/* member f */
-	SPACE_V_INT,	/* member i */
-	SPACE_V_STRING, /* member s */
-	SPACE_V_BOOL	/* member b */
+	SPACE_V_FLOAT,	 /* member f */
+	SPACE_V_INT,	 /* member i */
+	SPACE_V_STRING,	 /* member s */
+	SPACE_V_BOOL,	 /* member b */
+	SPACE_V_INACTIVE /* a conditional parameter whose condition does not
+			    hold: no value; left out of configurations */
 };
 
 struct space_value {	       /* a decoded parameter value */
@@ -151,6 +153,18 @@ int space_decode(const struct space *sp, const double *vec,
  */
 int space_encode(const struct space *sp, const struct space_value *vals,
 		 double *vec, char *err);
+
+/*
+ * Conditions (docs/space.md): active[i] = 1 when parameter i's condition
+ * holds for vals (its parents active, and their values satisfying it),
+ * 0 otherwise; 1 for every unconditional parameter.  A parent whose value
+ * in vals is SPACE_V_INACTIVE counts as inactive.  space_decode() already
+ * marks inactive parameters SPACE_V_INACTIVE.
+ */
+void space_active(const struct space *sp, const struct space_value *vals,
+		  unsigned char *active);
+/* 1 when the space has conditions. */
+int space_has_conditions(const struct space *sp);
 
 /* Native "dehbq-space/1" object; NULL on ENOMEM. */
 cJSON *space_to_json(const struct space *sp);

@@ -271,6 +271,8 @@ static void put_value(struct jsonbuf *b, const struct space_value *v)
 	case SPACE_V_BOOL:
 		jsonbuf_puts(b, v->b ? "true" : "false");
 		break;
+	case SPACE_V_INACTIVE:
+		break;
 	}
 }
 
@@ -279,7 +281,7 @@ int trial_render(const struct trial *t, const struct space *sp, char **out)
 	char id[ID_TRIAL_LEN], parent[ID_TRIAL_LEN], created[TIMEUTIL_ISO_LEN];
 	char x[40];
 	struct jsonbuf b;
-	int i, dim = space_dim(sp);
+	int i, k, dim = space_dim(sp);
 
 	*out = NULL;
 	if (id_trial_format(t->id, id) || !isfinite(t->fidelity) ||
@@ -318,8 +320,11 @@ int trial_render(const struct trial *t, const struct space *sp, char **out)
 		put_str(&b, "optimizer", t->optimizer);
 	put_key(&b, ",\n\t", "config");
 	jsonbuf_put(&b, "{", 1);
-	for (i = 0; i < dim; i++) {
-		put_key(&b, i ? ",\n\t\t" : "\n\t\t", space_param_name(sp, i));
+	for (i = 0, k = 0; i < dim; i++) {
+		if (t->config[i].type == SPACE_V_INACTIVE)
+			continue; /* left out: its condition does not hold */
+		put_key(&b, k++ ? ",\n\t\t" : "\n\t\t",
+			space_param_name(sp, i));
 		put_value(&b, &t->config[i]);
 	}
 	put_key(&b, "\n\t},\n\t", "vector");

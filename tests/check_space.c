@@ -80,6 +80,8 @@ static int values_same(const struct space_value *a, const struct space_value *b)
 		return !strcmp(a->s, b->s);
 	case SPACE_V_BOOL:
 		return a->b == b->b;
+	case SPACE_V_INACTIVE:
+		return 1;
 	}
 	return 0;
 }
@@ -758,9 +760,9 @@ static const struct bad_case bad_cases[] = {
 	 "expected a string, number or boolean, found array"},
 	{"top_field", DEHBQ_EINVAL,
 	 "space_bad_top_field.json:3:3: unknown field 'params' (typo?)"},
-	{"cs_conditions", DEHBQ_EUNSUP,
-	 "space_bad_cs_conditions.json:8:3: conditions are not supported yet "
-	 "(dehbq 0.1); remove them or flatten the space"},
+	{"cs_condition_value", DEHBQ_EINVAL,
+	 "space_bad_cs_condition_value.json:9:59: condition: parameter "
+	 "'kernel': \"linear\" is not one of its 2 choices"},
 	{"cs_forbiddens", DEHBQ_EUNSUP,
 	 "space_bad_cs_forbiddens.json:10:3: forbidden clauses are not "
 	 "supported yet (dehbq 0.1); remove them"},
@@ -1013,7 +1015,7 @@ START_TEST(test_space_config_from_json_is_strict)
 		{"{\"lr\":0.01,\"momentum\":0,\"layers\":1,\"units\":16,"
 		 "\"opt\":\"sgd\",\"bn\":true,\"bs\":16,\"drop\":0,\"seed\":3}",
 		 "cfg.json:1:1: missing parameter 'data:set'; a configuration "
-		 "needs every parameter of the space"},
+		 "needs every active parameter of the space"},
 		{"{\"lr\":0.01,\"momentum\":0,\"layers\":1,\"units\":16,"
 		 "\"opt\":\"sgd\",\"bn\":true,\"bs\":16,\"drop\":0,\"seed\":3,"
 		 "\"data:set\":\"cifar-10\",\"extra\":1}",

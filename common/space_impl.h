@@ -1,0 +1,66 @@
+/*
+ * space_impl.h - the search space's insides, shared by space.c (the
+ * parameters) and space_cond.c (conditions).  Private to common/.
+ */
+#ifndef DEHBQ_SPACE_IMPL_H
+#define DEHBQ_SPACE_IMPL_H
+
+#include <stdint.h>
+
+#include "space.h"
+
+struct cJSON;
+struct jsonfile;
+struct space_cond;
+
+struct space_param {
+	char *name;		     /* owned, unique */
+	enum space_type type;	     /* what kind of parameter */
+	int log;		     /* float/int: log scale */
+	double lo;		     /* float: low bound */
+	double hi;		     /* float: high bound */
+	int64_t ilo;		     /* int: low bound */
+	int64_t ihi;		     /* int: high bound */
+	double a;		     /* log scale: ln(low) */
+	double b;		     /* log scale: ln(high) - ln(low), int:
+					ln(high + 1) - ln(low) */
+	int n;			     /* number of choices; 1 for constant */
+	struct space_value *choices; /* owned [n]; strings owned */
+	int *order;		     /* owned [n], choice indices sorted by
+					value (NULL for a constant) */
+	int has_def;		     /* native "default" given */
+	struct space_value def;	     /* default; strings borrowed from
+					choices */
+};
+
+struct space {
+	int dim;		  /* number of parameters */
+	struct space_param *p;	  /* owned [dim], in file order */
+	int *by_name;		  /* owned [dim], indices sorted by name */
+	struct space_cond **cond; /* owned [dim]: each parameter's
+				     condition, NULL: always active; the
+				     array is NULL without conditions */
+	int *topo;		  /* owned [dim]: parents before children */
+};
+
+/* JSON scalar -> value; strings are copied (space_value_release). */
+int space_value_from_item(const struct cJSON *it, struct space_value *v);
+void space_value_release(struct space_value *v);
+/* Exact equality of two values of the same parameter. */
+int space_value_eq(const struct space_value *x, const struct space_value *y);
+/* v legal for p, converted to p's representation in *out (strings
+ * borrowed from p); DEHBQ_EINVAL with a message otherwise. */
+int space_check_value(const struct space_param *p, const struct space_value *v,
+		      struct space_value *out, char *err);
+struct cJSON *space_value_to_json(const struct space_value *v);
+
+/* space_cond.c */
+/* Parse a "conditions" array into sp (its parameters parsed). */
+int space_cond_parse(const struct jsonfile *jf, const struct cJSON *arr,
+		     struct space *sp, char *err);
+void space_cond_free(struct space *sp);
+/* The conditions as a JSON array (ConfigSpace's shape); NULL on ENOMEM.
+ * Only called when sp->cond is set. */
+struct cJSON *space_cond_to_json(const struct space *sp);
+
+#endif
