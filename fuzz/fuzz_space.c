@@ -5,9 +5,10 @@
  * ConfigSpace (space_from_json).  When it parses, exercises everything a
  * space offers on vectors derived from the input: decode, encode (which
  * must accept every decoded value and round-trip it), value formatting,
- * both JSON writers and a reparse of the native form, which must give an
- * equal space.  Any violated invariant aborts; everything is freed, so
- * LeakSanitizer catches leaks.
+ * the configuration's JSON read back (exactly the active parameters of a
+ * conditional space), both JSON writers and a reparse of the native form,
+ * which must give an equal space.  Any violated invariant aborts; everything is
+ * freed, so LeakSanitizer catches leaks.
  */
 #include "err.h"
 #include "jsonfile.h"
@@ -41,6 +42,24 @@ static void check_native_round_trip(const struct space *sp)
 	if (!space_equal(sp, back))
 		abort();
 	space_free(back);
+	jsonfile_free(jf);
+	cJSON_free(text);
+}
+
+/* A configuration written for a trial file reads back: exactly its active
+ * parameters (conditions), every value legal. */
+static void check_config_reads_back(const struct space *sp, const cJSON *cfg,
+				    struct space_value *tmp)
+{
+	char err[DEHBQ_ERRLEN], *text = cJSON_PrintUnformatted(cfg);
+	struct jsonfile *jf;
+
+	if (!text)
+		abort();
+	if (jsonfile_parse("cfg", text, strlen(text), &jf, err))
+		abort();
+	if (space_config_from_json(jf, jsonfile_root(jf), sp, tmp, err))
+		abort();
 	jsonfile_free(jf);
 	cJSON_free(text);
 }
@@ -80,6 +99,7 @@ static void exercise(const struct space *sp, const uint8_t *data, size_t size)
 		cfg = space_config_to_json(sp, x);
 		if (!cfg)
 			abort();
+		check_config_reads_back(sp, cfg, y);
 		cJSON_Delete(cfg);
 	}
 	check_native_round_trip(sp);
