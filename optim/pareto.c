@@ -1,0 +1,256 @@
+/*
+ * pareto.c - non-dominated sorting, crowding distance, hypervolume and
+ * the default reference point (pareto.h)
+ */
+#include "pareto.h"
+
+#include "err.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int check(const double *y, size_t n, int m)
+{
+	size_t i;
+
+	if (m < 1 || m > PARETO_MAX_OBJ)
+		return DEHBQ_EINVAL;
+	for (i = 0; i < n * (size_t)m; i++)
+		if (isnan(y[i]))
+			return DEHBQ_EINVAL;
+	return DEHBQ_OK;
+}
+
+int pareto_dominates(const double *a, const double *b, int m)
+{
+	int k, better = 0;
+
+	for (k = 0; k < m; k++) {
+		if (a[k] > b[k])
+			return 0;
+		better |= a[k] < b[k];
+	}
+	return better;
+}
+
+int pareto_rank(const double *y, size_t n, int m, int *rank)
+{
+	size_t *count, i, j, left = n;
+	int r, rc;
+
+	if ((rc = check(y, n, m)))
+		return rc;
+	if (!n)
+		return DEHBQ_OK;
+	if (!(count = calloc(n, sizeof(*count))))
+		return DEHBQ_ENOMEM;
+	/* count[i]: how many points dominate i; peel fronts off */
+	for (i = 0; i < n; i++)
+		for (j = 0; j < n; j++)
+			count[i] += pareto_dominates(&y[j * m], &y[i * m], m);
+	for (i = 0; i < n; i++)
+		rank[i] = -1;
+	for (r = 0; left; r++) {
+		size_t nfront = 0;
+
+		for (i = 0; i < n; i++)
+			if (rank[i] < 0 && count[i] == 0) {
+				rank[i] = r;
+				nfront++;
+			}
+		for (i = 0; i < n; i++)
+			if (rank[i] == r)
+				for (j = 0; j < n; j++)
+					if (rank[j] < 0 &&
+					    pareto_dominates(&y[i * m],
+							     &y[j * m], m))
+						count[j]--;
+		left -= nfront;
+	}
+	free(count);
+	return DEHBQ_OK;
+}
+
+struct key {
+	double v;
+	size_t j;
+};
+
+static int key_cmp(const void *a, const void *b)
+{
+	const struct key *x = a, *y = b;
+
+	if (x->v != y->v)
+		return x->v < y->v ? -1 : 1;
+	return (x->j > y->j) - (x->j < y->j);
+}
+
+int pareto_crowding(const double *y, const size_t *idx, size_t k, int m,
+		    double *dist)
+{
+	struct key *s;
+	size_t j;
+	int o;
+
+	if (m < 1 || m > PARETO_MAX_OBJ)
+		return DEHBQ_EINVAL;
+	if (!k)
+		return DEHBQ_OK;
+	if (!(s = malloc(k * sizeof(*s))))
+		return DEHBQ_ENOMEM;
+	memset(dist, 0, k * sizeof(*dist));
+	for (o = 0; o < m; o++) {
+		double range;
+
+		for (j = 0; j < k; j++) {
+			s[j].v = y[idx[j] * m + o];
+			s[j].j = j;
+		}
+		qsort(s, k, sizeof(*s), key_cmp);
+		dist[s[0].j] = dist[s[k - 1].j] = INFINITY;
+		range = s[k - 1].v - s[0].v;
+		if (!(range > 0) || !isfinite(range))
+			continue;
+		for (j = 1; j + 1 < k; j++)
+			dist[s[j].j] += (s[j + 1].v - s[j - 1].v) / range;
+	}
+	free(s);
+	return DEHBQ_OK;
+}
+
+/* 2-D hypervolume of pts (pairs, sorted by the first coordinate). */
+static double hv2_sorted(const double *pts, size_t n, const double *ref)
+{
+	double hv = 0, cur = ref[1];
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (pts[2 * i + 1] < cur) {
+			hv += (ref[0] - pts[2 * i]) * (cur - pts[2 * i + 1]);
+			cur = pts[2 * i + 1];
+		}
+	return hv;
+}
+
+static int pair_cmp(const void *a, const void *b)
+{
+	const double *x = a, *y = b;
+
+	if (x[0] != y[0])
+		return x[0] < y[0] ? -1 : 1;
+	return (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+/* The points strictly inside ref, as rows of m. */
+static size_t inside(const double *y, size_t n, int m, const double *ref,
+		     double *out)
+{
+	size_t i, c = 0;
+	int k;
+
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < m && y[i * m + k] < ref[k]; k++)
+			;
+		if (k == m)
+			memcpy(&out[c++ * m], &y[i * m], m * sizeof(double));
+	}
+	return c;
+}
+
+static int row3_cmp(const void *a, const void *b)
+{
+	double x = ((const double *)a)[2], y = ((const double *)b)[2];
+
+	return (x > y) - (x < y);
+}
+
+int pareto_hypervolume(const double *y, size_t n, int m, const double *ref,
+		       double *hv)
+{
+	double *p, *sl;
+	size_t c, i, j;
+	int rc;
+
+	*hv = 0;
+	if ((rc = check(y, n, m)) || (rc = check(ref, 1, m)))
+		return rc;
+	if (m > 3)
+		return DEHBQ_EUNSUP;
+	if (!n)
+		return DEHBQ_OK;
+	if (!(p = malloc(n * (size_t)m * sizeof(double))))
+		return DEHBQ_ENOMEM;
+	c = inside(y, n, m, ref, p);
+	if (m == 1) {
+		for (i = 0; i < c; i++)
+			*hv = fmax(*hv, ref[0] - p[i]);
+	} else if (m == 2) {
+		qsort(p, c, 2 * sizeof(double), pair_cmp);
+		*hv = hv2_sorted(p, c, ref);
+	} else if (c) {
+		/* slices between consecutive third coordinates */
+		if (!(sl = malloc(c * 2 * sizeof(double)))) {
+			free(p);
+			return DEHBQ_ENOMEM;
+		}
+		qsort(p, c, 3 * sizeof(double), row3_cmp);
+		for (i = 0; i < c; i++) {
+			double top = i + 1 < c ? p[3 * (i + 1) + 2] : ref[2];
+
+			if (!(top > p[3 * i + 2]))
+				continue;
+			for (j = 0; j <= i; j++) {
+				sl[2 * j] = p[3 * j];
+				sl[2 * j + 1] = p[3 * j + 1];
+			}
+			qsort(sl, i + 1, 2 * sizeof(double), pair_cmp);
+			*hv += hv2_sorted(sl, i + 1, ref) *
+			       (top - p[3 * i + 2]);
+		}
+		free(sl);
+	}
+	free(p);
+	return DEHBQ_OK;
+}
+
+int pareto_reference(const double *y, size_t n, int m, double *ref)
+{
+	double lo[PARETO_MAX_OBJ], hi[PARETO_MAX_OBJ];
+	int *rank, k, any = 0, rc;
+	size_t i;
+
+	if ((rc = check(y, n, m)))
+		return rc;
+	if (!n)
+		return DEHBQ_EINVAL;
+	if (!(rank = malloc(n * sizeof(*rank))))
+		return DEHBQ_ENOMEM;
+	if ((rc = pareto_rank(y, n, m, rank))) {
+		free(rank);
+		return rc;
+	}
+	for (k = 0; k < m; k++) {
+		lo[k] = INFINITY;
+		hi[k] = -INFINITY;
+	}
+	for (i = 0; i < n; i++) {
+		int fin = 1;
+
+		for (k = 0; k < m; k++)
+			fin &= isfinite(y[i * m + k]);
+		if (rank[i] || !fin)
+			continue;
+		any = 1;
+		for (k = 0; k < m; k++) {
+			lo[k] = fmin(lo[k], y[i * m + k]);
+			hi[k] = fmax(hi[k], y[i * m + k]);
+		}
+	}
+	free(rank);
+	if (!any)
+		return DEHBQ_EINVAL;
+	for (k = 0; k < m; k++)
+		ref[k] = hi[k] + (hi[k] > lo[k] ? 0.1 * (hi[k] - lo[k]) : 1);
+	return DEHBQ_OK;
+}

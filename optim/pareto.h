@@ -1,0 +1,54 @@
+/*
+ * pareto.h - Pareto dominance among points of m minimised objectives:
+ * non-dominated sorting, crowding distance, hypervolume and its default
+ * reference point (the multi-objective issue; TRANSFER_SPEC.md, "Multi-
+ * objective")
+ *
+ * Points are rows of a row-major n x m array.  +inf (a failed trial, or a
+ * missing objective) is allowed: such a point is dominated by any finite
+ * one and adds no hypervolume.  NaN is refused.
+ *
+ * Ownership: results go to caller arrays; scratch memory is freed before
+ * return.  Errors: DEHBQ_OK, DEHBQ_ENOMEM, DEHBQ_EINVAL (bad sizes, NaN),
+ * DEHBQ_EUNSUP (hypervolume for m > 3).
+ */
+#ifndef DEHBQ_PARETO_H
+#define DEHBQ_PARETO_H
+
+#include <stddef.h>
+
+#define PARETO_MAX_OBJ 16
+
+/* 1 when a is no worse than b in every objective and better in one. */
+int pareto_dominates(const double *a, const double *b, int m);
+
+/*
+ * rank[i] = 0 for the non-dominated points, 1 for those dominated only by
+ * rank-0 points, and so on (NSGA-II's fast non-dominated sort, O(m n^2)).
+ */
+int pareto_rank(const double *y, size_t n, int m, int *rank);
+
+/*
+ * NSGA-II's crowding distance of the k points idx[0..k-1] of one front:
+ * per objective, sorted, the gap between a point's neighbours over the
+ * front's range; the two ends get +inf.  dist[j] is idx[j]'s.
+ */
+int pareto_crowding(const double *y, const size_t *idx, size_t k, int m,
+		    double *dist);
+
+/*
+ * The hypervolume dominated by the points and bounded by ref (every
+ * coordinate of a counted point < ref's): exact, m = 1, 2 (a sweep) or 3
+ * (2-D slices along the third objective, O(n^2 log n)).
+ */
+int pareto_hypervolume(const double *y, size_t n, int m, const double *ref,
+		       double *hv);
+
+/*
+ * The default reference point: over the non-dominated finite points, the
+ * worst value of each objective plus 10 % of its range (plus 1 when the
+ * range is 0).  DEHBQ_EINVAL when no point is finite.
+ */
+int pareto_reference(const double *y, size_t n, int m, double *ref);
+
+#endif
