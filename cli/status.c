@@ -447,6 +447,11 @@ static void render(FILE *f, const char *root, const struct spec *s,
 			(double)c->requeues, (double)c->expired,
 			(double)c->duplicates, (double)c->quarantined,
 			(double)c->brackets, c->total_cost);
+		if (c->forbidden)
+			fprintf(f,
+				"        forbidden %.0f (proposals the space's "
+				"forbidden clauses refused; never run)\n",
+				(double)c->forbidden);
 		fprintf(f, "throughput: %.2f done/min\n", rate * 60);
 		fprintf(f, "incumbents\n");
 		if (*finished)

@@ -149,6 +149,7 @@ void space_free(struct space *sp)
 	free(sp->p);
 	free(sp->by_name);
 	space_cond_free(sp);
+	space_forb_free(sp);
 	free(sp);
 }
 
@@ -820,11 +821,14 @@ fail:
 	return rc;
 }
 
-/* After the parameters (rc), the conditions; *out freed on failure. */
+/* After the parameters (rc), the conditions and forbidden clauses;
+ * *out freed on failure. */
 static int with_conditions(const struct jsonfile *jf, const cJSON *conds,
-			   int rc, struct space **out, char *err)
+			   const cJSON *forbs, int rc, struct space **out,
+			   char *err)
 {
-	if (!rc && (rc = space_cond_parse(jf, conds, *out, err))) {
+	if (!rc && ((rc = space_cond_parse(jf, conds, *out, err)) ||
+		    (rc = space_forb_parse(jf, forbs, *out, err)))) {
 		if (rc == DEHBQ_ENOMEM)
 			dehbq_errf(err, rc, "%s: out of memory",
 				   jsonfile_name(jf));
@@ -838,9 +842,9 @@ static int parse_native(const struct jsonfile *jf, const cJSON *obj,
 			struct space **out, char *err)
 {
 	static const char *const keys[] = {"format", "parameters", "conditions",
-					   NULL};
+					   "forbiddens", NULL};
 	const cJSON *f = cJSON_GetObjectItemCaseSensitive(obj, "format");
-	const cJSON *arr = NULL, *c = NULL;
+	const cJSON *arr = NULL, *c = NULL, *fb = NULL;
 	int rc;
 
 	if (!cJSON_IsString(f) || strcmp(f->valuestring, SPACE_FORMAT))
@@ -859,10 +863,13 @@ static int parse_native(const struct jsonfile *jf, const cJSON *obj,
 	if (!rc)
 		rc = jsonfile_get_array(jf, obj, "conditions",
 					JSONFILE_OPTIONAL, &c, err);
+	if (!rc)
+		rc = jsonfile_get_array(jf, obj, "forbiddens",
+					JSONFILE_OPTIONAL, &fb, err);
 	if (rc)
 		return rc == DEHBQ_ENOENT ? DEHBQ_EINVAL : rc;
-	return with_conditions(jf, c, parse_params(jf, arr, &native, out, err),
-			       out, err);
+	return with_conditions(
+		jf, c, fb, parse_params(jf, arr, &native, out, err), out, err);
 }
 
 static int parse_configspace(const struct jsonfile *jf, const cJSON *obj,
@@ -876,7 +883,7 @@ static int parse_configspace(const struct jsonfile *jf, const cJSON *obj,
 					   "json_format_version",
 					   "format_version",
 					   NULL};
-	const cJSON *arr = NULL, *c = NULL, *nm;
+	const cJSON *arr = NULL, *c = NULL, *fb = NULL, *nm;
 	int rc;
 
 	rc = jsonfile_check_keys(jf, obj, keys, err);
@@ -888,27 +895,19 @@ static int parse_configspace(const struct jsonfile *jf, const cJSON *obj,
 				     "field 'name': expected a string or null, "
 				     "found %s",
 				     jsonfile_type_name(nm));
-	rc = jsonfile_get_array(jf, obj, "forbiddens", JSONFILE_OPTIONAL, &c,
-				err);
-	if (rc)
-		return rc;
-	if (c && c->child) {
-		jsonfile_errf(jf, c, err,
-			      "forbidden clauses are not supported yet (dehbq "
-			      "0.1); remove them and give forbidden "
-			      "configurations a bad score in the objective");
-		return DEHBQ_EUNSUP;
-	}
-	c = NULL;
 	rc = jsonfile_get_array(jf, obj, "hyperparameters", JSONFILE_REQUIRED,
 				&arr, err);
 	if (!rc)
 		rc = jsonfile_get_array(jf, obj, "conditions",
 					JSONFILE_OPTIONAL, &c, err);
+	if (!rc)
+		rc = jsonfile_get_array(jf, obj, "forbiddens",
+					JSONFILE_OPTIONAL, &fb, err);
 	if (rc)
 		return rc == DEHBQ_ENOENT ? DEHBQ_EINVAL : rc;
-	return with_conditions(
-		jf, c, parse_params(jf, arr, &configspace, out, err), out, err);
+	return with_conditions(jf, c, fb,
+			       parse_params(jf, arr, &configspace, out, err),
+			       out, err);
 }
 
 int space_from_json(const struct jsonfile *jf, const cJSON *obj,
@@ -990,6 +989,16 @@ int space_param_find(const struct space *sp, const char *name)
 	return -1;
 }
 
+/* Equal JSON trees (both freed); 0 also when one is NULL. */
+static int same_json(cJSON *x, cJSON *y)
+{
+	int same = x && y && cJSON_Compare(x, y, 1);
+
+	cJSON_Delete(x);
+	cJSON_Delete(y);
+	return same;
+}
+
 int space_equal(const struct space *a, const struct space *b)
 {
 	int i, k;
@@ -1022,17 +1031,12 @@ int space_equal(const struct space *a, const struct space *b)
 					return 0;
 		}
 	}
-	if (!a->cond != !b->cond)
+	if (!a->cond != !b->cond || a->nforb != b->nforb)
 		return 0;
-	if (a->cond) {
-		cJSON *ca = space_cond_to_json(a), *cb = space_cond_to_json(b);
-		int same = ca && cb && cJSON_Compare(ca, cb, 1);
-
-		cJSON_Delete(ca);
-		cJSON_Delete(cb);
-		return same;
-	}
-	return 1;
+	if (a->cond && !same_json(space_cond_to_json(a), space_cond_to_json(b)))
+		return 0;
+	return !a->nforb ||
+	       same_json(space_forb_to_json(a), space_forb_to_json(b));
 }
 
 /* ---- encoding ---- */
@@ -1385,6 +1389,8 @@ cJSON *space_to_json(const struct space *sp)
 		}
 	}
 	if (sp->cond && !add(o, "conditions", space_cond_to_json(sp)))
+		goto fail;
+	if (sp->nforb && !add(o, "forbiddens", space_forb_to_json(sp)))
 		goto fail;
 	return o;
 fail:

@@ -165,6 +165,12 @@ void space_active(const struct space *sp, const struct space_value *vals,
 		  unsigned char *active);
 /* 1 when the space has conditions. */
 int space_has_conditions(const struct space *sp);
+/*
+ * Forbidden clauses (docs/space.md): 1 when vals (decoded, inactive
+ * parameters marked) is a configuration that must never run.
+ */
+int space_forbidden(const struct space *sp, const struct space_value *vals);
+int space_has_forbidden(const struct space *sp);
 
 /* Native "dehbq-space/1" object; NULL on ENOMEM. */
 cJSON *space_to_json(const struct space *sp);

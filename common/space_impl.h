@@ -12,6 +12,7 @@
 struct cJSON;
 struct jsonfile;
 struct space_cond;
+struct space_forb;
 
 struct space_param {
 	char *name;		     /* owned, unique */
@@ -41,6 +42,8 @@ struct space {
 				     condition, NULL: always active; the
 				     array is NULL without conditions */
 	int *topo;		  /* owned [dim]: parents before children */
+	struct space_forb *forb;  /* owned [nforb]: forbidden clauses */
+	int nforb;
 };
 
 /* JSON scalar -> value; strings are copied (space_value_release). */
@@ -62,5 +65,10 @@ void space_cond_free(struct space *sp);
 /* The conditions as a JSON array (ConfigSpace's shape); NULL on ENOMEM.
  * Only called when sp->cond is set. */
 struct cJSON *space_cond_to_json(const struct space *sp);
+/* The same for a "forbiddens" array. */
+int space_forb_parse(const struct jsonfile *jf, const struct cJSON *arr,
+		     struct space *sp, char *err);
+void space_forb_free(struct space *sp);
+struct cJSON *space_forb_to_json(const struct space *sp);
 
 #endif

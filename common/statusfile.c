@@ -71,6 +71,7 @@ static int add_counts(cJSON *o, const struct statusfile_counts *c)
 	       add_num(n, "requeues", (double)c->requeues) |
 	       add_num(n, "expired", (double)c->expired) |
 	       add_num(n, "brackets", (double)c->brackets) |
+	       add_num(n, "forbidden", (double)c->forbidden) |
 	       add_num(n, "total_cost", c->total_cost);
 }
 
@@ -173,6 +174,7 @@ static int get_counts(const struct jsonfile *jf, const cJSON *o,
 	    (rc = get_i64(jf, n, "requeues", &c->requeues, err)) ||
 	    (rc = get_i64(jf, n, "expired", &c->expired, err)) ||
 	    (rc = get_i64(jf, n, "brackets", &c->brackets, err)) ||
+	    (rc = get_i64(jf, n, "forbidden", &c->forbidden, err)) ||
 	    (rc = get_num(jf, n, "total_cost", &c->total_cost, err)))
 		return rc;
 	return DEHBQ_OK;

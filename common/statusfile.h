@@ -33,6 +33,7 @@ struct statusfile_counts {
 	int64_t pending, claimed; /* files in pending/, claimed/ */
 	int64_t quarantined, duplicates, requeues, expired;
 	int64_t brackets;  /* brackets opened, 0 if none */
+	int64_t forbidden; /* proposals refused as forbidden, never run */
 	double total_cost; /* sum of told costs */
 };
 

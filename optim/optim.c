@@ -150,6 +150,8 @@ struct optim *optim_alloc(const struct optim_ops *ops,
 	o->eta = s->eta;
 	o->seed = s->seed;
 	o->lim = s->lim;
+	o->feasible = s->feasible;
+	o->feasible_arg = s->feasible_arg;
 	jsonbuf_init(&o->hist);
 	for (i = 0; i < 2; i++)
 		if (!(o->inc[i].x = calloc((size_t)s->dim, sizeof(double)))) {
@@ -298,13 +300,14 @@ int optim_exhausted(const struct optim *o)
 {
 	const struct optim_limits *l = &o->lim;
 
-	if (l->fevals > 0 && o->asked >= l->fevals)
+	if (l->fevals > 0 && o->asked - o->forbidden >= l->fevals)
 		return 1;
 	if (l->cost > 0 && o->cost + inflight_charge(o) >= l->cost)
 		return 1;
 	if (l->walltime > 0 && o->elapsed >= l->walltime)
 		return 1;
-	if (l->brackets > 0 && !o->ops->brackets && o->asked >= l->brackets)
+	if (l->brackets > 0 && !o->ops->brackets &&
+	    o->asked - o->forbidden >= l->brackets)
 		return 1;
 	return o->ops->done && o->ops->done(o->st);
 }
@@ -375,7 +378,35 @@ static int vec_ok(const double *v, int dim)
 	return 1;
 }
 
+#define OPTIM_FORBIDDEN_RUN 100 /* refused proposals per optim_ask call */
+
+static int ask_one(struct optim *o, struct optim_job *job, double *vec);
+
+/*
+ * A proposal that feasible() refuses is told to the backend as failed,
+ * at once and never run (its history record too, so a load replays it),
+ * and the backend is asked again.  It takes an id but counts for no
+ * limit.  After OPTIM_FORBIDDEN_RUN in a row the caller gets EAGAIN and
+ * comes back later, so a space that forbids nearly everything slows a
+ * study down rather than hanging the orchestrator.
+ */
 int optim_ask(struct optim *o, struct optim_job *job, double *vec)
+{
+	int rc, k;
+
+	for (k = 0; k < OPTIM_FORBIDDEN_RUN; k++) {
+		if ((rc = ask_one(o, job, vec)))
+			return rc;
+		if (!o->feasible || o->feasible(o->feasible_arg, vec))
+			return DEHBQ_OK;
+		if ((rc = optim_tell(o, job->id, OPTIM_FAILED, INFINITY, 0)))
+			return rc;
+		o->forbidden++;
+	}
+	return DEHBQ_EAGAIN;
+}
+
+static int ask_one(struct optim *o, struct optim_job *job, double *vec)
 {
 	double *x;
 	int rc;
@@ -519,9 +550,10 @@ int optim_job(const struct optim *o, uint64_t id, struct optim_job *job,
 
 void optim_counts(const struct optim *o, struct optim_counts *c)
 {
-	c->asked = o->asked;
-	c->told = o->told;
-	c->failed = o->failed;
+	c->asked = o->asked - o->forbidden;
+	c->told = o->told - o->forbidden;
+	c->failed = o->failed - o->forbidden;
+	c->forbidden = o->forbidden;
 	c->inflight = (int64_t)o->nfl;
 	c->brackets = o->ops->brackets ? o->ops->brackets(o->st) : 0;
 	c->total_cost = o->cost;

@@ -98,9 +98,15 @@ struct optim_setup {
 					 continuous.  Borrowed. */
 	const struct cJSON *settings; /* the optimiser's own settings (an
 					 object; NULL: defaults).  Borrowed. */
-	int64_t asked;		      /* set by optim_load for ops.load: the
-					 jobs asked so far (a bound for the
-					 backend's counts); 0 otherwise */
+	/* NULL, or 0 for a vector that must never be evaluated (a forbidden
+	 * configuration): optim_ask tells the backend such a proposal
+	 * failed, without running it, and asks again.  Borrowed for the
+	 * optimiser's lifetime; it must be a function of vec alone. */
+	int (*feasible)(void *arg, const double *vec);
+	void *feasible_arg;
+	int64_t asked; /* set by optim_load for ops.load: the
+			  jobs asked so far (a bound for the
+			  backend's counts); 0 otherwise */
 };
 
 struct optim_job {
@@ -125,6 +131,8 @@ struct optim_counts {
 	int64_t told;	   /* results told (ok + failed) */
 	int64_t failed;	   /* told as failed */
 	int64_t inflight;  /* asked - told */
+	int64_t forbidden; /* proposals refused by feasible(), never run, and
+			      not in the counts above */
 	int64_t brackets;  /* brackets opened (bracket backends), else 0 */
 	double total_cost; /* sum of told costs */
 };

@@ -346,15 +346,17 @@ static int by_index(const void *a, const void *b)
 	return i < j ? -1 : i > j;
 }
 
+/* Failed results count too: at the worst loss (outputs()), so that a
+ * failing or forbidden region is learnt, not proposed again. */
 static int at(const struct gpo *g, size_t i, double level)
 {
-	return g->fid[i] == level && isfinite(g->loss[i]);
+	return g->fid[i] == level;
 }
 
 /*
- * The window into g->win (observation indices, ascending): every finite
- * result at fidelity level, or beyond max_points the best half and the
- * most recent rest.  Returns its size; *nf the finite results there.
+ * The window into g->win (observation indices, ascending): every result
+ * at fidelity level, or beyond max_points the best half and the most
+ * recent rest.  Returns its size; *nf the results at the level.
  */
 static size_t window(struct gpo *g, double level, size_t *nf)
 {
@@ -382,10 +384,10 @@ static size_t window(struct gpo *g, double level, size_t *nf)
 static int outputs(struct gpo *g, double level, size_t w, size_t nf)
 {
 	size_t i, k;
-	double m = 0, v = 0, sd;
+	double m = 0, v = 0, sd, worst = -INFINITY;
 	int rc;
 
-	if (g->out == OUT_COPULA) {
+	if (g->out == OUT_COPULA) { /* psi puts a failure at the top */
 		double *fl = malloc(nf * sizeof(double));
 		size_t *fi = malloc(nf * sizeof(size_t));
 
@@ -408,16 +410,25 @@ static int outputs(struct gpo *g, double level, size_t w, size_t nf)
 		free(fi);
 		return rc;
 	}
+	for (i = 0; i < w; i++) /* a failure counts as the worst result */
+		worst = fmax(worst, isfinite(g->loss[g->win[i]])
+					    ? g->loss[g->win[i]]
+					    : -INFINITY);
+	if (!isfinite(worst))
+		worst = 0; /* nothing succeeded: all equal */
 	for (i = 0; i < w; i++)
-		m += g->loss[g->win[i]];
+		g->fy[i] = isfinite(g->loss[g->win[i]]) ? g->loss[g->win[i]]
+							: worst;
+	for (i = 0; i < w; i++)
+		m += g->fy[i];
 	m /= (double)w;
 	for (i = 0; i < w; i++)
-		v += (g->loss[g->win[i]] - m) * (g->loss[g->win[i]] - m);
+		v += (g->fy[i] - m) * (g->fy[i] - m);
 	sd = w > 1 ? sqrt(v / (double)(w - 1)) : 0;
 	if (!(sd > 1e-12) || !isfinite(sd))
 		sd = 1;
 	for (i = 0; i < w; i++)
-		g->fy[i] = (g->loss[g->win[i]] - m) / sd;
+		g->fy[i] = (g->fy[i] - m) / sd;
 	return DEHBQ_OK;
 }
 

@@ -34,8 +34,11 @@ struct optim {
 	double min_f, max_f, eta;
 	uint64_t seed;
 	struct optim_limits lim;
-	double elapsed; /* last optim_set_elapsed() */
-	int64_t asked, told, failed;
+	double elapsed;		     /* last optim_set_elapsed() */
+	int64_t asked, told, failed; /* forbidden proposals included */
+	int64_t forbidden;	     /* proposals feasible() refused */
+	int (*feasible)(void *arg, const double *vec); /* borrowed; NULL */
+	void *feasible_arg;
 	double cost;	     /* sum of told costs, in tell order */
 	struct optim_fl *fl; /* in flight, ascending id */
 	size_t nfl, capfl;

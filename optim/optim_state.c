@@ -4,8 +4,8 @@
  *   {"format":"dehbq-optim/1","name":N,
  *    "setup":{"dim","min_fidelity","max_fidelity","eta","seed"},
  *    "limits":{"fevals","brackets","cost","walltime"},
- *    "books":{"asked","told","failed","cost","elapsed",
- *             "inflight":[{"id","fidelity","bracket","rung","kind",
+ *    "books":{"asked","told","failed","forbidden" (optional,
+ * 0),"cost","elapsed", "inflight":[{"id","fidelity","bracket","rung","kind",
  *                          "parent","state","x"}],
  *             "best":{"any":null|{"loss","fidelity","job","x"},"max":...}},
  *    "state":<the backend's own>}
@@ -110,9 +110,9 @@ int optim_save(const struct optim *o, struct jsonbuf *b)
 	jsonbuf_num(b, l->walltime);
 	jsonbuf_printf(b,
 		       "},\"books\":{\"asked\":%" PRId64 ",\"told\":%" PRId64
-		       ",\"failed\":%" PRId64 ",\"history\":%" PRId64
-		       ",\"cost\":",
-		       o->asked, o->told, o->failed, o->nhist);
+		       ",\"failed\":%" PRId64 ",\"forbidden\":%" PRId64
+		       ",\"history\":%" PRId64 ",\"cost\":",
+		       o->asked, o->told, o->failed, o->forbidden, o->nhist);
 	jsonbuf_num(b, o->cost);
 	jsonbuf_puts(b, ",\"elapsed\":");
 	jsonbuf_num(b, o->elapsed);
@@ -295,6 +295,10 @@ static int load_books(struct optim *o, const cJSON *json, char *err)
 	TRY(ostate_get_i64(bk, "asked", 0, OPTIM_MAX_ID, &o->asked, err));
 	TRY(ostate_get_i64(bk, "told", 0, o->asked, &o->told, err));
 	TRY(ostate_get_i64(bk, "failed", 0, o->told, &o->failed, err));
+	o->forbidden = 0; /* a snapshot from before forbidden clauses */
+	if (cJSON_GetObjectItemCaseSensitive(bk, "forbidden"))
+		TRY(ostate_get_i64(bk, "forbidden", 0, o->failed, &o->forbidden,
+				   err));
 	TRY(ostate_get_i64(bk, "history", 0, o->ops->replay ? OPTIM_MAX_ID : 0,
 			   &o->nhist, err));
 	TRY(ostate_get_dbl(bk, "cost", &o->cost, err));

@@ -306,8 +306,20 @@ int sched_finish(struct sched *s, const char *reason)
 	return rc;
 }
 
+/* The optimiser's feasibility test: not a forbidden configuration (the
+ * space's forbidden clauses); decodes into the scheduler's scratch. */
+static int feasible(void *arg, const double *vec)
+{
+	struct sched *s = arg;
+	const struct space *sp = s->spec->space;
+
+	if (space_decode(sp, vec, s->vals))
+		return 1; /* out of memory: let the trial file step fail */
+	return !space_forbidden(sp, s->vals);
+}
+
 /* The optimiser's setup from the study (borrows s->choices, the spec). */
-static void study_setup(const struct sched *s, struct optim_setup *u)
+static void study_setup(struct sched *s, struct optim_setup *u)
 {
 	const struct spec *sp = s->spec;
 
@@ -323,6 +335,10 @@ static void study_setup(const struct sched *s, struct optim_setup *u)
 	u->lim.walltime = sp->walltime;
 	u->choices = s->choices;
 	u->settings = sp->settings;
+	if (space_has_forbidden(sp->space)) {
+		u->feasible = feasible;
+		u->feasible_arg = s;
+	}
 }
 
 static int new_engine(struct sched *s, char *err)

@@ -95,6 +95,7 @@ static void summary(struct sched *s, int finished, const char *reason,
 	n->requeues = s->meta.requeues;
 	n->expired = s->meta.expired;
 	n->brackets = c.brackets;
+	n->forbidden = c.forbidden;
 	n->total_cost = c.total_cost;
 	st->live_workers = s->live_workers;
 	best_of(s, OPTIM_BEST_MAX, &st->best_max);

@@ -429,6 +429,87 @@ START_TEST(test_optim_extend_continues_as_if_opened_so)
 }
 END_TEST
 
+/* A forbidden region (x0 > 0.6 and x1 < 0.4: 24 % of the space). */
+static int feasible_q(void *arg, const double *x)
+{
+	(void)arg;
+	return !(x[0] > 0.6 && x[1] < 0.4);
+}
+
+/* Every vector the driver logged (the last DIM fields of each line). */
+static int log_all_feasible(const char *p)
+{
+	while (p && *p) {
+		const char *end = strchr(p, '\n'), *q = end;
+		double x[DIM];
+		int k;
+
+		for (k = DIM - 1; k >= 0; k--) {
+			while (q > p && q[-1] != ' ')
+				q--;
+			x[k] = strtod(q, NULL);
+			q--;
+		}
+		if (!feasible_q(NULL, x))
+			return 0;
+		p = end ? end + 1 : NULL;
+	}
+	return 1;
+}
+
+/*
+ * Forbidden configurations (feasible() says 0) never leave optim_ask; they
+ * count for no limit, and save -> load -> continue stays identical with
+ * them in the history.
+ */
+START_TEST(test_optim_forbidden_never_asked)
+{
+	struct optim_setup u;
+	struct optim *a, *b;
+	struct optim_counts c;
+	struct jsonbuf hist;
+	struct drv da, db;
+	char err[DEHBQ_ERRLEN], *ta;
+	cJSON *j;
+	int s;
+
+	setup_of(&u, 41, 120);
+	u.feasible = feasible_q;
+	ck_assert_int_eq(optim_open(vname(_i), &u, &a, err), DEHBQ_OK);
+	drv_init(&da, a, 4, 3);
+	jsonbuf_init(&hist);
+	for (s = 0; s < 40 && drv_step(&da); s++)
+		take_history(a, &hist);
+	ta = save_text(a);
+	ck_assert_ptr_nonnull(j = cJSON_Parse(ta));
+	ck_assert_msg(optim_load(j, &u, hist.p, hist.len, &b, err) == DEHBQ_OK,
+		      "%s: %s", vname(_i), err);
+	cJSON_Delete(j);
+	free(ta);
+	jsonbuf_free(&hist);
+	db = da;
+	db.o = b;
+	jsonbuf_init(&db.log);
+	jsonbuf_free(&da.log);
+	jsonbuf_init(&da.log);
+	while (drv_step(&da))
+		;
+	while (drv_step(&db))
+		;
+	ck_assert_str_eq(da.log.p, db.log.p);
+	ck_assert(log_all_feasible(da.log.p));
+	optim_counts(a, &c);
+	ck_assert_int_eq(c.asked, 120);
+	ck_assert_int_eq(c.told, 120);
+	ck_assert_msg(c.forbidden > 0, "%s: no forbidden proposal to refuse",
+		      vname(_i));
+	jsonbuf_free(&da.log);
+	jsonbuf_free(&db.log);
+	optim_free(a);
+	optim_free(b);
+}
+END_TEST
+
 /* Many workers, tells in random order, one in ten failed: no crash, the
  * books add up, and the incumbents are the best told. */
 START_TEST(test_optim_random_order_tells)
@@ -899,6 +980,7 @@ Suite *optim_suite(void)
 	tcase_add_loop_test(c, test_optim_reopen_failed_job, 0, n);
 	tcase_add_loop_test(c, test_optim_extend_continues_as_if_opened_so, 0,
 			    n);
+	tcase_add_loop_test(c, test_optim_forbidden_never_asked, 0, n);
 	tcase_add_loop_test(c, test_optim_load_refuses_other_formats, 0, n);
 	tcase_add_loop_test(c, test_optim_settings_validated, 0, n);
 	tcase_add_test(b, test_optim_asha_promotes_top_third);

@@ -763,9 +763,10 @@ static const struct bad_case bad_cases[] = {
 	{"cs_condition_value", DEHBQ_EINVAL,
 	 "space_bad_cs_condition_value.json:9:59: condition: parameter "
 	 "'kernel': \"linear\" is not one of its 2 choices"},
-	{"cs_forbiddens", DEHBQ_EUNSUP,
-	 "space_bad_cs_forbiddens.json:10:3: forbidden clauses are not "
-	 "supported yet (dehbq 0.1); remove them"},
+	{"cs_forbidden_relation", DEHBQ_EUNSUP,
+	 "space_bad_cs_forbidden_relation.json:11:5: forbidden relations "
+	 "(RELATION_LT) are not supported yet; use EQUALS, IN and AND "
+	 "clauses"},
 	{"cs_normal", DEHBQ_EUNSUP,
 	 "space_bad_cs_normal.json:4:6: parameter 'p': type 'normal_float' is "
 	 "not supported yet (dehbq 0.1); use uniform_float"},

@@ -275,6 +275,68 @@ START_TEST(test_cond_refused)
 }
 END_TEST
 
+/* ConfigSpace 1.x's AND of EQUALS clauses, IN, and what is refused. */
+START_TEST(test_cond_forbidden_clauses)
+{
+	struct space *sp = load("space_cs_forbidden_1x.json"), *b;
+	double xy[2][2] = {{0.2, 0.2}, {0.8, 0.8}};
+	struct space_value v[2];
+	char err[DEHBQ_ERRLEN], *text;
+	cJSON *o;
+	int i, j;
+
+	ck_assert(space_has_forbidden(sp));
+	for (i = 0; i < 2; i++)
+		for (j = 0; j < 2; j++) {
+			double x[2] = {xy[i][0], xy[j][1]};
+
+			space_decode(sp, x, v);
+			ck_assert_int_eq(space_forbidden(sp, v),
+					 i == 1 && j == 1);
+		}
+	o = space_to_json(sp);
+	text = cJSON_Print(o);
+	ck_assert_msg(parse(text, &b, err) == DEHBQ_OK, "%s", err);
+	ck_assert(space_equal(sp, b));
+	cJSON_Delete(o);
+	free(text);
+	space_free(b);
+	space_free(sp);
+	{
+		static const struct {
+			const char *forb, *want;
+			int rc;
+		} bad[] = {
+			{"[{\"type\":\"EQUALS\",\"name\":\"zz\",\"value\":1}]",
+			 "'name' zz is not a parameter", DEHBQ_EINVAL},
+			{"[{\"type\":\"IN\",\"name\":\"a\",\"values\":[]}]",
+			 "'values' is empty", DEHBQ_EINVAL},
+			{"[{\"type\":\"EQUALS\",\"name\":\"a\",\"value\":\"q\"}"
+			 "]",
+			 "not one of its 2 choices", DEHBQ_EINVAL},
+			{"[{\"type\":\"RELATION_EQ\",\"left\":\"a\","
+			 "\"right\":\"b\"}]",
+			 "not supported yet", DEHBQ_EUNSUP},
+		};
+		char t[512];
+		size_t k;
+
+		for (k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+			snprintf(t, sizeof(t),
+				 "{\"format\":\"dehbq-space/1\",\"parameters\":"
+				 "[{\"name\":\"a\",\"type\":\"categorical\","
+				 "\"choices\":[\"x\",\"y\"]},{\"name\":\"b\","
+				 "\"type\":\"categorical\",\"choices\":[\"x\","
+				 "\"y\"]}],\"forbiddens\":%s}",
+				 bad[k].forb);
+			ck_assert_msg(parse(t, &b, err) == bad[k].rc &&
+					      strstr(err, bad[k].want),
+				      "%zu: %s", k, err);
+		}
+	}
+}
+END_TEST
+
 Suite *space_cond_suite(void)
 {
 	Suite *s = suite_create("space_cond");
@@ -286,6 +348,7 @@ Suite *space_cond_suite(void)
 	tcase_add_test(c, test_cond_round_trip_native);
 	tcase_add_test(c, test_cond_config_from_json);
 	tcase_add_test(c, test_cond_refused);
+	tcase_add_test(c, test_cond_forbidden_clauses);
 	suite_add_tcase(s, c);
 	return s;
 }

@@ -3,9 +3,10 @@
 # AND, NEQ and LT conditions) through a real study: a parameter whose
 # condition does not hold never reaches the trainer, neither in {config}
 # nor in DEHBQ_P_*, and every active one does; the trial files leave it
-# out; export leaves its cell empty.  With dehb and with tpe.
+# out; export leaves its cell empty.  With dehb and with tpe.  Then
+# forbidden clauses: a forbidden configuration never reaches a worker.
 . "${DEHBQ_SRC:-.}/tests/lib.sh"
-plan 10
+plan 14
 
 cat >"$T/trainer.py" <<'TR'
 import json, os, sys
@@ -65,3 +66,34 @@ assert ("degree" in b) == (b["kernel"] == "poly"), b
 "$B/dehbq" report "$T/dehb" -o "$T/r.html" >/dev/null
 check "report draws a conditional study (no NaN in its charts)" \
 	sh -c "test -s '$T/r.html' && ! grep -qi 'nan' '$T/r.html'"
+
+# forbidden clauses: a = y and b = y together never run
+cat >"$T/forb.py" <<'TR'
+import json, sys
+c = json.load(open(sys.argv[1]))
+if c["a"] == "y" and c["b"] == "y":
+    print("forbidden configuration reached the trainer", file=sys.stderr)
+    sys.exit(3)
+print(json.dumps({"loss": (c["a"] == "x") + 0.5 * (c["b"] == "x")}))
+TR
+for opt in random dehb; do
+	"$B/dehbq" init "$T/f$opt" --space "$DEHBQ_SRC/tests/data/space_cs_forbidden_1x.json" \
+		--min-budget 1 --max-budget 9 --fevals 30 --optimizer "$opt" --poll 0.1 \
+		>/dev/null 2>&1
+	bg "$B/dehbq-orchestrator" "$T/f$opt" 2>"$T/f$opt.orch.log"
+	bg "$B/dehbq-worker" --study "$T/f$opt" --idle-exit 10 -- python3 "$T/forb.py" {config} \
+		2>"$T/f$opt.w.log"
+	wait_for 90 test -e "$T/f$opt/FINISHED"
+	nf=$(grep -l '"status": *"failed"' "$T/f$opt"/archive/0000/*.result.json 2>/dev/null | wc -l)
+	n=$(ls "$T/f$opt"/archive/0000/*.result.json 2>/dev/null | wc -l)
+	check "$opt: 30 evaluations, no forbidden configuration reached a worker ($n, $nf failed)" \
+		sh -c "test $n = 30 && test $nf = 0"
+done
+"$B/dehbq" status "$T/frandom" >"$T/out"
+check "status counts the refused proposals" grep -q 'forbidden [1-9][0-9]* (proposals' "$T/out"
+python3 - "$T/frandom" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1] + "/FINISHED"))
+assert s["counts"]["issued"] == 30 and s["counts"]["forbidden"] > 0, s["counts"]
+PY
+check "... and they count for no evaluation of the budget" test $? = 0
