@@ -44,7 +44,8 @@ def _env(name):
 
 
 def config():
-    """The configuration: a dict of parameter name to value."""
+    """The configuration: a dict of parameter name to value.  A parameter
+    of a conditional space whose condition does not hold is left out."""
     path = _env("DEHBQ_CONFIG")
     try:
         with open(path) as f:
