@@ -96,6 +96,7 @@ static void exercise(const struct space *sp, const uint8_t *data, size_t size)
 				abort();
 			space_value_format(&x[i], buf, sizeof(buf));
 		}
+		(void)space_forbidden(sp, x);
 		cfg = space_config_to_json(sp, x);
 		if (!cfg)
 			abort();
