@@ -57,7 +57,16 @@ int space_check_value(const struct space_param *p, const struct space_value *v,
 		      struct space_value *out, char *err);
 struct cJSON *space_value_to_json(const struct space_value *v);
 
+#define SPACE_MAX_NESTING 8 /* AND/OR depth of conditions and clauses */
+
 /* space_cond.c */
+/* The parameter named by member key of o: its index, or -1 (err says). */
+int space_param_of(const struct jsonfile *jf, const struct cJSON *o,
+		   const char *key, const struct space *sp, char *err);
+/* A JSON value legal for p, as p's own value (strings borrowed). */
+int space_item_value(const struct jsonfile *jf, const struct cJSON *it,
+		     const struct space_param *p, struct space_value *out,
+		     char *err);
 /* Parse a "conditions" array into sp (its parameters parsed). */
 int space_cond_parse(const struct jsonfile *jf, const struct cJSON *arr,
 		     struct space *sp, char *err);
@@ -65,7 +74,7 @@ void space_cond_free(struct space *sp);
 /* The conditions as a JSON array (ConfigSpace's shape); NULL on ENOMEM.
  * Only called when sp->cond is set. */
 struct cJSON *space_cond_to_json(const struct space *sp);
-/* The same for a "forbiddens" array. */
+/* space_forb.c: the same for a "forbiddens" array. */
 int space_forb_parse(const struct jsonfile *jf, const struct cJSON *arr,
 		     struct space *sp, char *err);
 void space_forb_free(struct space *sp);
