@@ -82,7 +82,10 @@ BG_PIDS=
 
 # ---- (b) no missed expiry -------------------------------------------------
 S=$T/b
-mkspec "$T/spec.json" 8 "{\"lease\": $LEASE, \"poll\": $POLL, \"max_attempts\": 5}"
+# 16 trials: enough that the unskewed worker (0.5 s a trial) has not run
+# them all before the second skewed worker starts, which on a loaded
+# machine it sometimes had with 8, leaving that worker nothing to claim
+mkspec "$T/spec.json" 16 "{\"lease\": $LEASE, \"poll\": $POLL, \"max_attempts\": 5}"
 "$B/dehbq" init "$S" --spec "$T/spec.json" >/dev/null || exit 1
 bg "$B/dehbq-orchestrator" "$S" 2>"$T/orch-b.log"
 # one unskewed worker to finish the study afterwards
