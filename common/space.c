@@ -821,14 +821,23 @@ fail:
 	return rc;
 }
 
-/* After the parameters (rc), the conditions and forbidden clauses;
- * *out freed on failure. */
-static int with_conditions(const struct jsonfile *jf, const cJSON *conds,
-			   const cJSON *forbs, int rc, struct space **out,
-			   char *err)
+/*
+ * After the parameters (rc), obj's optional "conditions" and "forbiddens"
+ * (the same in both formats); *out freed on failure.
+ */
+static int with_conditions(const struct jsonfile *jf, const cJSON *obj, int rc,
+			   struct space **out, char *err)
 {
-	if (!rc && ((rc = space_cond_parse(jf, conds, *out, err)) ||
-		    (rc = space_forb_parse(jf, forbs, *out, err)))) {
+	const cJSON *c = NULL, *fb = NULL;
+
+	if (rc)
+		return rc;
+	if ((rc = jsonfile_get_array(jf, obj, "conditions", JSONFILE_OPTIONAL,
+				     &c, err)) ||
+	    (rc = jsonfile_get_array(jf, obj, "forbiddens", JSONFILE_OPTIONAL,
+				     &fb, err)) ||
+	    (rc = space_cond_parse(jf, c, *out, err)) ||
+	    (rc = space_forb_parse(jf, fb, *out, err))) {
 		if (rc == DEHBQ_ENOMEM)
 			dehbq_errf(err, rc, "%s: out of memory",
 				   jsonfile_name(jf));
@@ -844,7 +853,7 @@ static int parse_native(const struct jsonfile *jf, const cJSON *obj,
 	static const char *const keys[] = {"format", "parameters", "conditions",
 					   "forbiddens", NULL};
 	const cJSON *f = cJSON_GetObjectItemCaseSensitive(obj, "format");
-	const cJSON *arr = NULL, *c = NULL, *fb = NULL;
+	const cJSON *arr = NULL;
 	int rc;
 
 	if (!cJSON_IsString(f) || strcmp(f->valuestring, SPACE_FORMAT))
@@ -860,16 +869,10 @@ static int parse_native(const struct jsonfile *jf, const cJSON *obj,
 	if (!rc)
 		rc = jsonfile_get_array(jf, obj, "parameters",
 					JSONFILE_REQUIRED, &arr, err);
-	if (!rc)
-		rc = jsonfile_get_array(jf, obj, "conditions",
-					JSONFILE_OPTIONAL, &c, err);
-	if (!rc)
-		rc = jsonfile_get_array(jf, obj, "forbiddens",
-					JSONFILE_OPTIONAL, &fb, err);
 	if (rc)
 		return rc == DEHBQ_ENOENT ? DEHBQ_EINVAL : rc;
 	return with_conditions(
-		jf, c, fb, parse_params(jf, arr, &native, out, err), out, err);
+		jf, obj, parse_params(jf, arr, &native, out, err), out, err);
 }
 
 static int parse_configspace(const struct jsonfile *jf, const cJSON *obj,
@@ -883,7 +886,7 @@ static int parse_configspace(const struct jsonfile *jf, const cJSON *obj,
 					   "json_format_version",
 					   "format_version",
 					   NULL};
-	const cJSON *arr = NULL, *c = NULL, *fb = NULL, *nm;
+	const cJSON *arr = NULL, *nm;
 	int rc;
 
 	rc = jsonfile_check_keys(jf, obj, keys, err);
@@ -897,15 +900,9 @@ static int parse_configspace(const struct jsonfile *jf, const cJSON *obj,
 				     jsonfile_type_name(nm));
 	rc = jsonfile_get_array(jf, obj, "hyperparameters", JSONFILE_REQUIRED,
 				&arr, err);
-	if (!rc)
-		rc = jsonfile_get_array(jf, obj, "conditions",
-					JSONFILE_OPTIONAL, &c, err);
-	if (!rc)
-		rc = jsonfile_get_array(jf, obj, "forbiddens",
-					JSONFILE_OPTIONAL, &fb, err);
 	if (rc)
 		return rc == DEHBQ_ENOENT ? DEHBQ_EINVAL : rc;
-	return with_conditions(jf, c, fb,
+	return with_conditions(jf, obj,
 			       parse_params(jf, arr, &configspace, out, err),
 			       out, err);
 }
