@@ -37,6 +37,8 @@ int asha_load(const struct optim_setup *s, const struct cJSON *owner,
  * ladder[0..L-1] with at least `need` results (failures included) of which
  * at least 2 are finite, else ladder[0].  fid and loss: n results.
  */
+/* optim_ops.rescore for an ASHA state (the rungs' stored results). */
+int asha_rescore(void *st, double (*score)(void *arg, int64_t job), void *arg);
 double asha_model_level(const double *fid, const double *loss, size_t n,
 			const double *ladder, int L, size_t need);
 

@@ -182,6 +182,13 @@ int dehb_tell(struct dehb *d, uint64_t job_id, enum dehb_status status,
 int dehb_reopen(struct dehb *d, const struct dehb_job *job, const double *vec);
 
 /* The in-flight job with this id, or DEHBQ_ENOENT.  vec may be NULL. */
+/*
+ * Multi-objective studies: replace every stored result's fitness (the
+ * subpopulations and the SH/Hyperband rung results) by score(arg, its job
+ * id); a NaN leaves a value alone.  Order that was decided stays.
+ */
+int dehb_rescore(struct dehb *d, double (*score)(void *arg, int64_t job),
+		 void *arg);
 int dehb_job_get(const struct dehb *d, uint64_t job_id, struct dehb_job *job,
 		 double *vec);
 

@@ -1,6 +1,7 @@
 /*
  * dehb_query.c - owns the DEHB engine's read-only views: a job in flight,
- * parameters, counts, incumbents, levels and active brackets
+ * parameters, counts, incumbents, levels and active brackets; and the one
+ * writer of stored results besides a tell, dehb_rescore
  */
 #include "dehb.h"
 
@@ -88,6 +89,30 @@ int dehb_bracket_info(const struct dehb *d, int i, int64_t *bracket_id,
 		rungs[r].n = h->n[r];
 		rungs[r].pending = h->pending[r];
 		rungs[r].done = h->done[r];
+	}
+	return DEHBQ_OK;
+}
+
+int dehb_rescore(struct dehb *d, double (*score)(void *arg, int64_t job),
+		 void *arg)
+{
+	int k, i, r;
+	double v;
+
+	for (k = 0; k < d->nlevels; k++)
+		for (i = 0; i < d->pop[k].n; i++)
+			if (d->pop[k].job[i] >= 0 &&
+			    !isnan(v = score(arg, d->pop[k].job[i])))
+				d->pop[k].fit[i] = v;
+	if (dehb_uses_brackets(d) != 2)
+		return DEHBQ_OK;
+	for (k = 0; k < d->nbr; k++) {
+		struct dehb_bracket *b = &d->br[k];
+
+		for (r = 0; r + 1 < b->hb.nrungs; r++)
+			for (i = 0; i < b->hb.done[r]; i++)
+				if (!isnan(v = score(arg, b->rjob[r][i])))
+					b->rloss[r][i] = v;
 	}
 	return DEHBQ_OK;
 }

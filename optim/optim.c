@@ -9,6 +9,7 @@
 #include "err.h"
 #include "hb.h"
 #include "jsonbuf.h"
+#include "mobj.h"
 #include "ostate.h"
 
 #include <cjson/cJSON.h>
@@ -132,6 +133,18 @@ int optim_setup_check(const struct optim_setup *s, char *err)
 		if (s->choices[i] < 0)
 			return dehbq_errf(err, DEHBQ_EINVAL,
 					  "choices[%d]: must be >= 0", i);
+	if (s->nobj && (s->nobj < 2 || s->nobj > MOBJ_MAX))
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "objectives: need 0 or 2..%d", MOBJ_MAX);
+	for (i = 0; s->nobj && s->obj_weights && i < s->nobj; i++)
+		if (!(isfinite(s->obj_weights[i]) && s->obj_weights[i] > 0))
+			return dehbq_errf(err, DEHBQ_EINVAL,
+					  "objectives[%d].weight: must be "
+					  "finite and > 0",
+					  i);
+	if (s->nobj && !mobj_mode_name(s->scalarise))
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "objectives: unknown scalarisation");
 	return DEHBQ_OK;
 }
 
@@ -153,6 +166,11 @@ struct optim *optim_alloc(const struct optim_ops *ops,
 	o->feasible = s->feasible;
 	o->feasible_arg = s->feasible_arg;
 	jsonbuf_init(&o->hist);
+	if (s->nobj &&
+	    mobj_new(s->nobj, s->obj_weights, s->scalarise, s->seed, &o->mo)) {
+		optim_free(o);
+		return NULL;
+	}
 	for (i = 0; i < 2; i++)
 		if (!(o->inc[i].x = calloc((size_t)s->dim, sizeof(double)))) {
 			optim_free(o);
@@ -172,6 +190,11 @@ int optim_open(const char *name, const struct optim_setup *s,
 	if ((rc = optim_find_ops(name, &ops, err)) ||
 	    (rc = optim_setup_check(s, err)))
 		return rc;
+	if (s->nobj && !ops->rescore)
+		return dehbq_errf(err, DEHBQ_EUNSUP,
+				  "objectives: the %s optimizer cannot run a "
+				  "multi-objective study",
+				  ops->name);
 	if (!(o = optim_alloc(ops, s)))
 		return dehbq_errf(err, DEHBQ_ENOMEM, "out of memory");
 	if ((rc = ops->open(s, &o->st, err))) {
@@ -196,6 +219,7 @@ void optim_free(struct optim *o)
 	free(o->inc[0].x);
 	free(o->inc[1].x);
 	jsonbuf_free(&o->hist);
+	mobj_free(o->mo);
 	free(o);
 }
 
@@ -399,7 +423,10 @@ int optim_ask(struct optim *o, struct optim_job *job, double *vec)
 			return rc;
 		if (!o->feasible || o->feasible(o->feasible_arg, vec))
 			return DEHBQ_OK;
-		if ((rc = optim_tell(o, job->id, OPTIM_FAILED, INFINITY, 0)))
+		if ((rc = o->mo ? optim_tell_obj(o, job->id, OPTIM_FAILED, NULL,
+						 0)
+				: optim_tell(o, job->id, OPTIM_FAILED, INFINITY,
+					     0)))
 			return rc;
 		o->forbidden++;
 	}
@@ -417,7 +444,7 @@ static int ask_one(struct optim *o, struct optim_job *job, double *vec)
 	job->id = (uint64_t)o->asked;
 	job->parent = -1;
 	/* everything that can fail before the backend commits to the job */
-	if ((rc = fl_reserve(o)))
+	if ((rc = fl_reserve(o)) || (rc = optim_mo_rescore(o)))
 		return rc;
 	if (!(x = malloc((size_t)o->dim * sizeof(double))))
 		return DEHBQ_ENOMEM;
@@ -454,42 +481,61 @@ static void inc_update(struct optim *o, int which, const struct optim_job *j,
 	memcpy(in->x, x, (size_t)o->dim * sizeof(double));
 }
 
-int optim_tell(struct optim *o, uint64_t id, enum optim_status status,
-	       double loss, double cost)
+static double score_of(void *arg, int64_t job)
+{
+	return mobj_score(((const struct optim *)arg)->mo, job);
+}
+
+int optim_mo_rescore(struct optim *o)
+{
+	uint64_t epoch;
+	int changed = 0, rc;
+
+	if (!o->mo)
+		return DEHBQ_OK;
+	epoch = o->ops->brackets ? (uint64_t)o->ops->brackets(o->st)
+				 : (uint64_t)o->asked;
+	if ((rc = mobj_score_all(o->mo, epoch, &changed)) || !changed)
+		return rc;
+	return o->ops->rescore(o->st, score_of, o);
+}
+
+/* optim_tell and optim_tell_obj; y only in a multi-objective study. */
+static int tell(struct optim *o, uint64_t id, double loss, const double *y,
+		double cost)
 {
 	struct optim_fl *e;
 	struct jsonbuf rec;
 	size_t at;
 	int found, rc;
 
-	if (status != OPTIM_OK && status != OPTIM_FAILED)
-		return DEHBQ_EINVAL;
-	if (!isfinite(cost) || cost < 0)
-		return DEHBQ_EINVAL;
-	if (status == OPTIM_OK && loss == -INFINITY)
-		return DEHBQ_EINVAL;
 	at = fl_search(o, id, &found);
 	if (!found)
 		return id < (uint64_t)o->asked ? DEHBQ_ESTATE : DEHBQ_ENOENT;
-	if (status == OPTIM_FAILED || isnan(loss))
-		loss = INFINITY;
 	e = &o->fl[at];
-	jsonbuf_init(&rec);
-	if (o->ops->replay) { /* the record, made before anything changes */
-		optim_history_record(&rec, &e->job, e->x, o->dim, e->reopened,
-				     loss, cost);
-		if ((rc = jsonbuf_failed(&rec)) ||
-		    (rc = jsonbuf_reserve(&o->hist, rec.len))) {
-			jsonbuf_free(&rec);
+	if (o->mo) { /* the scores with this result in */
+		if ((rc = mobj_reserve(o->mo, (int64_t)id)))
+			return rc;
+		mobj_put(o->mo, (int64_t)id, e->job.fidelity, y);
+		if ((rc = optim_mo_rescore(o))) {
+			mobj_drop(o->mo, (int64_t)id);
 			return rc;
 		}
+		loss = mobj_score(o->mo, (int64_t)id);
+	}
+	jsonbuf_init(&rec);
+	if (optim_keeps_history(o)) { /* made before anything changes */
+		optim_history_record(&rec, &e->job, e->x, o->dim, e->reopened,
+				     loss, y, o->mo ? mobj_count(o->mo) : 0,
+				     cost);
+		if ((rc = jsonbuf_failed(&rec)) ||
+		    (rc = jsonbuf_reserve(&o->hist, rec.len)))
+			goto fail;
 	}
 	if ((rc = o->ops->tell(o->st, &e->job, e->x,
 			       isfinite(loss) ? OPTIM_OK : OPTIM_FAILED, loss,
-			       cost))) {
-		jsonbuf_free(&rec);
-		return rc;
-	}
+			       cost)))
+		goto fail;
 	o->told++;
 	if (!isfinite(loss))
 		o->failed++;
@@ -498,7 +544,7 @@ int optim_tell(struct optim *o, uint64_t id, enum optim_status status,
 		inc_update(o, OPTIM_BEST_ANY, &e->job, e->x, loss);
 		inc_update(o, OPTIM_BEST_MAX, &e->job, e->x, loss);
 	}
-	if (o->ops->replay) {
+	if (optim_keeps_history(o)) {
 		jsonbuf_put(&o->hist, rec.p,
 			    rec.len); /* reserved: cannot fail */
 		o->nhist++;
@@ -506,6 +552,53 @@ int optim_tell(struct optim *o, uint64_t id, enum optim_status status,
 	jsonbuf_free(&rec);
 	fl_remove(o, at);
 	return DEHBQ_OK;
+fail:
+	jsonbuf_free(&rec);
+	if (o->mo)
+		mobj_drop(o->mo, (int64_t)id);
+	return rc;
+}
+
+int optim_tell(struct optim *o, uint64_t id, enum optim_status status,
+	       double loss, double cost)
+{
+	if (status != OPTIM_OK && status != OPTIM_FAILED)
+		return DEHBQ_EINVAL;
+	if (!isfinite(cost) || cost < 0 || o->mo)
+		return DEHBQ_EINVAL;
+	if (status == OPTIM_OK && loss == -INFINITY)
+		return DEHBQ_EINVAL;
+	if (status == OPTIM_FAILED || isnan(loss))
+		loss = INFINITY;
+	return tell(o, id, loss, NULL, cost);
+}
+
+int optim_tell_obj(struct optim *o, uint64_t id, enum optim_status status,
+		   const double *y, double cost)
+{
+	int l;
+
+	if (status != OPTIM_OK && status != OPTIM_FAILED)
+		return DEHBQ_EINVAL;
+	if (!isfinite(cost) || cost < 0 || !o->mo)
+		return DEHBQ_EINVAL;
+	for (l = 0; y && status == OPTIM_OK && l < mobj_count(o->mo); l++) {
+		if (isnan(y[l]))
+			y = NULL; /* counts as a failure */
+		else if (!isfinite(y[l]))
+			return DEHBQ_EINVAL;
+	}
+	return tell(o, id, 0, status == OPTIM_OK ? y : NULL, cost);
+}
+
+int optim_objectives(const struct optim *o)
+{
+	return o->mo ? mobj_count(o->mo) : 0;
+}
+
+double optim_score(const struct optim *o, int64_t id)
+{
+	return o->mo ? mobj_score(o->mo, id) : NAN;
 }
 
 int optim_reopen(struct optim *o, const struct optim_job *job,
@@ -577,7 +670,7 @@ int optim_best(const struct optim *o, enum optim_best_which which,
 
 int optim_keeps_history(const struct optim *o)
 {
-	return o->ops->replay != NULL;
+	return o->ops->replay != NULL || o->mo != NULL;
 }
 
 void optim_history_pending(const struct optim *o, const char **text,

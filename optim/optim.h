@@ -104,9 +104,16 @@ struct optim_setup {
 	 * optimiser's lifetime; it must be a function of vec alone. */
 	int (*feasible)(void *arg, const double *vec);
 	void *feasible_arg;
-	int64_t asked; /* set by optim_load for ops.load: the
-			  jobs asked so far (a bound for the
-			  backend's counts); 0 otherwise */
+	/* A study of nobj >= 2 objectives (0: one loss; see mobj.h):
+	 * results are told with optim_tell_obj, and the backend minimises
+	 * their current scores (optim_ops.rescore). */
+	int nobj;		   /* 0, or 2..MOBJ_MAX */
+	const double *obj_weights; /* nobj weights > 0; NULL: equal.
+				      Borrowed for the call. */
+	int scalarise;		   /* enum mobj_mode */
+	int64_t asked;		   /* set by optim_load for ops.load: the
+				      jobs asked so far (a bound for the
+				      backend's counts); 0 otherwise */
 };
 
 struct optim_job {
@@ -165,8 +172,13 @@ struct optim_counts {
  *     its failed result), then every job still in flight (told 0;
  *     reopened: it was put back by a requeue), then once with job NULL:
  *     the history is all in.
- *   Only `brackets`, `done`, `limits`, `describe` and `replay` may be
- *   NULL.
+ *   rescore: a multi-objective study's scores moved (mobj.h): replace
+ *     every stored result's loss by score(arg, its job id); a NaN score
+ *     (not told) leaves a value alone.  Called before every tell and ask
+ *     whose scores changed, so a stored loss is never stale when used.
+ *     NULL: the optimiser refuses multi-objective studies.
+ *   Only `brackets`, `done`, `limits`, `describe`, `replay` and
+ *   `rescore` may be NULL.
  */
 struct optim_ops {
 	const char *name;    /* --optimizer NAME */
@@ -187,6 +199,8 @@ struct optim_ops {
 	int (*replay)(void *st, const struct optim_job *job, const double *vec,
 		      int told, int reopened, enum optim_status status,
 		      double loss);
+	int (*rescore)(void *st, double (*score)(void *arg, int64_t job),
+		       void *arg);
 	void (*free)(void *st);
 };
 
@@ -228,6 +242,17 @@ int optim_ask(struct optim *o, struct optim_job *job, double *vec);
  */
 int optim_tell(struct optim *o, uint64_t id, enum optim_status status,
 	       double loss, double cost);
+/*
+ * The same for a multi-objective study (optim_tell refuses one with
+ * DEHBQ_EINVAL): y holds setup.nobj finite values, all minimised, or is
+ * NULL for a failure (so is a NaN in y).
+ */
+int optim_tell_obj(struct optim *o, uint64_t id, enum optim_status status,
+		   const double *y, double cost);
+/* setup.nobj: 0 for a single-objective optimiser. */
+int optim_objectives(const struct optim *o);
+/* Job id's current score in a multi-objective study; NaN otherwise. */
+double optim_score(const struct optim *o, int64_t id);
 
 /*
  * Put a job that was told as failed back in flight (`dehbq requeue`).  job

@@ -259,6 +259,20 @@ static int as_tell(void *st, const struct optim_job *job, const double *vec,
 	return DEHBQ_OK;
 }
 
+int asha_rescore(void *st, double (*score)(void *arg, int64_t job), void *arg)
+{
+	struct asha *a = st;
+	size_t i;
+	double v;
+	int k;
+
+	for (k = 0; k < a->L; k++)
+		for (i = 0; i < a->rung[k].n; i++)
+			if (!isnan(v = score(arg, a->rung[k].r[i].job)))
+				a->rung[k].r[i].loss = v;
+	return DEHBQ_OK;
+}
+
 static int as_reopen(void *st, const struct optim_job *job, const double *vec)
 {
 	struct asha *a = st;
@@ -445,5 +459,6 @@ const struct optim_ops optim_asha_ops = {
 	.load = as_load,
 	.describe = as_describe,
 	.replay = as_replay,
+	.rescore = asha_rescore,
 	.free = as_free,
 };

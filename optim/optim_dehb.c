@@ -270,6 +270,12 @@ int optim_dehb_describe(const void *st, struct jsonbuf *b)
 	return jsonbuf_failed(b);
 }
 
+static int d_rescore(void *st, double (*score)(void *arg, int64_t job),
+		     void *arg)
+{
+	return dehb_rescore(st, score, arg);
+}
+
 static void d_free(void *st)
 {
 	dehb_free(st);
@@ -300,6 +306,7 @@ static void d_free(void *st)
 		.save = d_save,                                                \
 		.load = d_load,                                                \
 		.describe = optim_dehb_describe,                               \
+		.rescore = d_rescore,                                          \
 		.free = d_free,                                                \
 	}
 

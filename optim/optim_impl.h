@@ -45,6 +45,7 @@ struct optim {
 	struct optim_inc inc[2]; /* OPTIM_BEST_ANY, OPTIM_BEST_MAX */
 	struct jsonbuf hist;	 /* history records not yet taken */
 	int64_t nhist;		 /* history records made in all */
+	struct mobj *mo;	 /* multi-objective results, or NULL */
 };
 
 extern const char *const optim_kind_names[]; /* NULL-terminated */
@@ -56,10 +57,13 @@ int optim_setup_check(const struct optim_setup *s, char *err);
 /* An optimiser with empty books and no backend state; NULL: no memory. */
 struct optim *optim_alloc(const struct optim_ops *ops,
 			  const struct optim_setup *s);
-/* One history record: a told job, its vector and result, as a line. */
+/* One history record: a told job, its vector and result (y: the nobj
+ * objectives of a multi-objective result, NULL otherwise), as a line. */
 void optim_history_record(struct jsonbuf *b, const struct optim_job *j,
 			  const double *x, int dim, int retold, double loss,
-			  double cost);
+			  const double *y, int nobj, double cost);
+/* Scores moved: rescore the backend (multi-objective only, else OK). */
+int optim_mo_rescore(struct optim *o);
 /* The job fields of a record or an in-flight entry (e), vector into x. */
 int optim_job_parse(const struct cJSON *e, int64_t max_id, int dim,
 		    struct optim_job *j, double *x, char *err);

@@ -100,6 +100,14 @@ static void rs_free(void *st)
 	free(st);
 }
 
+/* Random search stores no result: nothing to rescore. */
+static int rs_rescore(void *st, double (*score)(void *arg, int64_t job),
+		      void *arg)
+{
+	(void)st, (void)score, (void)arg;
+	return DEHBQ_OK;
+}
+
 const struct optim_ops optim_random_ops = {
 	.name = "random",
 	.summary = "random search at the maximum fidelity",
@@ -110,5 +118,6 @@ const struct optim_ops optim_random_ops = {
 	.reopen = rs_reopen,
 	.save = rs_save,
 	.load = rs_load,
+	.rescore = rs_rescore,
 	.free = rs_free,
 };

@@ -38,6 +38,7 @@ struct re {
 	int n, head;	/* members, index of the oldest */
 	double *x;	/* pop * dim */
 	double *loss;	/* pop, +inf for failures */
+	int64_t *job;	/* pop, the job that produced each member */
 	int *idx;	/* scratch for the tournament, pop */
 };
 
@@ -83,6 +84,7 @@ static void re_free(void *st)
 	free(r->choices);
 	free(r->x);
 	free(r->loss);
+	free(r->job);
 	free(r->idx);
 	free(r);
 }
@@ -103,8 +105,9 @@ static int re_new(const struct optim_setup *s, int pop, int sample,
 	r->choices = calloc((size_t)s->dim, sizeof(int));
 	r->x = calloc((size_t)pop * (size_t)s->dim, sizeof(double));
 	r->loss = calloc((size_t)pop, sizeof(double));
+	r->job = calloc((size_t)pop, sizeof(int64_t));
 	r->idx = calloc((size_t)pop, sizeof(int));
-	if (!r->choices || !r->x || !r->loss || !r->idx) {
+	if (!r->choices || !r->x || !r->loss || !r->job || !r->idx) {
 		re_free(r);
 		return DEHBQ_ENOMEM;
 	}
@@ -186,7 +189,7 @@ static int re_tell(void *st, const struct optim_job *job, const double *vec,
 	struct re *r = st;
 	int at;
 
-	(void)job, (void)cost;
+	(void)cost;
 	if (r->n < r->pop)
 		at = (r->head + r->n++) % r->pop;
 	else {
@@ -196,6 +199,20 @@ static int re_tell(void *st, const struct optim_job *job, const double *vec,
 	memcpy(r->x + (size_t)at * (size_t)r->dim, vec,
 	       (size_t)r->dim * sizeof(double));
 	r->loss[at] = status == OPTIM_OK ? loss : INFINITY;
+	r->job[at] = (int64_t)job->id;
+	return DEHBQ_OK;
+}
+
+static int re_rescore(void *st, double (*score)(void *arg, int64_t job),
+		      void *arg)
+{
+	struct re *r = st;
+	double v;
+	int i;
+
+	for (i = 0; i < r->n; i++)
+		if (!isnan(v = score(arg, r->job[i])))
+			r->loss[i] = v;
 	return DEHBQ_OK;
 }
 
@@ -221,8 +238,23 @@ static int re_save(const void *st, struct jsonbuf *b)
 	ostate_put_dbls(b, r->x, (size_t)r->n * (size_t)r->dim);
 	jsonbuf_puts(b, ",\"loss\":");
 	ostate_put_dbls(b, r->loss, (size_t)r->n);
+	jsonbuf_puts(b, ",\"job\":");
+	ostate_put_i64s(b, r->job, (size_t)r->n);
 	jsonbuf_put(b, "}", 1);
 	return jsonbuf_failed(b);
+}
+
+/* The members' jobs; a snapshot from before they were kept has none. */
+static int load_jobs(const cJSON *state, struct re *r, int64_t asked, char *err)
+{
+	int i;
+
+	if (cJSON_GetObjectItemCaseSensitive(state, "job"))
+		return ostate_get_i64s(state, "job", (size_t)r->n, r->job, 0,
+				       asked > 0 ? asked - 1 : 0, err);
+	for (i = 0; i < r->n; i++)
+		r->job[i] = -1;
+	return DEHBQ_OK;
 }
 
 static int re_load(const struct optim_setup *s, const cJSON *state, void **st,
@@ -252,7 +284,8 @@ static int re_load(const struct optim_setup *s, const cJSON *state, void **st,
 	    (rc = ostate_get_dbls(state, "x", (size_t)n * (size_t)s->dim, r->x,
 				  0, 1, err)) ||
 	    (rc = ostate_get_dbls(state, "loss", (size_t)n, r->loss, 1, 0,
-				  err))) {
+				  err)) ||
+	    (rc = load_jobs(state, r, s->asked, err))) {
 		re_free(r);
 		return rc;
 	}
@@ -280,5 +313,6 @@ const struct optim_ops optim_re_ops = {
 	.save = re_save,
 	.load = re_load,
 	.describe = re_describe,
+	.rescore = re_rescore,
 	.free = re_free,
 };

@@ -18,6 +18,7 @@
 
 #include "err.h"
 #include "jsonbuf.h"
+#include "mobj.h"
 #include "ostate.h"
 
 #include <cjson/cJSON.h>
@@ -51,7 +52,7 @@ static void put_job(struct jsonbuf *b, const struct optim_fl *e, int dim)
 
 void optim_history_record(struct jsonbuf *b, const struct optim_job *j,
 			  const double *x, int dim, int retold, double loss,
-			  double cost)
+			  const double *y, int nobj, double cost)
 {
 	struct optim_fl e;
 
@@ -62,6 +63,13 @@ void optim_history_record(struct jsonbuf *b, const struct optim_job *j,
 	b->len--; /* reopen the object: the result follows */
 	jsonbuf_puts(b, ",\"loss\":");
 	jsonbuf_num(b, loss); /* +inf (failed) is null */
+	if (nobj) {
+		jsonbuf_puts(b, ",\"obj\":");
+		if (y)
+			ostate_put_dbls(b, y, (size_t)nobj);
+		else
+			jsonbuf_puts(b, "null");
+	}
 	jsonbuf_puts(b, ",\"cost\":");
 	jsonbuf_num(b, cost);
 	jsonbuf_puts(b, retold ? ",\"retold\":true}\n" : "}\n");
@@ -100,6 +108,14 @@ int optim_save(const struct optim *o, struct jsonbuf *b)
 	jsonbuf_num(b, o->eta);
 	jsonbuf_puts(b, ",\"seed\":");
 	jsonbuf_int(b, (int64_t)o->seed);
+	if (o->mo) {
+		jsonbuf_printf(b, ",\"objectives\":%d,\"scalarise\":",
+			       mobj_count(o->mo));
+		jsonbuf_str(b, mobj_mode_name(mobj_mode(o->mo)));
+		jsonbuf_puts(b, ",\"weights\":");
+		ostate_put_dbls(b, mobj_weights(o->mo),
+				(size_t)mobj_count(o->mo));
+	}
 	jsonbuf_puts(b, "},\"limits\":{\"fevals\":");
 	jsonbuf_int(b, l->fevals);
 	jsonbuf_puts(b, ",\"brackets\":");
@@ -167,6 +183,39 @@ static int check_kind(const cJSON *json, const struct optim_ops **ops,
 	return DEHBQ_OK;
 }
 
+/* A multi-objective setup: the objectives, scalarisation and weights. */
+static int check_objectives(const cJSON *o, const struct optim_setup *s,
+			    char *err)
+{
+	double w[MOBJ_MAX], sum = 0;
+	int64_t n = 0;
+	int rc, i, same;
+
+	if (cJSON_GetObjectItemCaseSensitive(o, "objectives"))
+		TRY(ostate_get_i64(o, "objectives", 2, MOBJ_MAX, &n, err));
+	same = n == s->nobj;
+	if (same && n) {
+		const char *mode = cJSON_GetStringValue(
+			cJSON_GetObjectItemCaseSensitive(o, "scalarise"));
+
+		TRY(ostate_get_dbls(o, "weights", (size_t)n, w, 0, 0, err));
+		same = mode && mobj_mode_name(s->scalarise) &&
+		       !strcmp(mode, mobj_mode_name(s->scalarise));
+		for (i = 0; i < n; i++)
+			sum += s->obj_weights ? s->obj_weights[i] : 1;
+		for (i = 0; same && i < n; i++)
+			same = fabs(w[i] -
+				    (s->obj_weights ? s->obj_weights[i] : 1) /
+					    sum) <= 1e-12;
+	}
+	if (!same)
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "snapshot: the optimizer's objectives "
+				  "(count, scalarisation, weights) are not "
+				  "the study's");
+	return DEHBQ_OK;
+}
+
 /* The saved setup must be the study's: anything else is another study. */
 static int check_setup(const cJSON *json, const struct optim_setup *s,
 		       char *err)
@@ -187,7 +236,7 @@ static int check_setup(const cJSON *json, const struct optim_setup *s,
 		return dehbq_errf(err, DEHBQ_EINVAL,
 				  "snapshot: the optimizer's setup (dimension, "
 				  "fidelities, eta, seed) is not the study's");
-	return DEHBQ_OK;
+	return check_objectives(o, s, err);
 }
 
 static int load_limits(const cJSON *json, struct optim_limits *l, char *err)
@@ -299,8 +348,9 @@ static int load_books(struct optim *o, const cJSON *json, char *err)
 	if (cJSON_GetObjectItemCaseSensitive(bk, "forbidden"))
 		TRY(ostate_get_i64(bk, "forbidden", 0, o->failed, &o->forbidden,
 				   err));
-	TRY(ostate_get_i64(bk, "history", 0, o->ops->replay ? OPTIM_MAX_ID : 0,
-			   &o->nhist, err));
+	TRY(ostate_get_i64(bk, "history", 0,
+			   optim_keeps_history(o) ? OPTIM_MAX_ID : 0, &o->nhist,
+			   err));
 	TRY(ostate_get_dbl(bk, "cost", &o->cost, err));
 	TRY(ostate_get_dbl(bk, "elapsed", &o->elapsed, err));
 	TRY(ostate_get_arr(bk, "inflight", -1, &a, err));
@@ -325,6 +375,24 @@ static int load_books(struct optim *o, const cJSON *json, char *err)
 	TRY(ostate_get_obj(bk, "best", &best, err));
 	TRY(load_best(o, best, "any", &o->inc[OPTIM_BEST_ANY], err));
 	return load_best(o, best, "max", &o->inc[OPTIM_BEST_MAX], err);
+}
+
+/* A multi-objective record's objectives, back into o->mo. */
+static int replay_objectives(struct optim *o, const cJSON *e,
+			     const struct optim_job *j, int64_t n, char *err)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(e, "obj");
+	double y[MOBJ_MAX];
+	int m = mobj_count(o->mo), rc;
+
+	if (cJSON_IsNull(a))
+		return mobj_put(o->mo, (int64_t)j->id, j->fidelity, NULL);
+	if ((rc = ostate_get_dbls(e, "obj", (size_t)m, y, 0, 0, err)))
+		return dehbq_errf(err, rc,
+				  "history: record %" PRId64 ": obj: need %d "
+				  "numbers or null",
+				  n + 1, m);
+	return mobj_put(o->mo, (int64_t)j->id, j->fidelity, y);
 }
 
 /* One history line: the job, its vector and its result, replayed. */
@@ -352,8 +420,10 @@ static int replay_record(struct optim *o, const char *line, size_t len,
 				"cost",
 				n + 1);
 	retold = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "retold"));
+	if (!rc && o->mo)
+		rc = replay_objectives(o, e, &j, n, err);
 	cJSON_Delete(e);
-	if (rc)
+	if (rc || !o->ops->replay)
 		return rc;
 	rc = o->ops->replay(o->st, &j, x, retold ? 2 : 1, 0,
 			    isfinite(loss) ? OPTIM_OK : OPTIM_FAILED, loss);
@@ -398,7 +468,7 @@ static int replay_all(struct optim *o, const char *h, size_t len, char *err)
 				"history: %" PRId64 " records, the snapshot "
 				"counts %" PRId64,
 				n, o->nhist);
-	for (i = 0; !rc && i < o->nfl; i++)
+	for (i = 0; !rc && o->ops->replay && i < o->nfl; i++)
 		if ((rc = o->ops->replay(o->st, &o->fl[i].job, o->fl[i].x, 0,
 					 o->fl[i].reopened, OPTIM_OK, 0)))
 			rc = dehbq_errf(err,
@@ -407,7 +477,8 @@ static int replay_all(struct optim *o, const char *h, size_t len, char *err)
 					" in flight does not fit the "
 					"optimizer's state",
 					o->fl[i].job.id);
-	if (!rc && (rc = o->ops->replay(o->st, NULL, NULL, 0, 0, OPTIM_OK, 0)))
+	if (!rc && o->ops->replay &&
+	    (rc = o->ops->replay(o->st, NULL, NULL, 0, 0, OPTIM_OK, 0)))
 		rc = dehbq_errf(err, rc, "history: %s", dehbq_strerror(rc));
 	free(x);
 	return rc;
@@ -436,8 +507,9 @@ int optim_load(const cJSON *json, const struct optim_setup *s,
 		goto fail;
 	su.asked = o->asked; /* a bound for the backend's own counts */
 	if ((rc = ops->load(&su, st, &o->st, err)) ||
-	    (ops->replay && (rc = replay_all(o, history ? history : "",
-					     history ? hlen : 0, err))))
+	    (optim_keeps_history(o) &&
+	     (rc = replay_all(o, history ? history : "", history ? hlen : 0,
+			      err))))
 		goto fail;
 	*out = o;
 	return DEHBQ_OK;

@@ -8,6 +8,7 @@
 #include "benchfn.h"
 #include "err.h"
 #include "jsonbuf.h"
+#include "mobj.h"
 #include "optim.h"
 #include "rng.h"
 
@@ -26,18 +27,32 @@ static const int choices[DIM] = {0, 4, 0};
 
 /*
  * The contract runs over every optimiser of optim_table, then over these
- * compositions (settings that change how an optimiser schedules).
+ * compositions (settings that change how an optimiser schedules), then
+ * over multi-objective studies (a scalarisation: two objectives).
  */
-static const char *const composed[][2] = {
-	{"tpe", "{\"multi_fidelity\":\"asha\"}"},
-	{"gp", "{\"multi_fidelity\":\"asha\"}"},
-	{"gp", "{\"acquisition\":\"ts\",\"output\":\"copula\","
-	       "\"n_candidates\":300}"},
+static const char *const composed[][3] = {
+	{"tpe", "{\"multi_fidelity\":\"asha\"}", NULL},
+	{"gp", "{\"multi_fidelity\":\"asha\"}", NULL},
+	{"gp",
+	 "{\"acquisition\":\"ts\",\"output\":\"copula\","
+	 "\"n_candidates\":300}",
+	 NULL},
+	{"dehb", "{}", "copula"},
+	{"dehb", "{}", "pareto"},
+	{"dehb", "{}", "random-weights"},
+	{"hyperband", "{}", "linear"},
+	{"sh", "{}", "pareto"},
+	{"de", "{}", "random-weights"},
+	{"asha", "{}", "copula"},
+	{"asha", "{}", "pareto"},
+	{"re", "{}", "pareto"},
+	{"random", "{}", "copula"},
 };
 #define NCOMPOSED ((int)(sizeof(composed) / sizeof(composed[0])))
 
 static cJSON *cur_settings; /* the current variant's, for setup_of */
 static int cur_variant = -1;
+static int cur_mode = -1; /* its scalarisation, -1: one objective */
 
 static int table_len(void)
 {
@@ -58,10 +73,14 @@ static const char *vname(int i)
 	cJSON_Delete(cur_settings);
 	cur_settings = NULL;
 	cur_variant = i;
+	cur_mode = -1;
 	if (i < n)
 		return optim_table[i]->name;
 	cur_settings = cJSON_Parse(composed[i - n][1]);
 	ck_assert_ptr_nonnull(cur_settings);
+	if (composed[i - n][2])
+		ck_assert_int_eq(mobj_mode_parse(composed[i - n][2], &cur_mode),
+				 DEHBQ_OK);
 	return composed[i - n][0];
 }
 
@@ -70,6 +89,7 @@ static void variant_done(void)
 	cJSON_Delete(cur_settings);
 	cur_settings = NULL;
 	cur_variant = -1;
+	cur_mode = -1;
 }
 
 static void setup_of(struct optim_setup *u, uint64_t seed, int64_t fevals)
@@ -83,6 +103,36 @@ static void setup_of(struct optim_setup *u, uint64_t seed, int64_t fevals)
 	u->seed = seed;
 	u->lim.fevals = fevals;
 	u->choices = choices;
+	if (cur_mode >= 0) {
+		static const double w[2] = {1, 3};
+
+		u->nobj = 2;
+		u->obj_weights = cur_mode == MOBJ_LINEAR ? w : NULL;
+		u->scalarise = cur_mode;
+	}
+}
+
+/*
+ * Tell a result; in a multi-objective study as two objectives, the loss
+ * and one that conflicts with it (from x when given).
+ */
+static int tell_x(struct optim *o, uint64_t id, enum optim_status st,
+		  double loss, const double *x, double cost)
+{
+	double y[2];
+
+	if (!optim_objectives(o))
+		return optim_tell(o, id, st, loss, cost);
+	y[0] = loss;
+	y[1] = x ? (x[0] - 0.8) * (x[0] - 0.8) + 0.5 * x[2]
+		 : 1 / (1 + fabs(loss));
+	return optim_tell_obj(o, id, st, y, cost);
+}
+
+static int tell_res(struct optim *o, uint64_t id, enum optim_status st,
+		    double loss, double cost)
+{
+	return tell_x(o, id, st, loss, NULL, cost);
 }
 
 static double loss_of(const double *x, double fid)
@@ -151,16 +201,16 @@ static int drv_step(struct drv *d)
 	k = (int)rng_below(&d->r, (uint64_t)d->n);
 	if (rng_below(&d->r, 10) == 0) {
 		ck_assert_int_eq(
-			optim_tell(d->o, d->fl[k], OPTIM_FAILED, 0, d->fid[k]),
+			tell_res(d->o, d->fl[k], OPTIM_FAILED, 0, d->fid[k]),
 			DEHBQ_OK);
 		d->fails++;
 	} else
-		ck_assert_int_eq(optim_tell(d->o, d->fl[k], OPTIM_OK,
-					    loss_of(d->x[k], d->fid[k]),
-					    d->fid[k]),
+		ck_assert_int_eq(tell_x(d->o, d->fl[k], OPTIM_OK,
+					loss_of(d->x[k], d->fid[k]), d->x[k],
+					d->fid[k]),
 				 DEHBQ_OK);
 	/* a second tell of the same job is refused */
-	ck_assert_int_eq(optim_tell(d->o, d->fl[k], OPTIM_OK, 1, 1),
+	ck_assert_int_eq(tell_res(d->o, d->fl[k], OPTIM_OK, 1, 1),
 			 DEHBQ_ESTATE);
 	d->fl[k] = d->fl[d->n - 1];
 	d->fid[k] = d->fid[d->n - 1];
@@ -234,8 +284,8 @@ START_TEST(test_optim_ids_unique_and_fevals_exact)
 		}
 		ck_assert_uint_eq(want, 200);
 	}
-	ck_assert_int_eq(optim_tell(o, 200, OPTIM_OK, 1, 1), DEHBQ_ENOENT);
-	ck_assert_int_eq(optim_tell(o, 3, OPTIM_OK, 1, 1), DEHBQ_ESTATE);
+	ck_assert_int_eq(tell_res(o, 200, OPTIM_OK, 1, 1), DEHBQ_ENOENT);
+	ck_assert_int_eq(tell_res(o, 3, OPTIM_OK, 1, 1), DEHBQ_ESTATE);
 	jsonbuf_free(&d.log);
 	optim_free(o);
 }
@@ -599,7 +649,7 @@ START_TEST(test_optim_cost_charge_is_exact)
 	ck_assert_ptr_nonnull(js = cJSON_Parse(t));
 	ck_assert_int_eq(optim_load(js, &u, NULL, 0, &e, err), DEHBQ_OK);
 	ck_assert(optim_exhausted(e));
-	ck_assert_int_eq(optim_tell(o, j[0].id, OPTIM_OK, 1, j[0].fidelity / 2),
+	ck_assert_int_eq(tell_res(o, j[0].id, OPTIM_OK, 1, j[0].fidelity / 2),
 			 DEHBQ_OK);
 	ck_assert(!optim_exhausted(o));
 	cJSON_Delete(js);
@@ -652,7 +702,7 @@ START_TEST(test_optim_walltime_and_brackets)
 	optim_set_elapsed(o, 10);
 	ck_assert_int_eq(optim_ask(o, &j, x), DEHBQ_EDONE);
 	ck_assert(optim_exhausted(o) && !optim_finished(o));
-	ck_assert_int_eq(optim_tell(o, 0, OPTIM_OK, 1, 1), DEHBQ_OK);
+	ck_assert_int_eq(tell_res(o, 0, OPTIM_OK, 1, 1), DEHBQ_OK);
 	ck_assert(optim_finished(o));
 	optim_free(o);
 
@@ -684,7 +734,7 @@ START_TEST(test_optim_reopen_failed_job)
 
 	ck_assert_int_eq(optim_ask(o, &j, x), DEHBQ_OK);
 	ck_assert_int_eq(optim_reopen(o, &j, x), DEHBQ_ESTATE); /* in flight */
-	ck_assert_int_eq(optim_tell(o, j.id, OPTIM_FAILED, 0, 1), DEHBQ_OK);
+	ck_assert_int_eq(tell_res(o, j.id, OPTIM_FAILED, 0, 1), DEHBQ_OK);
 	back = j;
 	back.id = 5;
 	ck_assert_int_eq(optim_reopen(o, &back, x), DEHBQ_ENOENT);
@@ -697,7 +747,7 @@ START_TEST(test_optim_reopen_failed_job)
 	ck_assert_int_eq(c.told, 0);
 	ck_assert_int_eq(c.failed, 0);
 	ck_assert_int_eq(c.inflight, 1);
-	ck_assert_int_eq(optim_tell(o, j.id, OPTIM_OK, 0.5, 1), DEHBQ_OK);
+	ck_assert_int_eq(tell_res(o, j.id, OPTIM_OK, 0.5, 1), DEHBQ_OK);
 	optim_counts(o, &c);
 	ck_assert_int_eq(c.told, 1);
 	ck_assert_int_eq(c.failed, 0);
@@ -781,9 +831,9 @@ static double branin_regret(const char *name, uint64_t seed)
 	while (spent < 100 * 60) {
 		ck_assert_int_eq(optim_ask(o, &j, x), DEHBQ_OK);
 		ck_assert_int_eq(
-			optim_tell(o, j.id, OPTIM_OK,
-				   benchfn_loss(&f, x, j.fidelity, &noise),
-				   j.fidelity),
+			tell_res(o, j.id, OPTIM_OK,
+				 benchfn_loss(&f, x, j.fidelity, &noise),
+				 j.fidelity),
 			DEHBQ_OK);
 		spent += j.fidelity;
 	}
@@ -842,11 +892,11 @@ START_TEST(test_optim_asha_promotes_top_third)
 		ck_assert_int_eq(j[i].rung, 0);
 		ck_assert(j[i].fidelity == 1);
 	}
-	ck_assert_int_eq(optim_tell(o, 1, OPTIM_OK, 0.2, 1), DEHBQ_OK);
-	ck_assert_int_eq(optim_tell(o, 0, OPTIM_OK, 0.9, 1), DEHBQ_OK);
+	ck_assert_int_eq(tell_res(o, 1, OPTIM_OK, 0.2, 1), DEHBQ_OK);
+	ck_assert_int_eq(tell_res(o, 0, OPTIM_OK, 0.9, 1), DEHBQ_OK);
 	ck_assert_int_eq(optim_ask(o, &j[3], x), DEHBQ_OK); /* 2 of 3: none */
 	ck_assert_int_eq(j[3].rung, 0);
-	ck_assert_int_eq(optim_tell(o, 2, OPTIM_OK, 0.5, 1), DEHBQ_OK);
+	ck_assert_int_eq(tell_res(o, 2, OPTIM_OK, 0.5, 1), DEHBQ_OK);
 	ck_assert_int_eq(optim_ask(o, &j[3], x), DEHBQ_OK); /* 3: top 1 */
 	ck_assert_int_eq(j[3].rung, 1);
 	ck_assert(j[3].fidelity == 3);
@@ -878,8 +928,7 @@ START_TEST(test_optim_re_removes_oldest)
 		ck_assert_int_eq(optim_ask(o, &j, x), DEHBQ_OK);
 		ck_assert_int_eq(j.kind,
 				 i < 3 ? OPTIM_KIND_RANDOM : OPTIM_KIND_TRIAL);
-		ck_assert_int_eq(optim_tell(o, j.id, OPTIM_OK, i, 27),
-				 DEHBQ_OK);
+		ck_assert_int_eq(tell_res(o, j.id, OPTIM_OK, i, 27), DEHBQ_OK);
 	}
 	{
 		char *t = save_text(o);
@@ -912,8 +961,8 @@ START_TEST(test_optim_model_proposes_asha_schedules)
 		low += j.rung == 0 && j.fidelity == 1;
 		model += j.rung == 0 && j.kind == OPTIM_KIND_TRIAL;
 		promoted += j.kind == OPTIM_KIND_PROMOTION;
-		ck_assert_int_eq(optim_tell(o, j.id, OPTIM_OK,
-					    loss_of(x, j.fidelity), j.fidelity),
+		ck_assert_int_eq(tell_res(o, j.id, OPTIM_OK,
+					  loss_of(x, j.fidelity), j.fidelity),
 				 DEHBQ_OK);
 	}
 	ck_assert_msg(low > 50 && promoted > 20 && model > 20,
@@ -938,8 +987,8 @@ START_TEST(test_optim_gp_asks_in_flight_differ)
 	ck_assert_int_eq(optim_open("gp", &u, &o, err), DEHBQ_OK);
 	for (k = 0; k < 20; k++) {
 		ck_assert_int_eq(optim_ask(o, &j, x[0]), DEHBQ_OK);
-		ck_assert_int_eq(optim_tell(o, j.id, OPTIM_OK,
-					    loss_of(x[0], j.fidelity), 27),
+		ck_assert_int_eq(tell_res(o, j.id, OPTIM_OK,
+					  loss_of(x[0], j.fidelity), 27),
 				 DEHBQ_OK);
 	}
 	for (k = 0; k < 16; k++) {

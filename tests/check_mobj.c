@@ -1,0 +1,221 @@
+/*
+ * check_mobj.c - multi-objective scores against values computed by hand:
+ * the copula mean, the linear sum, the NSGA-II order per fidelity, the
+ * random-weights draw; failures; and old results rescored as new ones
+ * arrive, through the optim/ interface too
+ */
+#include "err.h"
+#include "mobj.h"
+#include "optim.h"
+
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct mobj *new_mo(int mode, const double *w)
+{
+	struct mobj *mo;
+
+	ck_assert_int_eq(mobj_new(2, w, mode, 7, &mo), DEHBQ_OK);
+	return mo;
+}
+
+static void put3(struct mobj *mo)
+{
+	const double y[] = {1, 3, 2, 2, 3, 1};
+	int i;
+
+	for (i = 0; i < 3; i++)
+		ck_assert_int_eq(mobj_put(mo, i, 1, &y[2 * i]), DEHBQ_OK);
+}
+
+START_TEST(test_mobj_copula_by_hand)
+{
+	struct mobj *mo = new_mo(MOBJ_COPULA, NULL);
+	/* N = 3: delta = 1 / (4 3^(1/4) sqrt(pi ln 3)) = 0.1022498; F of the
+	 * first objective 1/3, 2/3, 1 - delta; psi = -0.43073, 0.43073,
+	 * 1.2688358; the second objective reversed; the mean of the two */
+	double z1 = -0.4307273, z3 = 1.2688358;
+	int changed;
+
+	put3(mo);
+	ck_assert_int_eq(mobj_score_all(mo, 0, &changed), DEHBQ_OK);
+	ck_assert_int_eq(changed, 1);
+	ck_assert_double_eq_tol(mobj_score(mo, 0), (z1 + z3) / 2, 1e-6);
+	ck_assert_double_eq_tol(mobj_score(mo, 1), (-z1 - z1) / 2, 1e-6);
+	ck_assert_double_eq_tol(mobj_score(mo, 2), (z3 + z1) / 2, 1e-6);
+	ck_assert(isnan(mobj_score(mo, 3))); /* not told */
+	/* nothing new: nothing recomputed */
+	ck_assert_int_eq(mobj_score_all(mo, 5, &changed), DEHBQ_OK);
+	ck_assert_int_eq(changed, 0);
+	mobj_free(mo);
+}
+END_TEST
+
+START_TEST(test_mobj_old_scores_move)
+{
+	struct mobj *mo = new_mo(MOBJ_COPULA, NULL);
+	const double y4[] = {0.5, 0.5};
+	double before;
+	int changed;
+
+	put3(mo);
+	ck_assert_int_eq(mobj_score_all(mo, 0, &changed), DEHBQ_OK);
+	before = mobj_score(mo, 1);
+	/* a point better than all three shifts their ECDFs up */
+	ck_assert_int_eq(mobj_put(mo, 3, 1, y4), DEHBQ_OK);
+	ck_assert_int_eq(mobj_score_all(mo, 0, &changed), DEHBQ_OK);
+	ck_assert_int_eq(changed, 1);
+	ck_assert(mobj_score(mo, 1) > before);
+	ck_assert(mobj_score(mo, 3) < mobj_score(mo, 1));
+	/* a failure scores +inf and counts in every ECDF */
+	ck_assert_int_eq(mobj_put(mo, 4, 1, NULL), DEHBQ_OK);
+	ck_assert_int_eq(mobj_score_all(mo, 0, &changed), DEHBQ_OK);
+	ck_assert(isinf(mobj_score(mo, 4)));
+	ck_assert(mobj_values(mo, 4) == NULL);
+	mobj_free(mo);
+}
+END_TEST
+
+START_TEST(test_mobj_linear_weights)
+{
+	const double w[] = {1, 3};
+	struct mobj *mo = new_mo(MOBJ_LINEAR, w);
+	int changed;
+
+	put3(mo);
+	ck_assert_int_eq(mobj_score_all(mo, 0, &changed), DEHBQ_OK);
+	ck_assert_double_eq_tol(mobj_score(mo, 0), 0.25 * 1 + 0.75 * 3, 1e-12);
+	ck_assert_double_eq_tol(mobj_score(mo, 2), 0.25 * 3 + 0.75 * 1, 1e-12);
+	mobj_free(mo);
+}
+END_TEST
+
+START_TEST(test_mobj_pareto_by_hand)
+{
+	struct mobj *mo = new_mo(MOBJ_PARETO, NULL);
+	const double y[] = {3, 3, 0, 0};
+	int changed;
+
+	put3(mo); /* one front at fidelity 1: ends 0, the middle 0.5/3 */
+	ck_assert_int_eq(mobj_put(mo, 3, 1, &y[0]), DEHBQ_OK); /* behind */
+	ck_assert_int_eq(mobj_put(mo, 4, 9, &y[2]), DEHBQ_OK); /* alone */
+	ck_assert_int_eq(mobj_score_all(mo, 0, &changed), DEHBQ_OK);
+	ck_assert_double_eq_tol(mobj_score(mo, 0), 0, 1e-12);
+	ck_assert_double_eq_tol(mobj_score(mo, 1), 0.5 / 3, 1e-12);
+	ck_assert_double_eq_tol(mobj_score(mo, 2), 0, 1e-12);
+	ck_assert_double_eq_tol(mobj_score(mo, 3), 1, 1e-12);
+	/* (0, 0) dominates all, but at another fidelity: its own front */
+	ck_assert_double_eq_tol(mobj_score(mo, 4), 0, 1e-12);
+	mobj_free(mo);
+}
+END_TEST
+
+START_TEST(test_mobj_random_weights_per_epoch)
+{
+	struct mobj *mo = new_mo(MOBJ_RANDOM_WEIGHTS, NULL);
+	double a[2], b[2], c[2], s0;
+	int changed;
+
+	mobj_epoch_weights(mo, 1, a);
+	mobj_epoch_weights(mo, 1, b);
+	mobj_epoch_weights(mo, 2, c);
+	ck_assert_double_eq_tol(a[0] + a[1], 1, 1e-12);
+	ck_assert(a[0] == b[0] && a[1] == b[1]);
+	ck_assert(a[0] != c[0]);
+	put3(mo);
+	ck_assert_int_eq(mobj_score_all(mo, 1, &changed), DEHBQ_OK);
+	s0 = mobj_score(mo, 0);
+	/* Chebyshev on F = (1/3, 1 - delta): max + 0.05 sum */
+	{
+		double F0 = 1.0 / 3, F1 = 1 - 0.1022498;
+		double m = fmax(a[0] * F0, a[1] * F1);
+
+		ck_assert_double_eq_tol(s0, m + 0.05 * (a[0] * F0 + a[1] * F1),
+					1e-5);
+	}
+	/* a new epoch: new weights, new scores */
+	ck_assert_int_eq(mobj_score_all(mo, 2, &changed), DEHBQ_OK);
+	ck_assert_int_eq(changed, 1);
+	ck_assert(mobj_score(mo, 0) != s0);
+	mobj_free(mo);
+}
+END_TEST
+
+START_TEST(test_mobj_refusals)
+{
+	struct mobj *mo;
+	const double bad[] = {1, 0}, nan2[] = {NAN, 1};
+	int mode;
+
+	ck_assert_int_eq(mobj_new(1, NULL, MOBJ_COPULA, 0, &mo), DEHBQ_EINVAL);
+	ck_assert_int_eq(mobj_new(2, bad, MOBJ_COPULA, 0, &mo), DEHBQ_EINVAL);
+	ck_assert_int_eq(mobj_new(2, NULL, 9, 0, &mo), DEHBQ_EINVAL);
+	ck_assert_int_eq(mobj_mode_parse("sum", &mode), DEHBQ_EINVAL);
+	ck_assert_int_eq(mobj_mode_parse("random-weights", &mode), DEHBQ_OK);
+	ck_assert_int_eq(mode, MOBJ_RANDOM_WEIGHTS);
+	mo = new_mo(MOBJ_COPULA, NULL);
+	ck_assert_int_eq(mobj_put(mo, 0, 1, nan2), DEHBQ_EINVAL);
+	ck_assert_int_eq(mobj_put(mo, -1, 1, NULL), DEHBQ_EINVAL);
+	mobj_free(mo);
+}
+END_TEST
+
+/* Through optim/: a single-objective tell is refused, scores move, and an
+ * optimiser without rescore refuses the study. */
+START_TEST(test_mobj_through_optim)
+{
+	struct optim_setup u = {0};
+	struct optim_job j;
+	struct optim *o;
+	char err[DEHBQ_ERRLEN];
+	double x[2], y[2], first;
+	int i;
+
+	u.dim = 2;
+	u.min_fidelity = 1;
+	u.max_fidelity = 9;
+	u.eta = 3;
+	u.seed = 3;
+	u.lim.fevals = 40;
+	u.nobj = 2;
+	u.scalarise = MOBJ_COPULA;
+	ck_assert_int_eq(optim_open("tpe", &u, &o, err), DEHBQ_EUNSUP);
+	ck_assert_msg(strstr(err, "objectives"), "%s", err);
+	ck_assert_int_eq(optim_open("asha", &u, &o, err), DEHBQ_OK);
+	ck_assert_int_eq(optim_objectives(o), 2);
+	ck_assert_int_eq(optim_ask(o, &j, x), DEHBQ_OK);
+	ck_assert_int_eq(optim_tell(o, j.id, OPTIM_OK, 1, 1), DEHBQ_EINVAL);
+	y[0] = 2, y[1] = 2;
+	ck_assert_int_eq(optim_tell_obj(o, j.id, OPTIM_OK, y, 1), DEHBQ_OK);
+	first = optim_score(o, 0);
+	for (i = 1; i < 6; i++) {
+		ck_assert_int_eq(optim_ask(o, &j, x), DEHBQ_OK);
+		y[0] = y[1] = 1.0 / i; /* each better than the one before */
+		ck_assert_int_eq(optim_tell_obj(o, j.id, OPTIM_OK, y, 1),
+				 DEHBQ_OK);
+	}
+	ck_assert(optim_score(o, 0) > first); /* job 0 is now the worst */
+	y[0] = INFINITY;
+	ck_assert_int_eq(optim_ask(o, &j, x), DEHBQ_OK);
+	ck_assert_int_eq(optim_tell_obj(o, j.id, OPTIM_OK, y, 1), DEHBQ_EINVAL);
+	optim_free(o);
+}
+END_TEST
+
+Suite *mobj_suite(void)
+{
+	Suite *s = suite_create("mobj");
+	TCase *c = tcase_create("mobj");
+
+	tcase_add_test(c, test_mobj_copula_by_hand);
+	tcase_add_test(c, test_mobj_old_scores_move);
+	tcase_add_test(c, test_mobj_linear_weights);
+	tcase_add_test(c, test_mobj_pareto_by_hand);
+	tcase_add_test(c, test_mobj_random_weights_per_epoch);
+	tcase_add_test(c, test_mobj_refusals);
+	tcase_add_test(c, test_mobj_through_optim);
+	suite_add_tcase(s, c);
+	return s;
+}
