@@ -39,6 +39,7 @@ int cli_report(int argc, char **argv);
 int cli_stop(int argc, char **argv);
 int cli_requeue(int argc, char **argv);
 int cli_extend(int argc, char **argv);
+int cli_pareto(int argc, char **argv);
 
 /* Print "dehbq <cmd>: <msg>" to stderr; returns code. */
 int cli_fail(const char *cmd, int code, const char *fmt, ...)
@@ -140,6 +141,36 @@ enum cli_scan_flags {
 int cli_scan_trials(const char *cmd, const char *root, const struct spec *s,
 		    unsigned flags, int (*fn)(void *arg, struct cli_row *row),
 		    void *arg);
+
+/* ---- front.c: a multi-objective study's Pareto front ---- */
+
+/* Results with every objective (at the maximum fidelity, or any), by
+ * ascending trial id.  Owned; cli_front_free() releases. */
+struct cli_front {
+	int m;		   /* objectives; 0: a single-objective study */
+	size_t n, cap;	   /* results */
+	uint64_t *id;	   /* trial ids */
+	double *fid;	   /* fidelities */
+	double *raw;	   /* n * m, as the trainer reported them */
+	double *y;	   /* n * m, minimised (a "max" goal negated) */
+	char **cfg;	   /* printed configurations */
+	unsigned char *on; /* 1: on the front */
+	size_t nfront;	   /* points on it */
+	double ref[16];	   /* hypervolume reference, raw units */
+	int ref_spec;	   /* 1: from the spec; 0: nadir + 10 % */
+	int hv_ok;	   /* hv computed (m <= 3, some point) */
+	double hv;	   /* hypervolume */
+};
+
+/* Exit code; f is empty (m 0) for a single-objective study. */
+int cli_front_load(const char *cmd, const char *root, const struct spec *s,
+		   int any_fidelity, struct cli_front *f);
+void cli_front_free(struct cli_front *f);
+/* 1 on the front, 0 behind it, -1 not among the results. */
+int cli_front_on(const struct cli_front *f, uint64_t id);
+/* "front: N points of M ..., hypervolume H (reference ...)" and newline. */
+void cli_front_summary(FILE *out, const struct cli_front *f,
+		       const struct spec *s);
 
 /* ---- output helpers (util.c) ---- */
 

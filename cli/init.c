@@ -97,6 +97,13 @@ static const char init_usage[] =
 	"                  [--multi-fidelity none|asha]\n"
 	"                  [--name NAME] [--lease SECS] [--poll SECS]\n"
 	"                  [--max-attempts N] [--max-failures-in-a-row N]\n"
+	"                  [--objective NAME[:max][:WEIGHT] ...]\n"
+	"                  [--scalarise copula|linear|random-weights]\n"
+	"                  [--selection scalar|pareto]\n"
+	"\n"
+	"Two or more --objective make a multi-objective study: the trainer\n"
+	"reports {\"objectives\": {\"NAME\": value, ...}} (the names are in\n"
+	"$DEHBQ_OBJECTIVES), and dehbq pareto STUDY prints the front.\n"
 	"\n"
 	"Create the study directory STUDY.  Options given with --spec "
 	"override\n"
@@ -149,6 +156,9 @@ enum {
 	OPT_POLL,
 	OPT_ATTEMPTS,
 	OPT_FAILURES,
+	OPT_OBJECTIVE,
+	OPT_SCALARISE,
+	OPT_SELECTION,
 };
 
 static const struct option init_opts[] = {
@@ -169,14 +179,51 @@ static const struct option init_opts[] = {
 	{"poll", required_argument, NULL, OPT_POLL},
 	{"max-attempts", required_argument, NULL, OPT_ATTEMPTS},
 	{"max-failures-in-a-row", required_argument, NULL, OPT_FAILURES},
+	{"objective", required_argument, NULL, OPT_OBJECTIVE},
+	{"scalarise", required_argument, NULL, OPT_SCALARISE},
+	{"selection", required_argument, NULL, OPT_SELECTION},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
 
 /* Option values, applied over the spec after it is loaded. */
 struct init_over {
-	const char *opt[OPT_FAILURES + 1]; /* raw value per option, or NULL */
+	const char *opt[OPT_SELECTION + 1]; /* raw value per option, or NULL */
+	const char *objv[OBJECTIVES_MAX + 1]; /* every --objective */
+	int nobj;
 };
+
+/* --objective (replacing the spec's), --scalarise, --selection. */
+static int apply_objectives(struct spec *s, const struct init_over *o)
+{
+	char err[DEHBQ_ERRLEN];
+	int i;
+
+	if (o->nobj > OBJECTIVES_MAX)
+		return cli_usage_error("init", init_usage,
+				       "at most %d --objective options",
+				       OBJECTIVES_MAX);
+	if (o->nobj) {
+		objectives_defaults(&s->obj);
+		for (i = 0; i < o->nobj; i++)
+			if (objectives_add_flag(&s->obj, o->objv[i], err))
+				return cli_usage_error("init", init_usage, "%s",
+						       err);
+	}
+	if ((o->opt[OPT_SCALARISE] &&
+	     objectives_set_scalarise(&s->obj, o->opt[OPT_SCALARISE], err)) ||
+	    (o->opt[OPT_SELECTION] &&
+	     objectives_set_selection(&s->obj, o->opt[OPT_SELECTION], err)))
+		return cli_usage_error("init", init_usage, "%s", err);
+	if (s->obj.n && optim_find(s->optimizer) &&
+	    !optim_find(s->optimizer)->rescore)
+		return cli_fail("init", CLI_EINPUT,
+				"--optimizer %s cannot run a multi-objective "
+				"study (use dehb, sh, hyperband, de, asha, re "
+				"or random)",
+				s->optimizer);
+	return CLI_OK;
+}
 
 static int bad_opt(const char *name, const char *val, const char *want)
 {
@@ -479,6 +526,8 @@ int cli_init(int argc, char **argv)
 		}
 		if (c == OPT_SPEC)
 			specf = optarg;
+		else if (c == OPT_OBJECTIVE && over.nobj <= OBJECTIVES_MAX)
+			over.objv[over.nobj++] = optarg;
 		else if (c == OPT_SPACE)
 			spacef = optarg;
 		else
@@ -514,7 +563,7 @@ int cli_init(int argc, char **argv)
 		if ((rc = space_load(spacef, &s.space, err)))
 			return cli_fail("init", cli_exit_code(rc), "%s", err);
 	}
-	if ((rc = apply(&s, &over)))
+	if ((rc = apply(&s, &over)) || (rc = apply_objectives(&s, &over)))
 		goto out;
 	if ((rc = spec_check(&s, specf ? specf : "options", err)) ||
 	    (rc = optimizer_settings(&s, specf ? specf : "options", err))) {

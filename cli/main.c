@@ -22,6 +22,7 @@ static const char usage[] =
 	"  show STUDY ID       one trial: files, result, log tails\n"
 	"  export STUDY        every evaluation as CSV or JSON lines\n"
 	"  best STUDY          the best configuration as JSON\n"
+	"  pareto STUDY        a multi-objective study's Pareto front\n"
 	"  plot STUDY -o F.svg incumbent and evaluations as an SVG\n"
 	"  report STUDY -o F.html  everything about a study in one HTML page\n"
 	"  workers STUDY       the worker registry\n"
@@ -43,7 +44,7 @@ static const struct {
 	{"best", cli_best},	{"plot", cli_plot},
 	{"report", cli_report}, {"workers", cli_workers},
 	{"stop", cli_stop},	{"requeue", cli_requeue},
-	{"extend", cli_extend},
+	{"extend", cli_extend}, {"pareto", cli_pareto},
 };
 
 int main(int argc, char **argv)

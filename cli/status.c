@@ -281,6 +281,27 @@ static void scan_workers(const char *root, struct wk_scan *w)
 }
 
 /* Claims whose mtime is older than the lease, listed. */
+/* A multi-objective study: its objectives and its front (front.c). */
+static void objectives_status(FILE *f, const char *root, const struct spec *s)
+{
+	struct cli_front fr;
+	int l;
+
+	fprintf(f, "objectives: ");
+	for (l = 0; l < s->obj.n; l++)
+		fprintf(f, "%s%s (%s, weight %g)", l ? ", " : "",
+			s->obj.name[l], s->obj.maximise[l] ? "max" : "min",
+			s->obj.weight[l]);
+	fprintf(f, "; %s\n",
+		s->obj.pareto ? "Pareto selection" : s->obj.scalarise);
+	if (cli_front_load("status", root, s, 0, &fr))
+		return;
+	cli_front_summary(f, &fr, s);
+	if (fr.nfront)
+		fprintf(f, "           dehbq pareto %s lists it\n", root);
+	cli_front_free(&fr);
+}
+
 static int stale_claims(FILE *f, const char *root, double now, double lease)
 {
 	char p[STUDY_PATH_MAX], age[32];
@@ -453,6 +474,12 @@ static void render(FILE *f, const char *root, const struct spec *s,
 				"forbidden clauses refused; never run)\n",
 				(double)c->forbidden);
 		fprintf(f, "throughput: %.2f done/min\n", rate * 60);
+		if (s->obj.n) {
+			objectives_status(f, root, s);
+			if (!*finished)
+				optimizer(f, st.optimizer);
+			goto tail;
+		}
 		fprintf(f, "incumbents\n");
 		if (*finished)
 			snprintf(none_max, sizeof(none_max),
@@ -467,6 +494,7 @@ static void render(FILE *f, const char *root, const struct spec *s,
 			  *finished ? "none: no trial succeeded" : "none yet");
 		if (!*finished)
 			optimizer(f, st.optimizer);
+	tail:;
 	} else {
 		fprintf(f,
 			"no state/status.json: the orchestrator has not run "

@@ -8,6 +8,7 @@
 
 #include "err.h"
 #include "jsonfile.h"
+#include "objectives.h"
 #include "timeutil.h"
 #include "utf8.h"
 
@@ -53,6 +54,8 @@ int result_init(struct result *r)
 
 void result_release(struct result *r)
 {
+	free(r->objectives);
+	r->objectives = NULL;
 	free(r->info);
 	free(r->error);
 	free(r->stderr_tail);
@@ -127,6 +130,40 @@ static int print_info(const struct jsonfile *jf, const cJSON *info, char **out,
 	return *out ? DEHBQ_OK : DEHBQ_ENOMEM;
 }
 
+int result_print_objectives(const struct jsonfile *jf, const cJSON *v,
+			    char **out, char *err)
+{
+	const cJSON *it;
+	int n = 0;
+
+	if (!cJSON_IsObject(v))
+		return jsonfile_errf(
+			jf, v, err,
+			"field 'objectives': expected an object "
+			"like {\"error\": 0.1, \"latency_ms\": 12}");
+	cJSON_ArrayForEach(it, v)
+	{
+		if (!objectives_name_ok(it->string))
+			return jsonfile_errf(jf, it, err,
+					     "field 'objectives': '%.64s' is "
+					     "not an objective name",
+					     it->string);
+		if (!cJSON_IsNumber(it) || !isfinite(it->valuedouble))
+			return jsonfile_errf(jf, it, err,
+					     "field 'objectives.%s': expected "
+					     "a finite number",
+					     it->string);
+		if (++n > RESULT_MAX_OBJ)
+			return jsonfile_errf(jf, v, err,
+					     "field 'objectives': more than %d "
+					     "members",
+					     RESULT_MAX_OBJ);
+	}
+	free(*out);
+	*out = NULL;
+	return print_info(jf, v, out, err);
+}
+
 static const char *const result_keys[] = {
 	"format",
 	"id",
@@ -137,6 +174,7 @@ static const char *const result_keys[] = {
 	"loss",
 	"cost",
 	"info",
+	"objectives",
 	"worker",
 	"host",
 	"pid",
@@ -219,6 +257,9 @@ static int parse_fields(const struct jsonfile *jf, struct result *r, char *err)
 				      &info, err)))
 		return rc;
 	if (info && (rc = print_info(jf, info, &r->info, err)))
+		return rc;
+	if ((info = cJSON_GetObjectItemCaseSensitive(root, "objectives")) &&
+	    (rc = result_print_objectives(jf, info, &r->objectives, err)))
 		return rc;
 	if ((rc = jsonfile_get_string(jf, root, "worker", JSONFILE_REQUIRED, &s,
 				      err)))
@@ -356,6 +397,15 @@ int result_render(const struct result *r, char **out)
 	bad |= add_num(o, "cost", r->cost);
 	if (!cJSON_AddItemToObject(o, "info", info)) /* takes info */
 		bad = 1;
+	if (r->objectives) {
+		cJSON *ob = cJSON_Parse(r->objectives);
+
+		if (!cJSON_IsObject(ob) ||
+		    !cJSON_AddItemToObject(o, "objectives", ob)) {
+			cJSON_Delete(ob);
+			bad = 1;
+		}
+	}
 	bad |= add_str(o, "worker", r->worker) | add_str(o, "host", r->host) |
 	       add_num(o, "pid", (double)r->pid) | add_str(o, "started", t1) |
 	       add_str(o, "finished", t2) |
@@ -377,16 +427,20 @@ int result_render(const struct result *r, char **out)
 }
 
 int result_parse_report(const char *name, const char *text, size_t len,
-			double *loss, double *cost, char **info, char *err)
+			double *loss, double *cost, char **info,
+			char **objectives, char *err)
 {
-	static const char *const keys[] = {"loss", "cost", "info", NULL};
+	static const char *const keys[] = {"loss", "cost", "info", "objectives",
+					   NULL};
 	struct jsonfile *jf;
-	const cJSON *root, *inf = NULL;
+	const cJSON *root, *inf = NULL, *ob;
 	size_t off;
 	int rc;
 
 	*info = NULL;
+	*objectives = NULL;
 	*cost = -1;
+	*loss = NAN;
 	if ((off = utf8_check(text, len)) != len)
 		return dehbq_errf(err, DEHBQ_EINVAL,
 				  "%s: byte %zu (0x%02x) is not UTF-8; the "
@@ -402,8 +456,12 @@ int result_parse_report(const char *name, const char *text, size_t len,
 				   "{\"loss\": 0.1, \"cost\": 3}");
 		goto out;
 	}
+	ob = cJSON_GetObjectItemCaseSensitive(root, "objectives");
 	if ((rc = jsonfile_check_keys(jf, root, keys, err)) ||
-	    (rc = jsonfile_get_number(jf, root, "loss", JSONFILE_REQUIRED,
+	    (ob && (rc = result_print_objectives(jf, ob, objectives, err))) ||
+	    (rc = jsonfile_get_number(jf, root, "loss",
+				      ob ? JSONFILE_OPTIONAL
+					 : JSONFILE_REQUIRED,
 				      -HUGE_VAL, HUGE_VAL, loss, err)) ||
 	    (rc = jsonfile_get_number(jf, root, "cost", JSONFILE_OPTIONAL, 0,
 				      HUGE_VAL, cost, err)) ||
@@ -419,6 +477,11 @@ int result_parse_report(const char *name, const char *text, size_t len,
 out:
 	if (rc == DEHBQ_ENOENT)
 		rc = DEHBQ_EINVAL;
+	if (rc) {
+		free(*info);
+		free(*objectives);
+		*info = *objectives = NULL;
+	}
 	jsonfile_free(jf);
 	return rc;
 }

@@ -26,6 +26,10 @@
 #define RESULT_CAP	(1u << 20)  /* file size cap */
 #define RESULT_INFO_CAP (64u << 10) /* printed info cap */
 #define RESULT_TAIL_CAP 4096	    /* stderr tail kept */
+#define RESULT_MAX_OBJ	64	    /* members of "objectives" */
+
+struct cJSON;
+struct jsonfile;
 
 enum result_status {
 	RESULT_OK = 0,	/* trainer reported a finite loss */
@@ -43,6 +47,9 @@ struct result {
 	double loss;		    /* valid when status == RESULT_OK */
 	double cost;		    /* >= 0 */
 	char *info;		    /* printed JSON object, never NULL */
+	char *objectives;	    /* printed {"name": number, ...} a
+				       multi-objective trainer reported,
+				       or NULL */
 	char worker[ID_WORKER_LEN]; /* worker id */
 	char host[ID_HOST_LEN];	    /* worker host */
 	long pid;		    /* worker pid */
@@ -75,12 +82,21 @@ int result_load(const char *path, struct result *r, char *err);
 int result_render(const struct result *r, char **out);
 
 /*
- * Validate a trainer's report {"loss": ..., "cost": ..., "info": {...}}
- * (from $DEHBQ_RESULT or the last stdout line).  On success sets *loss,
- * *cost (negative when absent) and *info (malloc'ed printed object, "{}"
- * when absent).  A NaN-like or missing loss is DEHBQ_EINVAL with a reason.
+ * Validate a trainer's report {"loss": ..., "cost": ..., "info": {...},
+ * "objectives": {...}} (from $DEHBQ_RESULT or the last stdout line).  On
+ * success sets *loss (NaN when absent: allowed only with objectives),
+ * *cost (negative when absent), *info (malloc'ed printed object, "{}"
+ * when absent) and *objectives (malloc'ed printed object of finite
+ * numbers, NULL when absent).  A NaN-like loss, or neither a loss nor
+ * objectives, is DEHBQ_EINVAL with a reason.
  */
 int result_parse_report(const char *name, const char *text, size_t len,
-			double *loss, double *cost, char **info, char *err);
+			double *loss, double *cost, char **info,
+			char **objectives, char *err);
+
+/* Check an "objectives" member (an object of at most RESULT_MAX_OBJ
+ * finite numbers with valid names) and print it into *out (malloc'ed). */
+int result_print_objectives(const struct jsonfile *jf, const struct cJSON *v,
+			    char **out, char *err);
 
 #endif

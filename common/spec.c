@@ -33,6 +33,7 @@ void spec_defaults(struct spec *s)
 	s->max_failures_in_a_row = 20;
 	s->prefetch = 1;
 	s->drain = 1;
+	objectives_defaults(&s->obj);
 }
 
 void spec_release(struct spec *s)
@@ -168,8 +169,9 @@ static int parse_space(const struct jsonfile *jf, const cJSON *root,
 }
 
 static const char *const root_keys[] = {
-	"format",    "study", "name",	     "created", "space", "fidelity",
-	"optimizer", "seed",  "termination", "runtime", NULL,
+	"format",     "study",		"name", "created",     "space",
+	"fidelity",   "optimizer",	"seed", "termination", "runtime",
+	"objectives", "multiobjective", NULL,
 };
 static const char *const fid_keys[] = {"min", "max", "eta", NULL};
 /*
@@ -283,6 +285,9 @@ static int parse_fields(const struct jsonfile *jf, int allow_path,
 			"fidelity: 'min' (%g) must be < 'max' (%g)",
 			s->min_fidelity, s->max_fidelity);
 
+	if ((rc = objectives_parse(jf, root, &s->obj, err)))
+		return rc;
+
 	/* optimizer */
 	o = NULL;
 	if ((rc = jsonfile_get_object(jf, root, "optimizer", JSONFILE_OPTIONAL,
@@ -384,6 +389,7 @@ int spec_levels(const struct spec *s)
  */
 int spec_check(const struct spec *s, const char *name, char *err)
 {
+	char msg[DEHBQ_ERRLEN];
 	int levels, rc;
 
 	if ((rc = check_range(name, "fidelity: 'eta'", s->eta, SPEC_ETA_MIN,
@@ -426,6 +432,8 @@ int spec_check(const struct spec *s, const char *name, char *err)
 				  "'fevals', 'brackets', 'walltime', "
 				  "'total_cost'",
 				  name);
+	if (objectives_check(&s->obj, msg))
+		return dehbq_errf(err, DEHBQ_EINVAL, "%s: %s", name, msg);
 	if (s->poll * 2 > s->lease)
 		return dehbq_errf(err, DEHBQ_EINVAL,
 				  "%s: runtime: 'poll' (%g s) must be at most "
@@ -556,6 +564,8 @@ int spec_render(const struct spec *s, char **out)
 		       !cJSON_AddNumberToObject(r, "max_inflight",
 						s->max_inflight) |
 		       !cJSON_AddBoolToObject(r, "drain", s->drain);
+	if (!bad && objectives_render(&s->obj, o))
+		bad = 1;
 	sp = s->space ? space_to_json(s->space) : NULL;
 	if (!sp || !cJSON_AddItemToObject(o, "space", sp)) {
 		cJSON_Delete(sp);

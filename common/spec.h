@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "id.h"
+#include "objectives.h"
 
 struct cJSON;
 struct space;
@@ -70,6 +71,7 @@ struct spec {
 	int prefetch;		   /* pending trials beyond idle workers */
 	int max_inflight;	   /* cap on trials in flight; 0 = none */
 	int drain;		   /* 1: finish in-flight trials at the end */
+	struct objectives obj;	   /* n 0: one loss */
 };
 
 /* Defaults for every optional field (space NULL, no termination). */

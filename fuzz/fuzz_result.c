@@ -17,15 +17,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char err[DEHBQ_ERRLEN], *text, *info;
+	char err[DEHBQ_ERRLEN], *text, *info, *objs;
 	struct result a, b;
 	double loss, cost;
 
 	if (!result_parse_report("report", (const char *)data, size, &loss,
-				 &cost, &info, err)) {
-		if (!isfinite(loss) || !info)
+				 &cost, &info, &objs, err)) {
+		if (!(isfinite(loss) || (isnan(loss) && objs)) || !info)
 			abort();
 		free(info);
+		free(objs);
 	}
 	if (result_parse("fuzz.json", (const char *)data, size, &a, err))
 		return 0;
@@ -36,7 +37,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (a.status != b.status || a.attempt != b.attempt ||
 	    a.token != b.token || (a.status == RESULT_OK && a.loss != b.loss) ||
 	    a.cost != b.cost || strcmp(a.id, b.id) || strcmp(a.info, b.info) ||
-	    strcmp(a.error, b.error))
+	    strcmp(a.error, b.error) || !a.objectives != !b.objectives ||
+	    (a.objectives && strcmp(a.objectives, b.objectives)))
 		abort();
 	free(text);
 	result_release(&a);

@@ -17,6 +17,7 @@
 #include "sched_impl.h"
 
 #include "atomicfile.h"
+#include "mobj.h"
 #include "optim.h"
 #include "err.h"
 #include "fsutil.h"
@@ -335,6 +336,14 @@ static void study_setup(struct sched *s, struct optim_setup *u)
 	u->lim.walltime = sp->walltime;
 	u->choices = s->choices;
 	u->settings = sp->settings;
+	if (sp->obj.n) {
+		u->nobj = sp->obj.n;
+		u->obj_weights = sp->obj.weight;
+		u->scalarise = MOBJ_PARETO;
+		if (!sp->obj.pareto &&
+		    mobj_mode_parse(sp->obj.scalarise, &u->scalarise))
+			u->scalarise = -1; /* optim_open says why */
+	}
 	if (space_has_forbidden(sp->space)) {
 		u->feasible = feasible;
 		u->feasible_arg = s;

@@ -56,7 +56,7 @@ static int fail_expired(struct sched *s, struct inflight *e, const char *who)
 	result_release(&r);
 	if (rc)
 		return rc;
-	rc = optim_tell(s->eng, id, OPTIM_FAILED, NAN, 0);
+	rc = sched_tell(s, id, NULL);
 	if (!rc && !(rc = sched_ensure_shard(s, id)) &&
 	    !(rc = study_archive_file(to, sizeof(to), s->root, id, 0,
 				      "result")))

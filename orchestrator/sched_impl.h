@@ -141,6 +141,12 @@ int sched_retire_stray(struct sched *s, const char *dir, const char *name,
 int sched_scan_results(struct sched *s);
 /* A told result: counts failures in a row, holds the study at the limit. */
 void sched_count_failure(struct sched *s, uint64_t id, const struct result *r);
+/*
+ * Tell the optimiser job id's result (NULL: failed without one).  In a
+ * multi-objective study a result lacking a declared objective is told as
+ * failed, with a log line naming it.
+ */
+int sched_tell(struct sched *s, uint64_t id, const struct result *r);
 /* A requeue request ends a hold. */
 void sched_release_hold(struct sched *s, const char *why);
 

@@ -4,6 +4,7 @@
  */
 #include "sched_impl.h"
 
+#include "objectives.h"
 #include "optim.h"
 #include "err.h"
 #include "fsutil.h"
@@ -311,6 +312,26 @@ static int refuse_result(struct sched *s, const char *name,
 	return 1;
 }
 
+int sched_tell(struct sched *s, uint64_t id, const struct result *r)
+{
+	double y[OBJECTIVES_MAX];
+	char why[DEHBQ_ERRLEN];
+	const struct objectives *ob = &s->spec->obj;
+	int ok = r && r->status == RESULT_OK;
+
+	if (!ob->n)
+		return optim_tell(s->eng, id, ok ? OPTIM_OK : OPTIM_FAILED,
+				  ok ? r->loss : NAN, r ? r->cost : 0);
+	if (ok &&
+	    objectives_read(ob, r->objectives, y, NULL, why, sizeof(why))) {
+		logmsg_w(s->lg, "trial=%08llu counted as failed: %s",
+			 (unsigned long long)id, why);
+		ok = 0;
+	}
+	return optim_tell_obj(s->eng, id, ok ? OPTIM_OK : OPTIM_FAILED,
+			      ok ? y : NULL, r ? r->cost : 0);
+}
+
 static int ingest_result(struct sched *s, const char *name)
 {
 	char path[STUDY_PATH_MAX], to[STUDY_PATH_MAX], from[STUDY_PATH_MAX];
@@ -334,9 +355,7 @@ static int ingest_result(struct sched *s, const char *name)
 		result_release(&r);
 		return rc < 0 ? -rc : DEHBQ_OK;
 	}
-	rc = optim_tell(s->eng, id,
-			r.status == RESULT_OK ? OPTIM_OK : OPTIM_FAILED,
-			r.status == RESULT_OK ? r.loss : NAN, r.cost);
+	rc = sched_tell(s, id, &r);
 	if (rc) {
 		result_release(&r);
 		logmsg_e(s->lg, "trial=%08llu engine refused result: %s",

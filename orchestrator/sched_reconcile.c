@@ -239,9 +239,7 @@ int sched_retell(struct sched *s)
 			i++;
 			continue;
 		}
-		rc = optim_tell(s->eng, id,
-				r.status == RESULT_OK ? OPTIM_OK : OPTIM_FAILED,
-				r.status == RESULT_OK ? r.loss : NAN, r.cost);
+		rc = sched_tell(s, id, &r);
 		result_release(&r);
 		if (rc) {
 			i++;

@@ -28,11 +28,13 @@ START_TEST(test_result_round_trip_exact)
 {
 	const char *t =
 		HEAD "\"status\": \"ok\", \"loss\": 0.30000000000000004,"
-		     " \"cost\": 3, \"info\": {\"acc\": 0.9}" TAIL;
+		     " \"cost\": 3, \"info\": {\"acc\": 0.9},"
+		     " \"objectives\": {\"acc\": 0.9, \"ms\": 1e-3}" TAIL;
 	char err[DEHBQ_ERRLEN], *text;
 	struct result a, b;
 
 	ck_assert_int_eq(parse(t, &a, err), DEHBQ_OK);
+	ck_assert_str_eq(a.objectives, "{\"acc\":0.9,\"ms\":0.001}");
 	ck_assert(a.loss == 0.30000000000000004 && a.cost == 3);
 	ck_assert_str_eq(a.info, "{\"acc\":0.9}");
 	ck_assert(fabs(a.finished - a.started - 1.5) < 1e-9);
@@ -40,6 +42,7 @@ START_TEST(test_result_round_trip_exact)
 	ck_assert_int_eq(parse(text, &b, err), DEHBQ_OK);
 	ck_assert(b.loss == a.loss && b.attempt == 1 && b.pid == 7);
 	ck_assert_str_eq(b.info, a.info);
+	ck_assert_str_eq(b.objectives, a.objectives);
 	ck_assert(a.token == 0 && !strstr(text, "token"));
 	free(text);
 	result_release(&a);
@@ -88,6 +91,12 @@ static const struct {
 	 "'loss': expected a number, found string"},
 	{HEAD "\"status\": \"ok\", \"loss\": 1, \"cost\": 1, \"info\": 3" TAIL,
 	 "'info': expected an object"},
+	{HEAD "\"status\": \"ok\", \"loss\": 1, \"cost\": 1, "
+	      "\"objectives\": {\"a b\": 1}" TAIL,
+	 "'a b' is not an objective name"},
+	{HEAD "\"status\": \"ok\", \"loss\": 1, \"cost\": 1, "
+	      "\"objectives\": [1]" TAIL,
+	 "'objectives': expected an object"},
 	{"{\"format\": \"dehbq-result/1\", \"id\": \"../etc/x\"}",
 	 "'id': expected 8 digits"},
 	{HEAD "\"status\": \"ok\", \"loss\": 1, \"cost\": 1, \"extra\": 1" TAIL,
@@ -110,27 +119,47 @@ END_TEST
 
 START_TEST(test_result_report_rules)
 {
-	char err[DEHBQ_ERRLEN], *info;
+	char err[DEHBQ_ERRLEN], *info, *objs;
 	double loss, cost;
 	const char *ok = "{\"loss\": -2.5, \"info\": {\"a\": [1]}}";
+	const char *mo = "{\"objectives\": {\"error\": 0.25, \"ms\": 12}}";
+	const char *mobad = "{\"objectives\": {\"error\": \"x\"}}";
+	const char *none = "{\"cost\": 1}";
 	const char *nan = "{\"loss\": NaN}";
 	const char *str = "{\"loss\": \"x\"}";
 
 	ck_assert_int_eq(result_parse_report("rep", ok, strlen(ok), &loss,
-					     &cost, &info, err),
+					     &cost, &info, &objs, err),
 			 DEHBQ_OK);
 	ck_assert(loss == -2.5 && cost < 0);
 	ck_assert_str_eq(info, "{\"a\":[1]}");
 	free(info);
 	ck_assert_int_eq(result_parse_report("rep", nan, strlen(nan), &loss,
-					     &cost, &info, err),
+					     &cost, &info, &objs, err),
 			 DEHBQ_EINVAL);
 	ck_assert_int_eq(result_parse_report("rep", str, strlen(str), &loss,
-					     &cost, &info, err),
+					     &cost, &info, &objs, err),
 			 DEHBQ_EINVAL);
-	ck_assert_int_eq(
-		result_parse_report("rep", "[]", 2, &loss, &cost, &info, err),
-		DEHBQ_EINVAL);
+	ck_assert_int_eq(result_parse_report("rep", "[]", 2, &loss, &cost,
+					     &info, &objs, err),
+			 DEHBQ_EINVAL);
+	/* objectives without a loss */
+	ck_assert_int_eq(result_parse_report("rep", mo, strlen(mo), &loss,
+					     &cost, &info, &objs, err),
+			 DEHBQ_OK);
+	ck_assert(isnan(loss));
+	ck_assert_str_eq(objs, "{\"error\":0.25,\"ms\":12}");
+	free(info);
+	free(objs);
+	ck_assert_int_eq(result_parse_report("rep", mobad, strlen(mobad), &loss,
+					     &cost, &info, &objs, err),
+			 DEHBQ_EINVAL);
+	ck_assert_msg(strstr(err, "objectives.error"), "%s", err);
+	ck_assert_ptr_null(objs);
+	ck_assert_int_eq(result_parse_report("rep", none, strlen(none), &loss,
+					     &cost, &info, &objs, err),
+			 DEHBQ_EINVAL);
+	ck_assert_msg(strstr(err, "loss"), "%s", err);
 }
 END_TEST
 

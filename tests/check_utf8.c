@@ -136,11 +136,11 @@ END_TEST
 START_TEST(test_utf8_report_refused)
 {
 	const char *t = "{\"loss\": 1, \"info\": {\"n\": \"caf\xe9\"}}";
-	char err[DEHBQ_ERRLEN], *info = NULL;
+	char err[DEHBQ_ERRLEN], *info = NULL, *objs = NULL;
 	double loss, cost;
 
 	ck_assert_int_eq(result_parse_report("report", t, strlen(t), &loss,
-					     &cost, &info, err),
+					     &cost, &info, &objs, err),
 			 DEHBQ_EINVAL);
 	ck_assert_msg(strstr(err, "not UTF-8") && strstr(err, "info"), "%s",
 		      err);

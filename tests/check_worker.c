@@ -119,7 +119,12 @@ END_TEST
 static int report(const char *out, double *loss, double *cost, char **info,
 		  char *err)
 {
-	return run_report(NULL, out, strlen(out), loss, cost, info, err);
+	char *objs = NULL;
+	int rc = run_report(NULL, out, strlen(out), loss, cost, info, &objs,
+			    err);
+
+	free(objs);
+	return rc;
 }
 
 START_TEST(test_worker_report_last_stdout_line)
@@ -213,37 +218,37 @@ END_TEST
 
 START_TEST(test_worker_report_file_wins)
 {
-	char err[DEHBQ_ERRLEN], *info;
+	char err[DEHBQ_ERRLEN], *info, *objs;
 	const char *f = tu_path("result.json");
 	double loss, cost;
 	const char *out = "{\"loss\": 1}\n";
 
 	/* missing file: stdout is used */
-	ck_assert_int_eq(
-		run_report(f, out, strlen(out), &loss, &cost, &info, err),
-		DEHBQ_OK);
+	ck_assert_int_eq(run_report(f, out, strlen(out), &loss, &cost, &info,
+				    &objs, err),
+			 DEHBQ_OK);
 	ck_assert(loss == 1);
 	free(info);
 	tu_write(f, "{\"loss\": 2, \"cost\": 0}");
-	ck_assert_int_eq(
-		run_report(f, out, strlen(out), &loss, &cost, &info, err),
-		DEHBQ_OK);
+	ck_assert_int_eq(run_report(f, out, strlen(out), &loss, &cost, &info,
+				    &objs, err),
+			 DEHBQ_OK);
 	ck_assert(loss == 2);
 	ck_assert(cost == 0);
 	free(info);
 	/* a bad file is not rescued by stdout */
 	tu_write(f, "{\"loss\": NaN}");
-	ck_assert_int_eq(
-		run_report(f, out, strlen(out), &loss, &cost, &info, err),
-		DEHBQ_EINVAL);
+	ck_assert_int_eq(run_report(f, out, strlen(out), &loss, &cost, &info,
+				    &objs, err),
+			 DEHBQ_EINVAL);
 	ck_assert_ptr_nonnull(strstr(err, "$DEHBQ_RESULT"));
 	/* a symlink is refused */
 	unlink(f);
 	ck_assert_int_eq(symlink(tu_path("elsewhere.json"), f), 0);
 	tu_write(tu_path("elsewhere.json"), "{\"loss\": 3}");
-	ck_assert_int_eq(
-		run_report(f, out, strlen(out), &loss, &cost, &info, err),
-		DEHBQ_EINVAL);
+	ck_assert_int_eq(run_report(f, out, strlen(out), &loss, &cost, &info,
+				    &objs, err),
+			 DEHBQ_EINVAL);
 }
 END_TEST
 

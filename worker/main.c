@@ -463,6 +463,7 @@ static enum step run_claimed(struct worker *w, struct claim *c)
 	job.space = w->spec.space;
 	job.root = w->root;
 	job.study = w->spec.study;
+	job.obj = &w->spec.obj;
 	if (result_init(&r)) {
 		logmsg_e(&w->lg, "out of memory");
 		st = STEP_FAIL;

@@ -51,6 +51,7 @@
 #include "err.h"
 #include "fsutil.h"
 #include "jsonfile.h"
+#include "objectives.h"
 #include "result.h"
 #include "space.h"
 #include "study.h"
@@ -184,7 +185,8 @@ static int report_hint(const char *name, const char *t, size_t n, char *err)
 }
 
 int run_report(const char *report_path, const char *out, size_t len,
-	       double *loss, double *cost, char **info, char *err)
+	       double *loss, double *cost, char **info, char **objectives,
+	       char *err)
 {
 	struct stat st;
 	char *text = NULL;
@@ -192,6 +194,7 @@ int run_report(const char *report_path, const char *out, size_t len,
 	int rc;
 
 	*info = NULL;
+	*objectives = NULL;
 	*cost = -1;
 	if (report_path && lstat(report_path, &st) == 0) {
 		rc = fsutil_read_file(report_path, RESULT_CAP, &text, &tl);
@@ -204,7 +207,7 @@ int run_report(const char *report_path, const char *out, size_t len,
 					  "cannot read report file: %s",
 					  strerror(errno));
 		rc = result_parse_report("$DEHBQ_RESULT", text, tl, loss, cost,
-					 info, err);
+					 info, objectives, err);
 		if (rc == DEHBQ_EINVAL)
 			report_hint("$DEHBQ_RESULT", text, tl, err);
 		free(text);
@@ -227,7 +230,7 @@ int run_report(const char *report_path, const char *out, size_t len,
 		break;
 	}
 	rc = result_parse_report("last stdout line", out + start, end - start,
-				 loss, cost, info, err);
+				 loss, cost, info, objectives, err);
 	if (rc == DEHBQ_EINVAL)
 		report_hint("the last stdout line", out + start, end - start,
 			    err);
@@ -350,10 +353,10 @@ static int env_add(struct envb *e, const char *name, const char *val)
 static int ours(const char *entry)
 {
 	static const char *const names[] = {
-		"DEHBQ_TRIAL_ID=", "DEHBQ_BUDGET=",  "DEHBQ_CONFIG=",
-		"DEHBQ_RESULT=",   "DEHBQ_WORKDIR=", "DEHBQ_STUDY=",
-		"DEHBQ_ATTEMPT=",  "DEHBQ_SEED=",    "DEHBQ_PARENT_WORKDIR=",
-		"DEHBQ_P_",
+		"DEHBQ_TRIAL_ID=", "DEHBQ_BUDGET=",	"DEHBQ_CONFIG=",
+		"DEHBQ_RESULT=",   "DEHBQ_WORKDIR=",	"DEHBQ_STUDY=",
+		"DEHBQ_ATTEMPT=",  "DEHBQ_SEED=",	"DEHBQ_PARENT_WORKDIR=",
+		"DEHBQ_P_",	   "DEHBQ_OBJECTIVES=",
 	};
 	size_t i;
 
@@ -392,6 +395,11 @@ static int env_build(struct envb *e, const struct run_job *j,
 	    (rc = env_add(e, "DEHBQ_SEED", v->seed)) ||
 	    (rc = env_add(e, "DEHBQ_PARENT_WORKDIR", v->parent_workdir)))
 		return rc;
+	if (j->obj && j->obj->n) {
+		objectives_env(j->obj, val, sizeof(val));
+		if ((rc = env_add(e, "DEHBQ_OBJECTIVES", val)))
+			return rc;
+	}
 	for (k = 0; k < t->dim; k++) {
 		if (space_env_name(space_param_name(j->space, k), name,
 				   sizeof(name)) ||
@@ -574,14 +582,39 @@ static int ms_until(double when, double now)
 	return (int)d;
 }
 
+/*
+ * A report that parsed, against the study's objectives: the loss of a
+ * multi-objective result is its first objective, as reported.  0, or 1
+ * with why when the report does not fit the study.
+ */
+static int report_fits(const struct objectives *ob, const char *objectives,
+		       double *loss, char *why, size_t len)
+{
+	double y[OBJECTIVES_MAX], raw[OBJECTIVES_MAX];
+
+	if (!ob || !ob->n) {
+		if (isnan(*loss))
+			snprintf(why, len,
+				 "no 'loss' (the study has one objective; "
+				 "declare \"objectives\" in its spec to "
+				 "report several)");
+		return isnan(*loss);
+	}
+	if (objectives_read(ob, objectives, y, raw, why, len))
+		return 1;
+	*loss = raw[0];
+	return 0;
+}
+
 /* Fill r's outcome from the wait status and the report. */
-static int classify(struct result *r, const struct prep *p, int status,
-		    int timed_out, int exec_errno, double timeout,
-		    struct stream *so, struct stream *se, char *const *argv)
+static int classify(struct result *r, const struct prep *p,
+		    const struct run_job *j, int status, int timed_out,
+		    int exec_errno, double timeout, struct stream *so,
+		    struct stream *se, char *const *argv)
 {
 	char why[DEHBQ_ERRLEN];
 	double loss, cost;
-	char *info = NULL;
+	char *info = NULL, *objs = NULL;
 	int rc = DEHBQ_OK;
 
 	if (WIFSIGNALED(status)) {
@@ -611,10 +644,16 @@ static int classify(struct result *r, const struct prep *p, int status,
 		rc = set_str(&r->error, "exit code %d", r->exit_code);
 	} else {
 		rc = run_report(p->report, so->tail.buf, so->tail.len, &loss,
-				&cost, &info, why);
+				&cost, &info, &objs, why);
 		if (rc == DEHBQ_ENOMEM)
 			return rc;
-		if (rc) {
+		if (!rc && report_fits(j->obj, objs, &loss, why, sizeof(why))) {
+			free(info);
+			free(objs);
+			r->status = RESULT_FAILED;
+			rc = set_str(&r->error, "report (exit code 0): %s",
+				     why);
+		} else if (rc) {
 			r->status = RESULT_FAILED;
 			rc = set_str(&r->error,
 				     "invalid report (exit code 0): %s", why);
@@ -625,6 +664,8 @@ static int classify(struct result *r, const struct prep *p, int status,
 				r->cost = cost;
 			free(r->info);
 			r->info = info;
+			free(r->objectives);
+			r->objectives = objs;
 		}
 	}
 	if (!rc && r->status != RESULT_OK) {
@@ -831,7 +872,7 @@ reap:
 		goto fail;
 	}
 	rc = *stopped ? DEHBQ_OK
-		      : classify(r, &p, status, timed_out, exec_errno,
+		      : classify(r, &p, j, status, timed_out, exec_errno,
 				 o->timeout, &so, &se, argv);
 	if (rc == DEHBQ_ENOMEM)
 		dehbq_errf(err, rc, "out of memory");

@@ -52,11 +52,15 @@ struct run_opts {
 	const volatile sig_atomic_t *stop; /* set: stop and release */
 };
 
+struct objectives;
+
 struct run_job {
-	const struct trial *trial; /* validated trial */
-	const struct space *space; /* the study's space */
-	const char *root;	   /* absolute study directory */
-	const char *study;	   /* study id */
+	const struct trial *trial;    /* validated trial */
+	const struct space *space;    /* the study's space */
+	const char *root;	      /* absolute study directory */
+	const char *study;	      /* study id */
+	const struct objectives *obj; /* the declared objectives (n 0: one
+					 loss); NULL: none */
 };
 
 /* Values of the placeholders; every member a NUL-terminated string. */
@@ -80,11 +84,14 @@ int run_subst(const char *in, const struct run_vars *v, char **out);
 /*
  * Find and parse the trainer's report: the file report_path when it
  * exists (a regular file, at most RESULT_CAP bytes), else the last
- * non-blank line of out[len].  DEHBQ_OK with *loss, *cost (< 0 when not
- * reported) and *info (malloc'ed), or DEHBQ_EINVAL with err.
+ * non-blank line of out[len].  DEHBQ_OK with *loss (NaN when only
+ * objectives were reported), *cost (< 0 when not reported), *info and
+ * *objectives (malloc'ed; objectives NULL when none), or DEHBQ_EINVAL with
+ * err.
  */
 int run_report(const char *report_path, const char *out, size_t len,
-	       double *loss, double *cost, char **info, char *err);
+	       double *loss, double *cost, char **info, char **objectives,
+	       char *err);
 
 int run_trial(const struct run_opts *o, const struct run_job *j,
 	      struct result *r, int *stopped, char *err);
