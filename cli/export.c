@@ -21,12 +21,14 @@
 
 #include "err.h"
 #include "jsonfile.h"
+#include "objectives.h"
 #include "space.h"
 #include "spec.h"
 #include "timeutil.h"
 
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,7 +157,30 @@ struct export_ctx {
 	struct leaves lv;	 /* current row's info leaves */
 	int oom;		 /* out of memory seen */
 	long rows;		 /* rows written */
+	struct cli_front front;	 /* a multi-objective study's front */
 };
+
+/*
+ * A multi-objective row's objectives as reported (NaN when missing) and
+ * its pareto flag: 1 on the front, 0 behind, -1 not at the maximum
+ * fidelity or not a complete result.
+ */
+static int row_objectives(const struct export_ctx *x, const struct cli_row *row,
+			  double *raw)
+{
+	double y[OBJECTIVES_MAX];
+	char why[DEHBQ_ERRLEN];
+	const struct objectives *ob = &x->spec->obj;
+	int l;
+
+	if (row->r.status != RESULT_OK ||
+	    objectives_read(ob, row->r.objectives, y, raw, why, sizeof(why))) {
+		for (l = 0; l < ob->n; l++)
+			raw[l] = NAN;
+		return -1;
+	}
+	return cli_front_on(&x->front, row->t.id); /* earlier attempts failed */
+}
 
 /* Parse row's info and flatten it into x->lv (sorted).  The returned
  * jsonfile owns the items; NULL when there is nothing to flatten. */
@@ -251,6 +276,17 @@ static int row_csv(struct export_ctx *x, struct cli_row *row)
 		csv_num(f, r->loss);
 	else
 		fputc(',', f);
+	if (x->spec->obj.n) {
+		double raw[OBJECTIVES_MAX];
+		int on = row_objectives(x, row, raw), l;
+
+		for (l = 0; l < x->spec->obj.n; l++)
+			if (isnan(raw[l]))
+				fputc(',', f);
+			else
+				csv_num(f, raw[l]);
+		fprintf(f, on < 0 ? "," : ",%d", on);
+	}
 	csv_num(f, r->cost);
 	timeutil_iso(r->started, t0);
 	timeutil_iso(r->finished, t1);
@@ -306,6 +342,21 @@ static int row_jsonl(struct export_ctx *x, struct cli_row *row)
 			bad |= add_num(o, "loss", r->loss);
 		else
 			bad |= !cJSON_AddNullToObject(o, "loss");
+		if (x->spec->obj.n) {
+			double raw[OBJECTIVES_MAX];
+			int on = row_objectives(x, row, raw), l;
+
+			for (l = 0; l < x->spec->obj.n; l++)
+				bad |= isnan(raw[l])
+					       ? !cJSON_AddNullToObject(
+							 o,
+							 x->spec->obj.name[l])
+					       : add_num(o,
+							 x->spec->obj.name[l],
+							 raw[l]);
+			bad |= on < 0 ? !cJSON_AddNullToObject(o, "pareto")
+				      : !cJSON_AddBoolToObject(o, "pareto", on);
+		}
 		bad |= add_num(o, "cost", r->cost);
 		bad |= !cJSON_AddStringToObject(o, "status",
 						result_status_name(r->status));
@@ -362,7 +413,12 @@ static int write_export(void *arg, FILE *f)
 			fputc(',', f);
 			cli_csv_field(f, space_param_name(x->spec->space, i));
 		}
-		fputs(",loss,cost,status,attempt,worker,host,started,finished,"
+		fputs(",loss", f);
+		for (i = 0; i < x->spec->obj.n; i++)
+			fprintf(f, ",%s", x->spec->obj.name[i]);
+		if (x->spec->obj.n)
+			fputs(",pareto", f);
+		fputs(",cost,status,attempt,worker,host,started,finished,"
 		      "wall_time,max_rss_kb",
 		      f);
 		for (k = 0; k < x->keys.n; k++) {
@@ -425,6 +481,8 @@ int cli_export(int argc, char **argv)
 		return rc;
 	x.root = argv[optind];
 	x.spec = &s;
+	if ((rc = cli_front_load("export", x.root, &s, 0, &x.front)))
+		goto out;
 	if (!x.jsonl && cli_scan_trials("export", x.root, &s,
 					CLI_SCAN_ARCHIVE | CLI_SCAN_ATTEMPTS,
 					pass_keys, &x)) {
@@ -436,6 +494,7 @@ int cli_export(int argc, char **argv)
 		fprintf(stderr, "dehbq export: wrote %ld rows to %s\n", x.rows,
 			out);
 out:
+	cli_front_free(&x.front);
 	leaves_clear(&x.lv);
 	free(x.lv.v);
 	for (k = 0; k < x.keys.n; k++)

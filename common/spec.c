@@ -383,6 +383,39 @@ int spec_levels(const struct spec *s)
 	}
 }
 
+/* Objectives become export columns: no clash with a parameter or a
+ * fixed column. */
+static int check_objective_names(const struct spec *s, const char *name,
+				 char *err)
+{
+	static const char *const fixed[] = {
+		"id",	      "bracket", "rung",    "fidelity", "kind",
+		"loss",	      "pareto",	 "cost",    "status",	"attempt",
+		"worker",     "host",	 "started", "finished", "wall_time",
+		"max_rss_kb", "config",	 NULL};
+	int l, i;
+
+	for (l = 0; l < s->obj.n; l++) {
+		for (i = 0; fixed[i]; i++)
+			if (!strcmp(s->obj.name[l], fixed[i]))
+				return dehbq_errf(
+					err, DEHBQ_EINVAL,
+					"%s: objective '%s': the name "
+					"of a column dehbq export "
+					"writes; rename it",
+					name, fixed[i]);
+		for (i = 0; i < space_dim(s->space); i++)
+			if (!strcmp(s->obj.name[l],
+				    space_param_name(s->space, i)))
+				return dehbq_errf(err, DEHBQ_EINVAL,
+						  "%s: objective '%s' has the "
+						  "name of a parameter; rename "
+						  "it",
+						  name, s->obj.name[l]);
+	}
+	return DEHBQ_OK;
+}
+
 /*
  * The ranges the file parser checks field by field, again, for a spec
  * built from options (dehbq init), and the rules that join fields.
@@ -442,7 +475,7 @@ int spec_check(const struct spec *s, const char *name, char *err)
 	if (!s->space)
 		return dehbq_errf(err, DEHBQ_EINVAL, "%s: no search space",
 				  name);
-	return DEHBQ_OK;
+	return check_objective_names(s, name, err);
 }
 
 /* Parse a loaded document (freed here); a missing field is invalid. */
