@@ -12,6 +12,7 @@
 #include "err.h"
 #include "jsonbuf.h"
 #include "jsonfile.h"
+#include "mobj.h"
 #include "optim.h"
 
 #include <cjson/cJSON.h>
@@ -57,12 +58,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	su = cJSON_GetObjectItemCaseSensitive(jsonfile_root(jf), "setup");
 	memset(&u, 0, sizeof(u));
-	u.dim = (int)num(su, "dim");
+	u.dim = num(su, "dim") >= 1 && num(su, "dim") <= 64
+			? (int)num(su, "dim")
+			: 0;
 	u.min_fidelity = num(su, "min_fidelity");
 	u.max_fidelity = num(su, "max_fidelity");
 	u.eta = num(su, "eta");
 	u.seed = num(su, "seed") >= 0 ? (uint64_t)num(su, "seed") : 0;
 	u.choices = choices;
+	if (num(su, "objectives") >= 2 && num(su, "objectives") <= 16) {
+		const char *m = cJSON_GetStringValue(
+			cJSON_GetObjectItemCaseSensitive(su, "scalarise"));
+
+		u.nobj = (int)num(su, "objectives");
+		if (!m || mobj_mode_parse(m, &u.scalarise))
+			u.scalarise = -1;
+	}
 	hi = cJSON_GetObjectItemCaseSensitive(jsonfile_root(jf),
 					      "fuzz_history");
 	if (cJSON_IsString(hi)) {
@@ -88,11 +99,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (strcmp(t1, t2))
 		abort();
 	/* a loaded optimiser works: a few asks and tells */
-	for (i = 0; i < 8; i++)
+	for (i = 0; i < 8; i++) {
+		double y[16] = {(double)i, 8.0 - i};
+
 		if (optim_ask(o2, &job, x) == DEHBQ_OK &&
-		    optim_tell(o2, job.id, i % 3 ? OPTIM_OK : OPTIM_FAILED,
-			       (double)i, job.fidelity))
+		    (u.nobj ? optim_tell_obj(o2, job.id,
+					     i % 3 ? OPTIM_OK : OPTIM_FAILED, y,
+					     job.fidelity)
+			    : optim_tell(o2, job.id,
+					 i % 3 ? OPTIM_OK : OPTIM_FAILED,
+					 (double)i, job.fidelity)))
 			abort();
+	}
 	free(t1);
 	free(t2);
 	optim_free(o);

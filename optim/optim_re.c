@@ -244,13 +244,14 @@ static int re_save(const void *st, struct jsonbuf *b)
 	return jsonbuf_failed(b);
 }
 
-/* The members' jobs; a snapshot from before they were kept has none. */
+/* The members' jobs; a snapshot from before they were kept has none
+ * (-1: a member no multi-objective rescore can reach, none there is). */
 static int load_jobs(const cJSON *state, struct re *r, int64_t asked, char *err)
 {
 	int i;
 
 	if (cJSON_GetObjectItemCaseSensitive(state, "job"))
-		return ostate_get_i64s(state, "job", (size_t)r->n, r->job, 0,
+		return ostate_get_i64s(state, "job", (size_t)r->n, r->job, -1,
 				       asked > 0 ? asked - 1 : 0, err);
 	for (i = 0; i < r->n; i++)
 		r->job[i] = -1;
