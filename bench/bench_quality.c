@@ -32,6 +32,7 @@
  * Exit codes: 0 ok, 100 usage, 111 optimiser failure.
  */
 #include "benchfn.h"
+#include "benchstat.h"
 #include "err.h"
 #include "gp.h"
 #include "hb.h"
@@ -229,64 +230,6 @@ fail:
 	return rc;
 }
 
-static void qual_stats(const double *x, int n, double *mean, double *sd)
-{
-	double s = 0, q = 0;
-	int i, m = 0;
-
-	for (i = 0; i < n; i++)
-		if (!isnan(x[i])) {
-			s += x[i];
-			m++;
-		}
-	*mean = m ? s / m : NAN;
-	for (i = 0; i < n; i++)
-		if (!isnan(x[i]))
-			q += (x[i] - *mean) * (x[i] - *mean);
-	*sd = m > 1 ? sqrt(q / (m - 1)) : 0;
-}
-
-/*
- * Two-sided Mann-Whitney U test of a against b (n each): U of a, and the
- * p-value from the normal approximation with the tie correction (n >= 20
- * makes it adequate).  *effect: P(a < b) + P(a = b) / 2.
- */
-static double mann_whitney(const double *a, const double *b, int n, double *u,
-			   double *effect)
-{
-	double U = 0, ties = 0, mu, sigma, z, N = 2.0 * n;
-	int i, j;
-
-	for (i = 0; i < n; i++)
-		for (j = 0; j < n; j++)
-			U += a[i] < b[j] ? 1 : a[i] == b[j] ? 0.5 : 0;
-	/* tie correction: sum over groups of equal values of t^3 - t */
-	for (i = 0; i < 2 * n; i++) {
-		double x = i < n ? a[i] : b[i - n], t = 0;
-		int first = 1;
-
-		for (j = 0; j < 2 * n; j++) {
-			double y = j < n ? a[j] : b[j - n];
-
-			if (y == x) {
-				t++;
-				if (j < i)
-					first = 0;
-			}
-		}
-		if (first)
-			ties += t * t * t - t;
-	}
-	*u = U;
-	*effect = U / ((double)n * n);
-	mu = (double)n * n / 2;
-	sigma = sqrt((double)n * n / 12 * ((N + 1) - ties / (N * (N - 1))));
-	if (sigma <= 0)
-		return 1;
-	z = (fabs(U - mu) - 0.5) / sigma;
-	return z < 0 ? 1 : erfc(z / sqrt(2));
-}
-
 static int qual_long(const char *s, long *v)
 {
 	char *end;
@@ -343,10 +286,11 @@ static int select_opts(const char *only)
 static void compare(const char *prob, const char *what, const char *a,
 		    const char *b, const double *xa, const double *xb, int n)
 {
-	double ma, sa, mb, sb, u, eff, p = mann_whitney(xa, xb, n, &u, &eff);
+	double ma, sa, mb, sb, u, eff,
+		p = benchstat_mann_whitney(xa, xb, n, &u, &eff);
 
-	qual_stats(xa, n, &ma, &sa);
-	qual_stats(xb, n, &mb, &sb);
+	benchstat_mean_sd(xa, n, &ma, &sa);
+	benchstat_mean_sd(xb, n, &mb, &sb);
 	printf("%-14s %s vs %s, %s: %.4g +- %.3g vs %.4g +- %.3g; U = %.1f, "
 	       "P(%s better) = %.2f, p = %.3g: %s\n",
 	       prob, a, b, what, ma, sa, mb, sb, u, a, eff, p,
@@ -400,7 +344,7 @@ static void early(const char *prob, struct qual_run (*r)[QUAL_MAXSEEDS],
 							   ? 0.5
 							   : 0;
 		}
-		qual_stats(xa, seeds, &m, &sd);
+		benchstat_mean_sd(xa, seeds, &m, &sd);
 		printf(" %s %.3g+-%.2g (rank %.2f)", names[o], m, sd,
 		       1 + rank[o] / seeds);
 		if (o != gp && (best < 0 || rank[o] < rank[best]))
@@ -498,8 +442,8 @@ int main(int argc, char **argv)
 				col[s] = runs[p][o][s].final;
 				col2[s] = runs[p][o][s].anytime;
 			}
-			qual_stats(col, (int)seeds, &m, &sd);
-			qual_stats(col2, (int)seeds, &am, &asd);
+			benchstat_mean_sd(col, (int)seeds, &m, &sd);
+			benchstat_mean_sd(col2, (int)seeds, &am, &asd);
 			printf("%-14s %-10s %9.1f %12.4e +- %9.3e %12.3f +- "
 			       "%9.3f\n",
 			       probs[p], name, B, m, sd, am, asd);
@@ -512,7 +456,7 @@ int main(int argc, char **argv)
 			for (i = 0; ft && i < QUAL_NPOINTS; i++) {
 				for (s = 0; s < seeds; s++)
 					col[s] = runs[p][o][s].traj[i];
-				qual_stats(col, (int)seeds, &m, &sd);
+				benchstat_mean_sd(col, (int)seeds, &m, &sd);
 				fprintf(ft, "%s,%s,%.6g,%.6e,%.6e\n", probs[p],
 					name, qual_point(B, i), m, sd);
 			}

@@ -12,6 +12,8 @@
 #   4. quality: bench_quality (every optimiser at equal cost, 1 and 8 jobs)
 #   4b. model cost: bench_model (TPE, BOHB and GP: ask latency and refits at
 #      n results, asks/s sustained with 1,000 simulated workers)
+#   4c. multi-objective: bench_mo (hypervolume error at equal cost on
+#      multi-fidelity ZDT1 and ZDT2: random and DEHB's scalarisations)
 #   5. peer: Optuna JournalFileStorage, k processes, zero-cost objective
 # Tables go to stdout, CSV/SVG to bench/results/ (full) or
 # bench/results/quick/ (quick).  Goals are printed as MET or MISSED; the exit
@@ -446,6 +448,31 @@ if OPENBLAS_NUM_THREADS=1 "$B/bench_model" $MA >"$OUT/model.txt" 2>&1; then
 else
 	cat "$OUT/model.txt"
 	broken "bench_model"
+fi
+echo
+
+# ---------------------------------------------------------------- 4c. multi-objective
+echo "== 4c. multi-objective: hypervolume error at equal cost (ZDT1, ZDT2) =="
+if [ "$MODE" = full ]; then MS=30 MB=200; else MS=20 MB=60; fi
+: >"$OUT/quality_mo.txt"
+for j in 1 8; do
+	mkdir -p "$OUT/mo_j$j"
+	"$B/bench_mo" --seeds $MS --budget $MB --jobs $j --csv "$OUT/mo_j$j" zdt1 zdt2 ||
+		echo "BROKEN" >>"$OUT/quality_mo.txt"
+done >>"$OUT/quality_mo.txt" 2>&1
+cat "$OUT/quality_mo.txt"
+if grep -q BROKEN "$OUT/quality_mo.txt"; then
+	broken "bench_mo"
+else
+	cb=$(grep -c 'final .*dehb-copula .*vs dehb-linear.*: BETTER' "$OUT/quality_mo.txt")
+	cw=$(grep -c 'final .*dehb-copula .*vs dehb-linear.*: WORSE' "$OUT/quality_mo.txt")
+	cn=$(grep -c 'final .*dehb-copula .*vs dehb-linear' "$OUT/quality_mo.txt")
+	goal "DEHB with copula scalarisation beats linear on the final hypervolume (seed 004 5.2; Mann-Whitney, p<0.05)" \
+		"better on $cb of $cn, worse on $cw" "better on all" "$cb == $cn"
+	rb=$(grep -E -c 'final +dehb-[a-z-]+ +vs random.*: BETTER' "$OUT/quality_mo.txt")
+	rn=$(grep -E -c 'final +dehb-[a-z-]+ +vs random' "$OUT/quality_mo.txt")
+	goal "every DEHB scalarisation beats random search on the final hypervolume (Mann-Whitney, p<0.05)" \
+		"better on $rb of $rn" "better on all" "$rb == $rn"
 fi
 echo
 
