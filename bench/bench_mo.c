@@ -23,7 +23,11 @@
  * claim), and each method vs random search.  --csv DIR writes mo_final.csv
  * and mo_traj.csv.
  *
- * Usage: bench_mo [--seeds N] [--budget B] [--jobs J] [--csv DIR] PROBLEM...
+ * --linear-weights A,B weighs linear scalarisation's f1 and f2 (default
+ * 1,1: the raw sum).
+ *
+ * Usage: bench_mo [--seeds N] [--budget B] [--jobs J] [--linear-weights A,B]
+ *                 [--csv DIR] PROBLEM...
  * Exit codes: 0 ok, 100 usage, 111 optimiser failure.
  */
 #include "benchstat.h"
@@ -57,6 +61,7 @@ static const struct {
 };
 
 static const double ref[2] = {1.1, 4.1};
+static double linw[2] = {1, 1}; /* --linear-weights */
 
 /* Noise-free objectives of problem p (1: zdt1, 2: zdt2) at u. */
 static void zdt(int p, const double *u, double *y)
@@ -131,6 +136,8 @@ static int one_run(int p, int m, uint64_t seed, double budget, int jobs,
 	u.seed = seed;
 	u.nobj = 2;
 	u.scalarise = meth[m].mode;
+	if (meth[m].mode == MOBJ_LINEAR)
+		u.obj_weights = linw;
 	if ((rc = optim_open(meth[m].optimizer, &u, &o, err))) {
 		fprintf(stderr, "bench_mo: %s\n", err);
 		return rc;
@@ -281,6 +288,11 @@ int main(int argc, char **argv)
 			jobs = strtol(argv[i + 1], &end, 10);
 		else if (!strcmp(argv[i], "--budget"))
 			budget = strtod(argv[i + 1], &end);
+		else if (!strcmp(argv[i], "--linear-weights") &&
+			 sscanf(argv[i + 1], "%lf,%lf", &linw[0], &linw[1]) ==
+				 2 &&
+			 linw[0] > 0 && linw[1] > 0)
+			end = argv[i + 1] + strlen(argv[i + 1]);
 		else if (!strcmp(argv[i], "--csv"))
 			dir = argv[i + 1],
 			end = argv[i + 1] + strlen(argv[i + 1]);
@@ -325,6 +337,6 @@ int main(int argc, char **argv)
 	return rc ? 111 : 0;
 usage:
 	fprintf(stderr, "usage: bench_mo [--seeds N] [--budget B] [--jobs J] "
-			"[--csv DIR] zdt1|zdt2...\n");
+			"[--linear-weights A,B] [--csv DIR] zdt1|zdt2...\n");
 	return 100;
 }

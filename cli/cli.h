@@ -168,6 +168,11 @@ int cli_front_load(const char *cmd, const char *root, const struct spec *s,
 void cli_front_free(struct cli_front *f);
 /* 1 on the front, 0 behind it, -1 not among the results. */
 int cli_front_on(const struct cli_front *f, uint64_t id);
+struct svg_panel;
+/* The front of the first two objectives in panel p: the dominated points
+ * grey, the front red, as reported (a "max" goal stays maximised). */
+void cli_front_svg(FILE *out, const struct cli_front *f, const struct spec *s,
+		   const struct svg_panel *p);
 /* "front: N points of M ..., hypervolume H (reference ...)" and newline. */
 void cli_front_summary(FILE *out, const struct cli_front *f,
 		       const struct spec *s);

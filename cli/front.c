@@ -12,6 +12,7 @@
 #include "pareto.h"
 #include "space.h"
 #include "spec.h"
+#include "svg.h"
 
 #include <cjson/cJSON.h>
 #include <getopt.h>
@@ -178,6 +179,85 @@ void cli_front_summary(FILE *out, const struct cli_front *f,
 		      out);
 	}
 	fputc('\n', out);
+}
+
+/* Sort order of front points by their first objective. */
+static int by_first(const void *a, const void *b, void *arg)
+{
+	const struct cli_front *f = arg;
+	double u = f->y[*(const size_t *)a * (size_t)f->m],
+	       v = f->y[*(const size_t *)b * (size_t)f->m];
+
+	return u < v ? -1 : u > v;
+}
+
+void cli_front_svg(FILE *out, const struct cli_front *f, const struct spec *s,
+		   const struct svg_panel *p)
+{
+	struct svg_axis ax = {INFINITY, -INFINITY, 0, 0, 0},
+			ay = {INFINITY, -INFINITY, 0, 0, 0};
+	char xl[96], yl[96];
+	size_t i, k = 0, *ord = malloc((f->nfront + 1) * sizeof(size_t));
+	size_t m = (size_t)f->m;
+
+	for (i = 0; i < f->n; i++) {
+		ax.lo = fmin(ax.lo, f->raw[i * m]);
+		ax.hi = fmax(ax.hi, f->raw[i * m]);
+		ay.lo = fmin(ay.lo, f->raw[i * m + 1]);
+		ay.hi = fmax(ay.hi, f->raw[i * m + 1]);
+	}
+	if (!f->n)
+		ax.lo = ay.lo = 0, ax.hi = ay.hi = 1;
+	svg_axis_nice(&ax);
+	svg_axis_nice(&ay);
+	svg_axes(out, p, &ax, &ay, 1);
+	snprintf(xl, sizeof(xl), "%s (%s)", s->obj.name[0],
+		 s->obj.maximise[0] ? "max" : "min");
+	snprintf(yl, sizeof(yl), "%s (%s)", s->obj.name[1],
+		 s->obj.maximise[1] ? "max" : "min");
+	svg_frame(out, p, "Pareto front at the maximum fidelity", xl, yl);
+	fputs("<g fill=\"#bbb\">\n", out); /* dominated: grey */
+	for (i = 0; i < f->n; i++)
+		if (!f->on[i])
+			fprintf(out,
+				"<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\"/>\n",
+				svg_map(&ax, f->raw[i * m]),
+				svg_map(&ay, f->raw[i * m + 1]));
+	fputs("</g>\n", out);
+	for (i = 0; ord && i < f->n; i++)
+		if (f->on[i])
+			ord[k++] = i;
+	if (ord) { /* the front joined up, in minimised order */
+		qsort_r(ord, k, sizeof(size_t), by_first, (void *)f);
+		fputs("<path fill=\"none\" stroke=\"#d62728\" d=\"", out);
+		for (i = 0; i < k; i++)
+			fprintf(out, "%s%.1f %.1f", i ? " L" : "M",
+				svg_map(&ax, f->raw[ord[i] * m]),
+				svg_map(&ay, f->raw[ord[i] * m + 1]));
+		fputs("\"/>\n<g fill=\"#d62728\">\n", out);
+		for (i = 0; i < k; i++) {
+			char id[ID_TRIAL_LEN];
+
+			id_trial_format(f->id[ord[i]], id);
+			fprintf(out,
+				"<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\">"
+				"<title>trial %s: %s %.6g, %s %.6g</title>"
+				"</circle>\n",
+				svg_map(&ax, f->raw[ord[i] * m]),
+				svg_map(&ay, f->raw[ord[i] * m + 1]), id,
+				s->obj.name[0], f->raw[ord[i] * m],
+				s->obj.name[1], f->raw[ord[i] * m + 1]);
+		}
+		fputs("</g>\n", out);
+	}
+	fprintf(out,
+		"<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" "
+		"fill=\"#d62728\">front: %zu</text><text x=\"%.1f\" "
+		"y=\"%.1f\" font-size=\"11\" fill=\"#888\">dominated: %zu"
+		"</text>\n",
+		p->x1 - 110, p->y0 + 16, f->nfront, p->x1 - 110, p->y0 + 30,
+		f->n - f->nfront);
+	free(ord);
 }
 
 static const char pareto_usage[] =

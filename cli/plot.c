@@ -39,8 +39,11 @@ static const char plot_usage[] =
 	"Write an SVG with the incumbent loss against wall time and against\n"
 	"cumulative budget, and every evaluation's loss against its finish\n"
 	"time coloured by fidelity.  Outages (no trial running for more than\n"
-	"10 s and five times the median evaluation) are shaded.  FILE '-' is\n"
-	"standard output; a FILE is replaced atomically.\n";
+	"10 s and five times the median evaluation) are shaded.  In a\n"
+	"multi-objective study the loss is the first objective, and the\n"
+	"second panel is the Pareto front of the first two objectives at the\n"
+	"maximum fidelity (dominated points grey).  FILE '-' is standard\n"
+	"output; a FILE is replaced atomically.\n";
 
 #define PLOT_MAXGAPS 16 /* outages drawn, the longest */
 
@@ -59,6 +62,7 @@ struct plot_ctx {
 	double fids[64];	 /* distinct fidelities, sorted */
 	int nfid;		 /* used entries of fids */
 	int oom;		 /* out of memory seen */
+	struct cli_front front;	 /* a multi-objective study's front */
 };
 
 static int collect(void *arg, struct cli_row *row)
@@ -289,8 +293,12 @@ static int write_svg(void *arg, FILE *f)
 	incumbent_line(f, x, &at, &ay, NULL, maxf * (1 - 1e-9), "#d62728",
 		       " stroke-dasharray=\"6,3\"");
 	legend_incumbent(f, &pa, ntop, maxf);
-	/* panel B: incumbent vs cumulative budget */
 	ay2 = ay;
+	if (x->front.m) { /* panel B: the front */
+		cli_front_svg(f, &x->front, x->spec, &pb);
+		goto scatter;
+	}
+	/* panel B: incumbent vs cumulative budget */
 	svg_axes(f, &pb, &ab, &ay2, 1);
 	svg_frame(f, &pb, "incumbent vs cumulative budget",
 		  "cumulative budget (sum of fidelities)",
@@ -299,7 +307,7 @@ static int write_svg(void *arg, FILE *f)
 	incumbent_line(f, x, &ab, &ay2, cum, maxf * (1 - 1e-9), "#d62728",
 		       " stroke-dasharray=\"6,3\"");
 	legend_incumbent(f, &pb, ntop, maxf);
-	/* panel C: scatter */
+scatter: /* panel C */
 	at2 = at;
 	svg_axes(f, &pc, &at2, &ay2, scale);
 	snprintf(title, sizeof(title), "finish time since creation (%s)", unit);
@@ -396,6 +404,8 @@ int cli_plot(int argc, char **argv)
 		rc = cli_fail("plot", CLI_ESYS, "fatal: out of memory");
 		goto out;
 	}
+	if ((rc = cli_front_load("plot", x.root, &s, 0, &x.front)))
+		goto out;
 	if (x.n > 1)
 		qsort(x.ev, x.n, sizeof(*x.ev), ev_cmp);
 	for (i = 0; i < x.n; i++) {
@@ -414,6 +424,7 @@ int cli_plot(int argc, char **argv)
 	if (!rc && strcmp(out, "-"))
 		printf("wrote %s (%zu evaluations)\n", out, x.n);
 out:
+	cli_front_free(&x.front);
 	free(x.ev);
 	spec_release(&s);
 	return rc;

@@ -6,7 +6,7 @@
 # flag, and kill -9 with deterministic resume (DEHB with copula
 # scalarisation, and ASHA with Pareto selection).
 . "${DEHBQ_SRC:-.}/tests/lib.sh"
-plan 18
+plan 19
 
 ZDT="sh $DEHBQ_SRC/examples/train_zdt.sh"
 cat >"$T/spec.json" <<SP
@@ -79,6 +79,10 @@ PY
 "$B/dehbq" export "$T/a" --csv "$T/a.csv" 2>/dev/null
 check "export has a column per objective and a pareto flag" \
 	sh -c "head -1 '$T/a.csv' | grep -q ',loss,f1,f2,pareto,cost,' && test \$(grep -c ',1,9,ok,' '$T/a.csv') = $n"
+
+"$B/dehbq" plot "$T/a" -o "$T/a.svg" >/dev/null 2>&1
+check "plot draws the front, $n points red, the rest grey" \
+	sh -c "grep -q 'Pareto front at the maximum fidelity' '$T/a.svg' && test \$(grep -c '<title>trial ' '$T/a.svg') = $n"
 
 # refusals: one objective, a parameter's name, an optimiser that cannot
 "$B/dehbq" init "$T/r1" --spec "$T/spec.json" --objective f1 >"$T/r1.out" 2>&1
