@@ -21,7 +21,7 @@ set -eu
 awk -v x0="$DEHBQ_P_X0" -v x1="$DEHBQ_P_X1" -v x2="$DEHBQ_P_X2" \
     -v x3="$DEHBQ_P_X3" -v b="$DEHBQ_BUDGET" 'BEGIN {
 	g = 1 + 3 * (x1 + x2 + x3)
-	e = 0.3 * (9 / b - 1) / 8
+	e = b < 9 ? 0.3 * (9 / b - 1) / 8 : 0
 	f1 = x0 + e * sin(13 * x1)
 	f2 = g * (1 - (x0 / g) ^ 2) + e * cos(11 * x2)
 	printf "{\"objectives\": {\"f1\": %.17g, \"f2\": %.17g}, \"cost\": %s}\n", f1, f2, b

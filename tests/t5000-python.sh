@@ -5,7 +5,7 @@
 # result format cannot hold; make install puts the package where
 # python3 finds it.
 . "${DEHBQ_SRC:-.}/tests/lib.sh"
-plan 21
+plan 23
 
 PY=${PYTHON:-python3}
 export PYTHONPATH="$DEHBQ_SRC/python" DEHBQ_CLI="$B/dehbq"
@@ -129,6 +129,12 @@ for bad in 'float("nan")' 'float("inf")' '"0.1"' 'True'; do
 		not_ok "report($bad) raises TrialError, writes nothing (rc $rc)"
 	fi
 done
+out=$(env -u DEHBQ_RESULT DEHBQ_OBJECTIVES=error,ms "$PY" -c 'from dehbq import trial; print(trial.objectives()); trial.report(objectives={"error": 0.25, "ms": 12}, cost=1)')
+check "objectives() lists DEHBQ_OBJECTIVES; report(objectives=...) needs no loss" \
+	test "$out" = "['error', 'ms']
+{\"objectives\": {\"error\": 0.25, \"ms\": 12.0}, \"cost\": 1.0}"
+env -u DEHBQ_RESULT "$PY" -c 'from dehbq import trial; trial.report(objectives={"ms": float("nan")})' 2>"$T/err"
+check "report() refuses a NaN objective, naming it" grep -q "TrialError: objective ms" "$T/err"
 env -u DEHBQ_CONFIG "$PY" -c 'from dehbq import trial; trial.config()' 2>"$T/err"
 check "config() outside a worker names DEHBQ_CONFIG" grep -q "DEHBQ_CONFIG is not set" "$T/err"
 

@@ -27,7 +27,7 @@ import sys
 
 __all__ = [
     "TrialError", "config", "budget", "parent_workdir", "checkpoint_dir",
-    "trial_id", "seed", "report",
+    "trial_id", "seed", "objectives", "report",
 ]
 
 
@@ -110,8 +110,24 @@ def _number(what, v):
     return v
 
 
-def _render(loss, cost, info):
-    rep = {"loss": _number("loss", loss)}
+def objectives():
+    """The objectives a multi-objective study declares ([] otherwise)."""
+    v = os.environ.get("DEHBQ_OBJECTIVES") or ""
+    return [n for n in v.split(",") if n]
+
+
+def _render(loss, cost, info, objs=None):
+    rep = {}
+    if loss is None and not objs:
+        raise TrialError("report: give a loss, or objectives={name: value}")
+    if loss is not None:
+        rep["loss"] = _number("loss", loss)
+    if objs:
+        if not isinstance(objs, dict):
+            raise TrialError("objectives %r: give a dict {name: value}"
+                             % (objs,))
+        rep["objectives"] = {str(k): _number("objective %s" % k, v)
+                             for k, v in objs.items()}
     if cost is not None:
         rep["cost"] = _number("cost", cost)
         if rep["cost"] < 0:
@@ -134,14 +150,16 @@ def _jsonable(v):
     raise TypeError("%r is not JSON serialisable" % (v,))
 
 
-def report(loss, cost=None, **info):
+def report(loss=None, cost=None, objectives=None, **info):
     """Report the trial's loss (lower is better).
 
     cost: what the evaluation cost (default: the worker's wall seconds).
+    objectives: in a multi-objective study, {name: value} for every
+    declared objective (names: objectives()); the loss may then be left out.
     info: anything else to keep, as info.<key> columns in dehbq export.
     Call it once, at the end.  Returns the report's JSON text.
     """
-    text = _render(loss, cost, info)
+    text = _render(loss, cost, info, objectives)
     path = os.environ.get("DEHBQ_RESULT")
     if not path:
         print(text)
