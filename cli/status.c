@@ -280,7 +280,26 @@ static void scan_workers(const char *root, struct wk_scan *w)
 	cli_list_free(names, n);
 }
 
-/* Claims whose mtime is older than the lease, listed. */
+/* A single-objective study: the incumbents at the maximum and any
+ * fidelity. */
+static void incumbents(FILE *f, const char *root, const struct spec *s,
+		       const struct statusfile *st, int finished)
+{
+	char none_max[160];
+
+	fprintf(f, "incumbents\n");
+	if (finished)
+		snprintf(none_max, sizeof(none_max),
+			 "none: no trial reached fidelity %g before the study "
+			 "ended (dehbq extend %s --fevals N gives it more)",
+			 s->max_fidelity, root);
+	else
+		snprintf(none_max, sizeof(none_max), "none yet");
+	incumbent(f, "at max fidelity:", &st->best_max, none_max);
+	incumbent(f, "at any fidelity:", &st->best_any,
+		  finished ? "none: no trial succeeded" : "none yet");
+}
+
 /* A multi-objective study: its objectives and its front (front.c). */
 static void objectives_status(FILE *f, const char *root, const struct spec *s)
 {
@@ -302,6 +321,7 @@ static void objectives_status(FILE *f, const char *root, const struct spec *s)
 	cli_front_free(&fr);
 }
 
+/* Claims whose mtime is older than the lease, listed. */
 static int stale_claims(FILE *f, const char *root, double now, double lease)
 {
 	char p[STUDY_PATH_MAX], age[32];
@@ -389,7 +409,7 @@ static void render(FILE *f, const char *root, const struct spec *s,
 	double lease_age = 0;
 	int have_lease = 0, live = 0; /* live: ETAs make sense */
 	int dead = 0;		      /* its pid is gone from this host */
-	char none_max[160], state[600], hb[32];
+	char state[600], hb[32];
 	const char *stopped = NULL; /* why the orchestrator stopped */
 	const char *held = NULL;    /* why it issues no new trials */
 	struct statusfile_limits lim = {1, s->fevals, s->brackets, s->walltime,
@@ -474,27 +494,12 @@ static void render(FILE *f, const char *root, const struct spec *s,
 				"forbidden clauses refused; never run)\n",
 				(double)c->forbidden);
 		fprintf(f, "throughput: %.2f done/min\n", rate * 60);
-		if (s->obj.n) {
+		if (s->obj.n)
 			objectives_status(f, root, s);
-			if (!*finished)
-				optimizer(f, st.optimizer);
-			goto tail;
-		}
-		fprintf(f, "incumbents\n");
-		if (*finished)
-			snprintf(none_max, sizeof(none_max),
-				 "none: no trial reached fidelity %g before "
-				 "the study ended (dehbq extend %s --fevals N "
-				 "gives it more)",
-				 s->max_fidelity, root);
 		else
-			snprintf(none_max, sizeof(none_max), "none yet");
-		incumbent(f, "at max fidelity:", &st.best_max, none_max);
-		incumbent(f, "at any fidelity:", &st.best_any,
-			  *finished ? "none: no trial succeeded" : "none yet");
+			incumbents(f, root, s, &st, *finished);
 		if (!*finished)
 			optimizer(f, st.optimizer);
-	tail:;
 	} else {
 		fprintf(f,
 			"no state/status.json: the orchestrator has not run "
