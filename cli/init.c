@@ -219,8 +219,8 @@ static int apply_objectives(struct spec *s, const struct init_over *o)
 	    !optim_find(s->optimizer)->rescore)
 		return cli_fail("init", CLI_EINPUT,
 				"--optimizer %s cannot run a multi-objective "
-				"study (use dehb, sh, hyperband, de, asha, re "
-				"or random)",
+				"study (use dehb, sh, hyperband, de, asha, re, "
+				"random or tpe)",
 				s->optimizer);
 	return CLI_OK;
 }

@@ -62,6 +62,7 @@ struct tpe {
 	double *x;     /* n * dim */
 	double *loss;  /* n, +inf for failures */
 	double *fid;   /* n, the fidelity of each */
+	int64_t *job;  /* n, the job of each (-1: replaced by a re-tell) */
 	/* scratch for one ask, sized for n */
 	size_t *ord;	      /* finite observations, best first */
 	double *mu, *sig, *w; /* one estimator: up to n + 1 kernels */
@@ -127,6 +128,7 @@ static void tpe_free(void *st)
 	free(t->choices);
 	free(t->x);
 	free(t->loss);
+	free(t->job);
 	free(t->fid);
 	free(t->ord);
 	free(t->mu);
@@ -186,6 +188,7 @@ static int reserve(struct tpe *t)
 	size_t c = t->cap ? t->cap * 2 : 64, d = (size_t)t->dim;
 	double *x, *l, *f, *mu, *sig, *w, *srt;
 	struct kern *kern;
+	int64_t *jb;
 	size_t *ord;
 
 	if (t->n < t->cap)
@@ -196,6 +199,9 @@ static int reserve(struct tpe *t)
 	if (!(l = realloc(t->loss, c * sizeof(double))))
 		return DEHBQ_ENOMEM;
 	t->loss = l;
+	if (!(jb = realloc(t->job, c * sizeof(int64_t))))
+		return DEHBQ_ENOMEM;
+	t->job = jb;
 	if (!(f = realloc(t->fid, c * sizeof(double))))
 		return DEHBQ_ENOMEM;
 	t->fid = f;
@@ -221,12 +227,22 @@ static int reserve(struct tpe *t)
 	return DEHBQ_OK;
 }
 
-/* Record a result; reserve(t) came first. */
-static void observe(struct tpe *t, const double *vec, double loss, double fid)
+/* Record job id's result; reserve(t) came first.  A requeued job's
+ * failed result stays (+inf), but no rescore reaches it any more. */
+static void observe(struct tpe *t, const double *vec, double loss, double fid,
+		    uint64_t id)
 {
+	size_t i;
+
+	for (i = t->n; i-- > 0;)
+		if (t->job[i] == (int64_t)id) {
+			t->job[i] = -1;
+			break;
+		}
 	memcpy(t->x + t->n * (size_t)t->dim, vec,
 	       (size_t)t->dim * sizeof(double));
 	t->fid[t->n] = fid;
+	t->job[t->n] = (int64_t)id;
 	t->loss[t->n++] = loss;
 }
 
@@ -561,8 +577,23 @@ static int tpe_tell(void *st, const struct optim_job *job, const double *vec,
 	    (t->mf &&
 	     (rc = optim_asha_ops.tell(t->mf, job, vec, status, loss, cost))))
 		return rc;
-	observe(t, vec, status == OPTIM_OK ? loss : INFINITY, job->fidelity);
+	observe(t, vec, status == OPTIM_OK ? loss : INFINITY, job->fidelity,
+		job->id);
 	return DEHBQ_OK;
+}
+
+/* Multi-objective: every observation's loss is its job's score now. */
+static int tpe_rescore(void *st, double (*score)(void *arg, int64_t job),
+		       void *arg)
+{
+	struct tpe *t = st;
+	size_t i;
+	double v;
+
+	for (i = 0; i < t->n; i++)
+		if (t->job[i] >= 0 && !isnan(v = score(arg, t->job[i])))
+			t->loss[i] = v;
+	return t->mf ? asha_rescore(t->mf, score, arg) : DEHBQ_OK;
 }
 
 static int tpe_reopen(void *st, const struct optim_job *job, const double *vec)
@@ -624,7 +655,8 @@ static int tpe_replay(void *st, const struct optim_job *job, const double *vec,
 		return DEHBQ_OK;
 	if (!t->mf && job->fidelity != t->max_f)
 		return DEHBQ_EINVAL;
-	observe(t, vec, status == OPTIM_OK ? loss : INFINITY, job->fidelity);
+	observe(t, vec, status == OPTIM_OK ? loss : INFINITY, job->fidelity,
+		job->id);
 	return DEHBQ_OK;
 }
 
@@ -653,5 +685,6 @@ const struct optim_ops optim_tpe_ops = {
 	.load = tpe_load,
 	.describe = tpe_describe,
 	.replay = tpe_replay,
+	.rescore = tpe_rescore,
 	.free = tpe_free,
 };

@@ -47,6 +47,8 @@ static const char *const composed[][3] = {
 	{"asha", "{}", "pareto"},
 	{"re", "{}", "pareto"},
 	{"random", "{}", "copula"},
+	{"tpe", "{}", "copula"},
+	{"tpe", "{\"multi_fidelity\":\"asha\"}", "pareto"},
 };
 #define NCOMPOSED ((int)(sizeof(composed) / sizeof(composed[0])))
 
