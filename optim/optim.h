@@ -85,6 +85,18 @@ struct optim_limits {
 	double walltime;  /* seconds given to optim_set_elapsed() */
 };
 
+/*
+ * Earlier tasks' results for the transfer methods (TRANSFER_SPEC.md):
+ * task k has n[k] results, x rows (unit-cube vectors of this study's
+ * space) and losses y (+inf: failed), the tasks one after another.
+ */
+struct optim_transfer {
+	int ntasks;
+	const size_t *n; /* ntasks counts */
+	const double *x; /* sum(n) * dim */
+	const double *y; /* sum(n) */
+};
+
 /* What the study fixes for every optimiser. */
 struct optim_setup {
 	int dim;		      /* 1..OPTIM_MAX_DIM */
@@ -111,6 +123,9 @@ struct optim_setup {
 	const double *obj_weights; /* nobj weights > 0; NULL: equal.
 				      Borrowed for the call. */
 	int scalarise;		   /* enum mobj_mode */
+	/* Earlier tasks (NULL: none); borrowed for open and load, which
+	 * fit what they need from it. */
+	const struct optim_transfer *transfer;
 	int64_t asked;		   /* set by optim_load for ops.load: the
 				      jobs asked so far (a bound for the
 				      backend's counts); 0 otherwise */
@@ -212,7 +227,8 @@ const struct optim_ops *optim_find(const char *name);
 
 /* "dehb, random, ..." for messages: optim_table's names (a unit test
  * checks they agree). */
-#define OPTIM_NAMES "dehb, random, sh, hyperband, de, asha, re, tpe, bohb, gp"
+#define OPTIM_NAMES                                                            \
+	"dehb, random, sh, hyperband, de, asha, re, tpe, bohb, gp, cts"
 const char *optim_names(void);
 
 /*

@@ -1,0 +1,139 @@
+/*
+ * prior.c - the transfer prior: per-task psi and the MLP fit (prior.h)
+ */
+#include "prior.h"
+
+#include "copula.h"
+#include "err.h"
+#include "mlp.h"
+#include "rng.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct prior {
+	int dim;
+	struct mlp *net;
+};
+
+/* Validate the tasks; the total number of observations into *tot. */
+static int check(const struct optim_transfer *t, int dim, size_t *tot,
+		 char *err)
+{
+	size_t i, at = 0;
+	int k;
+
+	if (t->ntasks < 1)
+		return dehbq_errf(err, DEHBQ_EINVAL, "transfer: no task");
+	for (k = 0; k < t->ntasks; k++) {
+		if (!t->n[k])
+			return dehbq_errf(err, DEHBQ_EINVAL,
+					  "transfer: task %d has no result", k);
+		for (i = at; i < at + t->n[k]; i++) {
+			int d;
+
+			if (isnan(t->y[i]))
+				return dehbq_errf(err, DEHBQ_EINVAL,
+						  "transfer: task %d: a NaN "
+						  "loss",
+						  k);
+			for (d = 0; d < dim; d++)
+				if (!(t->x[i * (size_t)dim + (size_t)d] >= 0 &&
+				      t->x[i * (size_t)dim + (size_t)d] <= 1))
+					return dehbq_errf(
+						err, DEHBQ_EINVAL,
+						"transfer: task %d: a vector "
+						"outside the unit cube",
+						k);
+		}
+		at += t->n[k];
+	}
+	*tot = at;
+	return DEHBQ_OK;
+}
+
+int prior_fit(const struct optim_transfer *t, int dim, uint64_t seed, int steps,
+	      struct prior **out, char *err)
+{
+	struct mlp_params mp;
+	struct prior *p;
+	struct rng r;
+	double *z = NULL, *w = NULL;
+	size_t tot = 0, at = 0, i;
+	int k, rc;
+
+	*out = NULL;
+	if ((rc = check(t, dim, &tot, err)))
+		return rc;
+	if (!(p = calloc(1, sizeof(*p))) ||
+	    !(z = malloc(tot * sizeof(double))) ||
+	    !(w = malloc(tot * sizeof(double)))) {
+		rc = DEHBQ_ENOMEM;
+		goto out;
+	}
+	p->dim = dim;
+	for (k = 0; k < t->ntasks; k++) { /* psi per task, weight 1 / n */
+		if ((rc = copula_psi(&t->y[at], t->n[k], &z[at])))
+			goto out;
+		for (i = at; i < at + t->n[k]; i++)
+			w[i] = 1.0 / (double)t->n[k];
+		at += t->n[k];
+	}
+	mlp_default_params(&mp);
+	mp.steps = steps;
+	rng_seed(&r, seed ^ 0x7072696f72ull); /* "prior" */
+	if (!(rc = mlp_new(dim, &mp, &r, &p->net)))
+		rc = mlp_train(p->net, t->x, z, w, tot, &r);
+out:
+	free(z);
+	free(w);
+	if (rc) {
+		prior_free(p);
+		return rc == DEHBQ_ENOMEM ? dehbq_errf(err, rc, "out of memory")
+					  : dehbq_errf(err, rc,
+						       "transfer: the prior "
+						       "cannot be fitted");
+	}
+	*out = p;
+	return DEHBQ_OK;
+}
+
+void prior_free(struct prior *p)
+{
+	if (!p)
+		return;
+	mlp_free(p->net);
+	free(p);
+}
+
+int prior_predict(const struct prior *p, const double *x, size_t n, double *mu,
+		  double *sigma)
+{
+	return mlp_predict(p->net, x, n, mu, sigma);
+}
+
+int prior_rmse(const struct prior *p, const double *x, const double *y,
+	       size_t n, double *rmse)
+{
+	double *z, *mu, *sg, s = 0;
+	size_t i;
+	int rc;
+
+	if (!n)
+		return DEHBQ_EINVAL;
+	z = malloc(n * sizeof(double));
+	mu = malloc(n * sizeof(double));
+	sg = malloc(n * sizeof(double));
+	rc = z && mu && sg ? DEHBQ_OK : DEHBQ_ENOMEM;
+	if (!rc && !(rc = copula_psi(y, n, z)) &&
+	    !(rc = prior_predict(p, x, n, mu, sg))) {
+		for (i = 0; i < n; i++)
+			s += (z[i] - mu[i]) * (z[i] - mu[i]);
+		*rmse = sqrt(s / (double)n);
+	}
+	free(z);
+	free(mu);
+	free(sg);
+	return rc;
+}

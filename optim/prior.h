@@ -1,0 +1,42 @@
+/*
+ * prior.h - the transfer prior of the copula methods (TRANSFER_SPEC.md):
+ * earlier tasks' results, each task's losses mapped through its own
+ * copula transform psi (copula.h), and an MLP mu(x), sigma(x) (mlp.h)
+ * fitted on all of them, each task weighted by 1 / its size
+ *
+ * The fit is a function of the data and the seed only (the MLP's weights,
+ * dropout masks and batches come from an rng seeded with it), so an
+ * optimiser that fits it at open and again at load gets the same prior.
+ *
+ * Ownership: prior_fit copies nothing from t after it returns; the prior
+ * is freed with prior_free.  Errors: DEHBQ_OK, DEHBQ_ENOMEM, DEHBQ_EINVAL
+ * (an empty task, a vector outside [0, 1], a NaN loss; err says which).
+ */
+#ifndef DEHBQ_PRIOR_H
+#define DEHBQ_PRIOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "optim.h"
+
+struct prior;
+
+/* steps: the MLP's gradient steps per stage (TRANSFER_SPEC: 1000). */
+int prior_fit(const struct optim_transfer *t, int dim, uint64_t seed, int steps,
+	      struct prior **out, char *err);
+void prior_free(struct prior *p); /* NULL is fine */
+
+/* mu and sigma (> 0) at n points (n * dim, row-major). */
+int prior_predict(const struct prior *p, const double *x, size_t n, double *mu,
+		  double *sigma);
+
+/*
+ * The prior's RMSE on a task's results (n >= 1): sqrt(mean((psi(y_i) -
+ * mu(x_i))^2)), psi over these n results.  Above 1 the prior predicts the
+ * task worse than knowing nothing.
+ */
+int prior_rmse(const struct prior *p, const double *x, const double *y,
+	       size_t n, double *rmse);
+
+#endif
