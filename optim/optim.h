@@ -126,9 +126,9 @@ struct optim_setup {
 	/* Earlier tasks (NULL: none); borrowed for open and load, which
 	 * fit what they need from it. */
 	const struct optim_transfer *transfer;
-	int64_t asked;		   /* set by optim_load for ops.load: the
-				      jobs asked so far (a bound for the
-				      backend's counts); 0 otherwise */
+	int64_t asked; /* set by optim_load for ops.load: the
+			  jobs asked so far (a bound for the
+			  backend's counts); 0 otherwise */
 };
 
 struct optim_job {
