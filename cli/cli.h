@@ -177,6 +177,17 @@ void cli_front_svg(FILE *out, const struct cli_front *f, const struct spec *s,
 void cli_front_summary(FILE *out, const struct cli_front *f,
 		       const struct spec *s);
 
+/* ---- transfer.c: dehbq init --transfer-from ---- */
+
+struct transfer;
+/*
+ * Import every source (a study directory or a .jsonl file) for the study
+ * of spec s into t (initialised here; released on failure).  err: one
+ * line naming the source, the row or trial, and the field.
+ */
+int cli_transfer_import(const struct spec *s, char *const *src, int nsrc,
+			struct transfer *t, char *err);
+
 /* ---- output helpers (util.c) ---- */
 
 /* Write s as one RFC 4180 CSV field. */

@@ -19,6 +19,7 @@
 #include "spec.h"
 #include "study.h"
 #include "timeutil.h"
+#include "transfer.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -100,10 +101,14 @@ static const char init_usage[] =
 	"                  [--objective NAME[:max][:WEIGHT] ...]\n"
 	"                  [--scalarise copula|linear|random-weights]\n"
 	"                  [--selection scalar|pareto]\n"
+	"                  [--transfer-from STUDY|FILE.jsonl ...]\n"
 	"\n"
 	"Two or more --objective make a multi-objective study: the trainer\n"
 	"reports {\"objectives\": {\"NAME\": value, ...}} (the names are in\n"
 	"$DEHBQ_OBJECTIVES), and dehbq pareto STUDY prints the front.\n"
+	"--transfer-from (repeatable) copies earlier studies' results, or a\n"
+	"JSON-lines file of evaluations, into STUDY/state/transfer.jsonl for\n"
+	"the transfer optimisers (--optimizer cts).\n"
 	"\n"
 	"Create the study directory STUDY.  Options given with --spec "
 	"override\n"
@@ -159,6 +164,7 @@ enum {
 	OPT_OBJECTIVE,
 	OPT_SCALARISE,
 	OPT_SELECTION,
+	OPT_TRANSFER,
 };
 
 static const struct option init_opts[] = {
@@ -182,15 +188,20 @@ static const struct option init_opts[] = {
 	{"objective", required_argument, NULL, OPT_OBJECTIVE},
 	{"scalarise", required_argument, NULL, OPT_SCALARISE},
 	{"selection", required_argument, NULL, OPT_SELECTION},
+	{"transfer-from", required_argument, NULL, OPT_TRANSFER},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
+
+#define INIT_MAX_TRANSFER 256 /* --transfer-from sources */
 
 /* Option values, applied over the spec after it is loaded. */
 struct init_over {
 	const char *opt[OPT_SELECTION + 1]; /* raw value per option, or NULL */
 	const char *objv[OBJECTIVES_MAX + 1]; /* every --objective */
 	int nobj;
+	char *trv[INIT_MAX_TRANSFER + 1]; /* every --transfer-from */
+	int ntr;
 };
 
 /* --objective (replacing the spec's), --scalarise, --selection. */
@@ -369,6 +380,37 @@ static int optimizer_settings(struct spec *s, const char *file, char *err)
 	return rc ? dehbq_errf(err, rc, "out of memory") : DEHBQ_OK;
 }
 
+/* The imported results, frozen before study.json exists (a crash in
+ * between leaves no study; init again replaces the file). */
+static int write_transfer(const char *root, const struct transfer *t)
+{
+	char path[STUDY_PATH_MAX], *text = NULL;
+	int rc;
+
+	if (study_path(path, sizeof(path), root, "state/transfer.jsonl"))
+		return cli_fail("init", CLI_EINPUT, "'%s': path too long",
+				root);
+	if ((rc = transfer_render(t, &text)))
+		return cli_fail("init", CLI_ESYS, "fatal: out of memory");
+	rc = atomicfile_write(path, text, strlen(text), 0666, 0);
+	free(text);
+	return rc ? cli_fail("init", CLI_ESYS,
+			     "fatal: unable to write '%s': %s", path,
+			     strerror(errno))
+		  : CLI_OK;
+}
+
+static void print_transfer(const struct transfer *t)
+{
+	int k;
+
+	printf("transfer: %d earlier task%s (", t->ntasks,
+	       t->ntasks == 1 ? "" : "s");
+	for (k = 0; k < t->ntasks; k++)
+		printf("%s%s: %zu", k ? ", " : "", t->label[k], t->n[k]);
+	printf(" results), frozen in state/transfer.jsonl\n");
+}
+
 /* Publish text as root/study.json without ever replacing one. */
 static int publish_study(const char *root, const char *text)
 {
@@ -504,12 +546,14 @@ int cli_init(int argc, char **argv)
 {
 	char err[DEHBQ_ERRLEN], probe[STUDY_PATH_MAX];
 	struct init_over over;
+	struct transfer tr;
 	const char *root, *specf = NULL, *spacef = NULL;
 	struct spec s;
 	char *text = NULL, *other;
 	int c, rc;
 
 	memset(&over, 0, sizeof(over));
+	transfer_init(&tr, 0);
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", init_opts, NULL)) != -1) {
@@ -528,6 +572,8 @@ int cli_init(int argc, char **argv)
 			specf = optarg;
 		else if (c == OPT_OBJECTIVE && over.nobj <= OBJECTIVES_MAX)
 			over.objv[over.nobj++] = optarg;
+		else if (c == OPT_TRANSFER && over.ntr < INIT_MAX_TRANSFER)
+			over.trv[over.ntr++] = optarg;
 		else if (c == OPT_SPACE)
 			spacef = optarg;
 		else
@@ -566,8 +612,16 @@ int cli_init(int argc, char **argv)
 	if ((rc = apply(&s, &over)) || (rc = apply_objectives(&s, &over)))
 		goto out;
 	if ((rc = spec_check(&s, specf ? specf : "options", err)) ||
-	    (rc = optimizer_settings(&s, specf ? specf : "options", err))) {
+	    (rc = optimizer_settings(&s, specf ? specf : "options", err)) ||
+	    (over.ntr &&
+	     (rc = cli_transfer_import(&s, over.trv, over.ntr, &tr, err)))) {
 		rc = cli_fail("init", cli_exit_code(rc), "%s", err);
+		goto out;
+	}
+	if (!strcmp(s.optimizer, "cts") && !tr.ntasks) {
+		rc = cli_fail("init", CLI_EINPUT,
+			      "--optimizer cts needs earlier results: "
+			      "--transfer-from STUDY or FILE.jsonl");
 		goto out;
 	}
 	if (study_path(probe, sizeof(probe), root, "study.json")) {
@@ -603,16 +657,21 @@ int cli_init(int argc, char **argv)
 			root, strerror(errno));
 		goto out;
 	}
+	if (tr.ntasks && (rc = write_transfer(root, &tr)))
+		goto out;
 	if ((rc = publish_study(root, text)))
 		goto out;
 	printf("created study %s in %s (%d parameters, optimizer %s)\n",
 	       s.study, root, space_dim(s.space), s.optimizer);
 	print_ladder(&s);
+	if (tr.ntasks)
+		print_transfer(&tr);
 	printf("next: dehbq-orchestrator %s &\n"
 	       "      dehbq-worker --study %s -- YOUR-TRAINER {config} "
 	       "{budget}\n",
 	       root, root);
 out:
+	transfer_release(&tr);
 	free(text);
 	spec_release(&s);
 	return rc;

@@ -200,6 +200,30 @@ static void optimizer(FILE *f, const cJSON *o)
 			num(o, "population_size", 0));
 }
 
+/* A transfer optimiser's earlier tasks and its prior's RMSE here. */
+static void transfer_status(FILE *f, const cJSON *o)
+{
+	const cJSON *r = cJSON_GetObjectItemCaseSensitive(o, "prior_rmse");
+
+	if (!cJSON_GetObjectItemCaseSensitive(o, "transfer_tasks"))
+		return;
+	fprintf(f,
+		"transfer: %.0f earlier tasks, %.0f results (state/"
+		"transfer.jsonl)\n",
+		num(o, "transfer_tasks", 0), num(o, "transfer_results", 0));
+	if (!cJSON_IsNumber(r)) {
+		fprintf(f, "          prior RMSE: none yet (no result here)\n");
+		return;
+	}
+	fprintf(f, "          prior RMSE on this study's results: %.3f\n",
+		r->valuedouble);
+	if (r->valuedouble > 1)
+		fprintf(f,
+			"          warning: above 1, the prior predicts this "
+			"study no better than knowing nothing; its earlier "
+			"tasks may be unlike this one\n");
+}
+
 struct wk_scan {
 	FILE *f;      /* output */
 	double now;   /* filesystem now */
@@ -498,6 +522,7 @@ static void render(FILE *f, const char *root, const struct spec *s,
 			objectives_status(f, root, s);
 		else
 			incumbents(f, root, s, &st, *finished);
+		transfer_status(f, st.optimizer);
 		if (!*finished)
 			optimizer(f, st.optimizer);
 	} else {

@@ -4,7 +4,8 @@
  * n_candidates uniform configurations, samples z ~ N(mu(x), sigma(x)^2)
  * from the transfer prior (prior.h) at each, and proposes the argmin, at
  * the maximum fidelity.  It ignores the current task's results, except to
- * report the prior's RMSE on them (describe: "prior_rmse").
+ * report the prior's centred RMSE on them (describe: "prior_rmse";
+ * prior.h says why centred).
  *
  * The prior is fitted at open and again at load, from the study's seed and
  * the transfer data (setup.transfer, required), so a resumed study has the
@@ -238,7 +239,7 @@ static int cts_describe(const void *st, struct jsonbuf *b)
 	jsonbuf_printf(b, "\"transfer_tasks\":%d,\"transfer_results\":%zu",
 		       c->ntasks, c->ntransfer);
 	jsonbuf_puts(b, ",\"prior_rmse\":");
-	if (c->n && !prior_rmse(c->prior, c->x, c->y, c->n, &rmse))
+	if (c->n && !prior_rmse(c->prior, c->x, c->y, c->n, 1, &rmse))
 		jsonbuf_num(b, rmse);
 	else
 		jsonbuf_puts(b, "null");

@@ -114,9 +114,9 @@ int prior_predict(const struct prior *p, const double *x, size_t n, double *mu,
 }
 
 int prior_rmse(const struct prior *p, const double *x, const double *y,
-	       size_t n, double *rmse)
+	       size_t n, int centred, double *rmse)
 {
-	double *z, *mu, *sg, s = 0;
+	double *z, *mu, *sg, s = 0, m = 0;
 	size_t i;
 	int rc;
 
@@ -128,8 +128,10 @@ int prior_rmse(const struct prior *p, const double *x, const double *y,
 	rc = z && mu && sg ? DEHBQ_OK : DEHBQ_ENOMEM;
 	if (!rc && !(rc = copula_psi(y, n, z)) &&
 	    !(rc = prior_predict(p, x, n, mu, sg))) {
+		for (i = 0; centred && i < n; i++)
+			m += (z[i] - mu[i]) / (double)n;
 		for (i = 0; i < n; i++)
-			s += (z[i] - mu[i]) * (z[i] - mu[i]);
+			s += (z[i] - mu[i] - m) * (z[i] - mu[i] - m);
 		*rmse = sqrt(s / (double)n);
 	}
 	free(z);

@@ -34,9 +34,14 @@ int prior_predict(const struct prior *p, const double *x, size_t n, double *mu,
 /*
  * The prior's RMSE on a task's results (n >= 1): sqrt(mean((psi(y_i) -
  * mu(x_i))^2)), psi over these n results.  Above 1 the prior predicts the
- * task worse than knowing nothing.
+ * task worse than knowing nothing.  That holds for a random sample of the
+ * task (the paper's section 5.1).  An optimiser's own results are not one:
+ * psi over them is centred by construction while mu at points the prior
+ * chose is low, so `centred` takes the mean residual out first (the
+ * residuals' standard deviation), which measures the order the prior
+ * predicts, not its offset.
  */
 int prior_rmse(const struct prior *p, const double *x, const double *y,
-	       size_t n, double *rmse);
+	       size_t n, int centred, double *rmse);
 
 #endif

@@ -344,10 +344,30 @@ static void study_setup(struct sched *s, struct optim_setup *u)
 		    mobj_mode_parse(sp->obj.scalarise, &u->scalarise))
 			u->scalarise = -1; /* optim_open says why */
 	}
+	if (s->tr.ntasks)
+		u->transfer = &s->trv;
 	if (space_has_forbidden(sp->space)) {
 		u->feasible = feasible;
 		u->feasible_arg = s;
 	}
+}
+
+/* The frozen transfer data, when init imported some. */
+static int load_transfer(struct sched *s, char *err)
+{
+	int rc = transfer_load(s->root, space_dim(s->spec->space), &s->tr, err);
+
+	if (rc == DEHBQ_ENOENT)
+		return DEHBQ_OK;
+	if (rc)
+		return rc;
+	s->trv.ntasks = s->tr.ntasks;
+	s->trv.n = s->tr.n;
+	s->trv.x = s->tr.x;
+	s->trv.y = s->tr.y;
+	logmsg_i(s->lg, "transfer: %d earlier tasks, %zu results", s->tr.ntasks,
+		 s->tr.total);
+	return DEHBQ_OK;
 }
 
 static int new_engine(struct sched *s, char *err)
@@ -447,6 +467,8 @@ int sched_open(struct sched **out, const char *root, struct spec *spec,
 	}
 	for (i = 0; i < (size_t)dim; i++)
 		s->choices[i] = space_param_choices(spec->space, (int)i);
+	if ((rc = load_transfer(s, err)))
+		goto fail;
 	study_setup(s, &setup);
 	rc = snapshot_load(root, spec->study, &setup, &s->meta, &v, &n, &s->eng,
 			   &htext, &redo, &skipped, warn);
@@ -522,5 +544,6 @@ void sched_close(struct sched *s)
 	free(s->vals);
 	free(s->choices);
 	optim_free(s->eng);
+	transfer_release(&s->tr);
 	free(s);
 }

@@ -23,6 +23,8 @@
 #include "redo.h"
 #include "sched.h"
 #include "snapshot.h"
+#include "transfer.h"
+#include "optim.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -50,6 +52,8 @@ struct sched {
 	struct sched_opts opts;	   /* options */
 	struct optim *eng;	   /* owned optimiser */
 	int *choices;		   /* per parameter, optim_setup's */
+	struct transfer tr;	   /* state/transfer.jsonl (ntasks 0: none) */
+	struct optim_transfer trv; /* tr as optim/ takes it */
 	struct history hist;	   /* the optimiser's history file */
 	struct snapshot_meta meta; /* snapshot header and counters */
 	struct inflight *inf;	   /* in-flight table, sorted by id */

@@ -51,11 +51,11 @@ START_TEST(test_prior_predicts_a_related_task)
 	tasks(x, y, 4, 1); /* task 3 is the new one */
 	ck_assert_msg(prior_fit(&t, DIM, 7, 300, &p, err) == DEHBQ_OK, "%s",
 		      err);
-	ck_assert_int_eq(prior_rmse(p, &x[3 * N * DIM], &y[3 * N], N, &rmse),
+	ck_assert_int_eq(prior_rmse(p, &x[3 * N * DIM], &y[3 * N], N, 0, &rmse),
 			 DEHBQ_OK);
 	for (i = 0; i < N; i++) /* the same losses, at other points */
 		ys[i] = y[3 * N + (i * 7 + 3) % N];
-	ck_assert_int_eq(prior_rmse(p, &x[3 * N * DIM], ys, N, &rshuf),
+	ck_assert_int_eq(prior_rmse(p, &x[3 * N * DIM], ys, N, 0, &rshuf),
 			 DEHBQ_OK);
 	ck_assert_msg(rmse < 0.6, "related task: RMSE %g", rmse);
 	ck_assert_msg(rshuf > 0.9, "shuffled task: RMSE %g", rshuf);

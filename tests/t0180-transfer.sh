@@ -1,0 +1,118 @@
+#!/bin/sh
+# t0180: transfer from earlier studies: init --transfer-from studies and a
+# JSON-lines file, frozen into state/transfer.jsonl; a cts study runs on
+# it, status shows the tasks and the prior's RMSE; bad imports get one line
+# naming the file, the row and the field, and create nothing; cts without
+# earlier results is refused; kill -9 and deterministic resume hold.
+. "${DEHBQ_SRC:-.}/tests/lib.sh"
+plan 15
+
+mkspec "$T/spec.json" 30 '{"lease": 5, "poll": 0.05}'
+for sd in a:1 b:2; do
+	s=${sd%:*}
+	"$B/dehbq" init "$T/$s" --spec "$T/spec.json" --optimizer random \
+		--seed "${sd#*:}" --name "task-$s" >/dev/null 2>&1
+	bg "$B/dehbq-orchestrator" "$T/$s" 2>>"$T/orch.log"
+	"$B/dehbq-worker" --study "$T/$s" --idle-exit 10 -- sh -c "$TRAINER" 2>>"$T/w.log"
+	wait_for 30 test -e "$T/$s/FINISHED"
+done
+check "two earlier studies finish" test -e "$T/a/FINISHED" -a -e "$T/b/FINISHED"
+
+# a JSON-lines import: two tasks, one with fidelities (only its top counts)
+cat >"$T/old.jsonl" <<'EOF'
+{"task": "old1", "x": 0.25, "layers": 2, "opt": "adam", "loss": 0.1}
+{"task": "old1", "x": 0.75, "layers": 6, "opt": "sgd", "loss": 0.6}
+{"task": "old2", "x": 0.3, "layers": 1, "opt": "adam", "loss": 0.4, "fidelity": 3}
+
+{"task": "old2", "x": 0.3, "layers": 1, "opt": "adam", "loss": 0.05, "fidelity": 9}
+{"task": "old2", "x": 0.9, "layers": 8, "opt": "sgd", "loss": 0.7, "fidelity": 9}
+EOF
+"$B/dehbq" init "$T/c" --spec "$T/spec.json" --optimizer cts \
+	--transfer-from "$T/a" --transfer-from "$T/b" \
+	--transfer-from "$T/old.jsonl" >"$T/c.out" 2>&1
+check "init --transfer-from takes two studies and a .jsonl file" \
+	grep -q 'transfer: 4 earlier tasks (task-a: 30, task-b: 30, old1: 2, old2: 2 results)' "$T/c.out"
+check "the imported results are frozen in state/transfer.jsonl, in the new space's vectors" \
+	python3 - "$T/c/state/transfer.jsonl" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert len(rows) == 64, len(rows)
+assert [r["task"] for r in rows[60:]] == ["old1", "old1", "old2", "old2"]
+assert all(len(r["x"]) == 3 and all(0 <= u <= 1 for u in r["x"]) for r in rows)
+assert [r["loss"] for r in rows[62:]] == [0.05, 0.7]   # fidelity 9 only
+PY
+mv "$T/a" "$T/a.moved" # the new study never reads the old one again
+bg "$B/dehbq-orchestrator" "$T/c" 2>"$T/c.orch.log"
+bg "$B/dehbq-worker" --study "$T/c" --idle-exit 20 -- sh -c "$TRAINER" 2>>"$T/w.log"
+wait_for 60 test -e "$T/c/FINISHED"
+check "a cts study finishes (the earlier study moved away meanwhile)" test -e "$T/c/FINISHED"
+check "... and the independent checker accepts it" \
+	python3 "$DEHBQ_SRC/tests/checkstudy.py" "$T/c" --finished
+"$B/dehbq" status "$T/c" >"$T/c.status" 2>&1
+check "status shows the earlier tasks and the prior's RMSE" \
+	sh -c "grep -q '^transfer: 4 earlier tasks, 64 results' '$T/c.status' && grep -q 'prior RMSE on this study.s results: [0-9.]*' '$T/c.status'"
+mv "$T/a.moved" "$T/a"
+
+# bad imports: one line naming the file, the row and the field; no study
+bad() { # NAME LINE EXPECT
+	printf '%s\n' "$2" >"$T/bad.jsonl"
+	"$B/dehbq" init "$T/bad" --spec "$T/spec.json" --optimizer cts \
+		--transfer-from "$T/bad.jsonl" >"$T/bad.out" 2>&1
+	rc=$?
+	if [ $rc = 100 ] && [ "$(wc -l <"$T/bad.out")" = 1 ] &&
+		grep -q "bad.jsonl: row 1" "$T/bad.out" && grep -q "$3" "$T/bad.out" &&
+		[ ! -e "$T/bad/study.json" ] && [ ! -e "$T/bad/state/transfer.jsonl" ]; then
+		ok "import refuses $1"
+	else
+		not_ok "import refuses $1 (rc $rc: $(cat "$T/bad.out"))"
+	fi
+	rm -rf "$T/bad"
+}
+bad "a missing loss column" '{"task": "t", "x": 0.5, "layers": 2, "opt": "adam"}' "'loss'"
+bad "a non-numeric loss" '{"task": "t", "x": 0.5, "layers": 2, "opt": "adam", "loss": "low"}' "'loss'"
+bad "an unknown parameter" '{"task": "t", "x": 0.5, "layers": 2, "opt": "adam", "depth": 3, "loss": 1}' "depth"
+bad "a categorical value outside the space" '{"task": "t", "x": 0.5, "layers": 2, "opt": "rmsprop", "loss": 1}' "opt"
+bad "an empty task" '{"task": "", "x": 0.5, "layers": 2, "opt": "adam", "loss": 1}' "'task'"
+
+"$B/dehbq" init "$T/d" --spec "$T/spec.json" --optimizer cts >"$T/d.out" 2>&1
+check "cts without --transfer-from is refused" \
+	sh -c "grep -q 'cts needs earlier results' '$T/d.out' && test ! -e '$T/d/study.json'"
+"$B/dehbq" init "$T/e" --spec "$T/spec.json" --transfer-from "$T/a/study.json" >"$T/e.out" 2>&1
+check "a source that is neither a study nor .jsonl is refused" \
+	sh -c "grep -q 'neither a study directory nor a .jsonl file' '$T/e.out' && test ! -e '$T/e/study.json'"
+
+# kill -9 and deterministic resume, one trial in flight
+mkspec "$T/spec1.json" 25 '{"lease": 5, "poll": 0.05, "max_inflight": 1, "prefetch": 1}'
+run_study() { # DIR KILLS
+	"$B/dehbq" init "$1" --spec "$T/spec1.json" --optimizer cts \
+		--transfer-from "$T/a" --transfer-from "$T/b" >/dev/null 2>&1 || return 1
+	"$B/dehbq-worker" --study "$1" --idle-exit 60 --max-poll 0.2 -- \
+		sh -c "sleep 0.01; $TRAINER" 2>>"$1.workers.log" &
+	w=$!
+	k=0 starts=0
+	while [ $k -lt "$2" ] && [ $starts -lt $((2 * $2)) ] && [ ! -e "$1/FINISHED" ]; do
+		starts=$((starts + 1))
+		"$B/dehbq-orchestrator" -q "$1" 2>>"$1.orch.log" &
+		o=$!
+		sleep "$(awk -v s=$k 'BEGIN{srand(s); printf "%.2f", 1.0 + rand() * 1.5}')"
+		kill -9 $o 2>/dev/null && k=$((k + 1))
+		wait $o 2>/dev/null
+	done
+	[ -e "$1/FINISHED" ] || "$B/dehbq-orchestrator" -q "$1" 2>>"$1.orch.log"
+	wait $w
+	echo "$k"
+}
+run_study "$T/x" 0 >/dev/null
+k=$(run_study "$T/y" 3)
+traj() {
+	python3 - "$1" <<'PY'
+import glob, json, sys
+for f in sorted(glob.glob(sys.argv[1] + "/archive/*/*.trial.json")):
+    t = json.load(open(f))
+    print(t["id"], json.dumps(t["vector"]))
+PY
+}
+check "cts: both runs finish, the second after 3 kills" \
+	test -e "$T/x/FINISHED" -a -e "$T/y/FINISHED" -a "$k" = 3
+check "cts: identical proposals after the kills" \
+	test -n "$(traj "$T/x")" -a "$(traj "$T/x")" = "$(traj "$T/y")"
