@@ -16,6 +16,8 @@ Columns of gbtab.csv (one row per task and configuration):
   subsample                    uniform in [0.5, 1]
   min_samples_leaf             log-uniform integer in [1, 64]
   max_features                 uniform in [0.2, 1]
+  u0 .. u4                     the design's unit-cube vector, from which
+                               the five values above were decoded
   loss_3, loss_9, loss_27, loss_81
                                validation log loss after that many rounds
   err_81                       validation error rate after 81 rounds
@@ -70,7 +72,7 @@ def design(n):
     u = r.uniform(size=(n, 5))
     cfg = []
     for row in u:
-        cfg.append({
+        cfg.append({"u": row,
             "learning_rate": 10 ** (-2 + 2 * row[0]),
             "max_depth": 1 + min(5, int(row[1] * 6)),
             "subsample": 0.5 + 0.5 * row[2],
@@ -90,6 +92,7 @@ def main():
         w = csv.writer(f)
         w.writerow(["task", "config", "learning_rate", "max_depth",
                     "subsample", "min_samples_leaf", "max_features"] +
+                   ["u%d" % i for i in range(5)] +
                    ["loss_%d" % s for s in STAGES] + ["err_81", "time_81"])
         for name, X, y in tasks():
             Xtr, Xva, ytr, yva = train_test_split(X, y, test_size=0.33,
@@ -97,8 +100,9 @@ def main():
                                                   stratify=y)
             t_task = time.time()
             for k, c in enumerate(cfgs):
+                hp = {k2: v for k2, v in c.items() if k2 != "u"}
                 m = GradientBoostingClassifier(n_estimators=STAGES[-1],
-                                               random_state=k, **c)
+                                               random_state=k, **hp)
                 t0 = time.time()
                 m.fit(Xtr, ytr)
                 dt = time.time() - t0
@@ -112,6 +116,7 @@ def main():
                             c["max_depth"], "%.6g" % c["subsample"],
                             c["min_samples_leaf"],
                             "%.6g" % c["max_features"]] +
+                           ["%.17g" % v for v in c["u"]] +
                            ["%.6g" % losses[s] for s in STAGES] +
                            ["%.6g" % err, "%.4g" % dt])
             print("%s: %d configurations in %.0f s" %

@@ -1,0 +1,350 @@
+/*
+ * bench_transfer.c - transfer learning, leave one task out, on the shipped
+ * tabular benchmark (bench/data/gbtab.csv.gz, bench/data/make_gbtab.py)
+ *
+ * The table holds M related tasks (gradient boosting on M datasets), each
+ * with the same 500 configurations (5 hyperparameters, a unit-cube vector
+ * u each) evaluated at 3, 9, 27 and 81 boosting rounds.  For each task j,
+ * each method tunes j for B iterations (B evaluations at 81 rounds; a
+ * multi-fidelity method spends the same cost, a job at b rounds costing
+ * b / 81) and may use the other M - 1 tasks' results at 81 rounds as
+ * history.  A proposal is looked up at the nearest design point (squared
+ * Euclidean distance in the unit cube; ties to the lower index).
+ *
+ * Methods (optim/ in process, one job in flight): RS (random), GP (gp),
+ * CTS (cts, with the other tasks as transfer data), DEHB (dehb, fidelities
+ * 3..81, eta 3).  GCP, GCP+prior and DEHB+prior are not built yet.
+ *
+ * Figures (TRANSFER_SPEC.md, "How to evaluate"): DTM_j(t) = (best_j(t) -
+ * min_j) / (max_j - min_j), min and max over task j's 500 losses at 81
+ * rounds, best_j(t) the best loss at 81 rounds after cost t; ADTM(t), its
+ * mean over tasks (and seeds); the improvement over RS, per task the mean
+ * over t of (DTM_RS(t) - DTM(t)) / DTM_RS(t) (t where DTM_RS > 0), then
+ * averaged over tasks; the mean rank of the methods by DTM per task and t;
+ * and the prior's RMSE on each task (fitted on the others; psi over all of
+ * its 500 results), also on a task whose losses were shuffled.
+ *
+ * Usage: bench_transfer [--seeds N] [--iters B] [--csv DIR] DATA.csv
+ * Exit codes: 0 ok, 100 usage or bad data, 111 optimiser failure.
+ */
+#include "benchstat.h"
+#include "err.h"
+#include "optim.h"
+#include "prior.h"
+#include "rng.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TB_DIM	   5
+#define TB_NCFG	   500
+#define TB_MAXT	   16
+#define TB_NFID	   4
+#define TB_MAXIT   200
+#define TB_NMETH   4
+#define TB_MAXSEED 100
+
+static const double fids[TB_NFID] = {3, 9, 27, 81};
+static const char *const meth[TB_NMETH] = {"rs", "gp", "cts", "dehb"};
+static const char *const optname[TB_NMETH] = {"random", "gp", "cts", "dehb"};
+
+struct task {
+	char name[64];
+	double u[TB_NCFG][TB_DIM];
+	double loss[TB_NCFG][TB_NFID];
+	double lo, hi; /* min and max loss at 81 */
+	int n;
+};
+
+static struct task tasks[TB_MAXT];
+static int ntask;
+
+static int load(const char *path)
+{
+	char line[2048], name[64];
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	if (!fgets(line, sizeof(line), f)) { /* header */
+		fclose(f);
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		double u[TB_DIM], l[TB_NFID], skip;
+		struct task *t;
+		int cfg, k;
+
+		if (sscanf(line,
+			   "%63[^,],%d,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,"
+			   "%lf,%lf,%lf,%lf,%lf",
+			   name, &cfg, &skip, &skip, &skip, &skip, &skip, &u[0],
+			   &u[1], &u[2], &u[3], &u[4], &l[0], &l[1], &l[2],
+			   &l[3]) != 16 ||
+		    cfg < 0 || cfg >= TB_NCFG)
+			continue;
+		for (k = 0; k < ntask && strcmp(tasks[k].name, name); k++)
+			;
+		if (k == ntask) {
+			if (ntask == TB_MAXT)
+				continue;
+			snprintf(tasks[ntask++].name, 64, "%s", name);
+		}
+		t = &tasks[k];
+		memcpy(t->u[cfg], u, sizeof(u));
+		memcpy(t->loss[cfg], l, sizeof(l));
+		t->n = cfg + 1 > t->n ? cfg + 1 : t->n;
+	}
+	fclose(f);
+	for (int k = 0; k < ntask; k++) {
+		struct task *t = &tasks[k];
+
+		t->lo = INFINITY;
+		t->hi = -INFINITY;
+		for (int c = 0; c < t->n; c++) {
+			t->lo = fmin(t->lo, t->loss[c][TB_NFID - 1]);
+			t->hi = fmax(t->hi, t->loss[c][TB_NFID - 1]);
+		}
+	}
+	return ntask >= 2 ? 0 : -1;
+}
+
+static int nearest(const struct task *t, const double *x)
+{
+	double best = INFINITY;
+	int c, i, arg = 0;
+
+	for (c = 0; c < t->n; c++) {
+		double d = 0;
+
+		for (i = 0; i < TB_DIM; i++)
+			d += (t->u[c][i] - x[i]) * (t->u[c][i] - x[i]);
+		if (d < best) {
+			best = d;
+			arg = c;
+		}
+	}
+	return arg;
+}
+
+/* The other tasks' results at 81 rounds, as transfer data. */
+struct tdata {
+	size_t n[TB_MAXT];
+	double x[TB_MAXT * TB_NCFG * TB_DIM], y[TB_MAXT * TB_NCFG];
+	struct optim_transfer v;
+};
+
+static void others(int j, struct tdata *d)
+{
+	size_t at = 0;
+	int k, c;
+
+	d->v.ntasks = 0;
+	for (k = 0; k < ntask; k++) {
+		if (k == j)
+			continue;
+		for (c = 0; c < tasks[k].n; c++) {
+			memcpy(&d->x[at * TB_DIM], tasks[k].u[c],
+			       sizeof(tasks[k].u[c]));
+			d->y[at++] = tasks[k].loss[c][TB_NFID - 1];
+		}
+		d->n[d->v.ntasks++] = (size_t)tasks[k].n;
+	}
+	d->v.n = d->n;
+	d->v.x = d->x;
+	d->v.y = d->y;
+}
+
+/* One run: dtm[t] after cost t + 1, t < iters. */
+static int run(int m, int j, uint64_t seed, int iters, const struct tdata *d,
+	       double *dtm)
+{
+	const struct task *t = &tasks[j];
+	struct optim_setup u = {0};
+	struct optim_job job;
+	struct optim *o;
+	char err[DEHBQ_ERRLEN];
+	double x[TB_DIM], cost = 0, best = INFINITY;
+	int rc, k = 0, f;
+
+	u.dim = TB_DIM;
+	u.min_fidelity = fids[0];
+	u.max_fidelity = fids[TB_NFID - 1];
+	u.eta = 3;
+	u.seed = seed;
+	u.transfer = m == 2 ? &d->v : NULL;
+	if ((rc = optim_open(optname[m], &u, &o, err))) {
+		fprintf(stderr, "bench_transfer: %s: %s\n", meth[m], err);
+		return rc;
+	}
+	while (k < iters) {
+		int c;
+
+		if ((rc = optim_ask(o, &job, x)))
+			break;
+		c = nearest(t, x);
+		for (f = 0; f < TB_NFID && fids[f] != job.fidelity; f++)
+			;
+		if (f == TB_NFID) {
+			rc = DEHBQ_ESTATE;
+			break;
+		}
+		if ((rc = optim_tell(o, job.id, OPTIM_OK, t->loss[c][f],
+				     job.fidelity / fids[TB_NFID - 1])))
+			break;
+		if (f == TB_NFID - 1)
+			best = fmin(best, t->loss[c][f]);
+		cost += job.fidelity / fids[TB_NFID - 1];
+		while (k < iters && cost >= k + 1 - 1e-9)
+			dtm[k++] = isfinite(best)
+					   ? (best - t->lo) / (t->hi - t->lo)
+					   : 1;
+	}
+	optim_free(o);
+	return rc == DEHBQ_EDONE ? 0 : rc;
+}
+
+static double dtm_all[TB_NMETH][TB_MAXT][TB_MAXIT]; /* mean over seeds */
+
+static void report(int seeds, int iters)
+{
+	double rank[TB_NMETH] = {0}, adtm[TB_NMETH][TB_MAXIT] = {{0}};
+	int m, j, t, i;
+
+	printf("transfer, leave one task out: %d tasks, %d seeds each, %d "
+	       "iterations (cost in evaluations at 81 rounds)\n",
+	       ntask, seeds, iters);
+	for (m = 0; m < TB_NMETH; m++)
+		for (j = 0; j < ntask; j++)
+			for (t = 0; t < iters; t++)
+				adtm[m][t] += dtm_all[m][j][t] / ntask;
+	for (j = 0; j < ntask; j++)
+		for (t = 0; t < iters; t++)
+			for (m = 0; m < TB_NMETH; m++)
+				for (i = 0; i < TB_NMETH; i++)
+					rank[m] +=
+						(dtm_all[i][j]
+							[t] < dtm_all[m][j][t]
+							 ? 1.0
+						 : i != m && dtm_all[i][j][t] ==
+									 dtm_all[m]
+										[j]
+										[t]
+							 ? 0.5
+							 : 0) /
+						(ntask * iters);
+	printf("  %-6s %-10s %-10s %-10s %-14s %s\n", "method", "ADTM@10",
+	       "ADTM@25", "ADTM@end", "vs RS", "mean rank");
+	for (m = 0; m < TB_NMETH; m++) {
+		double imp = 0;
+
+		for (j = 0; j < ntask; j++) {
+			double s = 0;
+			int nt = 0;
+
+			for (t = 0; t < iters; t++)
+				if (dtm_all[0][j][t] > 0) {
+					s += (dtm_all[0][j][t] -
+					      dtm_all[m][j][t]) /
+					     dtm_all[0][j][t];
+					nt++;
+				}
+			imp += nt ? s / nt / ntask : 0;
+		}
+		printf("  %-6s %-10.4f %-10.4f %-10.4f %-14.3f %.2f\n", meth[m],
+		       adtm[m][iters > 10 ? 9 : iters - 1],
+		       adtm[m][iters > 25 ? 24 : iters - 1], adtm[m][iters - 1],
+		       imp, rank[m] + 1);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static struct tdata d;
+	static double runs[TB_MAXSEED][TB_MAXIT];
+	long seeds = 30, iters = 50;
+	const char *dir = NULL;
+	FILE *ftr = NULL;
+	int i, j, m, s, t;
+
+	for (i = 1; i + 1 < argc && argv[i][0] == '-'; i += 2) {
+		if (!strcmp(argv[i], "--seeds"))
+			seeds = strtol(argv[i + 1], NULL, 10);
+		else if (!strcmp(argv[i], "--iters"))
+			iters = strtol(argv[i + 1], NULL, 10);
+		else if (!strcmp(argv[i], "--csv"))
+			dir = argv[i + 1];
+		else
+			break;
+	}
+	if (i != argc - 1 || seeds < 2 || seeds > TB_MAXSEED || iters < 1 ||
+	    iters > TB_MAXIT) {
+		fprintf(stderr, "usage: bench_transfer [--seeds N] [--iters B] "
+				"[--csv DIR] DATA.csv\n");
+		return 100;
+	}
+	if (load(argv[i])) {
+		fprintf(stderr, "bench_transfer: %s: not the gbtab table\n",
+			argv[i]);
+		return 100;
+	}
+	if (dir) {
+		char p[4096];
+
+		snprintf(p, sizeof(p), "%s/transfer_traj.csv", dir);
+		if (!(ftr = fopen(p, "w")))
+			return 111;
+		fprintf(ftr, "task,method,iteration,dtm_mean,dtm_sd\n");
+	}
+	printf("prior RMSE per task (fitted on the others, psi over all of "
+	       "its results):\n");
+	for (j = 0; j < ntask; j++) {
+		struct prior *p;
+		char err[DEHBQ_ERRLEN];
+		double x[TB_NCFG * TB_DIM], y[TB_NCFG], ys[TB_NCFG], r1 = NAN,
+								     r2 = NAN;
+		int c;
+
+		others(j, &d);
+		for (c = 0; c < tasks[j].n; c++) {
+			memcpy(&x[c * TB_DIM], tasks[j].u[c],
+			       sizeof(tasks[j].u[c]));
+			y[c] = tasks[j].loss[c][TB_NFID - 1];
+		}
+		for (c = 0; c < tasks[j].n; c++) /* a task unlike the others */
+			ys[c] = y[(c * 211 + 17) % tasks[j].n];
+		if (!prior_fit(&d.v, TB_DIM, 1, 1000, &p, err)) {
+			prior_rmse(p, x, y, (size_t)tasks[j].n, 0, &r1);
+			prior_rmse(p, x, ys, (size_t)tasks[j].n, 0, &r2);
+			prior_free(p);
+		}
+		printf("  %-14s %.3f   (its losses shuffled: %.3f)\n",
+		       tasks[j].name, r1, r2);
+	}
+	for (m = 0; m < TB_NMETH; m++)
+		for (j = 0; j < ntask; j++) {
+			others(j, &d);
+			for (s = 0; s < seeds; s++)
+				if (run(m, j, (uint64_t)s + 1, (int)iters, &d,
+					runs[s]))
+					return 111;
+			for (t = 0; t < iters; t++) {
+				double col[TB_MAXSEED], mean, sd;
+
+				for (s = 0; s < seeds; s++)
+					col[s] = runs[s][t];
+				benchstat_mean_sd(col, (int)seeds, &mean, &sd);
+				dtm_all[m][j][t] = mean;
+				if (ftr)
+					fprintf(ftr, "%s,%s,%d,%.6g,%.6g\n",
+						tasks[j].name, meth[m], t + 1,
+						mean, sd);
+			}
+		}
+	report((int)seeds, (int)iters);
+	if (ftr)
+		fclose(ftr);
+	return 0;
+}
