@@ -12,8 +12,9 @@
  * Euclidean distance in the unit cube; ties to the lower index).
  *
  * Methods (optim/ in process, one job in flight): RS (random), GP (gp),
- * CTS (cts, with the other tasks as transfer data), DEHB (dehb, fidelities
- * 3..81, eta 3).  GCP, GCP+prior and DEHB+prior are not built yet.
+ * GCP (gcp without earlier tasks), CTS and GCP+prior (cts and gcp, with
+ * the other tasks as transfer data), DEHB (dehb, fidelities 3..81, eta 3).
+ * DEHB+prior is not built yet.
  *
  * Figures (TRANSFER_SPEC.md, "How to evaluate"): DTM_j(t) = (best_j(t) -
  * min_j) / (max_j - min_j), min and max over task j's 500 losses at 81
@@ -43,12 +44,15 @@
 #define TB_MAXT	   16
 #define TB_NFID	   4
 #define TB_MAXIT   200
-#define TB_NMETH   4
+#define TB_NMETH   6
 #define TB_MAXSEED 100
 
 static const double fids[TB_NFID] = {3, 9, 27, 81};
-static const char *const meth[TB_NMETH] = {"rs", "gp", "cts", "dehb"};
-static const char *const optname[TB_NMETH] = {"random", "gp", "cts", "dehb"};
+static const char *const meth[TB_NMETH] = {"rs",  "gp",	       "gcp",
+					   "cts", "gcp+prior", "dehb"};
+static const char *const optname[TB_NMETH] = {"random", "gp",  "gcp",
+					      "cts",	"gcp", "dehb"};
+static const int uses_prior[TB_NMETH] = {0, 0, 0, 1, 1, 0};
 
 struct task {
 	char name[64];
@@ -174,7 +178,7 @@ static int run(int m, int j, uint64_t seed, int iters, const struct tdata *d,
 	u.max_fidelity = fids[TB_NFID - 1];
 	u.eta = 3;
 	u.seed = seed;
-	u.transfer = m == 2 ? &d->v : NULL;
+	u.transfer = uses_prior[m] ? &d->v : NULL;
 	if ((rc = optim_open(optname[m], &u, &o, err))) {
 		fprintf(stderr, "bench_transfer: %s: %s\n", meth[m], err);
 		return rc;

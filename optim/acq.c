@@ -13,6 +13,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+static double ei(double ymin, double mu, double var, double *dmu, double *dvar);
+
+double acq_ei_value(double ymin, double mu, double var)
+{
+	double dmu, dvar;
+
+	return ei(ymin, mu, var, &dmu, &dvar);
+}
+
 /* Expected improvement below ymin, and its derivatives in mu and var. */
 static double ei(double ymin, double mu, double var, double *dmu, double *dvar)
 {

@@ -34,6 +34,12 @@ struct acq_space {
 	int ncont;
 };
 
+/*
+ * EI below ymin of a Gaussian of mean mu and variance var:
+ * s (v Phi(v) + phi(v)), v = (ymin - mu) / s; a lower mean gives more.
+ */
+double acq_ei_value(double ymin, double mu, double var);
+
 int acq_ei(struct gp *g, const double *cand, size_t nc,
 	   const struct acq_space *sp, double ymin, double *vec);
 int acq_ts(struct gp *g, const double *cand, size_t nc,

@@ -228,7 +228,7 @@ const struct optim_ops *optim_find(const char *name);
 /* "dehb, random, ..." for messages: optim_table's names (a unit test
  * checks they agree). */
 #define OPTIM_NAMES                                                            \
-	"dehb, random, sh, hyperband, de, asha, re, tpe, bohb, gp, cts"
+	"dehb, random, sh, hyperband, de, asha, re, tpe, bohb, gp, cts, gcp"
 const char *optim_names(void);
 
 /*

@@ -6,6 +6,7 @@
  */
 #include "copula.h"
 #include "err.h"
+#include "acq.h"
 #include "gp.h"
 #include "normal.h"
 #include "rng.h"
@@ -186,6 +187,18 @@ START_TEST(test_gp_joint_sample)
 }
 END_TEST
 
+/* TRANSFER_SPEC: the sign under which a lower mean gives a higher EI. */
+START_TEST(test_acq_ei_sign)
+{
+	ck_assert(acq_ei_value(0, -1, 1) > acq_ei_value(0, 0, 1));
+	ck_assert(acq_ei_value(0, 0, 1) > acq_ei_value(0, 1, 1));
+	ck_assert_double_eq_tol(acq_ei_value(0, 0, 1), 1 / sqrt(2 * M_PI),
+				1e-12); /* v = 0: EI = phi(0) */
+	ck_assert_double_eq_tol(acq_ei_value(0, -2, 0), 2, 1e-12);
+	ck_assert(acq_ei_value(0, 0, 4) > acq_ei_value(0, 0, 1));
+}
+END_TEST
+
 START_TEST(test_gp_refuses)
 {
 	double th[D + 2];
@@ -238,6 +251,7 @@ Suite *gp_suite(void)
 	TCase *c = tcase_create("core");
 
 	tcase_set_timeout(c, 120); /* the fit, under the sanitizers */
+	tcase_add_test(c, test_acq_ei_sign);
 	tcase_add_test(c, test_gp_nll_gradient_matches_differences);
 	tcase_add_test(c, test_gp_posterior_gradient_and_interpolation);
 	tcase_add_test(c, test_gp_fit_finds_the_relevant_dimensions);

@@ -47,6 +47,7 @@ static const char *const composed[][3] = {
 	{"asha", "{}", "pareto"},
 	{"re", "{}", "pareto"},
 	{"random", "{}", "copula"},
+	{"gcp", "{\"n_candidates\":200,\"max_points\":30}", "no-transfer"},
 	{"tpe", "{}", "copula"},
 	{"tpe", "{\"multi_fidelity\":\"asha\"}", "pareto"},
 };
@@ -77,7 +78,8 @@ static void transfer_init(void)
 
 static cJSON *cur_settings; /* the current variant's, for setup_of */
 static int cur_variant = -1;
-static int cur_mode = -1; /* its scalarisation, -1: one objective */
+static int cur_mode = -1;  /* its scalarisation, -1: one objective */
+static int cur_notransfer; /* 1: no earlier tasks in its setup */
 
 static int table_len(void)
 {
@@ -99,17 +101,23 @@ static const char *vname(int i)
 	cur_settings = NULL;
 	cur_variant = i;
 	cur_mode = -1;
-	if (i < n && !strcmp(optim_table[i]->name, "cts")) {
+	if (i < n && (!strcmp(optim_table[i]->name, "cts") ||
+		      !strcmp(optim_table[i]->name, "gcp"))) {
 		/* the prior's fit, short: the contract is not about it */
-		cur_settings = cJSON_Parse("{\"prior_steps\":20,"
-					   "\"n_candidates\":200}");
-		return "cts";
+		cur_settings = cJSON_Parse(
+			!strcmp(optim_table[i]->name, "gcp")
+				? "{\"prior_steps\":20,\"n_candidates\":200,"
+				  "\"max_points\":30}"
+				: "{\"prior_steps\":20,\"n_candidates\":200}");
+		return optim_table[i]->name;
 	}
 	if (i < n)
 		return optim_table[i]->name;
 	cur_settings = cJSON_Parse(composed[i - n][1]);
 	ck_assert_ptr_nonnull(cur_settings);
-	if (composed[i - n][2])
+	cur_notransfer = composed[i - n][2] &&
+			 !strcmp(composed[i - n][2], "no-transfer");
+	if (composed[i - n][2] && !cur_notransfer)
 		ck_assert_int_eq(mobj_mode_parse(composed[i - n][2], &cur_mode),
 				 DEHBQ_OK);
 	return composed[i - n][0];
@@ -121,6 +129,7 @@ static void variant_done(void)
 	cur_settings = NULL;
 	cur_variant = -1;
 	cur_mode = -1;
+	cur_notransfer = 0;
 }
 
 static void setup_of(struct optim_setup *u, uint64_t seed, int64_t fevals)
@@ -136,7 +145,7 @@ static void setup_of(struct optim_setup *u, uint64_t seed, int64_t fevals)
 	u->choices = choices;
 	if (!tr_x[0])
 		transfer_init();
-	u->transfer = &tr;
+	u->transfer = cur_notransfer ? NULL : &tr;
 	if (cur_mode >= 0) {
 		static const double w[2] = {1, 3};
 
@@ -443,6 +452,7 @@ static void extend_run(int v, int brackets)
 	char err[DEHBQ_ERRLEN], *ta, *tb;
 	cJSON *j;
 
+	(void)vname(v); /* its settings, before setup_of */
 	if (brackets) {
 		lo.brackets = 2;
 		hi.brackets = 5;
@@ -555,6 +565,8 @@ START_TEST(test_optim_forbidden_never_asked)
 	struct drv da, db;
 	char err[DEHBQ_ERRLEN], *ta;
 	cJSON *j;
+
+	(void)vname(_i); /* its settings, before setup_of */
 	int s;
 
 	setup_of(&u, 41, 120);
@@ -905,7 +917,7 @@ START_TEST(test_optim_names_are_the_tables)
 		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s",
 					i ? ", " : "", optim_table[i]->name);
 	ck_assert_str_eq(buf, optim_names());
-	ck_assert_ptr_eq(optim_find("cts"), optim_table[i - 1]);
+	ck_assert_ptr_eq(optim_find("gcp"), optim_table[i - 1]);
 	ck_assert_ptr_null(optim_find("GP"));
 }
 END_TEST

@@ -1,0 +1,538 @@
+/*
+ * optim_gcp.c - owns the Gaussian copula process, with the transfer prior
+ * when the study has earlier tasks (GCP+prior; Salinas, Shen and Perrone,
+ * ICML 2020, Algorithm 2; TRANSFER_SPEC.md) and without it otherwise
+ * (plain GCP: mu = 0, sigma = 1), at the maximum fidelity.
+ *
+ * Each ask after the warm start (n_startup asks: CTS draws from the
+ * prior, uniform without one):
+ *   z = psi(y) over this study's results (a failure at the top);
+ *   r = (z - mu(x)) / sigma(x), the prior's residuals;
+ *   a GP (gp.h, Matern-5/2 ARD) on (x, r) of at most max_points results
+ *   (the best half by z, then the most recent), jobs in flight told the
+ *   largest r (a constant liar, so that parallel asks spread out); its
+ *   hyperparameters by type-II ML (3 restarts) when the results have grown
+ *   by a fifth since the last fit, else the last fit's, kept in the state;
+ *   at n_candidates uniform candidates and as many around the best result
+ *   (Gaussian steps of 0.05), the predictive mean m = mu_r sigma + mu and
+ *   sd s = sigma_r sigma; the candidate of largest EI below min z,
+ *   EI = s (v Phi(v) + phi(v)), v = (min z - m) / s.
+ * Deviation from the paper: EI is maximised over the candidates only (no
+ * gradient refinement, since mu and sigma vary with x).
+ *
+ * State: the rng, theta and the next refit; the results are its history
+ * (replay).  The prior is
+ * fitted at open and at load (prior.h).  Per-trial state "".
+ */
+#include "optim.h"
+
+#include "acq.h"
+#include "copula.h"
+#include "err.h"
+#include "gp.h"
+#include "jsonbuf.h"
+#include "ostate.h"
+#include "prior.h"
+#include "rng.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GCP_STEP     0.05 /* local candidates: Gaussian steps */
+#define GCP_RESTARTS 3
+
+struct gcp {
+	int dim, ncand, nstart, maxpts;
+	double theta[OPTIM_MAX_DIM + 2]; /* the last fit's hyperparameters */
+	int64_t next_fit;		 /* refit at this many results */
+	double max_f;
+	int *choices;
+	struct rng rng;
+	struct prior *prior; /* NULL: plain GCP */
+	int ntasks;
+	size_t ntransfer;
+	struct gp *gp;
+	double *x, *y; /* results at the maximum fidelity, tell order */
+	size_t n, cap;
+	uint64_t *pid; /* jobs in flight */
+	double *px;
+	size_t np, capp;
+};
+
+static const char *const gcp_keys[] = {"n_candidates", "n_startup_trials",
+				       "max_points", "prior_steps", NULL};
+
+struct gcp_set {
+	int ncand, nstart, maxpts, steps;
+};
+
+static int gcp_read(const cJSON *in, struct gcp_set *s, char *err)
+{
+	s->ncand = 2000;
+	s->nstart = 5;
+	s->maxpts = 200;
+	s->steps = 1000;
+	return ostate_set_keys(in, gcp_keys, "gcp", err) ||
+			       ostate_set_int(in, "n_candidates", 1, 100000,
+					      &s->ncand, err) ||
+			       ostate_set_int(in, "n_startup_trials", 1, 100000,
+					      &s->nstart, err) ||
+			       ostate_set_int(in, "max_points", 8, 4000,
+					      &s->maxpts, err) ||
+			       ostate_set_int(in, "prior_steps", 1, 100000,
+					      &s->steps, err)
+		       ? DEHBQ_EINVAL
+		       : DEHBQ_OK;
+}
+
+static int gcp_settings(const cJSON *in, struct jsonbuf *b, char *err)
+{
+	struct gcp_set s;
+	int rc = gcp_read(in, &s, err);
+
+	if (rc)
+		return rc;
+	jsonbuf_printf(b,
+		       "\"n_candidates\":%d,\"n_startup_trials\":%d,"
+		       "\"max_points\":%d,\"prior_steps\":%d",
+		       s.ncand, s.nstart, s.maxpts, s.steps);
+	return jsonbuf_failed(b);
+}
+
+static void gcp_free(void *st)
+{
+	struct gcp *c = st;
+
+	if (!c)
+		return;
+	prior_free(c->prior);
+	gp_free(c->gp);
+	free(c->choices);
+	free(c->x);
+	free(c->y);
+	free(c->pid);
+	free(c->px);
+	free(c);
+}
+
+static int gcp_open(const struct optim_setup *s, void **st, char *err)
+{
+	struct gcp_set set;
+	struct gcp *c;
+	int rc, k;
+
+	*st = NULL;
+	if ((rc = gcp_read(s->settings, &set, err)))
+		return rc;
+	if (!(c = calloc(1, sizeof(*c))))
+		return DEHBQ_ENOMEM;
+	c->ncand = set.ncand;
+	c->nstart = set.nstart;
+	c->maxpts = set.maxpts;
+	c->next_fit = set.nstart;
+	gp_default_theta(s->dim, c->theta);
+	c->dim = s->dim;
+	c->max_f = s->max_fidelity;
+	rng_seed(&c->rng, s->seed);
+	if (!(c->choices = calloc((size_t)s->dim, sizeof(int))) ||
+	    (rc = gp_new(s->dim, s->choices, &c->gp))) {
+		gcp_free(c);
+		return DEHBQ_ENOMEM;
+	}
+	for (k = 0; s->choices && k < s->dim; k++)
+		c->choices[k] = s->choices[k];
+	if (s->transfer && s->transfer->ntasks > 0) {
+		c->ntasks = s->transfer->ntasks;
+		for (k = 0; k < c->ntasks; k++)
+			c->ntransfer += s->transfer->n[k];
+		if ((rc = prior_fit(s->transfer, s->dim, s->seed, set.steps,
+				    &c->prior, err))) {
+			gcp_free(c);
+			return rc;
+		}
+	}
+	*st = c;
+	return DEHBQ_OK;
+}
+
+/* mu and sigma of the prior at n points (0 and 1 without one). */
+static int prior_at(const struct gcp *c, const double *x, size_t n, double *mu,
+		    double *sg)
+{
+	size_t i;
+
+	if (c->prior)
+		return prior_predict(c->prior, x, n, mu, sg);
+	for (i = 0; i < n; i++) {
+		mu[i] = 0;
+		sg[i] = 1;
+	}
+	return DEHBQ_OK;
+}
+
+static void uniform(struct gcp *c, double *x, size_t n)
+{
+	size_t i, d = (size_t)c->dim;
+
+	for (i = 0; i < n * d; i++) {
+		int K = c->choices[i % d];
+		double u = rng_uniform(&c->rng);
+
+		x[i] = K > 1 ? (floor(u * K) + 0.5) / K : u;
+	}
+}
+
+/* Warm start: CTS's draw (the argmin of z ~ N(mu, sigma^2)). */
+static int warm(struct gcp *c, double *cand, double *mu, double *sg,
+		double *vec)
+{
+	size_t i, best = 0, d = (size_t)c->dim;
+	double bz = INFINITY;
+	int rc;
+
+	if (!c->prior) {
+		uniform(c, vec, 1);
+		return DEHBQ_OK;
+	}
+	uniform(c, cand, (size_t)c->ncand);
+	if ((rc = prior_at(c, cand, (size_t)c->ncand, mu, sg)))
+		return rc;
+	for (i = 0; i < (size_t)c->ncand; i++) {
+		double z = mu[i] + sg[i] * rng_normal(&c->rng);
+
+		if (z < bz) {
+			bz = z;
+			best = i;
+		}
+	}
+	memcpy(vec, &cand[best * d], d * sizeof(double));
+	return DEHBQ_OK;
+}
+
+static int by_z(const void *a, const void *b, void *ctx)
+{
+	const double *z = ctx;
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+
+	if (z[i] != z[j])
+		return z[i] < z[j] ? -1 : 1;
+	return i < j ? -1 : i > j;
+}
+
+/* The window (ascending): every result, or the best half by z and the
+ * most recent others. */
+static size_t window(const struct gcp *c, const double *z, size_t *win)
+{
+	size_t n = c->n, k, i, half = (size_t)c->maxpts / 2, w = half;
+	unsigned char *in;
+
+	for (i = 0; i < n; i++)
+		win[i] = i;
+	if (n <= (size_t)c->maxpts || !(in = calloc(n, 1)))
+		return n;
+	qsort_r(win, n, sizeof(size_t), by_z, (void *)z);
+	for (k = 0; k < half; k++)
+		in[win[k]] = 1;
+	for (i = n; i-- > 0 && w < (size_t)c->maxpts;)
+		if (!in[i]) {
+			in[i] = 1;
+			w++;
+		}
+	for (i = w = 0; i < n; i++)
+		if (in[i])
+			win[w++] = i;
+	free(in);
+	return w;
+}
+
+/* The GP on the residuals of the window and the liars in flight. */
+static int fit(struct gcp *c, double *gx, double *gr, double *gmin,
+	       size_t *best)
+{
+	size_t n = c->n, i, d = (size_t)c->dim, w, m, *win;
+	double *z = gr + 2 * (n + c->np), rmax = -INFINITY;
+	struct gp_fit_params fp = {GCP_RESTARTS, 100, 1e-6};
+	int rc;
+
+	if (!(win = malloc(n * sizeof(size_t))))
+		return DEHBQ_ENOMEM;
+	if ((rc = copula_psi(c->y, n, z))) {
+		free(win);
+		return rc;
+	}
+	*gmin = INFINITY;
+	for (i = 0; i < n; i++)
+		if (z[i] < *gmin) {
+			*gmin = z[i];
+			*best = i;
+		}
+	w = window(c, z, win);
+	m = w + c->np;
+	for (i = 0; i < w; i++)
+		memcpy(&gx[i * d], &c->x[win[i] * d], d * sizeof(double));
+	memcpy(gx + w * d, c->px, c->np * d * sizeof(double));
+	if ((rc = prior_at(c, gx, w, gr, gr + m))) {
+		free(win);
+		return rc;
+	}
+	for (i = 0; i < w; i++) {
+		gr[i] = (z[win[i]] - gr[i]) / gr[m + i];
+		rmax = fmax(rmax, gr[i]);
+	}
+	free(win);
+	for (i = w; i < m; i++)
+		gr[i] = rmax; /* constant liar */
+	if ((rc = gp_set_theta(c->gp, c->theta)))
+		return rc;
+	if ((int64_t)n < c->next_fit)
+		return gp_condition(c->gp, gx, gr, m);
+	c->next_fit = (int64_t)n + (int64_t)n / 5 + 1;
+	if ((rc = gp_fit(c->gp, gx, gr, m, &c->rng, &fp)))
+		return rc;
+	gp_get_theta(c->gp, c->theta);
+	return DEHBQ_OK;
+}
+
+static int model_ask(struct gcp *c, double *vec)
+{
+	size_t m = c->n + c->np, nc = 2 * (size_t)c->ncand, d = (size_t)c->dim;
+	size_t i, best = 0, arg = 0;
+	double *gx = malloc(m * d * sizeof(double));
+	double *gr = malloc((2 * m + c->n) * sizeof(double));
+	double *cand = malloc(nc * d * sizeof(double));
+	double *buf = malloc(4 * nc * sizeof(double)), gmin, bei = -1;
+	int rc = gx && gr && cand && buf ? DEHBQ_OK : DEHBQ_ENOMEM;
+
+	if (!rc)
+		rc = fit(c, gx, gr, &gmin, &best);
+	if (!rc) {
+		uniform(c, cand, nc / 2);
+		for (i = nc / 2 * d; i < nc * d; i++) { /* around the best */
+			double u = c->x[best * d + i % d];
+			int K = c->choices[i % d];
+
+			u += GCP_STEP * rng_normal(&c->rng);
+			u = u < 0 ? 0 : u > 1 ? 1 : u;
+			cand[i] = K > 1 ? (floor(fmin(u * K, K - 1)) + 0.5) / K
+					: u;
+		}
+		rc = gp_predict(c->gp, cand, nc, buf, buf + nc);
+	}
+	if (!rc)
+		rc = prior_at(c, cand, nc, buf + 2 * nc, buf + 3 * nc);
+	for (i = 0; !rc && i < nc; i++) {
+		double mu = buf[i] * buf[3 * nc + i] + buf[2 * nc + i];
+		double s = sqrt(fmax(buf[nc + i], 0)) * buf[3 * nc + i];
+		double ei = acq_ei_value(gmin, mu, s * s);
+
+		if (ei > bei) {
+			bei = ei;
+			arg = i;
+		}
+	}
+	if (!rc)
+		memcpy(vec, &cand[arg * d], d * sizeof(double));
+	free(gx);
+	free(gr);
+	free(cand);
+	free(buf);
+	return rc;
+}
+
+/* Jobs in flight in ascending ids, so that a load, which replays them in
+ * id order, builds the same model. */
+static int pend_add(struct gcp *c, uint64_t id, const double *vec)
+{
+	size_t i, d = (size_t)c->dim;
+
+	if (c->np == c->capp) {
+		size_t cap = c->capp ? 2 * c->capp : 16;
+		void *p = realloc(c->pid, cap * sizeof(*c->pid));
+
+		if (!p)
+			return DEHBQ_ENOMEM;
+		c->pid = p;
+		if (!(p = realloc(c->px, cap * d * sizeof(double))))
+			return DEHBQ_ENOMEM;
+		c->px = p;
+		c->capp = cap;
+	}
+	for (i = c->np; i > 0 && c->pid[i - 1] > id; i--) {
+		c->pid[i] = c->pid[i - 1];
+		memcpy(&c->px[i * d], &c->px[(i - 1) * d], d * sizeof(double));
+	}
+	c->pid[i] = id;
+	memcpy(&c->px[i * d], vec, d * sizeof(double));
+	c->np++;
+	return DEHBQ_OK;
+}
+
+static void pend_del(struct gcp *c, uint64_t id)
+{
+	size_t i, d = (size_t)c->dim;
+
+	for (i = 0; i < c->np && c->pid[i] != id; i++)
+		;
+	if (i == c->np)
+		return;
+	c->np--;
+	memmove(&c->pid[i], &c->pid[i + 1], (c->np - i) * sizeof(*c->pid));
+	memmove(&c->px[i * d], &c->px[(i + 1) * d],
+		(c->np - i) * d * sizeof(double));
+}
+
+static int gcp_ask(void *st, struct optim_job *job, double *vec)
+{
+	struct gcp *c = st;
+	double *cand = NULL, *mu = NULL, *sg = NULL;
+	int rc;
+
+	if (c->n + c->np < (size_t)c->nstart || !c->n) {
+		cand = malloc((size_t)c->ncand * (size_t)c->dim *
+			      sizeof(double));
+		mu = malloc((size_t)c->ncand * sizeof(double));
+		sg = malloc((size_t)c->ncand * sizeof(double));
+		rc = cand && mu && sg ? warm(c, cand, mu, sg, vec)
+				      : DEHBQ_ENOMEM;
+		job->kind = c->prior ? OPTIM_KIND_TRIAL : OPTIM_KIND_RANDOM;
+		free(cand);
+		free(mu);
+		free(sg);
+	} else {
+		rc = model_ask(c, vec);
+		job->kind = OPTIM_KIND_TRIAL;
+	}
+	if (rc || (rc = pend_add(c, job->id, vec)))
+		return rc;
+	job->fidelity = c->max_f;
+	job->bracket = (int64_t)job->id;
+	return DEHBQ_OK;
+}
+
+static int observe(struct gcp *c, const double *vec, double loss)
+{
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 64;
+		double *x =
+			realloc(c->x, cap * (size_t)c->dim * sizeof(double));
+		double *y;
+
+		if (!x)
+			return DEHBQ_ENOMEM;
+		c->x = x;
+		if (!(y = realloc(c->y, cap * sizeof(double))))
+			return DEHBQ_ENOMEM;
+		c->y = y;
+		c->cap = cap;
+	}
+	memcpy(&c->x[c->n * (size_t)c->dim], vec,
+	       (size_t)c->dim * sizeof(double));
+	c->y[c->n++] = loss;
+	return DEHBQ_OK;
+}
+
+static int gcp_tell(void *st, const struct optim_job *job, const double *vec,
+		    enum optim_status status, double loss, double cost)
+{
+	int rc;
+
+	(void)cost;
+	if ((rc = observe(st, vec, status == OPTIM_OK ? loss : INFINITY)))
+		return rc;
+	pend_del(st, job->id);
+	return DEHBQ_OK;
+}
+
+static int gcp_reopen(void *st, const struct optim_job *job, const double *vec)
+{
+	struct gcp *c = st;
+
+	if (job->fidelity != c->max_f || job->state[0])
+		return DEHBQ_EINVAL;
+	return pend_add(c, job->id, vec);
+}
+
+static int gcp_replay(void *st, const struct optim_job *job, const double *vec,
+		      int told, int reopened, enum optim_status status,
+		      double loss)
+{
+	(void)reopened;
+	if (!job)
+		return DEHBQ_OK;
+	if (!told)
+		return pend_add(st, job->id, vec);
+	return observe(st, vec, status == OPTIM_OK ? loss : INFINITY);
+}
+
+static int gcp_save(const void *st, struct jsonbuf *b)
+{
+	const struct gcp *c = st;
+
+	jsonbuf_puts(b, "{\"rng\":");
+	ostate_put_rng(b, &c->rng);
+	jsonbuf_puts(b, ",\"theta\":");
+	ostate_put_dbls(b, c->theta, (size_t)c->dim + 2);
+	jsonbuf_printf(b, ",\"next_fit\":%lld}", (long long)c->next_fit);
+	return jsonbuf_failed(b);
+}
+
+static int gcp_load(const struct optim_setup *s, const cJSON *state, void **st,
+		    char *err)
+{
+	struct gcp *c;
+	int rc;
+
+	if ((rc = gcp_open(s, st, err)))
+		return rc;
+	c = *st;
+	if ((rc = ostate_get_rng(state, "rng", &c->rng, err)) ||
+	    (rc = ostate_get_dbls(state, "theta", (size_t)c->dim + 2, c->theta,
+				  0, 0, err)) ||
+	    (rc = ostate_get_i64(state, "next_fit", 0, OPTIM_MAX_ID,
+				 &c->next_fit, err)) ||
+	    (rc = gp_set_theta(c->gp, c->theta)
+			  ? dehbq_errf(err, DEHBQ_EINVAL,
+				       "snapshot: gcp: 'theta' outside its "
+				       "box")
+			  : DEHBQ_OK)) {
+		gcp_free(c);
+		*st = NULL;
+	}
+	return rc;
+}
+
+static int gcp_describe(const void *st, struct jsonbuf *b)
+{
+	const struct gcp *c = st;
+	double rmse;
+
+	jsonbuf_printf(b, "\"observations\":%zu", c->n);
+	if (!c->prior)
+		return jsonbuf_failed(b);
+	jsonbuf_printf(b, ",\"transfer_tasks\":%d,\"transfer_results\":%zu",
+		       c->ntasks, c->ntransfer);
+	jsonbuf_puts(b, ",\"prior_rmse\":");
+	if (c->n && !prior_rmse(c->prior, c->x, c->y, c->n, 1, &rmse))
+		jsonbuf_num(b, rmse);
+	else
+		jsonbuf_puts(b, "null");
+	return jsonbuf_failed(b);
+}
+
+const struct optim_ops optim_gcp_ops = {
+	.name = "gcp",
+	.summary = "Gaussian copula process, with the prior of earlier studies "
+		   "when given (--transfer-from)",
+	.settings = gcp_settings,
+	.open = gcp_open,
+	.ask = gcp_ask,
+	.tell = gcp_tell,
+	.reopen = gcp_reopen,
+	.save = gcp_save,
+	.load = gcp_load,
+	.describe = gcp_describe,
+	.replay = gcp_replay,
+	.free = gcp_free,
+};
