@@ -17,11 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const kind_names[] = {"trial", "promotion", "random"};
+static const char *const kind_names[] = {"trial", "promotion", "random",
+					 "prior"};
 
 const char *trial_kind_name(enum trial_kind k)
 {
-	return (unsigned)k < 3 ? kind_names[k] : "unknown";
+	return (unsigned)k < 4 ? kind_names[k] : "unknown";
 }
 
 int trial_init(struct trial *t, int dim)
@@ -97,12 +98,12 @@ static int parse_fields(const struct jsonfile *jf, const struct space *sp,
 	    (rc = jsonfile_get_string(jf, root, "kind", JSONFILE_REQUIRED, &s,
 				      err)))
 		return rc;
-	for (i = 0; i < 3 && strcmp(s, kind_names[i]); i++)
+	for (i = 0; i < 4 && strcmp(s, kind_names[i]); i++)
 		;
-	if (i == 3)
+	if (i == 4)
 		return jsonfile_errf(jf, member(root, "kind"), err,
-				     "field 'kind': expected trial, promotion "
-				     "or random");
+				     "field 'kind': expected trial, promotion, "
+				     "random or prior");
 	t->kind = (enum trial_kind)i;
 	e = member(root, "parent");
 	if (e && !cJSON_IsNull(e)) {

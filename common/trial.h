@@ -36,6 +36,7 @@ enum trial_kind {
 	TRIAL_KIND_TRIAL = 0, /* "trial": a new DE trial vector */
 	TRIAL_KIND_PROMOTION, /* "promotion": a survivor re-run higher */
 	TRIAL_KIND_RANDOM,    /* "random": a random sample (baselines) */
+	TRIAL_KIND_PRIOR,     /* "prior": drawn from a transfer prior */
 };
 
 struct trial {

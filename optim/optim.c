@@ -55,11 +55,12 @@ const char *optim_names(void)
 	return OPTIM_NAMES;
 }
 
-const char *const optim_kind_names[] = {"trial", "promotion", "random", NULL};
+const char *const optim_kind_names[] = {"trial", "promotion", "random", "prior",
+					NULL};
 
 const char *optim_kind_name(enum optim_kind k)
 {
-	return (unsigned)k < 3 ? optim_kind_names[k] : "unknown";
+	return (unsigned)k < 4 ? optim_kind_names[k] : "unknown";
 }
 
 int optim_find_ops(const char *name, const struct optim_ops **ops, char *err)

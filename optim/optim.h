@@ -61,6 +61,7 @@ enum optim_kind {
 	OPTIM_KIND_TRIAL = 0, /* a configuration the optimiser proposed */
 	OPTIM_KIND_PROMOTION, /* a configuration re-run at a higher fidelity */
 	OPTIM_KIND_RANDOM,    /* a uniform random sample */
+	OPTIM_KIND_PRIOR,     /* drawn from the prior of earlier studies */
 };
 
 enum optim_status {

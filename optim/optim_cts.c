@@ -148,7 +148,7 @@ static int cts_ask(void *st, struct optim_job *job, double *vec)
 	memcpy(vec, &c->cand[best * d], d * sizeof(double));
 	job->fidelity = c->max_f;
 	job->bracket = (int64_t)job->id;
-	job->kind = OPTIM_KIND_TRIAL;
+	job->kind = OPTIM_KIND_PRIOR;
 	return DEHBQ_OK;
 }
 

@@ -396,7 +396,7 @@ static int gcp_ask(void *st, struct optim_job *job, double *vec)
 		sg = malloc((size_t)c->ncand * sizeof(double));
 		rc = cand && mu && sg ? warm(c, cand, mu, sg, vec)
 				      : DEHBQ_ENOMEM;
-		job->kind = c->prior ? OPTIM_KIND_TRIAL : OPTIM_KIND_RANDOM;
+		job->kind = c->prior ? OPTIM_KIND_PRIOR : OPTIM_KIND_RANDOM;
 		free(cand);
 		free(mu);
 		free(sg);

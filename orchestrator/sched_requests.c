@@ -24,6 +24,7 @@ static enum optim_kind optim_kind_of(enum trial_kind k)
 {
 	return k == TRIAL_KIND_PROMOTION ? OPTIM_KIND_PROMOTION
 	       : k == TRIAL_KIND_RANDOM	 ? OPTIM_KIND_RANDOM
+	       : k == TRIAL_KIND_PRIOR	 ? OPTIM_KIND_PRIOR
 					 : OPTIM_KIND_TRIAL;
 }
 

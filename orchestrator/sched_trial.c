@@ -160,6 +160,7 @@ static enum trial_kind trial_kind_of(enum optim_kind k)
 {
 	return k == OPTIM_KIND_PROMOTION ? TRIAL_KIND_PROMOTION
 	       : k == OPTIM_KIND_RANDOM	 ? TRIAL_KIND_RANDOM
+	       : k == OPTIM_KIND_PRIOR	 ? TRIAL_KIND_PRIOR
 					 : TRIAL_KIND_TRIAL;
 }
 

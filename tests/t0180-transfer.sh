@@ -5,7 +5,7 @@
 # naming the file, the row and the field, and create nothing; cts without
 # earlier results is refused; kill -9 and deterministic resume hold.
 . "${DEHBQ_SRC:-.}/tests/lib.sh"
-plan 15
+plan 16
 
 mkspec "$T/spec.json" 30 '{"lease": 5, "poll": 0.05}'
 # cts with a short prior fit (the sanitizers make the full one slow)
@@ -54,6 +54,8 @@ check "... and the independent checker accepts it" \
 "$B/dehbq" status "$T/c" >"$T/c.status" 2>&1
 check "status shows the earlier tasks and the prior's RMSE" \
 	sh -c "grep -q '^transfer: 4 earlier tasks, 64 results' '$T/c.status' && grep -q 'prior RMSE on this study.s results: [0-9.]*' '$T/c.status'"
+check "export marks every cts proposal as drawn from the prior" \
+	sh -c "test \$('$B/dehbq' export '$T/c' --csv - 2>/dev/null | cut -d, -f5 | grep -c '^prior$') = 30"
 mv "$T/a.moved" "$T/a"
 
 # bad imports: one line naming the file, the row and the field; no study
