@@ -25,10 +25,17 @@
  * and the prior's RMSE on each task (fitted on the others; psi over all of
  * its 500 results), also on a task whose losses were shuffled.
  *
- * Usage: bench_transfer [--seeds N] [--iters B] [--csv DIR] DATA.csv
+ * --prior-steps S: the prior MLP's steps per stage (1000, as
+ * TRANSFER_SPEC; make bench-quick uses fewer).
+ *
+ * Usage: bench_transfer [--seeds N] [--iters B] [--prior-steps S]
+ *                       [--csv DIR] DATA.csv
  * Exit codes: 0 ok, 100 usage or bad data, 111 optimiser failure.
  */
 #include "benchstat.h"
+
+#include <cjson/cJSON.h>
+
 #include "err.h"
 #include "optim.h"
 #include "prior.h"
@@ -64,6 +71,8 @@ struct task {
 
 static struct task tasks[TB_MAXT];
 static int ntask;
+static int prior_steps = 1000; /* --prior-steps */
+static cJSON *prior_set;       /* {"prior_steps": N} for cts and gcp */
 
 static int load(const char *path)
 {
@@ -179,6 +188,7 @@ static int run(int m, int j, uint64_t seed, int iters, const struct tdata *d,
 	u.eta = 3;
 	u.seed = seed;
 	u.transfer = uses_prior[m] ? &d->v : NULL;
+	u.settings = m == 2 || uses_prior[m] ? prior_set : NULL;
 	if ((rc = optim_open(optname[m], &u, &o, err))) {
 		fprintf(stderr, "bench_transfer: %s: %s\n", meth[m], err);
 		return rc;
@@ -280,15 +290,19 @@ int main(int argc, char **argv)
 			iters = strtol(argv[i + 1], NULL, 10);
 		else if (!strcmp(argv[i], "--csv"))
 			dir = argv[i + 1];
+		else if (!strcmp(argv[i], "--prior-steps"))
+			prior_steps = (int)strtol(argv[i + 1], NULL, 10);
 		else
 			break;
 	}
 	if (i != argc - 1 || seeds < 2 || seeds > TB_MAXSEED || iters < 1 ||
-	    iters > TB_MAXIT) {
+	    iters > TB_MAXIT || prior_steps < 1 || prior_steps > 100000) {
 		fprintf(stderr, "usage: bench_transfer [--seeds N] [--iters B] "
-				"[--csv DIR] DATA.csv\n");
+				"[--prior-steps S] [--csv DIR] DATA.csv\n");
 		return 100;
 	}
+	prior_set = cJSON_CreateObject();
+	cJSON_AddNumberToObject(prior_set, "prior_steps", prior_steps);
 	if (load(argv[i])) {
 		fprintf(stderr, "bench_transfer: %s: not the gbtab table\n",
 			argv[i]);
@@ -319,7 +333,7 @@ int main(int argc, char **argv)
 		}
 		for (c = 0; c < tasks[j].n; c++) /* a task unlike the others */
 			ys[c] = y[(c * 211 + 17) % tasks[j].n];
-		if (!prior_fit(&d.v, TB_DIM, 1, 1000, &p, err)) {
+		if (!prior_fit(&d.v, TB_DIM, 1, prior_steps, &p, err)) {
 			prior_rmse(p, x, y, (size_t)tasks[j].n, 0, &r1);
 			prior_rmse(p, x, ys, (size_t)tasks[j].n, 0, &r2);
 			prior_free(p);

@@ -14,6 +14,8 @@
 #      n results, asks/s sustained with 1,000 simulated workers)
 #   4c. multi-objective: bench_mo (hypervolume error at equal cost on
 #      multi-fidelity ZDT1 and ZDT2: random and DEHB's scalarisations)
+#   4d. transfer: bench_transfer (leave one task out on the shipped tabular
+#      benchmark: RS, GP, GCP, CTS, GCP+prior, DEHB)
 #   5. peer: Optuna JournalFileStorage, k processes, zero-cost objective
 # Tables go to stdout, CSV/SVG to bench/results/ (full) or
 # bench/results/quick/ (quick).  Goals are printed as MET or MISSED; the exit
@@ -473,6 +475,27 @@ else
 	rn=$(grep -E -c 'final +dehb-[a-z-]+ +vs random' "$OUT/quality_mo.txt")
 	goal "every DEHB scalarisation beats random search on the final hypervolume (Mann-Whitney, p<0.05)" \
 		"better on $rb of $rn" "better on all" "$rb == $rn"
+fi
+echo
+
+# ---------------------------------------------------------------- 4d. transfer
+echo "== 4d. transfer: leave one task out on bench/data/gbtab.csv.gz =="
+if [ "$MODE" = full ]; then TS=30 TI=50 TP=1000; else TS=2 TI=12 TP=150; fi
+mkdir -p "$OUT/transfer"
+if gzip -dc "$HERE/data/gbtab.csv.gz" >"$WDISK/gbtab.csv" &&
+	OPENBLAS_NUM_THREADS=1 "$B/bench_transfer" --seeds $TS --iters $TI --prior-steps $TP \
+		--csv "$OUT/transfer" "$WDISK/gbtab.csv" >"$OUT/transfer.txt" 2>&1; then
+	cat "$OUT/transfer.txt"
+	best=$(awk '$1 ~ /^(rs|gp|gcp|cts|gcp\+prior|dehb)$/ && NF == 6 { print $6, $1 }' "$OUT/transfer.txt" | sort -n | head -1)
+	gi=$(awk '$1 == "gcp+prior" && NF == 6 { print $5 }' "$OUT/transfer.txt")
+	ci=$(awk '$1 == "cts" && NF == 6 { print $5 }' "$OUT/transfer.txt")
+	goal "GCP+prior has the best mean rank (paper: 1.5 of 16 methods)" "best: $best" "gcp+prior" \
+		"\"${best#* }\" == \"gcp+prior\""
+	goal "GCP+prior improves on random search by at least 0.5 (paper: 0.37 to 0.94)" "$gi" ">= 0.5" "${gi:-0} >= 0.5"
+	goal "CTS improves on random search (paper: 0.02 to 0.88)" "$ci" "> 0" "${ci:-0} > 0"
+else
+	cat "$OUT/transfer.txt" 2>/dev/null
+	broken "bench_transfer"
 fi
 echo
 

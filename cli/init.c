@@ -94,7 +94,7 @@ static const char init_usage[] =
 	"                  [--eta E] [--fevals N] [--brackets N]\n"
 	"                  [--walltime SECS] [--total-cost C] [--seed S]\n"
 	"                  [--optimizer "
-	"dehb|random|sh|hyperband|de|asha|re|tpe|bohb|gp]\n"
+	"dehb|random|sh|hyperband|de|asha|re|tpe|bohb|gp|cts|gcp]\n"
 	"                  [--multi-fidelity none|asha]\n"
 	"                  [--name NAME] [--lease SECS] [--poll SECS]\n"
 	"                  [--max-attempts N] [--max-failures-in-a-row N]\n"
