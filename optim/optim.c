@@ -680,23 +680,6 @@ int optim_best(const struct optim *o, enum optim_best_which which,
 	return DEHBQ_OK;
 }
 
-int optim_keeps_history(const struct optim *o)
-{
-	return o->ops->replay != NULL || o->mo != NULL;
-}
-
-void optim_history_pending(const struct optim *o, const char **text,
-			   size_t *len)
-{
-	*text = o->hist.len ? o->hist.p : NULL;
-	*len = o->hist.len;
-}
-
-void optim_history_written(struct optim *o)
-{
-	o->hist.len = 0;
-}
-
 int optim_describe(const struct optim *o, struct jsonbuf *b)
 {
 	jsonbuf_puts(b, "\"name\":");

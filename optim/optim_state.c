@@ -1,8 +1,11 @@
 /*
- * optim_state.c - owns the snapshot envelope of an optimiser (optim.h):
+ * optim_state.c - owns the snapshot envelope of an optimiser (optim.h),
+ * and its history records (made here, replayed at load, handed to the
+ * caller by optim_history_pending):
  *
  *   {"format":"dehbq-optim/1","name":N,
- *    "setup":{"dim","min_fidelity","max_fidelity","eta","seed"},
+ *    "setup":{"dim","min_fidelity","max_fidelity","eta","seed",
+ *             multi-objective: "objectives","scalarise","weights"},
  *    "limits":{"fevals","brackets","cost","walltime"},
  *    "books":{"asked","told","failed","forbidden" (optional,
  * 0),"cost","elapsed", "inflight":[{"id","fidelity","bracket","rung","kind",
@@ -518,4 +521,21 @@ fail:
 		dehbq_errf(err, rc, "out of memory");
 	optim_free(o);
 	return rc;
+}
+
+int optim_keeps_history(const struct optim *o)
+{
+	return o->ops->replay != NULL || o->mo != NULL;
+}
+
+void optim_history_pending(const struct optim *o, const char **text,
+			   size_t *len)
+{
+	*text = o->hist.len ? o->hist.p : NULL;
+	*len = o->hist.len;
+}
+
+void optim_history_written(struct optim *o)
+{
+	o->hist.len = 0;
 }
