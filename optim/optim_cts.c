@@ -32,10 +32,8 @@ struct cts {
 	struct rng rng;
 	struct prior *prior;
 	int ntasks;
-	size_t ntransfer;	/* results of the earlier tasks */
-	double *cand, *mu, *sg; /* ncand * dim, ncand, ncand */
-	double *x, *y; /* this task's results at the maximum fidelity */
-	size_t n, cap;
+	size_t ntransfer;     /* results of the earlier tasks */
+	struct prior_obs obs; /* this task's results (for the RMSE) */
 };
 
 static const char *const cts_keys[] = {"n_candidates", "prior_steps", NULL};
@@ -72,11 +70,7 @@ static void cts_free(void *st)
 		return;
 	prior_free(c->prior);
 	free(c->choices);
-	free(c->cand);
-	free(c->mu);
-	free(c->sg);
-	free(c->x);
-	free(c->y);
+	prior_obs_free(&c->obs);
 	free(c);
 }
 
@@ -95,6 +89,7 @@ static int cts_open(const struct optim_setup *s, void **st, char *err)
 	if (!(c = calloc(1, sizeof(*c))))
 		return DEHBQ_ENOMEM;
 	c->dim = s->dim;
+	c->obs.dim = s->dim;
 	c->ncand = k;
 	c->max_f = s->max_fidelity;
 	c->ntasks = s->transfer->ntasks;
@@ -102,10 +97,7 @@ static int cts_open(const struct optim_setup *s, void **st, char *err)
 		c->ntransfer += s->transfer->n[k];
 	rng_seed(&c->rng, s->seed);
 	c->choices = calloc((size_t)s->dim, sizeof(int));
-	c->cand = malloc((size_t)c->ncand * (size_t)s->dim * sizeof(double));
-	c->mu = malloc((size_t)c->ncand * sizeof(double));
-	c->sg = malloc((size_t)c->ncand * sizeof(double));
-	if (!c->choices || !c->cand || !c->mu || !c->sg) {
+	if (!c->choices) {
 		cts_free(c);
 		return DEHBQ_ENOMEM;
 	}
@@ -123,54 +115,14 @@ static int cts_open(const struct optim_setup *s, void **st, char *err)
 static int cts_ask(void *st, struct optim_job *job, double *vec)
 {
 	struct cts *c = st;
-	size_t i, d = (size_t)c->dim, best = 0;
-	double bz = INFINITY;
-	int rc;
+	int rc = prior_thompson(c->prior, &c->rng, c->choices, c->dim, c->ncand,
+				vec);
 
-	for (i = 0; i < (size_t)c->ncand * d; i++) {
-		int K = c->choices[i % d];
-		double u = rng_uniform(&c->rng);
-
-		/* a categorical at its bin's centre, as the other models */
-		c->cand[i] = K > 1 ? (floor(u * K) + 0.5) / K : u;
-	}
-	if ((rc = prior_predict(c->prior, c->cand, (size_t)c->ncand, c->mu,
-				c->sg)))
+	if (rc)
 		return rc;
-	for (i = 0; i < (size_t)c->ncand; i++) {
-		double z = c->mu[i] + c->sg[i] * rng_normal(&c->rng);
-
-		if (z < bz) {
-			bz = z;
-			best = i;
-		}
-	}
-	memcpy(vec, &c->cand[best * d], d * sizeof(double));
 	job->fidelity = c->max_f;
 	job->bracket = (int64_t)job->id;
 	job->kind = OPTIM_KIND_PRIOR;
-	return DEHBQ_OK;
-}
-
-static int observe(struct cts *c, const double *vec, double loss)
-{
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? 2 * c->cap : 64;
-		double *x =
-			realloc(c->x, cap * (size_t)c->dim * sizeof(double));
-		double *y;
-
-		if (!x)
-			return DEHBQ_ENOMEM;
-		c->x = x;
-		if (!(y = realloc(c->y, cap * sizeof(double))))
-			return DEHBQ_ENOMEM;
-		c->y = y;
-		c->cap = cap;
-	}
-	memcpy(&c->x[c->n * (size_t)c->dim], vec,
-	       (size_t)c->dim * sizeof(double));
-	c->y[c->n++] = loss;
 	return DEHBQ_OK;
 }
 
@@ -178,7 +130,8 @@ static int cts_tell(void *st, const struct optim_job *job, const double *vec,
 		    enum optim_status status, double loss, double cost)
 {
 	(void)job, (void)cost;
-	return observe(st, vec, status == OPTIM_OK ? loss : INFINITY);
+	return prior_obs_add(&((struct cts *)st)->obs, vec,
+			     status == OPTIM_OK ? loss : INFINITY);
 }
 
 static int cts_reopen(void *st, const struct optim_job *job, const double *vec)
@@ -197,7 +150,8 @@ static int cts_replay(void *st, const struct optim_job *job, const double *vec,
 	(void)reopened;
 	if (!job || !told)
 		return DEHBQ_OK;
-	return observe(st, vec, status == OPTIM_OK ? loss : INFINITY);
+	return prior_obs_add(&((struct cts *)st)->obs, vec,
+			     status == OPTIM_OK ? loss : INFINITY);
 }
 
 /* CTS ignores the results: nothing to rescore but its RMSE's input. */
@@ -239,7 +193,8 @@ static int cts_describe(const void *st, struct jsonbuf *b)
 	jsonbuf_printf(b, "\"transfer_tasks\":%d,\"transfer_results\":%zu",
 		       c->ntasks, c->ntransfer);
 	jsonbuf_puts(b, ",\"prior_rmse\":");
-	if (c->n && !prior_rmse(c->prior, c->x, c->y, c->n, 1, &rmse))
+	if (c->obs.n &&
+	    !prior_rmse(c->prior, c->obs.x, c->obs.y, c->obs.n, 1, &rmse))
 		jsonbuf_num(b, rmse);
 	else
 		jsonbuf_puts(b, "null");

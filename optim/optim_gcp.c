@@ -54,9 +54,8 @@ struct gcp {
 	int ntasks;
 	size_t ntransfer;
 	struct gp *gp;
-	double *x, *y; /* results at the maximum fidelity, tell order */
-	size_t n, cap;
-	uint64_t *pid; /* jobs in flight */
+	struct prior_obs obs; /* results at the maximum fidelity, tell order */
+	uint64_t *pid;	      /* jobs in flight */
 	double *px;
 	size_t np, capp;
 };
@@ -110,8 +109,7 @@ static void gcp_free(void *st)
 	prior_free(c->prior);
 	gp_free(c->gp);
 	free(c->choices);
-	free(c->x);
-	free(c->y);
+	prior_obs_free(&c->obs);
 	free(c->pid);
 	free(c->px);
 	free(c);
@@ -134,6 +132,7 @@ static int gcp_open(const struct optim_setup *s, void **st, char *err)
 	c->next_fit = set.nstart;
 	gp_default_theta(s->dim, c->theta);
 	c->dim = s->dim;
+	c->obs.dim = s->dim;
 	c->max_f = s->max_fidelity;
 	rng_seed(&c->rng, s->seed);
 	if (!(c->choices = calloc((size_t)s->dim, sizeof(int))) ||
@@ -172,43 +171,15 @@ static int prior_at(const struct gcp *c, const double *x, size_t n, double *mu,
 	return DEHBQ_OK;
 }
 
-static void uniform(struct gcp *c, double *x, size_t n)
+/* Warm start: CTS's draw, or a uniform one without a prior. */
+static int warm(struct gcp *c, double *vec)
 {
-	size_t i, d = (size_t)c->dim;
-
-	for (i = 0; i < n * d; i++) {
-		int K = c->choices[i % d];
-		double u = rng_uniform(&c->rng);
-
-		x[i] = K > 1 ? (floor(u * K) + 0.5) / K : u;
-	}
-}
-
-/* Warm start: CTS's draw (the argmin of z ~ N(mu, sigma^2)). */
-static int warm(struct gcp *c, double *cand, double *mu, double *sg,
-		double *vec)
-{
-	size_t i, best = 0, d = (size_t)c->dim;
-	double bz = INFINITY;
-	int rc;
-
 	if (!c->prior) {
-		uniform(c, vec, 1);
+		prior_uniform(&c->rng, c->choices, c->dim, 1, vec);
 		return DEHBQ_OK;
 	}
-	uniform(c, cand, (size_t)c->ncand);
-	if ((rc = prior_at(c, cand, (size_t)c->ncand, mu, sg)))
-		return rc;
-	for (i = 0; i < (size_t)c->ncand; i++) {
-		double z = mu[i] + sg[i] * rng_normal(&c->rng);
-
-		if (z < bz) {
-			bz = z;
-			best = i;
-		}
-	}
-	memcpy(vec, &cand[best * d], d * sizeof(double));
-	return DEHBQ_OK;
+	return prior_thompson(c->prior, &c->rng, c->choices, c->dim, c->ncand,
+			      vec);
 }
 
 static int by_z(const void *a, const void *b, void *ctx)
@@ -225,7 +196,7 @@ static int by_z(const void *a, const void *b, void *ctx)
  * most recent others. */
 static size_t window(const struct gcp *c, const double *z, size_t *win)
 {
-	size_t n = c->n, k, i, half = (size_t)c->maxpts / 2, w = half;
+	size_t n = c->obs.n, k, i, half = (size_t)c->maxpts / 2, w = half;
 	unsigned char *in;
 
 	for (i = 0; i < n; i++)
@@ -251,14 +222,14 @@ static size_t window(const struct gcp *c, const double *z, size_t *win)
 static int fit(struct gcp *c, double *gx, double *gr, double *gmin,
 	       size_t *best)
 {
-	size_t n = c->n, i, d = (size_t)c->dim, w, m, *win;
+	size_t n = c->obs.n, i, d = (size_t)c->dim, w, m, *win;
 	double *z = gr + 2 * (n + c->np), rmax = -INFINITY;
 	struct gp_fit_params fp = {GCP_RESTARTS, 100, 1e-6};
 	int rc;
 
 	if (!(win = malloc(n * sizeof(size_t))))
 		return DEHBQ_ENOMEM;
-	if ((rc = copula_psi(c->y, n, z))) {
+	if ((rc = copula_psi(c->obs.y, n, z))) {
 		free(win);
 		return rc;
 	}
@@ -271,7 +242,7 @@ static int fit(struct gcp *c, double *gx, double *gr, double *gmin,
 	w = window(c, z, win);
 	m = w + c->np;
 	for (i = 0; i < w; i++)
-		memcpy(&gx[i * d], &c->x[win[i] * d], d * sizeof(double));
+		memcpy(&gx[i * d], &c->obs.x[win[i] * d], d * sizeof(double));
 	memcpy(gx + w * d, c->px, c->np * d * sizeof(double));
 	if ((rc = prior_at(c, gx, w, gr, gr + m))) {
 		free(win);
@@ -297,10 +268,11 @@ static int fit(struct gcp *c, double *gx, double *gr, double *gmin,
 
 static int model_ask(struct gcp *c, double *vec)
 {
-	size_t m = c->n + c->np, nc = 2 * (size_t)c->ncand, d = (size_t)c->dim;
+	size_t m = c->obs.n + c->np, nc = 2 * (size_t)c->ncand,
+	       d = (size_t)c->dim;
 	size_t i, best = 0, arg = 0;
 	double *gx = malloc(m * d * sizeof(double));
-	double *gr = malloc((2 * m + c->n) * sizeof(double));
+	double *gr = malloc((2 * m + c->obs.n) * sizeof(double));
 	double *cand = malloc(nc * d * sizeof(double));
 	double *buf = malloc(4 * nc * sizeof(double)), gmin, bei = -1;
 	int rc = gx && gr && cand && buf ? DEHBQ_OK : DEHBQ_ENOMEM;
@@ -308,9 +280,9 @@ static int model_ask(struct gcp *c, double *vec)
 	if (!rc)
 		rc = fit(c, gx, gr, &gmin, &best);
 	if (!rc) {
-		uniform(c, cand, nc / 2);
+		prior_uniform(&c->rng, c->choices, c->dim, nc / 2, cand);
 		for (i = nc / 2 * d; i < nc * d; i++) { /* around the best */
-			double u = c->x[best * d + i % d];
+			double u = c->obs.x[best * d + i % d];
 			int K = c->choices[i % d];
 
 			u += GCP_STEP * rng_normal(&c->rng);
@@ -386,20 +358,11 @@ static void pend_del(struct gcp *c, uint64_t id)
 static int gcp_ask(void *st, struct optim_job *job, double *vec)
 {
 	struct gcp *c = st;
-	double *cand = NULL, *mu = NULL, *sg = NULL;
 	int rc;
 
-	if (c->n + c->np < (size_t)c->nstart || !c->n) {
-		cand = malloc((size_t)c->ncand * (size_t)c->dim *
-			      sizeof(double));
-		mu = malloc((size_t)c->ncand * sizeof(double));
-		sg = malloc((size_t)c->ncand * sizeof(double));
-		rc = cand && mu && sg ? warm(c, cand, mu, sg, vec)
-				      : DEHBQ_ENOMEM;
+	if (c->obs.n + c->np < (size_t)c->nstart || !c->obs.n) {
+		rc = warm(c, vec);
 		job->kind = c->prior ? OPTIM_KIND_PRIOR : OPTIM_KIND_RANDOM;
-		free(cand);
-		free(mu);
-		free(sg);
 	} else {
 		rc = model_ask(c, vec);
 		job->kind = OPTIM_KIND_TRIAL;
@@ -411,35 +374,14 @@ static int gcp_ask(void *st, struct optim_job *job, double *vec)
 	return DEHBQ_OK;
 }
 
-static int observe(struct gcp *c, const double *vec, double loss)
-{
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? 2 * c->cap : 64;
-		double *x =
-			realloc(c->x, cap * (size_t)c->dim * sizeof(double));
-		double *y;
-
-		if (!x)
-			return DEHBQ_ENOMEM;
-		c->x = x;
-		if (!(y = realloc(c->y, cap * sizeof(double))))
-			return DEHBQ_ENOMEM;
-		c->y = y;
-		c->cap = cap;
-	}
-	memcpy(&c->x[c->n * (size_t)c->dim], vec,
-	       (size_t)c->dim * sizeof(double));
-	c->y[c->n++] = loss;
-	return DEHBQ_OK;
-}
-
 static int gcp_tell(void *st, const struct optim_job *job, const double *vec,
 		    enum optim_status status, double loss, double cost)
 {
 	int rc;
 
 	(void)cost;
-	if ((rc = observe(st, vec, status == OPTIM_OK ? loss : INFINITY)))
+	if ((rc = prior_obs_add(&((struct gcp *)st)->obs, vec,
+				status == OPTIM_OK ? loss : INFINITY)))
 		return rc;
 	pend_del(st, job->id);
 	return DEHBQ_OK;
@@ -463,7 +405,8 @@ static int gcp_replay(void *st, const struct optim_job *job, const double *vec,
 		return DEHBQ_OK;
 	if (!told)
 		return pend_add(st, job->id, vec);
-	return observe(st, vec, status == OPTIM_OK ? loss : INFINITY);
+	return prior_obs_add(&((struct gcp *)st)->obs, vec,
+			     status == OPTIM_OK ? loss : INFINITY);
 }
 
 static int gcp_save(const void *st, struct jsonbuf *b)
@@ -508,13 +451,14 @@ static int gcp_describe(const void *st, struct jsonbuf *b)
 	const struct gcp *c = st;
 	double rmse;
 
-	jsonbuf_printf(b, "\"observations\":%zu", c->n);
+	jsonbuf_printf(b, "\"observations\":%zu", c->obs.n);
 	if (!c->prior)
 		return jsonbuf_failed(b);
 	jsonbuf_printf(b, ",\"transfer_tasks\":%d,\"transfer_results\":%zu",
 		       c->ntasks, c->ntransfer);
 	jsonbuf_puts(b, ",\"prior_rmse\":");
-	if (c->n && !prior_rmse(c->prior, c->x, c->y, c->n, 1, &rmse))
+	if (c->obs.n &&
+	    !prior_rmse(c->prior, c->obs.x, c->obs.y, c->obs.n, 1, &rmse))
 		jsonbuf_num(b, rmse);
 	else
 		jsonbuf_puts(b, "null");

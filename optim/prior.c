@@ -139,3 +139,76 @@ int prior_rmse(const struct prior *p, const double *x, const double *y,
 	free(sg);
 	return rc;
 }
+
+void prior_uniform(struct rng *r, const int *choices, int dim, size_t n,
+		   double *x)
+{
+	size_t i, d = (size_t)dim;
+
+	for (i = 0; i < n * d; i++) {
+		int K = choices ? choices[i % d] : 0;
+		double u = rng_uniform(r);
+
+		x[i] = K > 1 ? (floor(u * K) + 0.5) / K : u;
+	}
+}
+
+int prior_thompson(const struct prior *p, struct rng *r, const int *choices,
+		   int dim, int ncand, double *vec)
+{
+	size_t i, best = 0, d = (size_t)dim, n = (size_t)ncand;
+	double *cand = malloc(n * d * sizeof(double));
+	double *mu = malloc(n * sizeof(double)),
+	       *sg = malloc(n * sizeof(double));
+	double bz = INFINITY;
+	int rc = cand && mu && sg ? DEHBQ_OK : DEHBQ_ENOMEM;
+
+	if (!rc) {
+		prior_uniform(r, choices, dim, n, cand);
+		rc = prior_predict(p, cand, n, mu, sg);
+	}
+	for (i = 0; !rc && i < n; i++) {
+		double z = mu[i] + sg[i] * rng_normal(r);
+
+		if (z < bz) {
+			bz = z;
+			best = i;
+		}
+	}
+	if (!rc)
+		memcpy(vec, &cand[best * d], d * sizeof(double));
+	free(cand);
+	free(mu);
+	free(sg);
+	return rc;
+}
+
+int prior_obs_add(struct prior_obs *o, const double *x, double y)
+{
+	if (o->n == o->cap) {
+		size_t cap = o->cap ? 2 * o->cap : 64;
+		double *nx =
+			realloc(o->x, cap * (size_t)o->dim * sizeof(double));
+		double *ny;
+
+		if (!nx)
+			return DEHBQ_ENOMEM;
+		o->x = nx;
+		if (!(ny = realloc(o->y, cap * sizeof(double))))
+			return DEHBQ_ENOMEM;
+		o->y = ny;
+		o->cap = cap;
+	}
+	memcpy(&o->x[o->n * (size_t)o->dim], x,
+	       (size_t)o->dim * sizeof(double));
+	o->y[o->n++] = y;
+	return DEHBQ_OK;
+}
+
+void prior_obs_free(struct prior_obs *o)
+{
+	free(o->x);
+	free(o->y);
+	o->x = o->y = NULL;
+	o->n = o->cap = 0;
+}

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "optim.h"
+#include "rng.h"
 
 struct prior;
 
@@ -43,5 +44,30 @@ int prior_predict(const struct prior *p, const double *x, size_t n, double *mu,
  */
 int prior_rmse(const struct prior *p, const double *x, const double *y,
 	       size_t n, int centred, double *rmse);
+
+/*
+ * n uniform points of the unit cube into x (n * dim), a dimension of K > 1
+ * choices at its bins' centres, from r.
+ */
+void prior_uniform(struct rng *r, const int *choices, int dim, size_t n,
+		   double *x);
+
+/*
+ * Copula Thompson sampling (CTS): ncand uniform candidates, z ~ N(mu(x),
+ * sigma(x)^2) at each, the argmin into vec (dim doubles).
+ */
+int prior_thompson(const struct prior *p, struct rng *r, const int *choices,
+		   int dim, int ncand, double *vec);
+
+/* A study's own results in tell order (x: n * dim), as cts and gcp keep
+ * them; zeroed to start, prior_obs_free() to end. */
+struct prior_obs {
+	int dim;
+	size_t n, cap;
+	double *x, *y;
+};
+
+int prior_obs_add(struct prior_obs *o, const double *x, double y);
+void prior_obs_free(struct prior_obs *o);
 
 #endif
