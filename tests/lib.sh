@@ -85,6 +85,30 @@ SP
 # A deterministic trainer: loss from x and layers, scaled by the budget.
 TRAINER='awk -v x="$DEHBQ_P_X" -v l="$DEHBQ_P_LAYERS" -v b="$DEHBQ_BUDGET" "BEGIN{printf \"{\\\"loss\\\": %.10g, \\\"cost\\\": %s}\\n\", (x-0.3)^2 + l/100 + 1/b, b}"'
 
+# kill9_run DIR KILLS LO SPAN TRAINER: one worker runs TRAINER (a shell
+# command) on study DIR while orchestrators start and are killed -9 KILLS
+# times, each after LO + rand * SPAN seconds (at most 2 * KILLS starts: one
+# that finishes by itself is not killed); then one runs to the end.
+# Prints the number of kills.
+kill9_run() {
+	"$B/dehbq-worker" --study "$1" --idle-exit 60 --max-poll 0.2 -- \
+		sh -c "sleep 0.01; $5" 2>>"$1.workers.log" &
+	kw=$!
+	k=0 starts=0
+	while [ $k -lt "$2" ] && [ $starts -lt $((2 * $2)) ] &&
+		[ ! -e "$1/FINISHED" ]; do
+		starts=$((starts + 1))
+		"$B/dehbq-orchestrator" -q "$1" 2>>"$1.orch.log" &
+		ko=$!
+		sleep "$(awk -v s=$k -v lo="$3" -v sp="$4" 'BEGIN{srand(s); printf "%.2f", lo + rand() * sp}')"
+		kill -9 $ko 2>/dev/null && k=$((k + 1))
+		wait $ko 2>/dev/null
+	done
+	[ -e "$1/FINISHED" ] || "$B/dehbq-orchestrator" -q "$1" 2>>"$1.orch.log"
+	wait $kw
+	echo "$k"
+}
+
 study_id() { sed -n 's/.*"study":[[:space:]]*"\([0-9a-f-]*\)".*/\1/p' "$1/study.json" | head -1; }
 
 # check_no_leftovers: kill everything this test started (and the children

@@ -100,22 +100,7 @@ run_study() { # DIR KILLS OPTIONS...
 	d=$1 n=$2
 	shift 2
 	"$B/dehbq" init "$d" --spec "$T/spec1.json" "$@" >/dev/null 2>&1 || return 1
-	"$B/dehbq-worker" --study "$d" --idle-exit 60 --max-poll 0.2 -- \
-		sh -c "sleep 0.01; $ZDT" 2>>"$d.workers.log" &
-	w=$!
-	k=0 starts=0
-	while [ $k -lt "$n" ] && [ $starts -lt $((2 * n)) ] &&
-		[ ! -e "$d/FINISHED" ]; do
-		starts=$((starts + 1))
-		"$B/dehbq-orchestrator" -q "$d" 2>>"$d.orch.log" &
-		o=$!
-		sleep "$(awk -v s=$k 'BEGIN{srand(s); printf "%.2f", 0.1 + rand() * 0.4}')"
-		kill -9 $o 2>/dev/null && k=$((k + 1))
-		wait $o 2>/dev/null
-	done
-	[ -e "$d/FINISHED" ] || "$B/dehbq-orchestrator" -q "$d" 2>>"$d.orch.log"
-	wait $w
-	echo "$k"
+	kill9_run "$d" "$n" 0.1 0.4 "$ZDT"
 }
 state() {
 	python3 - "$1" <<'PY'

@@ -93,21 +93,7 @@ sed -i 's/"seed": 7,/"seed": 7, "optimizer": {"name": "cts", "prior_steps": 150}
 run_study() { # DIR KILLS
 	"$B/dehbq" init "$1" --spec "$T/spec1.json" \
 		--transfer-from "$T/a" --transfer-from "$T/b" >/dev/null 2>&1 || return 1
-	"$B/dehbq-worker" --study "$1" --idle-exit 60 --max-poll 0.2 -- \
-		sh -c "sleep 0.01; $TRAINER" 2>>"$1.workers.log" &
-	w=$!
-	k=0 starts=0
-	while [ $k -lt "$2" ] && [ $starts -lt $((2 * $2)) ] && [ ! -e "$1/FINISHED" ]; do
-		starts=$((starts + 1))
-		"$B/dehbq-orchestrator" -q "$1" 2>>"$1.orch.log" &
-		o=$!
-		sleep "$(awk -v s=$k 'BEGIN{srand(s); printf "%.2f", 0.3 + rand() * 1.0}')"
-		kill -9 $o 2>/dev/null && k=$((k + 1))
-		wait $o 2>/dev/null
-	done
-	[ -e "$1/FINISHED" ] || "$B/dehbq-orchestrator" -q "$1" 2>>"$1.orch.log"
-	wait $w
-	echo "$k"
+	kill9_run "$1" "$2" 0.3 1.0 "$TRAINER"
 }
 run_study "$T/x" 0 >/dev/null
 k=$(run_study "$T/y" 3)

@@ -21,24 +21,7 @@ run_study() { # DIR KILLS (optimizer $opt)
 	"$B/dehbq" init "$1" --spec "$spec" --optimizer "${opt%:*}" \
 		--multi-fidelity "$(echo "$opt:none" | cut -d: -f2)" \
 		>/dev/null 2>&1 || return 1
-	"$B/dehbq-worker" --study "$1" --idle-exit 60 --max-poll 0.2 -- \
-		sh -c "sleep 0.01; $TRAINER" 2>>"$1.workers.log" &
-	w=$!
-	k=0 starts=0
-	# an orchestrator that exits by itself is not killed: stop after twice
-	# as many starts as kills rather than loop for ever
-	while [ $k -lt "$2" ] && [ $starts -lt $((2 * $2)) ] &&
-		[ ! -e "$1/FINISHED" ]; do
-		starts=$((starts + 1))
-		"$B/dehbq-orchestrator" -q "$1" 2>>"$1.orch.log" &
-		o=$!
-		sleep "$(awk -v s=$k 'BEGIN{srand(s); printf "%.2f", 0.1 + rand() * 0.4}')"
-		kill -9 $o 2>/dev/null && k=$((k + 1))
-		wait $o 2>/dev/null
-	done
-	[ -e "$1/FINISHED" ] || "$B/dehbq-orchestrator" -q "$1" 2>>"$1.orch.log"
-	wait $w
-	echo "$k"
+	kill9_run "$1" "$2" 0.1 0.4 "$TRAINER"
 }
 
 # the engine state without timestamps, and the trajectory (id -> loss)
