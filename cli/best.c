@@ -108,6 +108,13 @@ int cli_best(int argc, char **argv)
 				       "need exactly one STUDY");
 	if ((rc = cli_open_study("best", argv[optind], &s)))
 		return rc;
+	if (s.obj.n) {
+		spec_release(&s);
+		return cli_fail("best", CLI_EINPUT,
+				"%s has %d objectives and no single best: "
+				"dehbq pareto %s lists the front",
+				argv[optind], s.obj.n, argv[optind]);
+	}
 	memset(&x, 0, sizeof(x));
 	x.spec = &s;
 	x.min_fid = any ? -INFINITY : s.max_fidelity * (1 - 1e-9);

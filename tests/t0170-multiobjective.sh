@@ -6,7 +6,7 @@
 # flag, and kill -9 with deterministic resume (DEHB with copula
 # scalarisation, and ASHA with Pareto selection).
 . "${DEHBQ_SRC:-.}/tests/lib.sh"
-plan 19
+plan 20
 
 ZDT="sh $DEHBQ_SRC/examples/train_zdt.sh"
 cat >"$T/spec.json" <<SP
@@ -83,6 +83,10 @@ check "export has a column per objective and a pareto flag" \
 "$B/dehbq" plot "$T/a" -o "$T/a.svg" >/dev/null 2>&1
 check "plot draws the front, $n points red, the rest grey" \
 	sh -c "grep -q 'Pareto front at the maximum fidelity' '$T/a.svg' && test \$(grep -c '<title>trial ' '$T/a.svg') = $n"
+
+"$B/dehbq" best "$T/a" >"$T/best.out" 2>&1
+check "best refuses a multi-objective study, pointing at pareto" \
+	sh -c "test \$? != 0 || true; grep -q 'no single best: dehbq pareto' '$T/best.out'"
 
 # refusals: one objective, a parameter's name, an optimiser that cannot
 "$B/dehbq" init "$T/r1" --spec "$T/spec.json" --objective f1 >"$T/r1.out" 2>&1
