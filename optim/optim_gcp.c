@@ -243,7 +243,8 @@ static int fit(struct gcp *c, double *gx, double *gr, double *gmin,
 	m = w + c->np;
 	for (i = 0; i < w; i++)
 		memcpy(&gx[i * d], &c->obs.x[win[i] * d], d * sizeof(double));
-	memcpy(gx + w * d, c->px, c->np * d * sizeof(double));
+	if (c->np) /* px is NULL until a job was in flight */
+		memcpy(gx + w * d, c->px, c->np * d * sizeof(double));
 	if ((rc = prior_at(c, gx, w, gr, gr + m))) {
 		free(win);
 		return rc;
