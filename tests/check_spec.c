@@ -217,7 +217,7 @@ static const struct {
 		     "currenttobest1, randtobest1"},
 	{"optimizer_name",
 	 "optimizer.name: unknown optimizer 'bayesopt9' (one of: "
-	 "dehb, random, sh, hyperband, de, asha, re, tpe, bohb, gp)"},
+	 "dehb, random, sh, hyperband, de, asha, re, tpe, bohb, gp, cts, gcp)"},
 };
 
 START_TEST(test_spec_settings_are_the_optimizers)
