@@ -197,7 +197,7 @@ static const struct option init_opts[] = {
 
 /* Option values, applied over the spec after it is loaded. */
 struct init_over {
-	const char *opt[OPT_SELECTION + 1]; /* raw value per option, or NULL */
+	const char *opt[OPT_TRANSFER + 1]; /* raw value per option, or NULL */
 	const char *objv[OBJECTIVES_MAX + 1]; /* every --objective */
 	int nobj;
 	char *trv[INIT_MAX_TRANSFER + 1]; /* every --transfer-from */
