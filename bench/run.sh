@@ -470,7 +470,7 @@ else
 	cw=$(grep -c 'final .*dehb-copula .*vs dehb-linear.*: WORSE' "$OUT/quality_mo.txt")
 	cn=$(grep -c 'final .*dehb-copula .*vs dehb-linear' "$OUT/quality_mo.txt")
 	goal "DEHB with copula scalarisation beats linear on the final hypervolume (seed 004 5.2; Mann-Whitney, p<0.05)" \
-		"better on $cb of $cn, worse on $cw" "better on all" "$cb == $cn"
+		"better on $cb of $cn; worse on $cw" "better on all" "$cb == $cn"
 	rb=$(grep -E -c 'final +dehb-[a-z-]+ +vs random.*: BETTER' "$OUT/quality_mo.txt")
 	rn=$(grep -E -c 'final +dehb-[a-z-]+ +vs random' "$OUT/quality_mo.txt")
 	goal "every DEHB scalarisation beats random search on the final hypervolume (Mann-Whitney, p<0.05)" \
