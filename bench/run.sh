@@ -403,23 +403,23 @@ else
 	if [ "$MODE" = full ]; then
 		aw=$(grep -c 'asha vs hyperband.*: WORSE' "$OUT/quality.txt")
 		an=$(grep -c 'asha vs hyperband' "$OUT/quality.txt")
-		goal "ASHA's anytime regret no worse than Hyperband's (Mann-Whitney, p<0.05)" \
+		goal "ASHA's anytime regret no worse than Hyperband's (Mann-Whitney p<0.05)" \
 			"worse on $aw of $an" "worse on none" "$aw == 0"
 		rb=$(grep -c 're vs random.*: BETTER' "$OUT/quality.txt")
 		rn=$(grep -c 're vs random' "$OUT/quality.txt")
-		goal "RE beats random search on every problem (Mann-Whitney, p<0.05)" \
+		goal "RE beats random search on every problem (Mann-Whitney p<0.05)" \
 			"better on $rb of $rn" "better on all" "$rb == $rn"
 		bb=$(grep -c 'bohb vs hyperband.*: BETTER' "$OUT/quality.txt")
 		bn=$(grep -c 'bohb vs hyperband' "$OUT/quality.txt")
-		goal "BOHB beats Hyperband on every problem (Mann-Whitney, p<0.05)" \
+		goal "BOHB beats Hyperband on every problem (Mann-Whitney p<0.05)" \
 			"better on $bb of $bn" "better on all" "$bb == $bn"
 		tb=$(grep -E -c '(branin|hartmann6) +tpe vs random.*: BETTER' "$OUT/quality.txt")
 		tn=$(grep -E -c '(branin|hartmann6) +tpe vs random' "$OUT/quality.txt")
-		goal "TPE beats random search on branin and hartmann6 (Mann-Whitney, p<0.05)" \
+		goal "TPE beats random search on branin and hartmann6 (Mann-Whitney p<0.05)" \
 			"better on $tb of $tn" "better on all" "$tb == $tn"
 		gb=$(grep -E -c '(branin|hartmann6) +gp vs random.*: BETTER' "$OUT/quality.txt")
 		gn=$(grep -E -c '(branin|hartmann6) +gp vs random' "$OUT/quality.txt")
-		goal "GP beats random search on branin and hartmann6 (Mann-Whitney, p<0.05)" \
+		goal "GP beats random search on branin and hartmann6 (Mann-Whitney p<0.05)" \
 			"better on $gb of $gn" "better on all" "$gb == $gn"
 		ge=$(grep -E -c '(branin|hartmann6) +gp vs [a-z+]+, early regret.*: (BETTER|no sig)' "$OUT/quality.txt")
 		gt=$(grep -E -c '(branin|hartmann6) +gp vs [a-z+]+, early regret' "$OUT/quality.txt")
@@ -427,7 +427,7 @@ else
 			"leads on $ge of $gt" "leads on all" "$ge == $gt"
 		cb=$(grep -E -c '(branin|hartmann6) +(tpe|gp)\+asha vs asha.*: BETTER' "$OUT/quality.txt")
 		cn=$(grep -E -c '(branin|hartmann6) +(tpe|gp)\+asha vs asha' "$OUT/quality.txt")
-		goal "A model sampling ASHA's rung 0 (tpe+asha, gp+asha) beats ASHA on branin and hartmann6 (Mann-Whitney, p<0.05)" \
+		goal "A model sampling ASHA's rung 0 (tpe+asha or gp+asha) beats ASHA on branin and hartmann6 (Mann-Whitney p<0.05)" \
 			"better on $cb of $cn" "better on all" "$cb == $cn"
 	fi
 fi
@@ -445,7 +445,7 @@ if OPENBLAS_NUM_THREADS=1 "$B/bench_model" $MA >"$OUT/model.txt" 2>&1; then
 	cat "$OUT/model.txt"
 	# the sustained table: model n asks_per_s idle_share max_wait_s
 	slow=$(awk '/^# sustained/ { s = 1; next } s && $3 ~ /^[0-9.]+$/ && $3 < 33 { n++ } END { print n + 0 }' "$OUT/model.txt")
-	goal "every model answers 33 asks/s (1,000 workers on 30 s trials) at every history size" \
+	goal "every model answers 33 asks/s (1000 workers on 30 s trials) at every history size" \
 		"below on $slow" "none below" "$slow == 0"
 else
 	cat "$OUT/model.txt"
@@ -469,11 +469,11 @@ else
 	cb=$(grep -c 'final .*dehb-copula .*vs dehb-linear.*: BETTER' "$OUT/quality_mo.txt")
 	cw=$(grep -c 'final .*dehb-copula .*vs dehb-linear.*: WORSE' "$OUT/quality_mo.txt")
 	cn=$(grep -c 'final .*dehb-copula .*vs dehb-linear' "$OUT/quality_mo.txt")
-	goal "DEHB with copula scalarisation beats linear on the final hypervolume (seed 004 5.2; Mann-Whitney, p<0.05)" \
+	goal "DEHB with copula scalarisation beats linear on the final hypervolume (seed 004 5.2; Mann-Whitney p<0.05)" \
 		"better on $cb of $cn; worse on $cw" "better on all" "$cb == $cn"
 	rb=$(grep -E -c 'final +dehb-[a-z-]+ +vs random.*: BETTER' "$OUT/quality_mo.txt")
 	rn=$(grep -E -c 'final +dehb-[a-z-]+ +vs random' "$OUT/quality_mo.txt")
-	goal "every DEHB scalarisation beats random search on the final hypervolume (Mann-Whitney, p<0.05)" \
+	goal "every DEHB scalarisation beats random search on the final hypervolume (Mann-Whitney p<0.05)" \
 		"better on $rb of $rn" "better on all" "$rb == $rn"
 fi
 echo
