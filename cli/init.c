@@ -572,7 +572,11 @@ int cli_init(int argc, char **argv)
 			specf = optarg;
 		else if (c == OPT_OBJECTIVE && over.nobj <= OBJECTIVES_MAX)
 			over.objv[over.nobj++] = optarg;
-		else if (c == OPT_TRANSFER && over.ntr < INIT_MAX_TRANSFER)
+		else if (c == OPT_TRANSFER && over.ntr == INIT_MAX_TRANSFER)
+			return cli_usage_error("init", init_usage,
+					       "at most %d --transfer-from",
+					       INIT_MAX_TRANSFER);
+		else if (c == OPT_TRANSFER)
 			over.trv[over.ntr++] = optarg;
 		else if (c == OPT_SPACE)
 			spacef = optarg;
