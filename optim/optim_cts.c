@@ -31,8 +31,6 @@ struct cts {
 	int *choices; /* per dimension, 0 = continuous */
 	struct rng rng;
 	struct prior *prior;
-	int ntasks;
-	size_t ntransfer;     /* results of the earlier tasks */
 	struct prior_obs obs; /* this task's results (for the RMSE) */
 };
 
@@ -92,9 +90,6 @@ static int cts_open(const struct optim_setup *s, void **st, char *err)
 	c->obs.dim = s->dim;
 	c->ncand = k;
 	c->max_f = s->max_fidelity;
-	c->ntasks = s->transfer->ntasks;
-	for (k = 0; k < c->ntasks; k++)
-		c->ntransfer += s->transfer->n[k];
 	rng_seed(&c->rng, s->seed);
 	c->choices = calloc((size_t)s->dim, sizeof(int));
 	if (!c->choices) {
@@ -188,17 +183,8 @@ static int cts_load(const struct optim_setup *s, const cJSON *state, void **st,
 static int cts_describe(const void *st, struct jsonbuf *b)
 {
 	const struct cts *c = st;
-	double rmse;
 
-	jsonbuf_printf(b, "\"transfer_tasks\":%d,\"transfer_results\":%zu",
-		       c->ntasks, c->ntransfer);
-	jsonbuf_puts(b, ",\"prior_rmse\":");
-	if (c->obs.n &&
-	    !prior_rmse(c->prior, c->obs.x, c->obs.y, c->obs.n, 1, &rmse))
-		jsonbuf_num(b, rmse);
-	else
-		jsonbuf_puts(b, "null");
-	return jsonbuf_failed(b);
+	return prior_describe(c->prior, &c->obs, b);
 }
 
 const struct optim_ops optim_cts_ops = {

@@ -51,8 +51,6 @@ struct gcp {
 	int *choices;
 	struct rng rng;
 	struct prior *prior; /* NULL: plain GCP */
-	int ntasks;
-	size_t ntransfer;
 	struct gp *gp;
 	struct prior_obs obs; /* results at the maximum fidelity, tell order */
 	uint64_t *pid;	      /* jobs in flight */
@@ -143,9 +141,6 @@ static int gcp_open(const struct optim_setup *s, void **st, char *err)
 	for (k = 0; s->choices && k < s->dim; k++)
 		c->choices[k] = s->choices[k];
 	if (s->transfer && s->transfer->ntasks > 0) {
-		c->ntasks = s->transfer->ntasks;
-		for (k = 0; k < c->ntasks; k++)
-			c->ntransfer += s->transfer->n[k];
 		if ((rc = prior_fit(s->transfer, s->dim, s->seed, set.steps,
 				    &c->prior, err))) {
 			gcp_free(c);
@@ -450,20 +445,12 @@ static int gcp_load(const struct optim_setup *s, const cJSON *state, void **st,
 static int gcp_describe(const void *st, struct jsonbuf *b)
 {
 	const struct gcp *c = st;
-	double rmse;
 
 	jsonbuf_printf(b, "\"observations\":%zu", c->obs.n);
 	if (!c->prior)
 		return jsonbuf_failed(b);
-	jsonbuf_printf(b, ",\"transfer_tasks\":%d,\"transfer_results\":%zu",
-		       c->ntasks, c->ntransfer);
-	jsonbuf_puts(b, ",\"prior_rmse\":");
-	if (c->obs.n &&
-	    !prior_rmse(c->prior, c->obs.x, c->obs.y, c->obs.n, 1, &rmse))
-		jsonbuf_num(b, rmse);
-	else
-		jsonbuf_puts(b, "null");
-	return jsonbuf_failed(b);
+	jsonbuf_put(b, ",", 1);
+	return prior_describe(c->prior, &c->obs, b);
 }
 
 const struct optim_ops optim_gcp_ops = {

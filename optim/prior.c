@@ -5,6 +5,7 @@
 
 #include "copula.h"
 #include "err.h"
+#include "jsonbuf.h"
 #include "mlp.h"
 #include "rng.h"
 
@@ -15,6 +16,8 @@
 struct prior {
 	int dim;
 	struct mlp *net;
+	int ntasks;	  /* earlier tasks */
+	size_t ntransfer; /* their results */
 };
 
 /* Validate the tasks; the total number of observations into *tot. */
@@ -73,6 +76,8 @@ int prior_fit(const struct optim_transfer *t, int dim, uint64_t seed, int steps,
 		goto out;
 	}
 	p->dim = dim;
+	p->ntasks = t->ntasks;
+	p->ntransfer = tot;
 	for (k = 0; k < t->ntasks; k++) { /* psi per task, weight 1 / n */
 		if ((rc = copula_psi(&t->y[at], t->n[k], &z[at])))
 			goto out;
@@ -211,4 +216,19 @@ void prior_obs_free(struct prior_obs *o)
 	free(o->y);
 	o->x = o->y = NULL;
 	o->n = o->cap = 0;
+}
+
+int prior_describe(const struct prior *p, const struct prior_obs *o,
+		   struct jsonbuf *b)
+{
+	double rmse;
+
+	jsonbuf_printf(b, "\"transfer_tasks\":%d,\"transfer_results\":%zu",
+		       p->ntasks, p->ntransfer);
+	jsonbuf_puts(b, ",\"prior_rmse\":");
+	if (o->n && !prior_rmse(p, o->x, o->y, o->n, 1, &rmse))
+		jsonbuf_num(b, rmse);
+	else
+		jsonbuf_puts(b, "null");
+	return jsonbuf_failed(b);
 }

@@ -70,4 +70,10 @@ struct prior_obs {
 int prior_obs_add(struct prior_obs *o, const double *x, double y);
 void prior_obs_free(struct prior_obs *o);
 
+struct jsonbuf;
+/* status.json members: the earlier tasks, their results, and the prior's
+ * centred RMSE on o (null while o is empty). */
+int prior_describe(const struct prior *p, const struct prior_obs *o,
+		   struct jsonbuf *b);
+
 #endif
