@@ -168,6 +168,9 @@ int cli_front_load(const char *cmd, const char *root, const struct spec *s,
 void cli_front_free(struct cli_front *f);
 /* 1 on the front, 0 behind it, -1 not among the results. */
 int cli_front_on(const struct cli_front *f, uint64_t id);
+/* dehbq status's lines for a multi-objective study: the objectives, the
+ * front's summary and where to list it. */
+void cli_front_status(FILE *f, const char *root, const struct spec *s);
 struct svg_panel;
 /* The front of the first two objectives in panel p: the dominated points
  * grey, the front red, as reported (a "max" goal stays maximised). */

@@ -260,6 +260,26 @@ void cli_front_svg(FILE *out, const struct cli_front *f, const struct spec *s,
 	free(ord);
 }
 
+void cli_front_status(FILE *f, const char *root, const struct spec *s)
+{
+	struct cli_front fr;
+	int l;
+
+	fprintf(f, "objectives: ");
+	for (l = 0; l < s->obj.n; l++)
+		fprintf(f, "%s%s (%s, weight %g)", l ? ", " : "",
+			s->obj.name[l], s->obj.maximise[l] ? "max" : "min",
+			s->obj.weight[l]);
+	fprintf(f, "; %s\n",
+		s->obj.pareto ? "Pareto selection" : s->obj.scalarise);
+	if (cli_front_load("status", root, s, 0, &fr))
+		return;
+	cli_front_summary(f, &fr, s);
+	if (fr.nfront)
+		fprintf(f, "           dehbq pareto %s lists it\n", root);
+	cli_front_free(&fr);
+}
+
 static const char pareto_usage[] =
 	"usage: dehbq pareto STUDY [--format table|csv|jsonl] "
 	"[--any-fidelity]\n"

@@ -324,27 +324,6 @@ static void incumbents(FILE *f, const char *root, const struct spec *s,
 		  finished ? "none: no trial succeeded" : "none yet");
 }
 
-/* A multi-objective study: its objectives and its front (front.c). */
-static void objectives_status(FILE *f, const char *root, const struct spec *s)
-{
-	struct cli_front fr;
-	int l;
-
-	fprintf(f, "objectives: ");
-	for (l = 0; l < s->obj.n; l++)
-		fprintf(f, "%s%s (%s, weight %g)", l ? ", " : "",
-			s->obj.name[l], s->obj.maximise[l] ? "max" : "min",
-			s->obj.weight[l]);
-	fprintf(f, "; %s\n",
-		s->obj.pareto ? "Pareto selection" : s->obj.scalarise);
-	if (cli_front_load("status", root, s, 0, &fr))
-		return;
-	cli_front_summary(f, &fr, s);
-	if (fr.nfront)
-		fprintf(f, "           dehbq pareto %s lists it\n", root);
-	cli_front_free(&fr);
-}
-
 /* Claims whose mtime is older than the lease, listed. */
 static int stale_claims(FILE *f, const char *root, double now, double lease)
 {
@@ -519,7 +498,7 @@ static void render(FILE *f, const char *root, const struct spec *s,
 				(double)c->forbidden);
 		fprintf(f, "throughput: %.2f done/min\n", rate * 60);
 		if (s->obj.n)
-			objectives_status(f, root, s);
+			cli_front_status(f, root, s);
 		else
 			incumbents(f, root, s, &st, *finished);
 		transfer_status(f, st.optimizer);

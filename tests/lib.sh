@@ -109,6 +109,18 @@ kill9_run() {
 	echo "$k"
 }
 
+# optim_state DIR: the newest snapshot's optimiser state, without its
+# timestamp, as one line of sorted JSON (to compare two runs).
+optim_state() {
+	python3 - "$1" <<'PY'
+import glob, json, sys
+snap = json.load(open(sorted(glob.glob(sys.argv[1] + "/state/snapshot-*"))[-1]))
+e = snap["optimizer"]
+e["books"].pop("elapsed")
+print(json.dumps(e, sort_keys=True))
+PY
+}
+
 study_id() { sed -n 's/.*"study":[[:space:]]*"\([0-9a-f-]*\)".*/\1/p' "$1/study.json" | head -1; }
 
 # check_no_leftovers: kill everything this test started (and the children

@@ -107,15 +107,6 @@ run_study() { # DIR KILLS OPTIONS...
 	"$B/dehbq" init "$d" --spec "$T/spec1.json" "$@" >/dev/null 2>&1 || return 1
 	kill9_run "$d" "$n" 0.1 0.4 "$ZDT"
 }
-state() {
-	python3 - "$1" <<'PY'
-import glob, json, sys
-snap = json.load(open(sorted(glob.glob(sys.argv[1] + "/state/snapshot-*"))[-1]))
-e = snap["optimizer"]
-e["books"].pop("elapsed")
-print(json.dumps(e, sort_keys=True))
-PY
-}
 traj() {
 	python3 - "$1" <<'PY'
 import glob, json, sys
@@ -131,7 +122,7 @@ for v in dehb:copula asha:pareto; do
 	if [ "$how" = pareto ]; then sel="--selection pareto"; else sel="--scalarise $how"; fi
 	run_study "$T/$opt.x" 0 --optimizer $opt $sel >/dev/null
 	k=$(run_study "$T/$opt.y" 3 --optimizer $opt $sel)
-	a=$(state "$T/$opt.x") b=$(state "$T/$opt.y")
+	a=$(optim_state "$T/$opt.x") b=$(optim_state "$T/$opt.y")
 	check "$v: both runs finish, the second after 3 kills" \
 		test -e "$T/$opt.x/FINISHED" -a -e "$T/$opt.y/FINISHED" -a "$k" = 3
 	check "$v: identical optimiser state (objectives and scores too)" \

@@ -25,15 +25,6 @@ run_study() { # DIR KILLS (optimizer $opt)
 }
 
 # the engine state without timestamps, and the trajectory (id -> loss)
-state() {
-	python3 - "$1" <<'PY'
-import glob, json, sys
-snap = json.load(open(sorted(glob.glob(sys.argv[1] + "/state/snapshot-*"))[-1]))
-e = snap["optimizer"]
-e["books"].pop("elapsed")
-print(json.dumps(e, sort_keys=True))
-PY
-}
 traj() {
 	for f in "$1"/archive/*/*.result.json; do
 		sed -n 's/.*"\(id\|loss\)":[[:space:]]*\(.*\),$/\2/p' "$f" | tr '\n' ' '
@@ -49,7 +40,7 @@ for opt in $OPTS; do
 	run_study "$T/$opt.a" 0 >/dev/null
 	k=$(run_study "$T/$opt.b" $n)
 	diag "$opt: kills in the interrupted run: $k"
-	a=$(state "$T/$opt.a") b=$(state "$T/$opt.b")
+	a=$(optim_state "$T/$opt.a") b=$(optim_state "$T/$opt.b")
 	check "$opt: both runs finish, the second after $n kills" \
 		test -e "$T/$opt.a/FINISHED" -a -e "$T/$opt.b/FINISHED" -a "$k" = "$n"
 	check "$opt: identical optimiser state (apart from timestamps)" \
