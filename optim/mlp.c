@@ -28,6 +28,9 @@ struct mlp {
 	long t;				  /* Adam's step count */
 };
 
+/* Rows per forward pass of mlp_predict. */
+#define MLP_CHUNK 256
+
 /* Scratch for one batch of n rows. */
 struct mlp_work {
 	double *h[MLP_MAXLAYERS + 1]; /* h[0] = x; h[l] layer l's output */
@@ -341,16 +344,21 @@ int mlp_predict(const struct mlp *m, const double *x, size_t n, double *mu,
 		double *sigma)
 {
 	struct mlp_work w;
-	size_t i;
+	size_t i, k, c;
 
 	if (!n)
 		return DEHBQ_OK;
-	if (work_alloc(&w, m, n))
+	/* in chunks: one small scratch, reused and kept in cache, rather
+	 * than fresh pages for every row of a large candidate set */
+	if (work_alloc(&w, m, n < MLP_CHUNK ? n : MLP_CHUNK))
 		return DEHBQ_ENOMEM;
-	forward(m, &w, x, n, NULL);
-	for (i = 0; i < n; i++) {
-		mu[i] = w.mu[i];
-		sigma[i] = sig_of(m, w.s[i]);
+	for (k = 0; k < n; k += c) {
+		c = n - k < MLP_CHUNK ? n - k : MLP_CHUNK;
+		forward(m, &w, x + k * (size_t)m->din, c, NULL);
+		for (i = 0; i < c; i++) {
+			mu[k + i] = w.mu[i];
+			sigma[k + i] = sig_of(m, w.s[i]);
+		}
 	}
 	work_free(&w, m->p.layers);
 	return DEHBQ_OK;
