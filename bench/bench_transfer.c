@@ -13,8 +13,11 @@
  *
  * Methods (optim/ in process, one job in flight): RS (random), GP (gp),
  * GCP (gcp without earlier tasks), CTS and GCP+prior (cts and gcp, with
- * the other tasks as transfer data), DEHB (dehb, fidelities 3..81, eta 3).
- * DEHB+prior is not built yet.
+ * the other tasks as transfer data), DEHB (dehb, fidelities 3..81, eta 3),
+ * DEHB+prior (dehb with the other tasks), ASHA (random search scheduled by
+ * ASHA) and ASHA+GCP (gcp with multi_fidelity "asha" and the other tasks).
+ * For each prior method, the cost at which it reaches its prior-free
+ * version's final ADTM (the target: at most half of it).
  *
  * Figures (TRANSFER_SPEC.md, "How to evaluate"): DTM_j(t) = (best_j(t) -
  * min_j) / (max_j - min_j), min and max over task j's 500 losses at 81
@@ -51,15 +54,29 @@
 #define TB_MAXT	   16
 #define TB_NFID	   4
 #define TB_MAXIT   200
-#define TB_NMETH   6
+#define TB_NMETH   9
 #define TB_MAXSEED 100
 
 static const double fids[TB_NFID] = {3, 9, 27, 81};
-static const char *const meth[TB_NMETH] = {"rs",  "gp",	       "gcp",
-					   "cts", "gcp+prior", "dehb"};
-static const char *const optname[TB_NMETH] = {"random", "gp",  "gcp",
-					      "cts",	"gcp", "dehb"};
-static const int uses_prior[TB_NMETH] = {0, 0, 0, 1, 1, 0};
+static const char *const meth[TB_NMETH] = {
+	"rs",	"gp",	      "gcp",  "cts",	 "gcp+prior",
+	"dehb", "dehb+prior", "asha", "asha+gcp"};
+static const char *const optname[TB_NMETH] = {
+	"random", "gp", "gcp", "cts", "gcp", "dehb", "dehb", "asha", "gcp"};
+static const int uses_prior[TB_NMETH] = {0, 0, 0, 1, 1, 0, 1, 0, 1};
+/* settings, "%d" the prior's steps */
+static const char *const setfmt[TB_NMETH] = {
+	NULL,
+	NULL,
+	"{\"prior_steps\":%d}",
+	"{\"prior_steps\":%d}",
+	"{\"prior_steps\":%d}",
+	NULL,
+	"{\"prior_steps\":%d}",
+	NULL,
+	"{\"prior_steps\":%d,\"multi_fidelity\":\"asha\"}"};
+/* a prior method's prior-free version, -1 for none */
+static const int base_of[TB_NMETH] = {-1, -1, -1, 0, 2, -1, 5, -1, 7};
 
 struct task {
 	char name[64];
@@ -72,7 +89,7 @@ struct task {
 static struct task tasks[TB_MAXT];
 static int ntask;
 static int prior_steps = 1000; /* --prior-steps */
-static cJSON *prior_set;       /* {"prior_steps": N} for cts and gcp */
+static cJSON *mset[TB_NMETH];  /* each method's settings, or NULL */
 
 static int load(const char *path)
 {
@@ -188,7 +205,7 @@ static int run(int m, int j, uint64_t seed, int iters, const struct tdata *d,
 	u.eta = 3;
 	u.seed = seed;
 	u.transfer = uses_prior[m] ? &d->v : NULL;
-	u.settings = m == 2 || uses_prior[m] ? prior_set : NULL;
+	u.settings = mset[m];
 	if ((rc = optim_open(optname[m], &u, &o, err))) {
 		fprintf(stderr, "bench_transfer: %s: %s\n", meth[m], err);
 		return rc;
@@ -249,7 +266,7 @@ static void report(int seeds, int iters)
 							 ? 0.5
 							 : 0) /
 						(ntask * iters);
-	printf("  %-6s %-10s %-10s %-10s %-14s %s\n", "method", "ADTM@10",
+	printf("  %-10s %-10s %-10s %-10s %-14s %s\n", "method", "ADTM@10",
 	       "ADTM@25", "ADTM@end", "vs RS", "mean rank");
 	for (m = 0; m < TB_NMETH; m++) {
 		double imp = 0;
@@ -267,10 +284,31 @@ static void report(int seeds, int iters)
 				}
 			imp += nt ? s / nt / ntask : 0;
 		}
-		printf("  %-6s %-10.4f %-10.4f %-10.4f %-14.3f %.2f\n", meth[m],
-		       adtm[m][iters > 10 ? 9 : iters - 1],
+		printf("  %-10s %-10.4f %-10.4f %-10.4f %-14.3f %.2f\n",
+		       meth[m], adtm[m][iters > 10 ? 9 : iters - 1],
 		       adtm[m][iters > 25 ? 24 : iters - 1], adtm[m][iters - 1],
 		       imp, rank[m] + 1);
+	}
+	printf("cost to reach the prior-free version's final ADTM "
+	       "(target: at most half of its cost):\n");
+	for (m = 0; m < TB_NMETH; m++) {
+		int b = base_of[m];
+
+		if (b < 0)
+			continue;
+		for (t = 0; t < iters && adtm[m][t] > adtm[b][iters - 1]; t++)
+			;
+		if (t == iters)
+			printf("  %-10s never within %d (%s's final %.4f; "
+			       "its own %.4f): MISSED\n",
+			       meth[m], iters, meth[b], adtm[b][iters - 1],
+			       adtm[m][iters - 1]);
+		else
+			printf("  %-10s %d of %s's %d (%.2f; %s's final "
+			       "%.4f): %s\n",
+			       meth[m], t + 1, meth[b], iters,
+			       (t + 1.0) / iters, meth[b], adtm[b][iters - 1],
+			       t + 1 <= iters / 2 ? "MET" : "MISSED");
 	}
 }
 
@@ -301,8 +339,15 @@ int main(int argc, char **argv)
 				"[--prior-steps S] [--csv DIR] DATA.csv\n");
 		return 100;
 	}
-	prior_set = cJSON_CreateObject();
-	cJSON_AddNumberToObject(prior_set, "prior_steps", prior_steps);
+	for (m = 0; m < TB_NMETH; m++) {
+		char set[128];
+
+		if (!setfmt[m])
+			continue;
+		snprintf(set, sizeof(set), setfmt[m], prior_steps);
+		if (!(mset[m] = cJSON_Parse(set)))
+			return 111;
+	}
 	if (load(argv[i])) {
 		fprintf(stderr, "bench_transfer: %s: not the gbtab table\n",
 			argv[i]);

@@ -486,13 +486,18 @@ if gzip -dc "$HERE/data/gbtab.csv.gz" >"$WDISK/gbtab.csv" &&
 	OPENBLAS_NUM_THREADS=1 "$B/bench_transfer" --seeds $TS --iters $TI --prior-steps $TP \
 		--csv "$OUT/transfer" "$WDISK/gbtab.csv" >"$OUT/transfer.txt" 2>&1; then
 	cat "$OUT/transfer.txt"
-	best=$(awk '$1 ~ /^(rs|gp|gcp|cts|gcp\+prior|dehb)$/ && NF == 6 { print $6, $1 }' "$OUT/transfer.txt" | sort -n | head -1)
+	best=$(awk '$1 ~ /^(rs|gp|gcp|cts|gcp\+prior|dehb|dehb\+prior|asha|asha\+gcp)$/ && NF == 6 { print $6, $1 }' "$OUT/transfer.txt" | sort -n | head -1)
 	gi=$(awk '$1 == "gcp+prior" && NF == 6 { print $5 }' "$OUT/transfer.txt")
 	ci=$(awk '$1 == "cts" && NF == 6 { print $5 }' "$OUT/transfer.txt")
 	goal "GCP+prior has the best mean rank (paper: 1.5 of 16 methods)" "best: $best" "gcp+prior" \
 		"\"${best#* }\" == \"gcp+prior\""
 	goal "GCP+prior improves on random search by at least 0.5 (paper: 0.37 to 0.94)" "$gi" ">= 0.5" "${gi:-0} >= 0.5"
 	goal "CTS improves on random search (paper: 0.02 to 0.88)" "$ci" "> 0" "${ci:-0} > 0"
+	for pm in dehb+prior asha+gcp; do
+		hc=$(awk -v m="$pm" '$1 == m && $3 == "of" { print $2 / $5 }' "$OUT/transfer.txt")
+		goal "$pm reaches ${pm%+*}'s final ADTM in at most half of its cost (ours)" \
+			"${hc:-never}" "<= 0.5" "${hc:-2} <= 0.5"
+	done
 else
 	cat "$OUT/transfer.txt" 2>/dev/null
 	broken "bench_transfer"

@@ -96,6 +96,8 @@ static const char init_usage[] =
 	"                  [--optimizer "
 	"dehb|random|sh|hyperband|de|asha|re|tpe|bohb|gp|cts|gcp]\n"
 	"                  [--multi-fidelity none|asha]\n"
+	"                  [--sampler random|tpe|gp|gcp] (with --optimizer "
+	"asha)\n"
 	"                  [--name NAME] [--lease SECS] [--poll SECS]\n"
 	"                  [--max-attempts N] [--max-failures-in-a-row N]\n"
 	"                  [--objective NAME[:max][:WEIGHT] ...]\n"
@@ -108,7 +110,8 @@ static const char init_usage[] =
 	"$DEHBQ_OBJECTIVES), and dehbq pareto STUDY prints the front.\n"
 	"--transfer-from (repeatable) copies earlier studies' results, or a\n"
 	"JSON-lines file of evaluations, into STUDY/state/transfer.jsonl for\n"
-	"the transfer optimisers (--optimizer cts).\n"
+	"the optimisers that use them: cts, gcp, dehb (DEHB+prior) and\n"
+	"asha --sampler gcp.\n"
 	"\n"
 	"Create the study directory STUDY.  Options given with --spec "
 	"override\n"
@@ -156,6 +159,7 @@ enum {
 	OPT_SEED,
 	OPT_OPTIMIZER,
 	OPT_MF,
+	OPT_SAMPLER,
 	OPT_NAME,
 	OPT_LEASE,
 	OPT_POLL,
@@ -180,6 +184,7 @@ static const struct option init_opts[] = {
 	{"seed", required_argument, NULL, OPT_SEED},
 	{"optimizer", required_argument, NULL, OPT_OPTIMIZER},
 	{"multi-fidelity", required_argument, NULL, OPT_MF},
+	{"sampler", required_argument, NULL, OPT_SAMPLER},
 	{"name", required_argument, NULL, OPT_NAME},
 	{"lease", required_argument, NULL, OPT_LEASE},
 	{"poll", required_argument, NULL, OPT_POLL},
@@ -244,9 +249,10 @@ static int bad_opt(const char *name, const char *val, const char *want)
 }
 
 /*
- * --multi-fidelity: "asha" makes ASHA schedule the proposals of tpe or gp
- * (their setting multi_fidelity), and turns random into asha, which is
- * random search scheduled by ASHA.  -1: not possible.
+ * --multi-fidelity: "asha" makes ASHA schedule the proposals of tpe, gp or
+ * gcp (their setting multi_fidelity), and turns random into asha, which
+ * is random search scheduled by ASHA.  -1: not possible.
+ * (--optimizer asha --sampler S is --optimizer S --multi-fidelity asha.)
  */
 static int multi_fidelity(struct spec *s, const char *v)
 {
@@ -260,7 +266,8 @@ static int multi_fidelity(struct spec *s, const char *v)
 			snprintf(s->optimizer, sizeof(s->optimizer), "asha");
 		return 0;
 	}
-	if (strcmp(s->optimizer, "tpe") && strcmp(s->optimizer, "gp"))
+	if (strcmp(s->optimizer, "tpe") && strcmp(s->optimizer, "gp") &&
+	    strcmp(s->optimizer, "gcp"))
 		return strcmp(v, "none") ? -1 : 0;
 	set = s->settings ? cJSON_Duplicate(s->settings, 1)
 			  : cJSON_CreateObject();
@@ -350,8 +357,22 @@ static int apply(struct spec *s, const struct init_over *o)
 				return bad_opt(
 					op->name, v,
 					"'none' or 'asha' (with "
-					"--optimizer tpe, gp or random)");
+					"--optimizer tpe, gp, gcp or random)");
 			break;
+		case OPT_SAMPLER: /* as --optimizer V --multi-fidelity asha */
+			if (strcmp(s->optimizer, "asha"))
+				return cli_usage_error("init", init_usage,
+						       "--sampler needs "
+						       "--optimizer asha");
+			if (!strcmp(v, "random"))
+				break;
+			if (strlen(v) < sizeof(s->optimizer)) {
+				snprintf(s->optimizer, sizeof(s->optimizer),
+					 "%s", v);
+				if (!multi_fidelity(s, "asha"))
+					break;
+			}
+			return bad_opt(op->name, v, "random, tpe, gp or gcp");
 		case OPT_NAME:
 			if (strlen(v) >= sizeof(s->name))
 				return bad_opt(op->name, v,
@@ -620,6 +641,15 @@ int cli_init(int argc, char **argv)
 	    (over.ntr &&
 	     (rc = cli_transfer_import(&s, over.trv, over.ntr, &tr, err)))) {
 		rc = cli_fail("init", cli_exit_code(rc), "%s", err);
+		goto out;
+	}
+	if (tr.ntasks && strcmp(s.optimizer, "cts") &&
+	    strcmp(s.optimizer, "gcp") && strcmp(s.optimizer, "dehb")) {
+		rc = cli_fail("init", CLI_EINPUT,
+			      "--transfer-from: --optimizer %s does not use "
+			      "earlier results (cts, gcp, dehb and asha "
+			      "--sampler gcp do)",
+			      s.optimizer);
 		goto out;
 	}
 	if (!strcmp(s.optimizer, "cts") && !tr.ntasks) {

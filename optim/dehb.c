@@ -56,6 +56,9 @@ void dehb_free(struct dehb *d)
 	free(d->glob);
 	free(d->fill);
 	free(d->mutant);
+	free(d->gx);
+	if (d->guide && d->guide->free)
+		d->guide->free(d->guide_ctx);
 	free(d);
 }
 
@@ -293,14 +296,24 @@ static void make_trial(struct dehb *d, int k, int lower, int n_r, int slot,
 			d->pool[np++] = f;
 		}
 	}
-	de_sample_distinct(&P->rng, np, m, idx);
-	for (i = 0; i < m; i++)
-		don[i] = d->pool[idx[i]];
-	de_mutate(d->p.mutation, d->p.mutation_factor, dim, don, best, target,
-		  d->mutant);
-	de_crossover(d->p.crossover, &P->rng, dim, d->p.crossover_prob, target,
-		     d->mutant, out);
-	de_repair(d->p.boundary, &P->rng, dim, out);
+	for (t = 0; t < (d->guide ? d->guide_k : 1); t++) {
+		double *o = d->guide ? d->gx + (size_t)t * dim : out;
+
+		de_sample_distinct(&P->rng, np, m, idx);
+		for (i = 0; i < m; i++)
+			don[i] = d->pool[idx[i]];
+		de_mutate(d->p.mutation, d->p.mutation_factor, dim, don, best,
+			  target, d->mutant);
+		de_crossover(d->p.crossover, &P->rng, dim, d->p.crossover_prob,
+			     target, d->mutant, o);
+		de_repair(d->p.boundary, &P->rng, dim, o);
+	}
+	if (d->guide) { /* the guide's pick of guide_k trials */
+		t = d->guide->choose(d->guide_ctx, &P->rng, d->gx, d->guide_k);
+		t = t < 0 || t >= d->guide_k ? 0 : t;
+		memcpy(out, d->gx + (size_t)t * dim,
+		       (size_t)dim * sizeof(double));
+	}
 }
 
 /* 1 if a promotion of config cid to level k is in flight. */

@@ -39,6 +39,8 @@
 
 #include <stdint.h>
 
+struct rng;
+
 struct cJSON;
 struct dehb;
 struct jsonbuf;
@@ -219,6 +221,43 @@ int dehb_incumbent(const struct dehb *d, enum dehb_inc_which which,
  */
 void dehb_set_sampler(struct dehb *d, void (*fn)(void *ctx, double *x),
 		      void *ctx);
+
+/*
+ * A guide for DE's trials (DEHB+prior, TRANSFER_SPEC.md, "combining with
+ * multi-fidelity"): draw() makes the initial subpopulations' members in
+ * place of uniform draws, and choose() picks which of k trial vectors,
+ * each built as DE builds one (donors, mutation, crossover, repair), is
+ * asked.  Selection stays DE's.  Both take the level's random stream.
+ */
+struct dehb_guide_ops {
+	/* a population member into x (dim values in [0,1]) */
+	int (*draw)(void *ctx, struct rng *r, double *x);
+	/* the index in [0, k) of the trial to ask among x (k * dim); it
+	 * cannot fail (a guide that cannot choose returns 0, DE's own) */
+	int (*choose)(void *ctx, struct rng *r, const double *x, int k);
+	void (*free)(void *ctx);
+};
+
+/*
+ * Guide engine d with ops and ctx, choosing among k trials (1 to
+ * DEHB_MAX_GUIDE_K).  With draw set, the subpopulations are redrawn by
+ * ops->draw (a fresh engine only: nothing asked yet); a loaded engine's
+ * populations are its saved ones.  Not saved: set it again after
+ * dehb_load().  The engine owns ctx from this call on, even when it
+ * fails, and frees it with ops->free.
+ */
+#define DEHB_MAX_GUIDE_K 64
+int dehb_set_guide(struct dehb *d, const struct dehb_guide_ops *ops, void *ctx,
+		   int k, int draw);
+/* The guide's ctx, NULL for an unguided engine. */
+void *dehb_guide(const struct dehb *d);
+/*
+ * Level L's subpopulation: its n vectors (n * dim) and fitnesses (+inf
+ * while no result was accepted); pointers into the engine, valid until
+ * its next call.
+ */
+int dehb_population(const struct dehb *d, int level, const double **x,
+		    const double **fit, int *n);
 
 /* Number of fidelity levels and their values. */
 int dehb_levels(const struct dehb *d);

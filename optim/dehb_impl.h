@@ -77,6 +77,10 @@ struct dehb {
 	int64_t next_bracket;		    /* next bracket id */
 	void (*sample)(void *, double *);   /* SH/HB base configs, or NULL */
 	void *sample_ctx;		    /* its context, borrowed */
+	const struct dehb_guide_ops *guide; /* DE's guide, or NULL */
+	void *guide_ctx;		    /* its context, owned */
+	int guide_k;			    /* trials it chooses among */
+	double *gx;			    /* scratch: guide_k * dim */
 	/* scratch, contents meaningless between calls */
 	int *order;	     /* sort order, totpop */
 	int *otmp;	     /* merge sort buffer, totpop */

@@ -30,11 +30,15 @@ struct dsettings {
 	int mutation, crossover, boundary; /* dehb.h enums */
 	double mutation_factor, crossover_prob;
 	int max_active_brackets, de_pop_size;
+	int prior_mutants, prior_candidates, prior_steps; /* dehb+prior */
 };
 
 static const char *const dehb_keys[] = {
-	"mutation",	  "crossover",		 "boundary", "mutation_factor",
-	"crossover_prob", "max_active_brackets", NULL,
+	"mutation",	  "crossover",
+	"boundary",	  "mutation_factor",
+	"crossover_prob", "max_active_brackets",
+	"prior_mutants",  "prior_candidates",
+	"prior_steps",	  NULL,
 };
 static const char *const de_keys[] = {
 	"mutation",	  "crossover",	 "boundary", "mutation_factor",
@@ -55,6 +59,9 @@ static int dsettings_read(enum dehb_optimizer which, const cJSON *in,
 	s->mutation_factor = 0.5;
 	s->crossover_prob = 0.5;
 	s->de_pop_size = 20;
+	s->prior_mutants = 8;
+	s->prior_candidates = 2000;
+	s->prior_steps = 1000;
 	if ((rc = ostate_set_keys(in, keys, name, err)) ||
 	    (rc = ostate_set_choice(in, "mutation", dehb_mutation_names,
 				    &s->mutation, err)) ||
@@ -69,6 +76,12 @@ static int dsettings_read(enum dehb_optimizer which, const cJSON *in,
 	    (rc = ostate_set_int(in, "max_active_brackets", 0, 1000000,
 				 &s->max_active_brackets, err)) ||
 	    (rc = ostate_set_int(in, "de_pop_size", 4, 100000, &s->de_pop_size,
+				 err)) ||
+	    (rc = ostate_set_int(in, "prior_mutants", 1, DEHB_MAX_GUIDE_K,
+				 &s->prior_mutants, err)) ||
+	    (rc = ostate_set_int(in, "prior_candidates", 1, 100000,
+				 &s->prior_candidates, err)) ||
+	    (rc = ostate_set_int(in, "prior_steps", 1, 100000, &s->prior_steps,
 				 err)))
 		return rc;
 	return DEHBQ_OK;
@@ -98,6 +111,13 @@ static int dsettings_write(enum dehb_optimizer which, const cJSON *in,
 					: ",\"max_active_brackets\":");
 		jsonbuf_int(b, which == DEHB_OPT_DE ? s.de_pop_size
 						    : s.max_active_brackets);
+		if (which == DEHB_OPT_DEHB)
+			jsonbuf_printf(b,
+				       ",\"prior_mutants\":%d,"
+				       "\"prior_candidates\":%d,"
+				       "\"prior_steps\":%d",
+				       s.prior_mutants, s.prior_candidates,
+				       s.prior_steps);
 	} else {
 		jsonbuf_puts(b, "\"max_active_brackets\":");
 		jsonbuf_int(b, s.max_active_brackets);
@@ -129,7 +149,15 @@ int optim_dehb_open_as(enum dehb_optimizer which, const struct optim_setup *su,
 	p.max_brackets = su->lim.brackets;
 	p.max_active_brackets = s.max_active_brackets;
 	p.de_pop_size = s.de_pop_size;
-	return dehb_new(&p, (struct dehb **)st, err);
+	if ((rc = dehb_new(&p, (struct dehb **)st, err)))
+		return rc;
+	if (which == DEHB_OPT_DEHB && su->transfer && su->transfer->ntasks &&
+	    (rc = optim_dehb_prior(*st, su, s.prior_mutants, s.prior_candidates,
+				   s.prior_steps, 1, err))) {
+		dehb_free(*st);
+		*st = NULL;
+	}
+	return rc;
 }
 
 static const enum optim_kind kind_map[] = {
@@ -149,6 +177,8 @@ int optim_dehb_ask(void *st, struct optim_job *job, double *vec)
 	job->bracket = j.bracket;
 	job->rung = j.rung;
 	job->kind = kind_map[j.kind];
+	if (j.kind == DEHB_KIND_TRIAL && dehb_guide(st)) /* DEHB+prior */
+		job->kind = OPTIM_KIND_PRIOR;
 	job->parent = j.parent_job;
 	snprintf(job->state, sizeof(job->state),
 		 "{\"level\":%d,\"slot\":%d,\"config_id\":%" PRId64 "}",
@@ -218,6 +248,7 @@ static int d_load(const struct optim_setup *su, const cJSON *state, void **st,
 {
 	struct dehb *d;
 	const struct dehb_params *p;
+	struct dsettings s;
 	int rc = dehb_load(state, &d, err);
 
 	if (rc)
@@ -229,6 +260,15 @@ static int d_load(const struct optim_setup *su, const cJSON *state, void **st,
 		return dehbq_errf(err, DEHBQ_EINVAL,
 				  "snapshot: the engine's parameters do not "
 				  "match the optimizer's setup");
+	}
+	/* DEHB+prior: the prior again (its populations are the saved ones) */
+	if (p->optimizer == DEHB_OPT_DEHB && su->transfer &&
+	    su->transfer->ntasks &&
+	    ((rc = dsettings_read(DEHB_OPT_DEHB, su->settings, &s, err)) ||
+	     (rc = optim_dehb_prior(d, su, s.prior_mutants, s.prior_candidates,
+				    s.prior_steps, 0, err)))) {
+		dehb_free(d);
+		return rc;
 	}
 	*st = d;
 	return DEHBQ_OK;
@@ -267,7 +307,8 @@ int optim_dehb_describe(const void *st, struct jsonbuf *b)
 		jsonbuf_puts(b, "]}");
 	}
 	jsonbuf_put(b, "]", 1);
-	return jsonbuf_failed(b);
+	return jsonbuf_failed(b) ? DEHBQ_ENOMEM
+				 : optim_dehb_prior_describe(st, b);
 }
 
 static int d_rescore(void *st, double (*score)(void *arg, int64_t job),

@@ -25,4 +25,17 @@ int optim_dehb_done(const void *st);
 int optim_dehb_limits(void *st, const struct optim_limits *lim);
 int optim_dehb_describe(const void *st, struct jsonbuf *b);
 
+/*
+ * DEHB+prior (dehb_prior.c): guide engine d by the prior fitted on
+ * s->transfer (steps per stage), k trials per DE trial, CTS draws of
+ * ncand candidates for the subpopulations when draw is set (a fresh
+ * engine).  Without earlier tasks in s, nothing to do: call it only with
+ * them.
+ */
+int optim_dehb_prior(struct dehb *d, const struct optim_setup *s, int k,
+		     int ncand, int steps, int draw, char *err);
+/* ",transfer members" of status.json for a guided engine (nothing for an
+ * unguided one); the prior's RMSE on the top subpopulation's results. */
+int optim_dehb_prior_describe(const struct dehb *d, struct jsonbuf *b);
+
 #endif

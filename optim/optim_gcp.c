@@ -2,7 +2,10 @@
  * optim_gcp.c - owns the Gaussian copula process, with the transfer prior
  * when the study has earlier tasks (GCP+prior; Salinas, Shen and Perrone,
  * ICML 2020, Algorithm 2; TRANSFER_SPEC.md) and without it otherwise
- * (plain GCP: mu = 0, sigma = 1), at the maximum fidelity.
+ * (plain GCP: mu = 0, sigma = 1), at the maximum fidelity; or, with
+ * multi_fidelity "asha", as ASHA's sampler of new rung-0 configurations
+ * (asha.h; TRANSFER_SPEC.md "ASHA/Hyperband + GCP"), fitted on the results
+ * of the highest rung with n_startup_trials of them, 2 finite.
  *
  * Each ask after the warm start (n_startup asks: CTS draws from the
  * prior, uniform without one):
@@ -20,16 +23,18 @@
  * Deviation from the paper: EI is maximised over the candidates only (no
  * gradient refinement, since mu and sigma vary with x).
  *
- * State: the rng, theta and the next refit; the results are its history
- * (replay).  The prior is
+ * State: the rng, theta, the next refit and the level it was fitted at
+ * (and ASHA's state); the results are its history (replay).  The prior is
  * fitted at open and at load (prior.h).  Per-trial state "".
  */
 #include "optim.h"
 
 #include "acq.h"
+#include "asha.h"
 #include "copula.h"
 #include "err.h"
 #include "gp.h"
+#include "hb.h"
 #include "jsonbuf.h"
 #include "ostate.h"
 #include "prior.h"
@@ -52,17 +57,23 @@ struct gcp {
 	struct rng rng;
 	struct prior *prior; /* NULL: plain GCP */
 	struct gp *gp;
-	struct prior_obs obs; /* results at the maximum fidelity, tell order */
-	uint64_t *pid;	      /* jobs in flight */
+	struct prior_obs lv[HB_MAX_LEVELS]; /* results per level, tell order */
+	double ladder[HB_MAX_LEVELS];	    /* the fidelity levels, ascending */
+	int L;
+	double fit_level; /* the level theta was last fitted at */
+	void *mf;	  /* multi_fidelity "asha": the ASHA that schedules */
+	uint64_t *pid;	  /* jobs in flight */
 	double *px;
 	size_t np, capp;
 };
 
-static const char *const gcp_keys[] = {"n_candidates", "n_startup_trials",
-				       "max_points", "prior_steps", NULL};
+static const char *const gcp_keys[] = {"n_candidates",	 "n_startup_trials",
+				       "max_points",	 "prior_steps",
+				       "multi_fidelity", NULL};
+static const char *const gcp_mf[] = {"none", "asha", NULL};
 
 struct gcp_set {
-	int ncand, nstart, maxpts, steps;
+	int ncand, nstart, maxpts, steps, mf;
 };
 
 static int gcp_read(const cJSON *in, struct gcp_set *s, char *err)
@@ -71,7 +82,10 @@ static int gcp_read(const cJSON *in, struct gcp_set *s, char *err)
 	s->nstart = 5;
 	s->maxpts = 200;
 	s->steps = 1000;
+	s->mf = 0;
 	return ostate_set_keys(in, gcp_keys, "gcp", err) ||
+			       ostate_set_choice(in, "multi_fidelity", gcp_mf,
+						 &s->mf, err) ||
 			       ostate_set_int(in, "n_candidates", 1, 100000,
 					      &s->ncand, err) ||
 			       ostate_set_int(in, "n_startup_trials", 1, 100000,
@@ -93,27 +107,32 @@ static int gcp_settings(const cJSON *in, struct jsonbuf *b, char *err)
 		return rc;
 	jsonbuf_printf(b,
 		       "\"n_candidates\":%d,\"n_startup_trials\":%d,"
-		       "\"max_points\":%d,\"prior_steps\":%d",
-		       s.ncand, s.nstart, s.maxpts, s.steps);
+		       "\"max_points\":%d,\"prior_steps\":%d,"
+		       "\"multi_fidelity\":\"%s\"",
+		       s.ncand, s.nstart, s.maxpts, s.steps, gcp_mf[s.mf]);
 	return jsonbuf_failed(b);
 }
 
 static void gcp_free(void *st)
 {
 	struct gcp *c = st;
+	int l;
 
 	if (!c)
 		return;
+	optim_asha_ops.free(c->mf);
+	for (l = 0; l < HB_MAX_LEVELS; l++)
+		prior_obs_free(&c->lv[l]);
 	prior_free(c->prior);
 	gp_free(c->gp);
 	free(c->choices);
-	prior_obs_free(&c->obs);
 	free(c->pid);
 	free(c->px);
 	free(c);
 }
 
-static int gcp_open(const struct optim_setup *s, void **st, char *err)
+/* A new GCP; *mf: whether ASHA schedules it (the caller opens that). */
+static int gcp_new(const struct optim_setup *s, void **st, int *mf, char *err)
 {
 	struct gcp_set set;
 	struct gcp *c;
@@ -122,15 +141,23 @@ static int gcp_open(const struct optim_setup *s, void **st, char *err)
 	*st = NULL;
 	if ((rc = gcp_read(s->settings, &set, err)))
 		return rc;
+	*mf = set.mf;
 	if (!(c = calloc(1, sizeof(*c))))
 		return DEHBQ_ENOMEM;
+	if (hb_levels(s->min_fidelity, s->max_fidelity, s->eta, &c->L)) {
+		free(c);
+		return DEHBQ_EINVAL;
+	}
+	hb_fidelities(s->max_fidelity, s->eta, c->L, c->ladder);
+	for (k = 0; k < c->L; k++)
+		c->lv[k].dim = s->dim;
+	c->fit_level = s->max_fidelity;
 	c->ncand = set.ncand;
 	c->nstart = set.nstart;
 	c->maxpts = set.maxpts;
 	c->next_fit = set.nstart;
 	gp_default_theta(s->dim, c->theta);
 	c->dim = s->dim;
-	c->obs.dim = s->dim;
 	c->max_f = s->max_fidelity;
 	rng_seed(&c->rng, s->seed);
 	if (!(c->choices = calloc((size_t)s->dim, sizeof(int))) ||
@@ -149,6 +176,33 @@ static int gcp_open(const struct optim_setup *s, void **st, char *err)
 	}
 	*st = c;
 	return DEHBQ_OK;
+}
+
+static int gcp_draw(void *ctx, double *vec, enum optim_kind *kind);
+
+static int gcp_open(const struct optim_setup *s, void **st, char *err)
+{
+	int rc, mf;
+
+	if ((rc = gcp_new(s, st, &mf, err)) || !mf)
+		return rc;
+	if ((rc = asha_open(s, &(struct asha_sampler){*st, gcp_draw},
+			    &((struct gcp *)*st)->mf))) {
+		gcp_free(*st);
+		*st = NULL;
+	}
+	return rc;
+}
+
+/* The level of fidelity f, -1 for none. */
+static int level_of(const struct gcp *c, double f)
+{
+	int l;
+
+	for (l = 0; l < c->L; l++)
+		if (c->ladder[l] == f)
+			return l;
+	return -1;
 }
 
 /* mu and sigma of the prior at n points (0 and 1 without one). */
@@ -189,9 +243,10 @@ static int by_z(const void *a, const void *b, void *ctx)
 
 /* The window (ascending): every result, or the best half by z and the
  * most recent others. */
-static size_t window(const struct gcp *c, const double *z, size_t *win)
+static size_t window(const struct gcp *c, const struct prior_obs *o,
+		     const double *z, size_t *win)
 {
-	size_t n = c->obs.n, k, i, half = (size_t)c->maxpts / 2, w = half;
+	size_t n = o->n, k, i, half = (size_t)c->maxpts / 2, w = half;
 	unsigned char *in;
 
 	for (i = 0; i < n; i++)
@@ -213,18 +268,19 @@ static size_t window(const struct gcp *c, const double *z, size_t *win)
 	return w;
 }
 
-/* The GP on the residuals of the window and the liars in flight. */
-static int fit(struct gcp *c, double *gx, double *gr, double *gmin,
-	       size_t *best)
+/* The GP on the residuals of o's window (results at fidelity f) and the
+ * liars in flight. */
+static int fit(struct gcp *c, const struct prior_obs *o, double f, double *gx,
+	       double *gr, double *gmin, size_t *best)
 {
-	size_t n = c->obs.n, i, d = (size_t)c->dim, w, m, *win;
+	size_t n = o->n, i, d = (size_t)c->dim, w, m, *win;
 	double *z = gr + 2 * (n + c->np), rmax = -INFINITY;
 	struct gp_fit_params fp = {GCP_RESTARTS, 100, 1e-6};
 	int rc;
 
 	if (!(win = malloc(n * sizeof(size_t))))
 		return DEHBQ_ENOMEM;
-	if ((rc = copula_psi(c->obs.y, n, z))) {
+	if ((rc = copula_psi(o->y, n, z))) {
 		free(win);
 		return rc;
 	}
@@ -234,10 +290,10 @@ static int fit(struct gcp *c, double *gx, double *gr, double *gmin,
 			*gmin = z[i];
 			*best = i;
 		}
-	w = window(c, z, win);
+	w = window(c, o, z, win);
 	m = w + c->np;
 	for (i = 0; i < w; i++)
-		memcpy(&gx[i * d], &c->obs.x[win[i] * d], d * sizeof(double));
+		memcpy(&gx[i * d], &o->x[win[i] * d], d * sizeof(double));
 	if (c->np) /* px is NULL until a job was in flight */
 		memcpy(gx + w * d, c->px, c->np * d * sizeof(double));
 	if ((rc = prior_at(c, gx, w, gr, gr + m))) {
@@ -253,32 +309,33 @@ static int fit(struct gcp *c, double *gx, double *gr, double *gmin,
 		gr[i] = rmax; /* constant liar */
 	if ((rc = gp_set_theta(c->gp, c->theta)))
 		return rc;
-	if ((int64_t)n < c->next_fit)
+	if ((int64_t)n < c->next_fit && f == c->fit_level)
 		return gp_condition(c->gp, gx, gr, m);
 	c->next_fit = (int64_t)n + (int64_t)n / 5 + 1;
+	c->fit_level = f;
 	if ((rc = gp_fit(c->gp, gx, gr, m, &c->rng, &fp)))
 		return rc;
 	gp_get_theta(c->gp, c->theta);
 	return DEHBQ_OK;
 }
 
-static int model_ask(struct gcp *c, double *vec)
+static int model_ask(struct gcp *c, const struct prior_obs *o, double f,
+		     double *vec)
 {
-	size_t m = c->obs.n + c->np, nc = 2 * (size_t)c->ncand,
-	       d = (size_t)c->dim;
+	size_t m = o->n + c->np, nc = 2 * (size_t)c->ncand, d = (size_t)c->dim;
 	size_t i, best = 0, arg = 0;
 	double *gx = malloc(m * d * sizeof(double));
-	double *gr = malloc((2 * m + c->obs.n) * sizeof(double));
+	double *gr = malloc((2 * m + o->n) * sizeof(double));
 	double *cand = malloc(nc * d * sizeof(double));
 	double *buf = malloc(4 * nc * sizeof(double)), gmin, bei = -1;
 	int rc = gx && gr && cand && buf ? DEHBQ_OK : DEHBQ_ENOMEM;
 
 	if (!rc)
-		rc = fit(c, gx, gr, &gmin, &best);
+		rc = fit(c, o, f, gx, gr, &gmin, &best);
 	if (!rc) {
 		prior_uniform(&c->rng, c->choices, c->dim, nc / 2, cand);
 		for (i = nc / 2 * d; i < nc * d; i++) { /* around the best */
-			double u = c->obs.x[best * d + i % d];
+			double u = o->x[best * d + i % d];
 			int K = c->choices[i % d];
 
 			u += GCP_STEP * rng_normal(&c->rng);
@@ -351,44 +408,92 @@ static void pend_del(struct gcp *c, uint64_t id)
 		(c->np - i) * d * sizeof(double));
 }
 
+/* A new configuration from the results at level l: CTS's (uniform
+ * without a prior) until there are n_startup_trials of them, then the
+ * model's.  Alone, the jobs in flight count towards the start-up. */
+static int propose(struct gcp *c, int l, double *vec, enum optim_kind *kind)
+{
+	const struct prior_obs *o = &c->lv[l];
+	size_t i, fin = 0;
+
+	for (i = 0; i < o->n; i++)
+		fin += isfinite(o->y[i]) != 0;
+	if (c->mf ? o->n < (size_t)c->nstart || fin < 2
+		  : o->n + c->np < (size_t)c->nstart || !o->n) {
+		*kind = c->prior ? OPTIM_KIND_PRIOR : OPTIM_KIND_RANDOM;
+		return warm(c, vec);
+	}
+	*kind = OPTIM_KIND_TRIAL;
+	return model_ask(c, o, c->ladder[l], vec);
+}
+
+/* ASHA's sampler: the model of the highest rung with n_startup_trials
+ * results, 2 of them finite (else rung 0, where it starts up). */
+static int gcp_draw(void *ctx, double *vec, enum optim_kind *kind)
+{
+	struct gcp *c = ctx;
+	int l;
+
+	for (l = c->L - 1; l > 0; l--) {
+		size_t i, fin = 0;
+
+		for (i = 0; i < c->lv[l].n; i++)
+			fin += isfinite(c->lv[l].y[i]) != 0;
+		if (c->lv[l].n >= (size_t)c->nstart && fin >= 2)
+			break;
+	}
+	return propose(c, l, vec, kind);
+}
+
 static int gcp_ask(void *st, struct optim_job *job, double *vec)
 {
 	struct gcp *c = st;
 	int rc;
 
-	if (c->obs.n + c->np < (size_t)c->nstart || !c->obs.n) {
-		rc = warm(c, vec);
-		job->kind = c->prior ? OPTIM_KIND_PRIOR : OPTIM_KIND_RANDOM;
+	if (c->mf) {
+		rc = optim_asha_ops.ask(c->mf, job, vec);
 	} else {
-		rc = model_ask(c, vec);
-		job->kind = OPTIM_KIND_TRIAL;
+		rc = propose(c, c->L - 1, vec, &job->kind);
+		job->fidelity = c->max_f;
+		job->bracket = (int64_t)job->id;
 	}
-	if (rc || (rc = pend_add(c, job->id, vec)))
-		return rc;
-	job->fidelity = c->max_f;
-	job->bracket = (int64_t)job->id;
-	return DEHBQ_OK;
+	return rc ? rc : pend_add(c, job->id, vec);
+}
+
+/* A told result into its level's results. */
+static int observe(struct gcp *c, const struct optim_job *job,
+		   const double *vec, enum optim_status status, double loss)
+{
+	int l = level_of(c, job->fidelity);
+
+	if (l < 0 || (!c->mf && l != c->L - 1))
+		return DEHBQ_EINVAL;
+	pend_del(c, job->id);
+	return prior_obs_add(&c->lv[l], vec,
+			     status == OPTIM_OK ? loss : INFINITY);
 }
 
 static int gcp_tell(void *st, const struct optim_job *job, const double *vec,
 		    enum optim_status status, double loss, double cost)
 {
+	struct gcp *c = st;
 	int rc;
 
-	(void)cost;
-	if ((rc = prior_obs_add(&((struct gcp *)st)->obs, vec,
-				status == OPTIM_OK ? loss : INFINITY)))
+	if ((rc = observe(c, job, vec, status, loss)))
 		return rc;
-	pend_del(st, job->id);
-	return DEHBQ_OK;
+	return c->mf ? optim_asha_ops.tell(c->mf, job, vec, status, loss, cost)
+		     : DEHBQ_OK;
 }
 
 static int gcp_reopen(void *st, const struct optim_job *job, const double *vec)
 {
 	struct gcp *c = st;
+	int rc;
 
-	if (job->fidelity != c->max_f || job->state[0])
+	if (!c->mf && (job->fidelity != c->max_f || job->state[0]))
 		return DEHBQ_EINVAL;
+	if (c->mf && (rc = optim_asha_ops.reopen(c->mf, job, vec)))
+		return rc;
 	return pend_add(c, job->id, vec);
 }
 
@@ -396,13 +501,17 @@ static int gcp_replay(void *st, const struct optim_job *job, const double *vec,
 		      int told, int reopened, enum optim_status status,
 		      double loss)
 {
-	(void)reopened;
+	struct gcp *c = st;
+	int rc;
+
+	if (c->mf && (rc = optim_asha_ops.replay(c->mf, job, vec, told,
+						 reopened, status, loss)))
+		return rc;
 	if (!job)
 		return DEHBQ_OK;
 	if (!told)
-		return pend_add(st, job->id, vec);
-	return prior_obs_add(&((struct gcp *)st)->obs, vec,
-			     status == OPTIM_OK ? loss : INFINITY);
+		return pend_add(c, job->id, vec);
+	return observe(c, job, vec, status, loss);
 }
 
 static int gcp_save(const void *st, struct jsonbuf *b)
@@ -413,7 +522,14 @@ static int gcp_save(const void *st, struct jsonbuf *b)
 	ostate_put_rng(b, &c->rng);
 	jsonbuf_puts(b, ",\"theta\":");
 	ostate_put_dbls(b, c->theta, (size_t)c->dim + 2);
-	jsonbuf_printf(b, ",\"next_fit\":%lld}", (long long)c->next_fit);
+	jsonbuf_printf(
+		b, ",\"next_fit\":%lld,\"fit_level\":", (long long)c->next_fit);
+	jsonbuf_num(b, c->fit_level);
+	if (c->mf) {
+		jsonbuf_puts(b, ",\"asha\":");
+		optim_asha_ops.save(c->mf, b);
+	}
+	jsonbuf_put(b, "}", 1);
 	return jsonbuf_failed(b);
 }
 
@@ -421,9 +537,9 @@ static int gcp_load(const struct optim_setup *s, const cJSON *state, void **st,
 		    char *err)
 {
 	struct gcp *c;
-	int rc;
+	int rc, mf;
 
-	if ((rc = gcp_open(s, st, err)))
+	if ((rc = gcp_new(s, st, &mf, err)))
 		return rc;
 	c = *st;
 	if ((rc = ostate_get_rng(state, "rng", &c->rng, err)) ||
@@ -431,11 +547,17 @@ static int gcp_load(const struct optim_setup *s, const cJSON *state, void **st,
 				  0, 0, err)) ||
 	    (rc = ostate_get_i64(state, "next_fit", 0, OPTIM_MAX_ID,
 				 &c->next_fit, err)) ||
+	    /* older snapshots have no "fit_level": the maximum */
+	    (cJSON_GetObjectItemCaseSensitive(state, "fit_level") &&
+	     (rc = ostate_get_dbl(state, "fit_level", &c->fit_level, err))) ||
 	    (rc = gp_set_theta(c->gp, c->theta)
 			  ? dehbq_errf(err, DEHBQ_EINVAL,
 				       "snapshot: gcp: 'theta' outside its "
 				       "box")
-			  : DEHBQ_OK)) {
+			  : DEHBQ_OK) ||
+	    (mf &&
+	     (rc = asha_load(s, state, &(struct asha_sampler){c, gcp_draw},
+			     &c->mf, err)))) {
 		gcp_free(c);
 		*st = NULL;
 	}
@@ -445,12 +567,21 @@ static int gcp_load(const struct optim_setup *s, const cJSON *state, void **st,
 static int gcp_describe(const void *st, struct jsonbuf *b)
 {
 	const struct gcp *c = st;
+	size_t n = 0;
+	int l;
 
-	jsonbuf_printf(b, "\"observations\":%zu", c->obs.n);
-	if (!c->prior)
-		return jsonbuf_failed(b);
-	jsonbuf_put(b, ",", 1);
-	return prior_describe(c->prior, &c->obs, b);
+	for (l = 0; l < c->L; l++)
+		n += c->lv[l].n;
+	jsonbuf_printf(b, "\"observations\":%zu", n);
+	if (c->prior) { /* its RMSE on the results at the maximum fidelity */
+		jsonbuf_put(b, ",", 1);
+		prior_describe(c->prior, &c->lv[c->L - 1], b);
+	}
+	if (c->mf) {
+		jsonbuf_puts(b, ",\"multi_fidelity\":\"asha\",");
+		optim_asha_ops.describe(c->mf, b);
+	}
+	return jsonbuf_failed(b);
 }
 
 const struct optim_ops optim_gcp_ops = {

@@ -30,6 +30,10 @@ static const int choices[DIM] = {0, 4, 0};
  * compositions (settings that change how an optimiser schedules), then
  * over multi-objective studies (a scalarisation: two objectives).
  */
+/* DEHB+prior (every variant has earlier tasks but the "no-transfer" ones),
+ * its prior's fit short */
+#define DEHB_PRIOR "{\"prior_steps\":20,\"prior_candidates\":200}"
+
 static const char *const composed[][3] = {
 	{"tpe", "{\"multi_fidelity\":\"asha\"}", NULL},
 	{"gp", "{\"multi_fidelity\":\"asha\",\"max_points\":30}", NULL},
@@ -37,9 +41,9 @@ static const char *const composed[][3] = {
 	 "{\"acquisition\":\"ts\",\"output\":\"copula\","
 	 "\"n_candidates\":300,\"max_points\":30}",
 	 NULL},
-	{"dehb", "{}", "copula"},
-	{"dehb", "{}", "pareto"},
-	{"dehb", "{}", "random-weights"},
+	{"dehb", DEHB_PRIOR, "copula"},
+	{"dehb", DEHB_PRIOR, "pareto"},
+	{"dehb", DEHB_PRIOR, "random-weights"},
 	{"hyperband", "{}", "linear"},
 	{"sh", "{}", "pareto"},
 	{"de", "{}", "random-weights"},
@@ -50,6 +54,11 @@ static const char *const composed[][3] = {
 	{"gcp", "{\"n_candidates\":200,\"max_points\":30}", "no-transfer"},
 	{"tpe", "{}", "copula"},
 	{"tpe", "{\"multi_fidelity\":\"asha\"}", "pareto"},
+	{"dehb", "{}", "no-transfer"},
+	{"gcp",
+	 "{\"multi_fidelity\":\"asha\",\"prior_steps\":20,"
+	 "\"n_candidates\":200,\"max_points\":30}",
+	 NULL},
 };
 #define NCOMPOSED ((int)(sizeof(composed) / sizeof(composed[0])))
 
@@ -103,7 +112,8 @@ static const char *vname(int i)
 	cur_mode = -1;
 	if (i < n && (!strcmp(optim_table[i]->name, "cts") ||
 		      !strcmp(optim_table[i]->name, "gcp") ||
-		      !strcmp(optim_table[i]->name, "gp"))) {
+		      !strcmp(optim_table[i]->name, "gp") ||
+		      !strcmp(optim_table[i]->name, "dehb"))) {
 		/* the models small and the prior's fit short: the contract
 		 * is not about them (gp's window is exercised this way) */
 		const char *name = optim_table[i]->name;
@@ -114,6 +124,8 @@ static const char *vname(int i)
 				  "\"max_points\":30}"
 			: !strcmp(name, "gp")
 				? "{\"n_candidates\":200,\"max_points\":30}"
+			: !strcmp(name, "dehb")
+				? DEHB_PRIOR
 				: "{\"prior_steps\":20,\"n_candidates\":200}");
 		return name;
 	}
@@ -603,9 +615,12 @@ START_TEST(test_optim_forbidden_never_asked)
 	optim_counts(a, &c);
 	ck_assert_int_eq(c.asked, 120);
 	ck_assert_int_eq(c.told, 120);
-	/* CTS's prior, fitted on tasks whose optimum is far from the
-	 * forbidden corner, never proposes there */
-	ck_assert_msg(c.forbidden > 0 || !strcmp(vname(_i), "cts"),
+	/* the prior, fitted on tasks whose optimum is far from the
+	 * forbidden corner, never leads there: CTS, DEHB+prior and ASHA
+	 * with GCP+prior (whose rung-0 asks are mostly CTS's) */
+	ck_assert_msg(c.forbidden > 0 || !strcmp(vname(_i), "cts") ||
+			      (!strcmp(vname(_i), "dehb") && !cur_notransfer) ||
+			      _i == table_len() + NCOMPOSED - 1,
 		      "%s: no forbidden proposal to refuse", vname(_i));
 	jsonbuf_free(&da.log);
 	jsonbuf_free(&db.log);
@@ -999,7 +1014,9 @@ END_TEST
 /* Composed with ASHA, the model proposes rung 0 and ASHA promotes. */
 START_TEST(test_optim_model_proposes_asha_schedules)
 {
-	static const char *const names[] = {"tpe", "gp"};
+	/* the composed variants with ASHA: tpe, gp, and gcp (the last) */
+	static const char *const names[] = {"tpe", "gp", "gcp"};
+	const int variant[] = {0, 1, NCOMPOSED - 1};
 	struct optim_setup u;
 	struct optim *o;
 	struct optim_job j;
@@ -1007,7 +1024,7 @@ START_TEST(test_optim_model_proposes_asha_schedules)
 	double x[DIM];
 	int k, low = 0, model = 0, promoted = 0;
 
-	vname(table_len() + _i);
+	vname(table_len() + variant[_i]);
 	setup_of(&u, 4, 150);
 	ck_assert_int_eq(optim_open(names[_i], &u, &o, err), DEHBQ_OK);
 	for (k = 0; k < 150; k++) {
@@ -1088,7 +1105,7 @@ Suite *optim_suite(void)
 	tcase_add_loop_test(c, test_optim_settings_validated, 0, n);
 	tcase_add_test(b, test_optim_asha_promotes_top_third);
 	tcase_add_test(b, test_optim_re_removes_oldest);
-	tcase_add_loop_test(b, test_optim_model_proposes_asha_schedules, 0, 2);
+	tcase_add_loop_test(b, test_optim_model_proposes_asha_schedules, 0, 3);
 	tcase_add_test(b, test_optim_gp_asks_in_flight_differ);
 	tcase_add_checked_fixture(b, NULL, variant_done);
 	tcase_add_test(b, test_optim_names_are_the_tables);

@@ -5,7 +5,7 @@
 # naming the file, the row and the field, and create nothing; cts without
 # earlier results is refused; kill -9 and deterministic resume hold.
 . "${DEHBQ_SRC:-.}/tests/lib.sh"
-plan 16
+plan 21
 
 mkspec "$T/spec.json" 30 '{"lease": 5, "poll": 0.05}'
 # cts with a short prior fit (the sanitizers make the full one slow)
@@ -86,14 +86,25 @@ check "cts without --transfer-from is refused" \
 check "a source that is neither a study nor .jsonl is refused" \
 	sh -c "grep -q 'neither a study directory nor a .jsonl file' '$T/e.out' && test ! -e '$T/e/study.json'"
 
+"$B/dehbq" init "$T/f" --spec "$T/spec.json" --optimizer hyperband \
+	--transfer-from "$T/a" >"$T/f.out" 2>&1
+check "an optimiser that ignores earlier tasks is refused with them" \
+	sh -c "grep -q 'hyperband does not use earlier results' '$T/f.out' && test ! -e '$T/f/study.json'"
+"$B/dehbq" init "$T/g" --spec "$T/spec.json" --optimizer asha --sampler gcp \
+	--transfer-from "$T/a" >/dev/null 2>&1
+check "asha --sampler gcp is gcp under ASHA, with the earlier tasks" \
+	sh -c "grep -q '\"multi_fidelity\":.*\"asha\"' '$T/g/study.json' &&
+		grep -q '\"name\":.*\"gcp\"' '$T/g/study.json' && test -s '$T/g/state/transfer.jsonl'"
+
 # kill -9 and deterministic resume, one trial in flight
 mkspec "$T/spec1.json" 25 '{"lease": 5, "poll": 0.05, "max_inflight": 1, "prefetch": 1}'
 sed -i 's/"seed": 7,/"seed": 7, "optimizer": {"name": "cts", "prior_steps": 150},/' \
 	"$T/spec1.json"
-run_study() { # DIR KILLS
-	"$B/dehbq" init "$1" --spec "$T/spec1.json" \
+run_study() { # DIR KILLS [SPEC]
+	"$B/dehbq" init "$1" --spec "${3:-$T/spec1.json}" \
 		--transfer-from "$T/a" --transfer-from "$T/b" >/dev/null 2>&1 || return 1
-	kill9_run "$1" "$2" 0.3 1.0 "$TRAINER"
+	# trials of 0.15 s, so that the study outlasts its 3 kills
+	kill9_run "$1" "$2" 0.3 1.0 "sleep 0.15; $TRAINER"
 }
 run_study "$T/x" 0 >/dev/null
 k=$(run_study "$T/y" 3)
@@ -109,3 +120,17 @@ check "cts: both runs finish, the second after 3 kills" \
 	test -e "$T/x/FINISHED" -a -e "$T/y/FINISHED" -a "$k" = 3
 check "cts: identical proposals after the kills" \
 	test -n "$(traj "$T/x")" -a "$(traj "$T/x")" = "$(traj "$T/y")"
+
+# DEHB+prior: the same with brackets, several trials in flight
+mkspec "$T/spec2.json" 60 '{"lease": 5, "poll": 0.05, "max_inflight": 3, "prefetch": 1}'
+sed -i 's/"seed": 7,/"seed": 7, "optimizer": {"name": "dehb", "prior_steps": 150, "prior_candidates": 300},/' \
+	"$T/spec2.json"
+run_study "$T/dx" 0 "$T/spec2.json" >/dev/null
+k=$(run_study "$T/dy" 3 "$T/spec2.json")
+check "dehb+prior: both runs finish, the second after 3 kills" \
+	test -e "$T/dx/FINISHED" -a -e "$T/dy/FINISHED" -a "$k" = 3
+check "dehb+prior: identical proposals after the kills" \
+	test -n "$(traj "$T/dx")" -a "$(traj "$T/dx")" = "$(traj "$T/dy")"
+check "dehb+prior: export marks the prior's trials, status its RMSE" \
+	sh -c "'$B/dehbq' export '$T/dx' --csv - | grep -q ',prior,' &&
+		'$B/dehbq' status '$T/dx' | grep -q 'prior RMSE'"
