@@ -212,7 +212,8 @@ static void transfer_status(FILE *f, const cJSON *o)
 		"transfer.jsonl)\n",
 		num(o, "transfer_tasks", 0), num(o, "transfer_results", 0));
 	if (!cJSON_IsNumber(r)) {
-		fprintf(f, "          prior RMSE: none yet (no result at the maximum fidelity)\n");
+		fprintf(f, "          prior RMSE: none yet (no result at the "
+			   "maximum fidelity)\n");
 		return;
 	}
 	fprintf(f, "          prior RMSE on this study's results: %.3f\n",
