@@ -26,6 +26,7 @@ struct mlp {
 	size_t off[MLP_MAXLAYERS + 1][2]; /* W and b of each layer; heads */
 	double *m, *v;			  /* Adam's moments, np each */
 	long t;				  /* Adam's step count */
+	struct mlp_work *w;		  /* scratch, kept: not reentrant */
 };
 
 /* Rows per forward pass of mlp_predict. */
@@ -37,6 +38,7 @@ struct mlp_work {
 	double *a[MLP_MAXLAYERS + 1]; /* pre-activations */
 	double *mask[MLP_MAXLAYERS + 1];
 	double *mu, *s, *dmu, *ds, *dh, *dh2;
+	size_t cap; /* rows allocated */
 };
 
 void mlp_default_params(struct mlp_params *p)
@@ -57,6 +59,8 @@ static int in_of(const struct mlp *m, int l)
 	return l ? m->p.hidden : m->din;
 }
 
+static void work_free(struct mlp_work *w, int layers);
+
 int mlp_new(int din, const struct mlp_params *p, struct rng *r,
 	    struct mlp **out)
 {
@@ -71,8 +75,11 @@ int mlp_new(int din, const struct mlp_params *p, struct rng *r,
 	    !(p->lr_div >= 1) || p->stages < 1 || p->steps < 0 ||
 	    p->batch < 1 || !(p->sigma_floor > 0))
 		return DEHBQ_EINVAL;
-	if (!(m = calloc(1, sizeof(*m))))
+	if (!(m = calloc(1, sizeof(*m))) ||
+	    !(m->w = calloc(1, sizeof(*m->w)))) {
+		free(m);
 		return DEHBQ_ENOMEM;
+	}
 	m->p = *p;
 	m->din = din;
 	for (l = 0; l < p->layers; l++) {
@@ -106,6 +113,9 @@ void mlp_free(struct mlp *m)
 {
 	if (!m)
 		return;
+	if (m->w)
+		work_free(m->w, m->p.layers);
+	free(m->w);
 	free(m->theta);
 	free(m->m);
 	free(m->v);
@@ -137,6 +147,7 @@ static void work_free(struct mlp_work *w, int layers)
 	free(w->ds);
 	free(w->dh);
 	free(w->dh2);
+	memset(w, 0, sizeof(*w));
 }
 
 static int work_alloc(struct mlp_work *w, const struct mlp *m, size_t n)
@@ -160,6 +171,20 @@ static int work_alloc(struct mlp_work *w, const struct mlp *m, size_t n)
 		work_free(w, m->p.layers);
 		return DEHBQ_ENOMEM;
 	}
+	w->cap = n;
+	return DEHBQ_OK;
+}
+
+/* The network's scratch for n rows, grown when needed: reused, so that
+ * training steps and predictions do not fault in fresh pages each call. */
+static int work_get(const struct mlp *m, size_t n, struct mlp_work **out)
+{
+	if (m->w->cap < n) {
+		work_free(m->w, m->p.layers);
+		if (work_alloc(m->w, m, n))
+			return DEHBQ_ENOMEM;
+	}
+	*out = m->w;
 	return DEHBQ_OK;
 }
 
@@ -216,31 +241,30 @@ int mlp_loss_grad(const struct mlp *m, const double *x, const double *z,
 {
 	int H = m->p.hidden, L = m->p.layers, l;
 	const double *th = m->theta, *head = th + m->off[L][0];
-	struct mlp_work w;
+	struct mlp_work *w;
 	double sw = 0, nll = 0;
 	size_t i, j;
 
 	if (!n)
 		return DEHBQ_EINVAL;
-	if (work_alloc(&w, m, n))
+	if (work_get(m, n, &w))
 		return DEHBQ_ENOMEM;
-	forward(m, &w, x, n, r);
+	forward(m, w, x, n, r);
 	for (i = 0; i < n; i++)
 		sw += w8 ? w8[i] : 1;
 	for (i = 0; i < n; i++) {
-		double wi = (w8 ? w8[i] : 1) / sw, sg = sig_of(m, w.s[i]);
-		double e = z[i] - w.mu[i];
+		double wi = (w8 ? w8[i] : 1) / sw, sg = sig_of(m, w->s[i]);
+		double e = z[i] - w->mu[i];
 
 		nll += wi *
 		       (log(sg) + e * e / (2 * sg * sg) + 0.9189385332046727);
-		w.dmu[i] = -wi * e / (sg * sg);
+		w->dmu[i] = -wi * e / (sg * sg);
 		/* d/dsigma, times dsigma/ds = logistic(s) */
-		w.ds[i] = wi * (1 / sg - e * e / (sg * sg * sg)) /
-			  (1 + exp(-w.s[i]));
+		w->ds[i] = wi * (1 / sg - e * e / (sg * sg * sg)) /
+			   (1 + exp(-w->s[i]));
 	}
 	*loss = nll;
 	if (!grad) {
-		work_free(&w, L);
 		return DEHBQ_OK;
 	}
 	memset(grad, 0, m->np * sizeof(double));
@@ -248,19 +272,20 @@ int mlp_loss_grad(const struct mlp *m, const double *x, const double *z,
 	{
 		double *g = grad + m->off[L][0];
 
-		cblas_dgemv(CblasRowMajor, CblasTrans, (int)n, H, 1.0, w.h[L],
-			    H, w.dmu, 1, 0.0, g, 1);
-		cblas_dgemv(CblasRowMajor, CblasTrans, (int)n, H, 1.0, w.h[L],
-			    H, w.ds, 1, 0.0, g + H, 1);
+		cblas_dgemv(CblasRowMajor, CblasTrans, (int)n, H, 1.0, w->h[L],
+			    H, w->dmu, 1, 0.0, g, 1);
+		cblas_dgemv(CblasRowMajor, CblasTrans, (int)n, H, 1.0, w->h[L],
+			    H, w->ds, 1, 0.0, g + H, 1);
 		for (i = 0; i < n; i++) {
-			g[2 * H] += w.dmu[i];
-			g[2 * H + 1] += w.ds[i];
+			g[2 * H] += w->dmu[i];
+			g[2 * H + 1] += w->ds[i];
 		}
 		/* dH_L = dmu w_mu^T + ds w_s^T */
 		for (i = 0; i < n; i++)
 			for (j = 0; j < (size_t)H; j++)
-				w.dh[i * (size_t)H + j] = w.dmu[i] * head[j] +
-							  w.ds[i] * head[H + j];
+				w->dh[i * (size_t)H + j] =
+					w->dmu[i] * head[j] +
+					w->ds[i] * head[H + j];
 	}
 	for (l = L; l >= 1; l--) {
 		double *gW = grad + m->off[l - 1][0],
@@ -269,20 +294,19 @@ int mlp_loss_grad(const struct mlp *m, const double *x, const double *z,
 		int in = in_of(m, l - 1);
 
 		for (j = 0; j < n * (size_t)H; j++) /* through relu, mask */
-			w.dh[j] *= w.mask[l][j];
+			w->dh[j] *= w->mask[l][j];
 		cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, in, H,
-			    (int)n, 1.0, w.h[l - 1], in, w.dh, H, 0.0, gW, H);
+			    (int)n, 1.0, w->h[l - 1], in, w->dh, H, 0.0, gW, H);
 		for (i = 0; i < n; i++)
 			for (j = 0; j < (size_t)H; j++)
-				gb[j] += w.dh[i * (size_t)H + j];
+				gb[j] += w->dh[i * (size_t)H + j];
 		if (l > 1) {
 			cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans,
-				    (int)n, in, H, 1.0, w.dh, H, W, H, 0.0,
-				    w.dh2, in);
-			memcpy(w.dh, w.dh2, n * (size_t)in * sizeof(double));
+				    (int)n, in, H, 1.0, w->dh, H, W, H, 0.0,
+				    w->dh2, in);
+			memcpy(w->dh, w->dh2, n * (size_t)in * sizeof(double));
 		}
 	}
-	work_free(&w, L);
 	return DEHBQ_OK;
 }
 
@@ -343,23 +367,21 @@ out:
 int mlp_predict(const struct mlp *m, const double *x, size_t n, double *mu,
 		double *sigma)
 {
-	struct mlp_work w;
+	struct mlp_work *w;
 	size_t i, k, c;
 
 	if (!n)
 		return DEHBQ_OK;
-	/* in chunks: one small scratch, reused and kept in cache, rather
-	 * than fresh pages for every row of a large candidate set */
-	if (work_alloc(&w, m, n < MLP_CHUNK ? n : MLP_CHUNK))
+	/* in chunks: the scratch stays small and in cache */
+	if (work_get(m, n < MLP_CHUNK ? n : MLP_CHUNK, &w))
 		return DEHBQ_ENOMEM;
 	for (k = 0; k < n; k += c) {
 		c = n - k < MLP_CHUNK ? n - k : MLP_CHUNK;
-		forward(m, &w, x + k * (size_t)m->din, c, NULL);
+		forward(m, w, x + k * (size_t)m->din, c, NULL);
 		for (i = 0; i < c; i++) {
-			mu[k + i] = w.mu[i];
-			sigma[k + i] = sig_of(m, w.s[i]);
+			mu[k + i] = w->mu[i];
+			sigma[k + i] = sig_of(m, w->s[i]);
 		}
 	}
-	work_free(&w, m->p.layers);
 	return DEHBQ_OK;
 }

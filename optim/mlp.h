@@ -15,7 +15,10 @@
  * seed and the data.  Matrix products are cblas_dgemm (OpenBLAS).
  *
  * Ownership: mlp_new() returns a network freed with mlp_free(); training
- * data is read during the call only.  Errors: DEHBQ_OK, DEHBQ_ENOMEM,
+ * data is read during the call only.  A network keeps one scratch for its
+ * passes (grown to the largest batch, at most 256 rows for a prediction),
+ * so calls on one network must not run concurrently, even the const
+ * ones.  Errors: DEHBQ_OK, DEHBQ_ENOMEM,
  * DEHBQ_EINVAL (bad sizes or parameters, a non-finite input).
  */
 #ifndef DEHBQ_MLP_H
