@@ -3,8 +3,10 @@
  * orchestrator: ask latency and refit time at n results, and whether 1,000
  * workers on 30-second trials are kept fed
  *
- * For each optimiser named (default tpe, bohb, gp) and each history size n
- * (default 100, 1,000, 10,000), on Hartmann-6 at the maximum fidelity:
+ * For each optimiser named (default tpe, bohb, gp, cts, gcp) and each
+ * history size n (default 100, 1,000, 10,000), on Hartmann-6 at the
+ * maximum fidelity (cts and gcp with 3 earlier tasks of 500 results each,
+ * Hartmann-6 shifted by 0, 0.5 and 1, their prior fitted at open):
  *   1. n results are told (TPE and GP are given n_startup_trials = n, so
  *      these asks are uniform and cheap);
  *   2. latency: K asks, each told before the next, timed one by one; an
@@ -76,6 +78,26 @@ static double fits(const struct optim *o)
 	return v;
 }
 
+/* The earlier tasks of cts and gcp. */
+#define BM_TASKS 3
+#define BM_TASKN 500
+static double tr_x[BM_TASKS * BM_TASKN * 6], tr_y[BM_TASKS * BM_TASKN];
+static const size_t tr_n[BM_TASKS] = {BM_TASKN, BM_TASKN, BM_TASKN};
+static const struct optim_transfer tr = {BM_TASKS, tr_n, tr_x, tr_y};
+
+static void transfer_init(void)
+{
+	struct rng r;
+	size_t i, d = (size_t)fn.dim;
+
+	rng_seed(&r, 77);
+	for (i = 0; i < BM_TASKS * BM_TASKN * d; i++)
+		tr_x[i] = rng_uniform(&r);
+	for (i = 0; i < BM_TASKS * BM_TASKN; i++)
+		tr_y[i] = benchfn_loss(&fn, &tr_x[i * d], fn.max_budget, &r) +
+			  0.5 * (double)(i / BM_TASKN);
+}
+
 static int open_with(const char *name, long n, struct optim **o)
 {
 	struct optim_setup u = {0};
@@ -88,7 +110,9 @@ static int open_with(const char *name, long n, struct optim **o)
 	u.max_fidelity = fn.max_budget;
 	u.eta = 3;
 	u.seed = 1;
-	if (strcmp(name, "bohb")) {
+	if (!strcmp(name, "cts") || !strcmp(name, "gcp"))
+		u.transfer = &tr;
+	if (strcmp(name, "bohb") && strcmp(name, "cts")) {
 		snprintf(set, sizeof(set), "{\"n_startup_trials\":%ld}",
 			 n > 2 ? n : 2);
 		s = cJSON_Parse(set);
@@ -245,7 +269,8 @@ static int parse_list(char *s, long *v, int cap)
 
 int main(int argc, char **argv)
 {
-	static char defsizes[] = "100,1000,10000", defonly[] = "tpe,bohb,gp";
+	static char defsizes[] = "100,1000,10000",
+		    defonly[] = "tpe,bohb,gp,cts,gcp";
 	char *only = defonly, *sizes = defsizes, err[DEHBQ_ERRLEN], *name;
 	long ns[BM_MAXN], K = 200, T = 2000;
 	const char *names[BM_MAXN];
@@ -271,8 +296,9 @@ int main(int argc, char **argv)
 	for (name = strtok(only, ","); name && no < BM_MAXN;
 	     name = strtok(NULL, ","))
 		names[no++] = name;
-	if (benchfn_init(&fn, "hartmann6", err))
+	if (benchfn_init(&fn, "hartmann6", err) || fn.dim > 6)
 		return 111;
+	transfer_init();
 	printf("# ask latency, Hartmann-6 at the maximum fidelity, %ld asks "
 	       "after n results (ms)\n",
 	       K);

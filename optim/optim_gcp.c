@@ -12,8 +12,9 @@
  *   z = psi(y) over this study's results (a failure at the top);
  *   r = (z - mu(x)) / sigma(x), the prior's residuals;
  *   a GP (gp.h, Matern-5/2 ARD) on (x, r) of at most max_points results
- *   (the best half by z, then the most recent), jobs in flight told the
- *   largest r (a constant liar, so that parallel asks spread out); its
+ *   (the best half by z, then the most recent), the newest max_points / 4
+ *   jobs in flight told the largest r (a constant liar, so that parallel
+ *   asks spread out); its
  *   hyperparameters by type-II ML (3 restarts) when the results have grown
  *   by a fifth since the last fit, else the last fit's, kept in the state;
  *   at n_candidates uniform candidates and as many around the best result
@@ -52,6 +53,7 @@ struct gcp {
 	int dim, ncand, nstart, maxpts;
 	double theta[OPTIM_MAX_DIM + 2]; /* the last fit's hyperparameters */
 	int64_t next_fit;		 /* refit at this many results */
+	int64_t nfits;			 /* refits so far (status) */
 	double max_f;
 	int *choices;
 	struct rng rng;
@@ -269,11 +271,14 @@ static size_t window(const struct gcp *c, const struct prior_obs *o,
 }
 
 /* The GP on the residuals of o's window (results at fidelity f) and the
- * liars in flight. */
+ * liars in flight (the newest max_points / 4 of them: a thousand workers
+ * must not make the GP a thousand points larger). */
 static int fit(struct gcp *c, const struct prior_obs *o, double f, double *gx,
 	       double *gr, double *gmin, size_t *best)
 {
 	size_t n = o->n, i, d = (size_t)c->dim, w, m, *win;
+	size_t nl =
+		c->np < (size_t)c->maxpts / 4 ? c->np : (size_t)c->maxpts / 4;
 	double *z = gr + 2 * (n + c->np), rmax = -INFINITY;
 	struct gp_fit_params fp = {GCP_RESTARTS, 100, 1e-6};
 	int rc;
@@ -291,11 +296,12 @@ static int fit(struct gcp *c, const struct prior_obs *o, double f, double *gx,
 			*best = i;
 		}
 	w = window(c, o, z, win);
-	m = w + c->np;
+	m = w + nl;
 	for (i = 0; i < w; i++)
 		memcpy(&gx[i * d], &o->x[win[i] * d], d * sizeof(double));
-	if (c->np) /* px is NULL until a job was in flight */
-		memcpy(gx + w * d, c->px, c->np * d * sizeof(double));
+	if (nl) /* px is NULL until a job was in flight */
+		memcpy(gx + w * d, c->px + (c->np - nl) * d,
+		       nl * d * sizeof(double));
 	if ((rc = prior_at(c, gx, w, gr, gr + m))) {
 		free(win);
 		return rc;
@@ -313,6 +319,7 @@ static int fit(struct gcp *c, const struct prior_obs *o, double f, double *gx,
 		return gp_condition(c->gp, gx, gr, m);
 	c->next_fit = (int64_t)n + (int64_t)n / 5 + 1;
 	c->fit_level = f;
+	c->nfits++;
 	if ((rc = gp_fit(c->gp, gx, gr, m, &c->rng, &fp)))
 		return rc;
 	gp_get_theta(c->gp, c->theta);
@@ -522,8 +529,8 @@ static int gcp_save(const void *st, struct jsonbuf *b)
 	ostate_put_rng(b, &c->rng);
 	jsonbuf_puts(b, ",\"theta\":");
 	ostate_put_dbls(b, c->theta, (size_t)c->dim + 2);
-	jsonbuf_printf(
-		b, ",\"next_fit\":%lld,\"fit_level\":", (long long)c->next_fit);
+	jsonbuf_printf(b, ",\"next_fit\":%lld,\"fits\":%lld,\"fit_level\":",
+		       (long long)c->next_fit, (long long)c->nfits);
 	jsonbuf_num(b, c->fit_level);
 	if (c->mf) {
 		jsonbuf_puts(b, ",\"asha\":");
@@ -547,9 +554,12 @@ static int gcp_load(const struct optim_setup *s, const cJSON *state, void **st,
 				  0, 0, err)) ||
 	    (rc = ostate_get_i64(state, "next_fit", 0, OPTIM_MAX_ID,
 				 &c->next_fit, err)) ||
-	    /* older snapshots have no "fit_level": the maximum */
+	    /* older snapshots have no "fit_level" (the maximum) or "fits" */
 	    (cJSON_GetObjectItemCaseSensitive(state, "fit_level") &&
 	     (rc = ostate_get_dbl(state, "fit_level", &c->fit_level, err))) ||
+	    (cJSON_GetObjectItemCaseSensitive(state, "fits") &&
+	     (rc = ostate_get_i64(state, "fits", 0, OPTIM_MAX_ID, &c->nfits,
+				  err))) ||
 	    (rc = gp_set_theta(c->gp, c->theta)
 			  ? dehbq_errf(err, DEHBQ_EINVAL,
 				       "snapshot: gcp: 'theta' outside its "
@@ -572,7 +582,8 @@ static int gcp_describe(const void *st, struct jsonbuf *b)
 
 	for (l = 0; l < c->L; l++)
 		n += c->lv[l].n;
-	jsonbuf_printf(b, "\"observations\":%zu", n);
+	jsonbuf_printf(b, "\"observations\":%zu,\"fits\":%lld", n,
+		       (long long)c->nfits);
 	if (c->prior) { /* its RMSE on the results at the maximum fidelity */
 		jsonbuf_put(b, ",", 1);
 		prior_describe(c->prior, &c->lv[c->L - 1], b);
