@@ -31,7 +31,7 @@ IQUOTE = -iquote common -iquote optim -iquote orchestrator -iquote worker \
 DEHBQ_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
 	-D_GNU_SOURCE $(WARN) -MMD -MP $(IQUOTE) \
 	$(shell pkg-config --cflags $(PKGS))
-DEHBQ_LIBS = $(shell pkg-config --libs $(PKGS)) -lm
+DEHBQ_LIBS = $(shell pkg-config --libs $(PKGS)) -lcsv -lm
 DEHBQ_LDFLAGS =
 ifdef SANITIZE
 DEHBQ_CFLAGS += -fsanitize=$(SANITIZE) -fno-sanitize-recover=$(SANITIZE) \

@@ -103,7 +103,7 @@ static const char init_usage[] =
 	"                  [--objective NAME[:max][:WEIGHT] ...]\n"
 	"                  [--scalarise copula|linear|random-weights]\n"
 	"                  [--selection scalar|pareto]\n"
-	"                  [--transfer-from STUDY|FILE.jsonl ...]\n"
+	"                  [--transfer-from STUDY|FILE.jsonl|FILE.csv ...]\n"
 	"\n"
 	"Two or more --objective make a multi-objective study: the trainer\n"
 	"reports {\"objectives\": {\"NAME\": value, ...}} (the names are in\n"
@@ -655,7 +655,7 @@ int cli_init(int argc, char **argv)
 	if (!strcmp(s.optimizer, "cts") && !tr.ntasks) {
 		rc = cli_fail("init", CLI_EINPUT,
 			      "--optimizer cts needs earlier results: "
-			      "--transfer-from STUDY or FILE.jsonl");
+			      "--transfer-from STUDY, FILE.jsonl or FILE.csv");
 		goto out;
 	}
 	if (study_path(probe, sizeof(probe), root, "study.json")) {

@@ -8,7 +8,9 @@
  * directory).  A SRC ending in .jsonl is a file of evaluations from any
  * tool, one JSON object per line: the parameters by name, "loss", "task"
  * (the label) and an optional "fidelity"; per task the rows at its highest
- * fidelity are used (a row without one counts as the maximum).  Each
+ * fidelity are used (a row without one counts as the maximum).  A SRC
+ * ending in .csv has the same columns under a header row, typed by the
+ * space (common/csvrows.h) and then checked as a JSON line is.  Each
  * configuration goes through the new space by parameter name and value
  * (space_config_from_json, then space_encode): a parameter missing, an
  * unknown one, a value outside the new range or choices refuses the whole
@@ -16,6 +18,7 @@
  */
 #include "cli.h"
 
+#include "csvrows.h"
 #include "err.h"
 #include "fsutil.h"
 #include "jsonfile.h"
@@ -175,23 +178,58 @@ static int jsonl_row(const char *file, long row, const char *p, size_t len,
 	return rc == DEHBQ_ENOENT ? DEHBQ_EINVAL : rc;
 }
 
-static int from_jsonl(const char *file, const struct space *sp,
-		      struct transfer *t, char *err)
+/* A file of at most TRANSFER_CAP bytes, or a line saying why not. */
+static int read_src(const char *file, char **text, size_t *len, char *err)
+{
+	int rc = fsutil_read_file(file, TRANSFER_CAP, text, len);
+
+	if (rc)
+		return dehbq_errf(err, rc == DEHBQ_ENOMEM ? rc : DEHBQ_EINVAL,
+				  "%s: cannot read it (%s)", file,
+				  rc == DEHBQ_ESYS ? "no such file, or not "
+						     "readable"
+						   : dehbq_strerror(rc));
+	return DEHBQ_OK;
+}
+
+struct csv_ctx {
+	const char *file;
+	const struct space *sp;
+	struct rows *r;
+	char *err;
+};
+
+/* A CSV record as the JSON line it stands for. */
+static int csv_row(void *arg, long row, const cJSON *obj)
+{
+	struct csv_ctx *c = arg;
+	char *line = cJSON_PrintUnformatted(obj);
+	int rc;
+
+	if (!line)
+		return DEHBQ_ENOMEM;
+	rc = jsonl_row(c->file, row, line, strlen(line), c->sp, c->r, c->err);
+	free(line);
+	return rc;
+}
+
+/* The rows of a .csv (csv set) or .jsonl file. */
+static int from_file(const char *file, int csv, const struct space *sp,
+		     struct transfer *t, char *err)
 {
 	struct rows r = {.dim = space_dim(sp)};
+	struct csv_ctx c = {file, sp, &r, err};
 	char *text = NULL;
 	size_t len;
 	const char *p, *end;
 	long row = 0;
 	int rc;
 
-	if ((rc = fsutil_read_file(file, TRANSFER_CAP, &text, &len)))
-		return dehbq_errf(err, rc == DEHBQ_ENOMEM ? rc : DEHBQ_EINVAL,
-				  "%s: cannot read it (%s)", file,
-				  rc == DEHBQ_ESYS ? "no such file, or not "
-						     "readable"
-						   : dehbq_strerror(rc));
-	for (p = text, end = text + len; !rc && p < end;) {
+	if ((rc = read_src(file, &text, &len, err)))
+		return rc;
+	if (csv)
+		rc = csvrows_parse(file, text, len, sp, csv_row, &c, err);
+	for (p = text, end = text + len; !csv && !rc && p < end;) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
 
@@ -303,18 +341,13 @@ int cli_transfer_import(const struct spec *s, char *const *src, int nsrc,
 		if (stat(src[i], &st) == 0 && S_ISDIR(st.st_mode))
 			rc = from_study(src[i], s, t, err);
 		else if (l > 6 && !strcmp(src[i] + l - 6, ".jsonl"))
-			rc = from_jsonl(src[i], s->space, t, err);
+			rc = from_file(src[i], 0, s->space, t, err);
 		else if (l > 4 && !strcmp(src[i] + l - 4, ".csv"))
-			rc = dehbq_errf(err, DEHBQ_EUNSUP,
-					"%s: CSV is not read yet; write JSON "
-					"lines instead (pandas: "
-					"df.to_json(path, orient=\"records\", "
-					"lines=True))",
-					src[i]);
+			rc = from_file(src[i], 1, s->space, t, err);
 		else
 			rc = dehbq_errf(err, DEHBQ_EINVAL,
 					"%s: neither a study directory nor a "
-					".jsonl file",
+					".jsonl or .csv file",
 					src[i]);
 	}
 	if (rc)

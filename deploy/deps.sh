@@ -2,14 +2,14 @@
 # deps.sh - make sure the Debian packages dehbq needs are present.
 #
 #   sh deploy/deps.sh build   compiler, pkg-config, cJSON, libuuid, Check,
-#                             LAPACKE over OpenBLAS, NLopt
+#                             LAPACKE over OpenBLAS, NLopt, libcsv
 #   sh deploy/deps.sh test    + what the end-to-end tests use
 #
 # As root, missing packages are installed with apt-get; otherwise the exact
 # apt-get line is printed and the script fails.
 set -u
 what=${1:-build}
-pkgs="gcc make pkg-config libcjson-dev uuid-dev check liblapacke-dev libopenblas-dev libnlopt-dev"
+pkgs="gcc make pkg-config libcjson-dev uuid-dev check liblapacke-dev libopenblas-dev libnlopt-dev libcsv-dev"
 [ "$what" = test ] && pkgs="$pkgs clang libclang-rt-14-dev python3 perl"
 missing=
 for p in $pkgs; do

@@ -1,11 +1,11 @@
 #!/bin/sh
 # t0180: transfer from earlier studies: init --transfer-from studies and a
-# JSON-lines file, frozen into state/transfer.jsonl; a cts study runs on
+# JSON-lines or CSV file, frozen into state/transfer.jsonl; a cts study runs on
 # it, status shows the tasks and the prior's RMSE; bad imports get one line
 # naming the file, the row and the field, and create nothing; cts without
 # earlier results is refused; kill -9 and deterministic resume hold.
 . "${DEHBQ_SRC:-.}/tests/lib.sh"
-plan 21
+plan 29
 
 mkspec "$T/spec.json" 30 '{"lease": 5, "poll": 0.05}'
 # cts with a short prior fit (the sanitizers make the full one slow)
@@ -79,12 +79,47 @@ bad "an unknown parameter" '{"task": "t", "x": 0.5, "layers": 2, "opt": "adam", 
 bad "a categorical value outside the space" '{"task": "t", "x": 0.5, "layers": 2, "opt": "rmsprop", "loss": 1}' "opt"
 bad "an empty task" '{"task": "", "x": 0.5, "layers": 2, "opt": "adam", "loss": 1}' "'task'"
 
+# the same as CSV (a header row; an empty field: no fidelity): the same data
+cat >"$T/old.csv" <<'EOF'
+task,x,layers,opt,loss,fidelity
+old1,0.25,2,adam,0.1,
+old1,0.75,6,sgd,0.6,
+old2,0.3,1,adam,0.4,3
+old2,0.3,1,"adam",0.05,9
+old2, 0.9 ,8,sgd,0.7,9
+EOF
+"$B/dehbq" init "$T/cc" --spec "$T/spec_cts.json" --transfer-from "$T/old.csv" >/dev/null 2>&1
+"$B/dehbq" init "$T/cj" --spec "$T/spec_cts.json" --transfer-from "$T/old.jsonl" >/dev/null 2>&1
+check "a .csv import freezes what the same .jsonl import does" \
+	sh -c "test -s '$T/cc/state/transfer.jsonl' && cmp -s '$T/cc/state/transfer.jsonl' '$T/cj/state/transfer.jsonl'"
+badcsv() { # NAME ROW2 EXPECT [HEADER]
+	printf '%s\n%s\n' "${4:-task,x,layers,opt,loss}" "$2" >"$T/bad.csv"
+	"$B/dehbq" init "$T/bad" --spec "$T/spec.json" --optimizer cts \
+		--transfer-from "$T/bad.csv" >"$T/bad.out" 2>&1
+	rc=$?
+	if [ $rc = 100 ] && [ "$(wc -l <"$T/bad.out")" = 1 ] &&
+		grep -q "bad.csv: row 2" "$T/bad.out" && grep -q "$3" "$T/bad.out" &&
+		[ ! -e "$T/bad/study.json" ]; then
+		ok "CSV import refuses $1"
+	else
+		not_ok "CSV import refuses $1 (rc $rc: $(cat "$T/bad.out"))"
+	fi
+	rm -rf "$T/bad"
+}
+badcsv "a missing loss column" 't,0.5,2,adam' "'loss'" 'task,x,layers,opt'
+badcsv "a non-numeric loss" 't,0.5,2,adam,low' "'loss'"
+badcsv "an unknown parameter" 't,0.5,2,adam,1,3' "depth" 'task,x,layers,opt,loss,depth'
+badcsv "a categorical value outside the space" 't,0.5,2,rmsprop,1' "opt"
+badcsv "an empty task" ',0.5,2,adam,1' "'task'"
+badcsv "a row longer than the header" 't,0.5,2,adam,1,9' "6 fields, where the header has 5"
+badcsv "an unclosed quote" 't,0.5,2,"adam,1' "malformed CSV"
+
 "$B/dehbq" init "$T/d" --spec "$T/spec.json" --optimizer cts >"$T/d.out" 2>&1
 check "cts without --transfer-from is refused" \
 	sh -c "grep -q 'cts needs earlier results' '$T/d.out' && test ! -e '$T/d/study.json'"
 "$B/dehbq" init "$T/e" --spec "$T/spec.json" --transfer-from "$T/a/study.json" >"$T/e.out" 2>&1
 check "a source that is neither a study nor .jsonl is refused" \
-	sh -c "grep -q 'neither a study directory nor a .jsonl file' '$T/e.out' && test ! -e '$T/e/study.json'"
+	sh -c "grep -q 'neither a study directory nor a .jsonl or .csv file' '$T/e.out' && test ! -e '$T/e/study.json'"
 
 "$B/dehbq" init "$T/f" --spec "$T/spec.json" --optimizer hyperband \
 	--transfer-from "$T/a" >"$T/f.out" 2>&1
