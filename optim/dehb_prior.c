@@ -63,10 +63,10 @@ static int dp_choose(void *ctx, struct rng *r, const double *x, int k)
 	}
 	fail = prior_predict(c->p, c->cx, (size_t)k, mu, sg);
 	for (t = 0; t < k; t++) { /* the same draws whether or not it failed */
-		double z = mu[t] + sg[t] * rng_normal(r);
+		double e = rng_normal(r);
 
-		if (!fail && z < bz) {
-			bz = z;
+		if (!fail && mu[t] + sg[t] * e < bz) {
+			bz = mu[t] + sg[t] * e;
 			best = t;
 		}
 	}
