@@ -32,7 +32,8 @@
  * TRANSFER_SPEC; make bench-quick uses fewer).
  *
  * Usage: bench_transfer [--seeds N] [--iters B] [--prior-steps S]
- *                       [--csv DIR] DATA.csv
+ *                       [--only METHOD,...] [--csv DIR] DATA.csv
+ * (--only: those methods, and rs, which every comparison needs)
  * Exit codes: 0 ok, 100 usage or bad data, 111 optimiser failure.
  */
 #include "benchstat.h"
@@ -90,6 +91,7 @@ static struct task tasks[TB_MAXT];
 static int ntask;
 static int prior_steps = 1000; /* --prior-steps */
 static cJSON *mset[TB_NMETH];  /* each method's settings, or NULL */
+static int use[TB_NMETH];      /* --only; rs always */
 
 static int load(const char *path)
 {
@@ -238,6 +240,26 @@ static int run(int m, int j, uint64_t seed, int iters, const struct tdata *d,
 }
 
 static double dtm_all[TB_NMETH][TB_MAXT][TB_MAXIT]; /* mean over seeds */
+/* per task and seed, DTM at the end and at half the cost */
+static double dtm_end[TB_NMETH][TB_MAXT * TB_MAXSEED];
+static double dtm_half[TB_NMETH][TB_MAXT * TB_MAXSEED];
+
+/* A prior method against its prior-free version over every task and
+ * seed: final DTM mean +- sd each, and Mann-Whitney p of the prior
+ * method's DTM at half the cost against the other's at the end. */
+static void versus(int m, int b, int n)
+{
+	double ma, sa, mb, sb, mh, sh, u, eff;
+	double p = benchstat_mann_whitney(dtm_half[m], dtm_end[b], n, &u, &eff);
+
+	benchstat_mean_sd(dtm_end[m], n, &ma, &sa);
+	benchstat_mean_sd(dtm_end[b], n, &mb, &sb);
+	benchstat_mean_sd(dtm_half[m], n, &mh, &sh);
+	printf("    final DTM %.4f +- %.4f against %.4f +- %.4f; at half the "
+	       "cost %.4f +- %.4f (Mann-Whitney p %.3g against %s's final, "
+	       "%d runs each)\n",
+	       ma, sa, mb, sb, mh, sh, p, meth[b], n);
+}
 
 static void report(int seeds, int iters)
 {
@@ -256,21 +278,30 @@ static void report(int seeds, int iters)
 			for (m = 0; m < TB_NMETH; m++)
 				for (i = 0; i < TB_NMETH; i++)
 					rank[m] +=
-						(dtm_all[i][j]
-							[t] < dtm_all[m][j][t]
-							 ? 1.0
-						 : i != m && dtm_all[i][j][t] ==
-									 dtm_all[m]
-										[j]
-										[t]
-							 ? 0.5
-							 : 0) /
-						(ntask * iters);
+						!use[m] || !use[i]
+							? 0
+							: (dtm_all[i][j]
+								  [t] < dtm_all[m]
+									       [j]
+									       [t]
+								   ? 1.0
+							   : i != m && dtm_all[i]
+									      [j]
+									      [t] ==
+										   dtm_all[m]
+											  [j]
+											  [t]
+								   ? 0.5
+								   : 0) /
+								  (ntask *
+								   iters);
 	printf("  %-10s %-10s %-10s %-10s %-14s %s\n", "method", "ADTM@10",
 	       "ADTM@25", "ADTM@end", "vs RS", "mean rank");
 	for (m = 0; m < TB_NMETH; m++) {
 		double imp = 0;
 
+		if (!use[m])
+			continue;
 		for (j = 0; j < ntask; j++) {
 			double s = 0;
 			int nt = 0;
@@ -294,7 +325,7 @@ static void report(int seeds, int iters)
 	for (m = 0; m < TB_NMETH; m++) {
 		int b = base_of[m];
 
-		if (b < 0)
+		if (b < 0 || !use[m] || !use[b])
 			continue;
 		for (t = 0; t < iters && adtm[m][t] > adtm[b][iters - 1]; t++)
 			;
@@ -309,6 +340,7 @@ static void report(int seeds, int iters)
 			       meth[m], t + 1, meth[b], iters,
 			       (t + 1.0) / iters, meth[b], adtm[b][iters - 1],
 			       t + 1 <= iters / 2 ? "MET" : "MISSED");
+		versus(m, b, ntask * seeds);
 	}
 }
 
@@ -317,6 +349,7 @@ int main(int argc, char **argv)
 	static struct tdata d;
 	static double runs[TB_MAXSEED][TB_MAXIT];
 	long seeds = 30, iters = 50;
+	const char *only = NULL;
 	const char *dir = NULL;
 	FILE *ftr = NULL;
 	int i, j, m, s, t;
@@ -330,18 +363,27 @@ int main(int argc, char **argv)
 			dir = argv[i + 1];
 		else if (!strcmp(argv[i], "--prior-steps"))
 			prior_steps = (int)strtol(argv[i + 1], NULL, 10);
+		else if (!strcmp(argv[i], "--only"))
+			only = argv[i + 1];
 		else
 			break;
 	}
 	if (i != argc - 1 || seeds < 2 || seeds > TB_MAXSEED || iters < 1 ||
 	    iters > TB_MAXIT || prior_steps < 1 || prior_steps > 100000) {
 		fprintf(stderr, "usage: bench_transfer [--seeds N] [--iters B] "
-				"[--prior-steps S] [--csv DIR] DATA.csv\n");
+				"[--prior-steps S] [--only METHOD,...] "
+				"[--csv DIR] DATA.csv\n");
 		return 100;
 	}
 	for (m = 0; m < TB_NMETH; m++) {
 		char set[128];
+		size_t l = strlen(meth[m]);
+		const char *q = only;
 
+		while (q && (strncmp(q, meth[m], l) || (q[l] && q[l] != ',')) &&
+		       (q = strchr(q, ',')))
+			q++;
+		use[m] = !m || !only || q;
 		if (!setfmt[m])
 			continue;
 		snprintf(set, sizeof(set), setfmt[m], prior_steps);
@@ -387,12 +429,17 @@ int main(int argc, char **argv)
 		       tasks[j].name, r1, r2);
 	}
 	for (m = 0; m < TB_NMETH; m++)
-		for (j = 0; j < ntask; j++) {
+		for (j = 0; use[m] && j < ntask; j++) {
 			others(j, &d);
 			for (s = 0; s < seeds; s++)
 				if (run(m, j, (uint64_t)s + 1, (int)iters, &d,
 					runs[s]))
 					return 111;
+			for (s = 0; s < seeds; s++) {
+				dtm_end[m][j * seeds + s] = runs[s][iters - 1];
+				dtm_half[m][j * seeds + s] =
+					runs[s][iters / 2 - (iters > 1)];
+			}
 			for (t = 0; t < iters; t++) {
 				double col[TB_MAXSEED], mean, sd;
 

@@ -5,7 +5,11 @@
  * (plain GCP: mu = 0, sigma = 1), at the maximum fidelity; or, with
  * multi_fidelity "asha", as ASHA's sampler of new rung-0 configurations
  * (asha.h; TRANSFER_SPEC.md "ASHA/Hyperband + GCP"), fitted on the results
- * of the highest rung with n_startup_trials of them, 2 finite.
+ * of the highest rung with n_startup_trials of them, 2 finite.  With a
+ * prior, only the top rung's: the prior models the earlier tasks' top
+ * fidelity, so below it the new configurations are CTS draws (fitted on
+ * a lower rung, GCP+prior followed its losses away from the prior and did
+ * no better than ASHA; bench/README.md).
  *
  * Each ask after the warm start (n_startup asks: CTS draws from the
  * prior, uniform without one):
@@ -448,6 +452,10 @@ static int gcp_draw(void *ctx, double *vec, enum optim_kind *kind)
 			fin += isfinite(c->lv[l].y[i]) != 0;
 		if (c->lv[l].n >= (size_t)c->nstart && fin >= 2)
 			break;
+	}
+	if (c->prior && l < c->L - 1) { /* the prior models the top rung */
+		*kind = OPTIM_KIND_PRIOR;
+		return warm(c, vec);
 	}
 	return propose(c, l, vec, kind);
 }
