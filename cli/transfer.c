@@ -27,6 +27,7 @@
 #include "transfer.h"
 
 #include <cjson/cJSON.h>
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -210,6 +211,22 @@ static int csv_row(void *arg, long row, const cJSON *obj)
 		return DEHBQ_ENOMEM;
 	rc = jsonl_row(c->file, row, line, strlen(line), c->sp, c->r, c->err);
 	free(line);
+	if (rc) { /* drop the position in the JSON text made here */
+		char pre[4200];
+		size_t n = (size_t)snprintf(pre, sizeof(pre),
+					    "%s: row %ld:", c->file, row);
+		size_t k = n;
+
+		if (n < sizeof(pre) && !strncmp(c->err, pre, n)) {
+			while (c->err[k] &&
+			       (isdigit((unsigned char)c->err[k]) ||
+				c->err[k] == ':'))
+				k++;
+			if (k > n && c->err[k] == ' ')
+				memmove(c->err + n, c->err + k,
+					strlen(c->err + k) + 1);
+		}
+	}
 	return rc;
 }
 
