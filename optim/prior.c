@@ -121,7 +121,7 @@ int prior_predict(const struct prior *p, const double *x, size_t n, double *mu,
 int prior_rmse(const struct prior *p, const double *x, const double *y,
 	       size_t n, int centred, double *rmse)
 {
-	double *z, *mu, *sg, s = 0, m = 0;
+	double *z, *mu, *sg, s = 0, m = 0, zm = 0, zs = 0;
 	size_t i;
 	int rc;
 
@@ -138,6 +138,12 @@ int prior_rmse(const struct prior *p, const double *x, const double *y,
 		for (i = 0; i < n; i++)
 			s += (z[i] - mu[i] - m) * (z[i] - mu[i] - m);
 		*rmse = sqrt(s / (double)n);
+		for (i = 0; centred && i < n; i++)
+			zm += z[i] / (double)n;
+		for (i = 0; centred && i < n; i++)
+			zs += (z[i] - zm) * (z[i] - zm) / (double)n;
+		if (centred && zs > 0)
+			*rmse /= sqrt(zs);
 	}
 	free(z);
 	free(mu);

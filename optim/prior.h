@@ -40,7 +40,9 @@ int prior_predict(const struct prior *p, const double *x, size_t n, double *mu,
  * psi over them is centred by construction while mu at points the prior
  * chose is low, so `centred` takes the mean residual out first (the
  * residuals' standard deviation), which measures the order the prior
- * predicts, not its offset.
+ * predicts, not its offset; and divides by psi's own standard deviation
+ * over the n results, the RMSE of knowing nothing (below 1 for a few
+ * results, as psi is winsorised), so that 1 keeps its meaning.
  */
 int prior_rmse(const struct prior *p, const double *x, const double *y,
 	       size_t n, int centred, double *rmse);
