@@ -58,8 +58,7 @@ static int dp_choose(void *ctx, struct rng *r, const double *x, int k)
 	for (i = 0; i < n; i++) {
 		int K = c->choices ? c->choices[i % (size_t)c->dim] : 0;
 
-		c->cx[i] =
-			K > 1 ? (floor(fmin(x[i] * K, K - 1)) + 0.5) / K : x[i];
+		c->cx[i] = prior_snap(x[i], K);
 	}
 	fail = prior_predict(c->p, c->cx, (size_t)k, mu, sg);
 	for (t = 0; t < k; t++) { /* the same draws whether or not it failed */

@@ -351,8 +351,7 @@ static int model_ask(struct gcp *c, const struct prior_obs *o, double f,
 
 			u += GCP_STEP * rng_normal(&c->rng);
 			u = u < 0 ? 0 : u > 1 ? 1 : u;
-			cand[i] = K > 1 ? (floor(fmin(u * K, K - 1)) + 0.5) / K
-					: u;
+			cand[i] = prior_snap(u, K);
 		}
 		rc = gp_predict(c->gp, cand, nc, buf, buf + nc);
 	}
@@ -419,17 +418,24 @@ static void pend_del(struct gcp *c, uint64_t id)
 		(c->np - i) * d * sizeof(double));
 }
 
+/* The finite results of o. */
+static size_t n_finite(const struct prior_obs *o)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < o->n; i++)
+		n += isfinite(o->y[i]) != 0;
+	return n;
+}
+
 /* A new configuration from the results at level l: CTS's (uniform
  * without a prior) until there are n_startup_trials of them, then the
  * model's.  Alone, the jobs in flight count towards the start-up. */
 static int propose(struct gcp *c, int l, double *vec, enum optim_kind *kind)
 {
 	const struct prior_obs *o = &c->lv[l];
-	size_t i, fin = 0;
 
-	for (i = 0; i < o->n; i++)
-		fin += isfinite(o->y[i]) != 0;
-	if (c->mf ? o->n < (size_t)c->nstart || fin < 2
+	if (c->mf ? o->n < (size_t)c->nstart || n_finite(o) < 2
 		  : o->n + c->np < (size_t)c->nstart || !o->n) {
 		*kind = c->prior ? OPTIM_KIND_PRIOR : OPTIM_KIND_RANDOM;
 		return warm(c, vec);
@@ -445,14 +451,9 @@ static int gcp_draw(void *ctx, double *vec, enum optim_kind *kind)
 	struct gcp *c = ctx;
 	int l;
 
-	for (l = c->L - 1; l > 0; l--) {
-		size_t i, fin = 0;
-
-		for (i = 0; i < c->lv[l].n; i++)
-			fin += isfinite(c->lv[l].y[i]) != 0;
-		if (c->lv[l].n >= (size_t)c->nstart && fin >= 2)
+	for (l = c->L - 1; l > 0; l--)
+		if (c->lv[l].n >= (size_t)c->nstart && n_finite(&c->lv[l]) >= 2)
 			break;
-	}
 	if (c->prior && l < c->L - 1) { /* the prior models the top rung */
 		*kind = OPTIM_KIND_PRIOR;
 		return warm(c, vec);

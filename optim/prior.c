@@ -151,6 +151,11 @@ int prior_rmse(const struct prior *p, const double *x, const double *y,
 	return rc;
 }
 
+double prior_snap(double u, int K)
+{
+	return K > 1 ? (floor(fmin(u * K, K - 1)) + 0.5) / K : u;
+}
+
 void prior_uniform(struct rng *r, const int *choices, int dim, size_t n,
 		   double *x)
 {
@@ -160,7 +165,7 @@ void prior_uniform(struct rng *r, const int *choices, int dim, size_t n,
 		int K = choices ? choices[i % d] : 0;
 		double u = rng_uniform(r);
 
-		x[i] = K > 1 ? (floor(u * K) + 0.5) / K : u;
+		x[i] = prior_snap(u, K);
 	}
 }
 

@@ -51,6 +51,10 @@ int prior_rmse(const struct prior *p, const double *x, const double *y,
  * n uniform points of the unit cube into x (n * dim), a dimension of K > 1
  * choices at its bins' centres, from r.
  */
+/* Coordinate u of a dimension of K choices read at its bin's centre, as
+ * the prior is fitted (K <= 1: u itself). */
+double prior_snap(double u, int K);
+
 void prior_uniform(struct rng *r, const int *choices, int dim, size_t n,
 		   double *x);
 
