@@ -191,6 +191,16 @@ struct transfer;
 int cli_transfer_import(const struct spec *s, char *const *src, int nsrc,
 			struct transfer *t, char *err);
 
+/* ---- what init prints (init_show.c) ---- */
+
+/* Every optimiser with its summary and its settings' defaults, to f. */
+void cli_init_print_optimizers(FILE *f);
+/* The fidelity ladder of s and what a bracket costs, to stdout; warns on
+ * stderr when s's termination cannot reach the top fidelity. */
+void cli_init_print_ladder(const struct spec *s);
+/* The earlier tasks of t and their sizes, to stdout. */
+void cli_init_print_transfer(const struct transfer *t);
+
 /* ---- output helpers (util.c) ---- */
 
 /* Write s as one RFC 4180 CSV field. */

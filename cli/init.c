@@ -11,7 +11,6 @@
 #include "atomicfile.h"
 #include "err.h"
 #include "fsutil.h"
-#include "hb.h"
 #include "id.h"
 #include "jsonfile.h"
 #include "optim.h"
@@ -117,34 +116,6 @@ static const char init_usage[] =
 	"override\n"
 	"the spec's values.  At least one termination option is required.\n"
 	"An existing study is never overwritten.\n";
-
-/*
- * Every optimiser of optim_table with its one-line summary and its
- * settings with their defaults (what init writes into study.json).
- */
-static void print_optimizers(FILE *f)
-{
-	char err[DEHBQ_ERRLEN];
-	int i;
-
-	fputs("\nOptimizers (--optimizer NAME).  Their settings go in the "
-	      "spec's \"optimizer\"\nobject (docs/protocol.md 4.1); shown "
-	      "with their defaults:\n",
-	      f);
-	for (i = 0; optim_table[i]; i++) {
-		cJSON *full = NULL;
-		char *txt = NULL;
-
-		fprintf(f, "  %-10s %s\n", optim_table[i]->name,
-			optim_table[i]->summary);
-		if (!optim_settings(optim_table[i]->name, NULL, &full, err) &&
-		    cJSON_GetArraySize(full) > 0 &&
-		    (txt = cJSON_PrintUnformatted(full)))
-			fprintf(f, "  %-10s %s\n", "", txt);
-		cJSON_free(txt);
-		cJSON_Delete(full);
-	}
-}
 
 enum {
 	OPT_SPEC = 256,
@@ -421,17 +392,6 @@ static int write_transfer(const char *root, const struct transfer *t)
 		  : CLI_OK;
 }
 
-static void print_transfer(const struct transfer *t)
-{
-	int k;
-
-	printf("transfer: %d earlier task%s (", t->ntasks,
-	       t->ntasks == 1 ? "" : "s");
-	for (k = 0; k < t->ntasks; k++)
-		printf("%s%s: %zu", k ? ", " : "", t->label[k], t->n[k]);
-	printf(" results), frozen in state/transfer.jsonl\n");
-}
-
 /* Publish text as root/study.json without ever replacing one. */
 static int publish_study(const char *root, const char *text)
 {
@@ -463,80 +423,6 @@ static int publish_study(const char *root, const char *text)
 	unlink(tmp);
 	fsutil_fsync_dir(root);
 	return CLI_OK;
-}
-
-/*
- * The fidelity ladder and what a bracket costs, and a warning when the
- * termination cannot reach the top fidelity (a small --fevals on a tall
- * ladder ends with no result at the maximum fidelity).
- */
-static void print_ladder(const struct spec *s)
-{
-	double fid[HB_MAX_LEVELS];
-	int n[HB_MAX_LEVELS], L, k, sb, first = 0, round = 0;
-	const cJSON *mf =
-		cJSON_GetObjectItemCaseSensitive(s->settings, "multi_fidelity");
-	int brackets = !strcmp(s->optimizer, "dehb") ||
-		       !strcmp(s->optimizer, "hyperband") ||
-		       !strcmp(s->optimizer, "bohb") ||
-		       !strcmp(s->optimizer, "sh");
-
-	if (hb_levels(s->min_fidelity, s->max_fidelity, s->eta, &L))
-		return;
-	hb_fidelities(s->max_fidelity, s->eta, L, fid);
-	printf("fidelity ladder (eta %g):", s->eta);
-	for (k = 0; k < L; k++)
-		printf("%s %g", k ? "," : "", fid[k]);
-	printf(" (%d level%s)\n", L, L == 1 ? "" : "s");
-	if (!strcmp(s->optimizer, "asha") ||
-	    (cJSON_IsString(mf) && !strcmp(mf->valuestring, "asha"))) {
-		printf("asha: new configurations (%s) start at fidelity %g; "
-		       "the best 1/%g of each rung are promoted to the next\n",
-		       strcmp(s->optimizer, "asha") ? s->optimizer
-						    : "uniform random",
-		       fid[0], s->eta);
-		return;
-	}
-	if (!brackets) {
-		printf("every trial runs at fidelity %g (optimizer %s)\n",
-		       s->max_fidelity, s->optimizer);
-		return;
-	}
-	for (sb = L - 1; sb >= 0; sb--) {
-		int tot = 0;
-
-		if (hb_rung_sizes(L, s->eta, sb, n))
-			return;
-		for (k = 0; k <= sb; k++)
-			tot += n[k];
-		if (sb == L - 1)
-			first = tot;
-		round += tot;
-		if (!strcmp(s->optimizer, "sh"))
-			break;
-	}
-	if (!strcmp(s->optimizer, "sh"))
-		printf("one bracket: %d evaluations, the last at fidelity %g\n",
-		       first, s->max_fidelity);
-	else
-		printf("one round of %d brackets: %d evaluations; the first "
-		       "bracket, %d, ends at fidelity %g\n",
-		       L, round, first, s->max_fidelity);
-	if (s->fevals > 0 && s->fevals < first)
-		fprintf(stderr,
-			"dehbq init: warning: --fevals %lld is less than the "
-			"%d evaluations of the first bracket: no trial will "
-			"reach fidelity %g (use --fevals %d or more, or a "
-			"larger --min-budget)\n",
-			(long long)s->fevals, first, s->max_fidelity, round);
-	else if (s->fevals > 0 && s->fevals < round)
-		fprintf(stderr,
-			"dehbq init: warning: --fevals %lld is less than one "
-			"round of brackets (%d): with several workers the "
-			"brackets run side by side, and the study may end "
-			"before any trial reaches fidelity %g (use --fevals "
-			"%d or more)\n",
-			(long long)s->fevals, round, s->max_fidelity, round);
 }
 
 /* The first entry of root that is not one of a study's directories (an
@@ -580,7 +466,7 @@ int cli_init(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "h", init_opts, NULL)) != -1) {
 		if (c == 'h') {
 			fputs(init_usage, stdout);
-			print_optimizers(stdout);
+			cli_init_print_optimizers(stdout);
 			return CLI_OK;
 		}
 		if (c == '?' || c == ':') {
@@ -697,9 +583,9 @@ int cli_init(int argc, char **argv)
 		goto out;
 	printf("created study %s in %s (%d parameters, optimizer %s)\n",
 	       s.study, root, space_dim(s.space), s.optimizer);
-	print_ladder(&s);
+	cli_init_print_ladder(&s);
 	if (tr.ntasks)
-		print_transfer(&tr);
+		cli_init_print_transfer(&tr);
 	printf("next: dehbq-orchestrator %s &\n"
 	       "      dehbq-worker --study %s -- YOUR-TRAINER {config} "
 	       "{budget}\n",
