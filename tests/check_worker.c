@@ -8,9 +8,11 @@
 #include "err.h"
 #include "jsonfile.h"
 #include "logmsg.h"
+#include "outcome.h"
 #include "registry.h"
 #include "result.h"
 #include "run.h"
+#include "runenv.h"
 #include "space.h"
 #include "spec.h"
 #include "study.h"
@@ -29,7 +31,7 @@
 #include <unistd.h>
 #include <utime.h>
 
-static const struct run_vars vars = {
+static const struct runenv_vars vars = {
 	"/w/config.json", "9",	"00000042", "2", "/w",
 	"/w/result.json", "77", "",
 };
@@ -38,7 +40,7 @@ static char *subst(const char *in)
 {
 	char *out;
 
-	ck_assert_int_eq(run_subst(in, &vars, &out), DEHBQ_OK);
+	ck_assert_int_eq(runenv_subst(in, &vars, &out), DEHBQ_OK);
 	return out;
 }
 
@@ -115,13 +117,13 @@ START_TEST(test_worker_budget_text_is_shortest_exact)
 }
 END_TEST
 
-/* run_report on stdout text only. */
+/* outcome_report on stdout text only. */
 static int report(const char *out, double *loss, double *cost, char **info,
 		  char *err)
 {
 	char *objs = NULL;
-	int rc = run_report(NULL, out, strlen(out), loss, cost, info, &objs,
-			    err);
+	int rc = outcome_report(NULL, out, strlen(out), loss, cost, info, &objs,
+				err);
 
 	free(objs);
 	return rc;
@@ -224,30 +226,30 @@ START_TEST(test_worker_report_file_wins)
 	const char *out = "{\"loss\": 1}\n";
 
 	/* missing file: stdout is used */
-	ck_assert_int_eq(run_report(f, out, strlen(out), &loss, &cost, &info,
-				    &objs, err),
+	ck_assert_int_eq(outcome_report(f, out, strlen(out), &loss, &cost,
+					&info, &objs, err),
 			 DEHBQ_OK);
 	ck_assert(loss == 1);
 	free(info);
 	tu_write(f, "{\"loss\": 2, \"cost\": 0}");
-	ck_assert_int_eq(run_report(f, out, strlen(out), &loss, &cost, &info,
-				    &objs, err),
+	ck_assert_int_eq(outcome_report(f, out, strlen(out), &loss, &cost,
+					&info, &objs, err),
 			 DEHBQ_OK);
 	ck_assert(loss == 2);
 	ck_assert(cost == 0);
 	free(info);
 	/* a bad file is not rescued by stdout */
 	tu_write(f, "{\"loss\": NaN}");
-	ck_assert_int_eq(run_report(f, out, strlen(out), &loss, &cost, &info,
-				    &objs, err),
+	ck_assert_int_eq(outcome_report(f, out, strlen(out), &loss, &cost,
+					&info, &objs, err),
 			 DEHBQ_EINVAL);
 	ck_assert_ptr_nonnull(strstr(err, "$DEHBQ_RESULT"));
 	/* a symlink is refused */
 	unlink(f);
 	ck_assert_int_eq(symlink(tu_path("elsewhere.json"), f), 0);
 	tu_write(tu_path("elsewhere.json"), "{\"loss\": 3}");
-	ck_assert_int_eq(run_report(f, out, strlen(out), &loss, &cost, &info,
-				    &objs, err),
+	ck_assert_int_eq(outcome_report(f, out, strlen(out), &loss, &cost,
+					&info, &objs, err),
 			 DEHBQ_EINVAL);
 }
 END_TEST

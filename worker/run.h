@@ -22,8 +22,8 @@
  * names the call and path) when the worker itself cannot work: workdir or
  * log not creatable, fork or pipe failed; DEHBQ_ENOMEM.
  *
- * Ownership: everything in opts and job is borrowed.  run_subst() returns
- * malloc'ed text the caller frees; r's strings are owned by r.
+ * Ownership: everything in opts and job is borrowed; r's strings are
+ * owned by r.
  */
 #ifndef DEHBQ_RUN_H
 #define DEHBQ_RUN_H
@@ -62,36 +62,6 @@ struct run_job {
 	const struct objectives *obj; /* the declared objectives (n 0: one
 					 loss); NULL: none */
 };
-
-/* Values of the placeholders; every member a NUL-terminated string. */
-struct run_vars {
-	const char *config;	    /* {config}: path of config.json */
-	const char *budget;	    /* {budget}: fidelity, shortest exact */
-	const char *id;		    /* {id}: 8-digit trial id */
-	const char *attempt;	    /* {attempt} */
-	const char *workdir;	    /* {workdir} */
-	const char *result;	    /* {result}: report path */
-	const char *seed;	    /* {seed} */
-	const char *parent_workdir; /* {parent_workdir}, "" if none */
-};
-
-/*
- * Replace every known {name} in `in`; unknown ones stay as they are.
- * *out is malloc'ed; DEHBQ_OK or DEHBQ_ENOMEM.
- */
-int run_subst(const char *in, const struct run_vars *v, char **out);
-
-/*
- * Find and parse the trainer's report: the file report_path when it
- * exists (a regular file, at most RESULT_CAP bytes), else the last
- * non-blank line of out[len].  DEHBQ_OK with *loss (NaN when only
- * objectives were reported), *cost (< 0 when not reported), *info and
- * *objectives (malloc'ed; objectives NULL when none), or DEHBQ_EINVAL with
- * err.
- */
-int run_report(const char *report_path, const char *out, size_t len,
-	       double *loss, double *cost, char **info, char **objectives,
-	       char *err);
 
 int run_trial(const struct run_opts *o, const struct run_job *j,
 	      struct result *r, int *stopped, char *err);
