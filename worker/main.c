@@ -1,8 +1,8 @@
 /*
  * main.c - dehbq-worker: claim pending trials of a study and run them
  *
- * Parses arguments, installs the signal handlers (the only globals: a
- * flag and a self-pipe), and runs the loop:
+ * Parses arguments (wopts.c), installs the signal handlers (wake.c), and
+ * runs the loop:
  *   - exit 0 when STUDY/FINISHED exists, after --max-trials attempts,
  *     after --idle-exit seconds with nothing to claim, when --time-limit
  *     (or SLURM_JOB_END_TIME) leaves too little time, or on SIGTERM/SIGINT
@@ -12,7 +12,7 @@
  *   - with nothing to claim, wait for inotify (pending/ and the study
  *     root, local writes only) or a jittered, doubling timeout from 0.2 s
  *     up to --max-poll, so idle workers do not hammer NFS.  pending/ is
- *     watched only while looking for work (ino_watch);
+ *     watched only while looking for work (wake.c);
  *   - heartbeat: utime() of the claim and of workers/HOST.PID.WID.json
  *     every lease / 4 (--heartbeat), busy or idle;
  *   - exit 100 after --max-failures-in-a-row failed trials in a row
@@ -23,18 +23,12 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
-#include <math.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <utime.h>
 
 #include "claim.h"
 #include "err.h"
@@ -50,87 +44,18 @@
 #include "spec.h"
 #include "study.h"
 #include "timeutil.h"
-#include "version.h"
 #include "trial.h"
+#include "wake.h"
+#include "wopts.h"
 
 #define EXIT_USAGE  100
 #define EXIT_SYSTEM 111
-
-static const char usage[] =
-	"usage: dehbq-worker --study DIR [options] -- CMD [ARGS...]\n"
-	"\n"
-	"Claim pending trials of the study DIR one at a time and run CMD for\n"
-	"each.  Placeholders in ARGS: {config} {budget} {id} {attempt}\n"
-	"{workdir} {result} {seed} {parent_workdir}.  CMD runs in the\n"
-	"trial's work directory: give scripts by absolute path.\n"
-	"\n"
-	"options:\n"
-	"  --study DIR          the study directory (required)\n"
-	"  --trial-timeout S    kill a trial after S seconds (default: none)\n"
-	"  --grace S            seconds between SIGTERM and SIGKILL "
-	"(default 10)\n"
-	"  --log-cap BYTES      cap of each trial log, suffix K/M/G allowed\n"
-	"                       (default 10M)\n"
-	"  --max-poll S         longest idle rescan period (default 5)\n"
-	"  --max-trials N       exit after N trials (default: no limit)\n"
-	"  --idle-exit S        exit after S seconds with nothing to claim\n"
-	"  --time-limit S       claim no trial that would end after S seconds\n"
-	"                       (default: SLURM_JOB_END_TIME if set)\n"
-	"  --heartbeat S        heartbeat period, at most lease / 2\n"
-	"                       (default: lease / 4)\n"
-	"  --pick K             choose among the first K best trials "
-	"(default 8)\n"
-	"  --max-failures-in-a-row N\n"
-	"                       exit (100) after N failed trials in a row; "
-	"0 never\n"
-	"                       (default: the study's "
-	"runtime.max_failures_in_a_row)\n"
-	"  -v, --verbose        log debug records too\n"
-	"  -h, --help           show this help\n"
-	"      --version        print the release and exit\n"
-	"\n"
-	"Exit codes: 0 done (FINISHED, --max-trials, --idle-exit,\n"
-	"--time-limit, SIGTERM), 100 bad usage or study or\n"
-	"--max-failures-in-a-row reached, 111 system failure.\n";
-
-static volatile sig_atomic_t stop_flag; /* SIGTERM/SIGINT seen */
-static int wake_w = -1;			/* self-pipe write end */
-
-static void on_signal(int sig)
-{
-	int e = errno;
-	char c = (char)sig;
-
-	if (sig == SIGTERM || sig == SIGINT)
-		stop_flag = sig;
-	if (wake_w >= 0 && write(wake_w, &c, 1) < 0) {
-		/* pipe full: a wake-up is already pending */
-	}
-	errno = e;
-}
-
-struct opts {
-	const char *study;    /* --study */
-	double trial_timeout; /* 0 = none */
-	double grace;	      /* SIGTERM -> SIGKILL */
-	size_t log_cap;	      /* bytes per log */
-	double max_poll;      /* longest idle wait */
-	long max_trials;      /* 0 = no limit */
-	double idle_exit;     /* 0 = never */
-	double time_limit;    /* 0 = none (SLURM_JOB_END_TIME applies) */
-	double heartbeat;     /* 0 = lease / 4 */
-	int pick;	      /* k of the random choice */
-	long max_fail;	      /* failures in a row before exit; -1 = spec's */
-	int verbose;	      /* -v */
-	char **cmd;	      /* argv after "--"; relative file names are
-				 replaced by resolve_relative_args() */
-};
 
 /* The worker's state, owned by main(). */
 #define RESOLVED_MAX 64 /* command arguments resolve_relative_args() sees */
 
 struct worker {
-	struct opts o;		      /* options */
+	struct wopts o;		      /* options */
 	char *resolved[RESOLVED_MAX]; /* owned copies in o.cmd, or NULL */
 	char root[PATH_MAX];	      /* absolute study directory */
 	struct spec spec;	      /* study.json */
@@ -140,10 +65,7 @@ struct worker {
 	struct rng rng;		      /* random choices and jitter */
 	struct run_est est;	      /* durations for --time-limit */
 	double end_time;	      /* unix time to stop by; 0 = none */
-	int wake_r;		      /* self-pipe read end */
-	int ino;		      /* inotify fd or -1 */
-	int ino_pending;	      /* its watch on pending/, or -1 */
-	struct claim_list hints;      /* names announced by inotify */
+	struct wake wk;		      /* signals, inotify, hints */
 	const char *claim_path;	      /* claim being heartbeaten, or NULL */
 	dev_t claim_dev;	      /* ... the file it names when claimed */
 	ino_t claim_ino;
@@ -154,173 +76,6 @@ struct worker {
 	long fail_run;		     /* trials that failed in a row */
 	char fail_last[256];	     /* the last one, for the exit message */
 };
-
-static int num(const char *opt, const char *s, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(v) || v < 0) {
-		fprintf(stderr,
-			"dehbq-worker: option '--%s': '%s' is not a number "
-			">= 0\n",
-			opt, s);
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
-
-static int bytes(const char *s, size_t *out)
-{
-	char *end;
-	double v, m = 1;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (*end == 'K' || *end == 'k')
-		m = 1024, end++;
-	else if (*end == 'M' || *end == 'm')
-		m = 1024.0 * 1024, end++;
-	else if (*end == 'G' || *end == 'g')
-		m = 1024.0 * 1024 * 1024, end++;
-	if (errno || end == s || *end || !(v >= 0) || v * m > 1e15) {
-		fprintf(stderr,
-			"dehbq-worker: option '--log-cap': '%s' is not a "
-			"size\n",
-			s);
-		return -1;
-	}
-	*out = (size_t)(v * m);
-	return 0;
-}
-
-static int parse_args(int argc, char **argv, struct opts *o)
-{
-	static const struct option longs[] = {
-		{"study", required_argument, NULL, 's'},
-		{"trial-timeout", required_argument, NULL, 't'},
-		{"grace", required_argument, NULL, 'g'},
-		{"log-cap", required_argument, NULL, 'l'},
-		{"max-poll", required_argument, NULL, 'p'},
-		{"max-trials", required_argument, NULL, 'n'},
-		{"idle-exit", required_argument, NULL, 'i'},
-		{"time-limit", required_argument, NULL, 'T'},
-		{"heartbeat", required_argument, NULL, 'b'},
-		{"pick", required_argument, NULL, 'k'},
-		{"max-failures-in-a-row", required_argument, NULL, 'F'},
-		{"verbose", no_argument, NULL, 'v'},
-		{"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, 'V'},
-		{NULL, 0, NULL, 0},
-	};
-	double d;
-	int c, idx;
-
-	memset(o, 0, sizeof(*o));
-	o->grace = 10;
-	o->log_cap = RUN_LOG_CAP;
-	o->max_poll = 5;
-	o->pick = CLAIM_PICK_K;
-	o->max_fail = -1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+vh", longs, &idx)) != -1) {
-		switch (c) {
-		case 's':
-			o->study = optarg;
-			break;
-		case 't':
-			if (num("trial-timeout", optarg, &o->trial_timeout))
-				return -1;
-			break;
-		case 'g':
-			if (num("grace", optarg, &o->grace))
-				return -1;
-			break;
-		case 'l':
-			if (bytes(optarg, &o->log_cap))
-				return -1;
-			break;
-		case 'p':
-			if (num("max-poll", optarg, &o->max_poll))
-				return -1;
-			break;
-		case 'n':
-			if (num("max-trials", optarg, &d))
-				return -1;
-			o->max_trials =
-				d > LONG_MAX / 2 ? LONG_MAX / 2 : (long)d;
-			break;
-		case 'i':
-			if (num("idle-exit", optarg, &o->idle_exit))
-				return -1;
-			break;
-		case 'T':
-			if (num("time-limit", optarg, &o->time_limit))
-				return -1;
-			break;
-		case 'b':
-			if (num("heartbeat", optarg, &o->heartbeat))
-				return -1;
-			break;
-		case 'k':
-			if (num("pick", optarg, &d))
-				return -1;
-			o->pick = d < 1 ? 1 : d > 1000 ? 1000 : (int)d;
-			break;
-		case 'F':
-			if (num("max-failures-in-a-row", optarg, &d))
-				return -1;
-			if (d != floor(d) || d > SPEC_FAILURES_MAX) {
-				fprintf(stderr,
-					"dehbq-worker: option "
-					"'--max-failures-in-a-row': '%s' is "
-					"not an integer in 0 ... %d\n",
-					optarg, SPEC_FAILURES_MAX);
-				return -1;
-			}
-			o->max_fail = (long)d;
-			break;
-		case 'v':
-			o->verbose = 1;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			exit(0);
-		case 'V':
-			printf("dehbq-worker %s\n", dehbq_version);
-			exit(0);
-		default:
-			fprintf(stderr,
-				"dehbq-worker: unknown or incomplete "
-				"option '%s'\n",
-				argv[optind - 1]);
-			return -1;
-		}
-	}
-	if (!o->study) {
-		fputs("dehbq-worker: need --study DIR\n", stderr);
-		return -1;
-	}
-	if (optind < argc && !strcmp(argv[optind - 1], "--"))
-		o->cmd = argv + optind;
-	else if (optind < argc) {
-		fprintf(stderr,
-			"dehbq-worker: put '--' before the command "
-			"('%s')\n",
-			argv[optind]);
-		return -1;
-	}
-	if (!o->cmd || !o->cmd[0] || !o->cmd[0][0]) {
-		fputs("dehbq-worker: need a command after '--'\n", stderr);
-		return -1;
-	}
-	if (o->max_poll < 0.2)
-		o->max_poll = 0.2;
-	return 0;
-}
 
 /*
  * The claim's heartbeat: its mtime, set through a descriptor, and only
@@ -411,95 +166,65 @@ enum step {
 	STEP_FAIL,    /* system failure: exit 111 */
 };
 
-/* Run one claimed trial to its result (or release it on a signal). */
-static int idle_wait(struct worker *w, double secs);
-
-static enum step run_claimed(struct worker *w, struct claim *c)
+/* Wait up to secs for new trials or a signal; 1 if inotify woke it. */
+static int idle_wait(struct worker *w, double secs)
 {
-	struct run_opts ro;
-	struct run_job job;
-	struct result r;
-	char err[DEHBQ_ERRLEN], fid[40], name[STUDY_NAME_MAX];
-	int rc, stopped = 0;
+	return wake_wait(&w->wk, secs, beat, w, &w->next_beat);
+}
+
+/* Give c back when it cannot end before --time-limit: 1 when given back. */
+static int out_of_time(struct worker *w, struct claim *c)
+{
+	double left, need;
+	int rc;
+
+	if (w->end_time <= 0)
+		return 0;
+	left = w->end_time - timeutil_now();
+	need = run_est_get(&w->est, c->trial.fidelity);
+	if (!(need > 0 && need + w->o.grace > left))
+		return 0;
+	rc = claim_giveback(&w->cx, c);
+	logmsg_i(&w->lg,
+		 "trial=%s released: needs ~%.1fs, %.1fs left before the "
+		 "time limit%s",
+		 w->trial_id, need, left, rc ? " (release failed)" : "");
+	return 1;
+}
+
+/* Stopped by a signal: rename the claim back to pending/. */
+static void give_back(struct worker *w, struct claim *c)
+{
+	int rc = claim_giveback(&w->cx, c);
+
+	if (rc == DEHBQ_OK)
+		logmsg_i(&w->lg,
+			 "trial=%s attempt=%d released to pending (signal %d)",
+			 w->trial_id, c->trial.attempt, (int)wake_stop);
+	else
+		logmsg_w(&w->lg,
+			 "trial=%s cannot release claim '%s': %s; the lease "
+			 "will expire",
+			 w->trial_id, c->path,
+			 rc == DEHBQ_ENOENT ? "it is gone" : strerror(errno));
+}
+
+/*
+ * Write r into results/.  A full or failing disk must not throw away a
+ * finished evaluation: keep the claim alive (heartbeats continue) and
+ * retry, doubling the wait up to 30 s, until it works or the worker is
+ * told to stop.
+ */
+static int write_result(struct worker *w, const struct result *r)
+{
+	char name[STUDY_NAME_MAX];
 	double retry;
-	enum step st = STEP_RAN;
+	int rc;
 
-	jsonfile_fmt_double(fid, sizeof(fid), c->trial.fidelity);
-	id_trial_format(c->trial.id, w->trial_id);
-	logmsg_i(&w->lg, "trial=%s attempt=%d fidelity=%s claimed", w->trial_id,
-		 c->trial.attempt, fid);
-	if (w->end_time > 0) {
-		double left = w->end_time - timeutil_now();
-		double need = run_est_get(&w->est, c->trial.fidelity);
-
-		if (need > 0 && need + w->o.grace > left) {
-			rc = claim_giveback(&w->cx, c);
-			logmsg_i(&w->lg,
-				 "trial=%s released: needs ~%.1fs, "
-				 "%.1fs left before the time limit%s",
-				 w->trial_id, need, left,
-				 rc ? " (release failed)" : "");
-			return STEP_EXIT;
-		}
-	}
-	w->claim_path = c->path;
-	w->claim_dev = c->dev;
-	w->claim_ino = c->ino;
-	w->claim_lost = 0;
-	if (registry_write(&w->rg, w->trial_id))
-		logmsg_w(&w->lg, "cannot write '%s': %s", w->rg.path,
-			 strerror(errno));
-	memset(&ro, 0, sizeof(ro));
-	ro.argv = w->o.cmd;
-	ro.timeout = w->o.trial_timeout;
-	ro.grace = w->o.grace;
-	ro.log_cap = w->o.log_cap;
-	ro.heartbeat = w->heartbeat;
-	ro.tick = beat;
-	ro.tick_arg = w;
-	ro.wake_fd = w->wake_r;
-	ro.stop = &stop_flag;
-	job.trial = &c->trial;
-	job.space = w->spec.space;
-	job.root = w->root;
-	job.study = w->spec.study;
-	job.obj = &w->spec.obj;
-	if (result_init(&r)) {
-		logmsg_e(&w->lg, "out of memory");
-		st = STEP_FAIL;
-		goto out;
-	}
-	fill_identity(w, &c->trial, &r);
-	rc = run_trial(&ro, &job, &r, &stopped, err);
-	if (rc) {
-		logmsg_e(&w->lg, "trial=%s cannot run: %s", w->trial_id, err);
-		st = STEP_FAIL;
-		goto out;
-	}
-	if (stopped) {
-		rc = claim_giveback(&w->cx, c);
-		if (rc == DEHBQ_OK)
-			logmsg_i(&w->lg,
-				 "trial=%s attempt=%d released to "
-				 "pending (signal %d)",
-				 w->trial_id, c->trial.attempt, (int)stop_flag);
-		else
-			logmsg_w(&w->lg,
-				 "trial=%s cannot release claim '%s': "
-				 "%s; the lease will expire",
-				 w->trial_id, c->path,
-				 rc == DEHBQ_ENOENT ? "it is gone"
-						    : strerror(errno));
-		st = STEP_EXIT;
-		goto out;
-	}
-	/* A full or failing disk must not throw away a finished evaluation:
-	 * keep the claim alive (heartbeats continue) and retry, doubling the
-	 * wait up to 30 s, until it works or the worker is told to stop. */
 	for (retry = 1;; retry = retry < 15 ? retry * 2 : 30) {
-		rc = run_write_result(w->root, &r, name, sizeof(name));
+		rc = run_write_result(w->root, r, name, sizeof(name));
 		if (!rc || rc != DEHBQ_ESYS || !fsutil_storage_errno(errno) ||
-		    stop_flag)
+		    wake_stop)
 			break;
 		logmsg_w(&w->lg,
 			 "trial=%s cannot write results/%s: %s; retrying in "
@@ -507,39 +232,98 @@ static enum step run_claimed(struct worker *w, struct claim *c)
 			 w->trial_id, name, strerror(errno), retry);
 		idle_wait(w, retry);
 	}
-	if (rc) {
+	if (rc)
 		logmsg_e(&w->lg, "trial=%s cannot write results/%s: %s",
 			 w->trial_id, name, strerror(errno));
-		st = STEP_FAIL;
-		goto out;
-	}
-	run_est_add(&w->est, c->trial.fidelity, r.wall_time);
-	if (r.status == RESULT_OK) {
-		w->fail_run = 0;
-	} else {
-		char why[120], log[40];
+	return rc;
+}
 
-		w->fail_run++;
-		fsutil_printable(r.error, why, sizeof(why));
-		study_log_path(log, sizeof(log), "", c->trial.id,
-			       c->trial.attempt, "err");
-		snprintf(w->fail_last, sizeof(w->fail_last),
-			 "trial %s attempt %d: %s; its log: %s", w->trial_id,
-			 c->trial.attempt, why, log);
+/* Count a written result in the estimates and the failure run; log it. */
+static void record(struct worker *w, const struct claim *c,
+		   const struct result *r, const char *fid)
+{
+	char why[120], log[40];
+
+	run_est_add(&w->est, c->trial.fidelity, r->wall_time);
+	if (r->status == RESULT_OK) {
+		w->fail_run = 0;
+		logmsg_i(&w->lg,
+			 "trial=%s attempt=%d fidelity=%s done status=ok "
+			 "loss=%.17g wall=%.3fs",
+			 w->trial_id, c->trial.attempt, fid, r->loss,
+			 r->wall_time);
+		return;
 	}
-	if (r.status == RESULT_OK)
-		logmsg_i(&w->lg,
-			 "trial=%s attempt=%d fidelity=%s done "
-			 "status=ok loss=%.17g wall=%.3fs",
-			 w->trial_id, c->trial.attempt, fid, r.loss,
-			 r.wall_time);
-	else
-		logmsg_i(&w->lg,
-			 "trial=%s attempt=%d fidelity=%s done "
-			 "status=%s wall=%.3fs error=%s",
-			 w->trial_id, c->trial.attempt, fid,
-			 result_status_name(r.status), r.wall_time, r.error);
-out:
+	w->fail_run++;
+	fsutil_printable(r->error, why, sizeof(why));
+	study_log_path(log, sizeof(log), "", c->trial.id, c->trial.attempt,
+		       "err");
+	snprintf(w->fail_last, sizeof(w->fail_last),
+		 "trial %s attempt %d: %s; its log: %s", w->trial_id,
+		 c->trial.attempt, why, log);
+	logmsg_i(&w->lg,
+		 "trial=%s attempt=%d fidelity=%s done status=%s wall=%.3fs "
+		 "error=%s",
+		 w->trial_id, c->trial.attempt, fid,
+		 result_status_name(r->status), r->wall_time, r->error);
+}
+
+/* Run one claimed trial to its result (or release it on a signal). */
+static enum step run_claimed(struct worker *w, struct claim *c)
+{
+	struct run_opts ro = {
+		.argv = w->o.cmd,
+		.timeout = w->o.trial_timeout,
+		.grace = w->o.grace,
+		.log_cap = w->o.log_cap,
+		.heartbeat = w->heartbeat,
+		.tick = beat,
+		.tick_arg = w,
+		.wake_fd = w->wk.pipe_r,
+		.stop = &wake_stop,
+	};
+	struct run_job job = {
+		.trial = &c->trial,
+		.space = w->spec.space,
+		.root = w->root,
+		.study = w->spec.study,
+		.obj = &w->spec.obj,
+	};
+	struct result r;
+	char err[DEHBQ_ERRLEN], fid[40];
+	int stopped = 0;
+	enum step st = STEP_RAN;
+
+	jsonfile_fmt_double(fid, sizeof(fid), c->trial.fidelity);
+	id_trial_format(c->trial.id, w->trial_id);
+	logmsg_i(&w->lg, "trial=%s attempt=%d fidelity=%s claimed", w->trial_id,
+		 c->trial.attempt, fid);
+	if (out_of_time(w, c))
+		return STEP_EXIT;
+	w->claim_path = c->path;
+	w->claim_dev = c->dev;
+	w->claim_ino = c->ino;
+	w->claim_lost = 0;
+	if (registry_write(&w->rg, w->trial_id))
+		logmsg_w(&w->lg, "cannot write '%s': %s", w->rg.path,
+			 strerror(errno));
+	if (result_init(&r)) {
+		logmsg_e(&w->lg, "out of memory");
+		w->claim_path = NULL;
+		return STEP_FAIL;
+	}
+	fill_identity(w, &c->trial, &r);
+	if (run_trial(&ro, &job, &r, &stopped, err)) {
+		logmsg_e(&w->lg, "trial=%s cannot run: %s", w->trial_id, err);
+		st = STEP_FAIL;
+	} else if (stopped) {
+		give_back(w, c);
+		st = STEP_EXIT;
+	} else if (write_result(w, &r)) {
+		st = STEP_FAIL;
+	} else {
+		record(w, c, &r, fid);
+	}
 	w->claim_path = NULL;
 	result_release(&r);
 	if (st == STEP_RAN && registry_write(&w->rg, NULL))
@@ -548,61 +332,23 @@ out:
 	return st;
 }
 
-static void drain_fd(int fd)
-{
-	char buf[4096];
-
-	if (fd < 0)
-		return;
-	while (read(fd, buf, sizeof(buf)) > 0)
-		;
-}
-
-/*
- * Watch pending/ (on) or stop (off).  Every rename into pending/ queues an
- * event for each watch on it, and the renamer pays for that: a busy
- * worker's watch would cost the orchestrator a few microseconds per
- * trial it publishes, for events nobody reads.  So the watch is added
- * before each listing of pending/ (a trial published after the listing
- * still wakes the worker) and removed when a trial is claimed, with the
- * events queued so far.  Without the watch (inotify_add_watch failed),
- * the worker polls.
- */
-static void ino_watch(struct worker *w, int on)
-{
-	char p[STUDY_PATH_MAX];
-
-	if (w->ino < 0 || on == (w->ino_pending >= 0))
-		return;
-	if (!on) {
-		inotify_rm_watch(w->ino, w->ino_pending);
-		w->ino_pending = -1;
-		w->hints.n = 0;
-		drain_fd(w->ino);
-	} else if (study_path(p, sizeof(p), w->root, "pending") ||
-		   (w->ino_pending = inotify_add_watch(
-			    w->ino, p, IN_MOVED_TO | IN_CREATE)) < 0) {
-		w->ino_pending = -1;
-	}
-}
-
 /* Scan pending/ and run at most one trial. */
 static enum step step(struct worker *w, struct claim_list *l)
 {
 	struct claim c;
 	char err[DEHBQ_ERRLEN];
 	size_t i;
-	int rc, hinted = w->hints.n > 0;
+	int rc, hinted = w->wk.hints.n > 0;
 
 	if (hinted) {
 		/* woken by inotify: try the announced names, no listing */
 		struct claim_list t = *l;
 
-		*l = w->hints;
-		w->hints = t;
-		w->hints.n = 0;
+		*l = w->wk.hints;
+		w->wk.hints = t;
+		w->wk.hints.n = 0;
 	} else {
-		ino_watch(w, 1);
+		wake_watch(&w->wk, 1);
 		if ((rc = claim_scan(&w->cx, l))) {
 			logmsg_e(&w->lg, "cannot list '%s/pending': %s",
 				 w->root,
@@ -629,7 +375,7 @@ static enum step step(struct worker *w, struct claim_list *l)
 		{
 			enum step st;
 
-			ino_watch(w, 0);
+			wake_watch(&w->wk, 0);
 			st = run_claimed(w, &c);
 
 			claim_release(&c);
@@ -639,102 +385,6 @@ static enum step step(struct worker *w, struct claim_list *l)
 	/* Every announced trial went to another worker: wait for the next
 	 * event rather than listing pending/ (timeouts still list it). */
 	return hinted ? STEP_IDLE : STEP_LOST;
-}
-
-/* The inotify fd with the study root watched (FINISHED); -1 if none. */
-static int ino_setup(struct worker *w)
-{
-	int fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-
-	w->ino_pending = -1;
-	if (fd < 0)
-		return -1;
-	if (inotify_add_watch(fd, w->root, IN_MOVED_TO | IN_CREATE) < 0) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-/*
- * Read the inotify events: names moved into pending/ become hints, so a
- * woken worker tries exactly the announced trials instead of every idle
- * worker listing the directory at once (the thundering herd).  On a queue
- * overflow the hints are dropped and the next step lists pending/.
- */
-static void read_hints(struct worker *w)
-{
-	char buf[8192] __attribute__((aligned(8)));
-	ssize_t n;
-
-	while ((n = read(w->ino, buf, sizeof(buf))) > 0) {
-		ssize_t off = 0;
-
-		while (off + (ssize_t)sizeof(struct inotify_event) <= n) {
-			const struct inotify_event *ev =
-				(const struct inotify_event *)(buf + off);
-
-			if (ev->mask & IN_Q_OVERFLOW)
-				w->hints.n = 0;
-			else if (ev->wd == w->ino_pending && ev->len &&
-				 claim_list_add_hint(&w->hints, ev->name))
-				w->hints.n =
-					0; /* out of memory: list instead */
-			off += (ssize_t)sizeof(*ev) + ev->len;
-		}
-	}
-}
-
-/* Wait up to secs for an inotify event or a signal; 1 if woken early. */
-static int idle_wait(struct worker *w, double secs)
-{
-	struct pollfd fds[2];
-	int n = 0, woke = 0;
-	double until = timeutil_mono() + secs, now;
-
-	while (!stop_flag && (now = timeutil_mono()) < until) {
-		double t = until < w->next_beat ? until : w->next_beat;
-		int ms = (int)((t - now) * 1000) + 1;
-
-		n = 0;
-		fds[n++] = (struct pollfd){w->wake_r, POLLIN, 0};
-		if (w->ino >= 0)
-			fds[n++] = (struct pollfd){w->ino, POLLIN, 0};
-		if (ms < 0)
-			ms = 0;
-		if (poll(fds, (nfds_t)n, ms) > 0) {
-			drain_fd(w->wake_r);
-			if (n > 1 && fds[1].revents) {
-				read_hints(w);
-				woke = 1;
-				break;
-			}
-		}
-		if (timeutil_mono() >= w->next_beat)
-			beat(w);
-	}
-	return woke;
-}
-
-static int setup_signals(struct worker *w)
-{
-	struct sigaction sa;
-	int p[2];
-
-	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
-		return -1;
-	w->wake_r = p[0];
-	wake_w = p[1];
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = SA_RESTART;
-	if (sigaction(SIGTERM, &sa, NULL) < 0 ||
-	    sigaction(SIGINT, &sa, NULL) < 0 ||
-	    sigaction(SIGCHLD, &sa, NULL) < 0)
-		return -1;
-	signal(SIGPIPE, SIG_IGN);
-	return 0;
 }
 
 /*
@@ -792,12 +442,11 @@ static int loop(struct worker *w)
 	int code = 0;
 
 	claim_list_init(&l);
-	claim_list_init(&w->hints);
 	for (;;) {
 		enum step st;
 
-		if (stop_flag) {
-			why = stop_flag == SIGINT ? "SIGINT" : "SIGTERM";
+		if (wake_stop) {
+			why = wake_stop == SIGINT ? "SIGINT" : "SIGTERM";
 			break;
 		}
 		if (finished(w)) {
@@ -819,7 +468,7 @@ static int loop(struct worker *w)
 			break;
 		}
 		if (st == STEP_EXIT) {
-			why = stop_flag ? (stop_flag == SIGINT ? "SIGINT"
+			why = wake_stop ? (wake_stop == SIGINT ? "SIGINT"
 							       : "SIGTERM")
 					: "time limit: no time for the next "
 					  "trial";
@@ -866,7 +515,6 @@ static int loop(struct worker *w)
 		}
 	}
 	claim_list_release(&l);
-	claim_list_release(&w->hints);
 	logmsg_i(&w->lg, "exiting: %s (%ld trials run)", why, done);
 	return code;
 }
@@ -881,10 +529,11 @@ int main(int argc, char **argv)
 	size_t i;
 
 	memset(&w, 0, sizeof(w));
-	w.wake_r = w.ino = -1;
+	wake_init(&w.wk);
 	logmsg_init(&w.lg, "dehbq-worker");
-	if (parse_args(argc, argv, &w.o)) /* its one-line message said why */
-		return EXIT_USAGE;
+	if ((rc = wopts_parse(argc, argv, &w.o)))
+		return rc > 0 ? 0
+			      : EXIT_USAGE; /* help, or its message said why */
 	if (w.o.verbose)
 		w.lg.min = LOGMSG_DEBUG;
 	if (!realpath(w.o.study, w.root)) {
@@ -940,7 +589,7 @@ int main(int argc, char **argv)
 		code = EXIT_USAGE;
 		goto out;
 	}
-	if (setup_signals(&w) < 0) {
+	if (wake_signals(&w.wk) < 0) {
 		fprintf(stderr, "dehbq-worker: fatal: signals: %s\n",
 			strerror(errno));
 		goto out;
@@ -954,8 +603,7 @@ int main(int argc, char **argv)
 			w.root, strerror(errno));
 		goto out;
 	}
-	w.ino = ino_setup(&w);
-	if (w.ino < 0)
+	if (wake_inotify(&w.wk, w.root) < 0)
 		logmsg_d(&w.lg, "inotify unavailable (%s): polling only",
 			 strerror(errno));
 	w.next_beat = timeutil_mono() + w.heartbeat;
@@ -966,8 +614,7 @@ int main(int argc, char **argv)
 		logmsg_w(&w.lg, "cannot remove '%s': %s", w.rg.path,
 			 strerror(errno));
 out:
-	if (w.ino >= 0)
-		close(w.ino);
+	wake_close(&w.wk);
 	for (i = 0; i < RESOLVED_MAX; i++)
 		free(w.resolved[i]);
 	spec_release(&w.spec);
