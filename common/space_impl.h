@@ -1,10 +1,12 @@
 /*
  * space_impl.h - the search space's insides, shared by space.c (the
- * parameters) and space_cond.c (conditions).  Private to common/.
+ * parameters), space_parse.c, space_codec.c, space_cond.c (conditions)
+ * and space_forb.c (forbidden clauses).  Private to common/.
  */
 #ifndef DEHBQ_SPACE_IMPL_H
 #define DEHBQ_SPACE_IMPL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "space.h"
@@ -56,6 +58,29 @@ int space_value_eq(const struct space_value *x, const struct space_value *y);
 int space_check_value(const struct space_param *p, const struct space_value *v,
 		      struct space_value *out, char *err);
 struct cJSON *space_value_to_json(const struct space_value *v);
+/* Total order for sorting values of one type (duplicates adjacent). */
+int space_value_cmp(const struct space_value *x, const struct space_value *y);
+/* 0 string, 1 number, 2 bool, -1 invalid: values compare within one. */
+int space_value_class(const struct space_value *v);
+/* Index of p's choice equal to v, -1 if none; O(log n). */
+int space_find_choice(const struct space_param *p, const struct space_value *v);
+/* Index of p's choice matching JSON scalar it (same JSON type), or -1. */
+int space_find_choice_item(const struct space_param *p, const struct cJSON *it);
+/* Describe a value for a message: "adam" in quotes, numbers bare. */
+void space_value_describe(const struct space_value *v, char *buf, size_t size);
+
+/* An entry of a uniqueness check: a value, or a name. */
+struct space_sorted {
+	const struct space_value *v; /* value compared */
+	const char *name;	     /* or a name, when v is NULL */
+	int idx;		     /* position in the input */
+};
+/*
+ * Sort n entries; if two are equal set *first and *dup to the pair with the
+ * smallest later index and return 1.  Entries sort by (value, index), so
+ * a run of equal values starts with its earliest entry.
+ */
+int space_find_dup(struct space_sorted *s, int n, int *first, int *dup);
 
 #define SPACE_MAX_NESTING 8 /* AND/OR depth of conditions and clauses */
 
