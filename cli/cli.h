@@ -191,6 +191,18 @@ struct transfer;
 int cli_transfer_import(const struct spec *s, char *const *src, int nsrc,
 			struct transfer *t, char *err);
 
+/* ---- what status says about the optimiser (status_optim.c) ---- */
+
+struct statusfile;
+/* A single-objective study's incumbents at the maximum and any fidelity;
+ * finished: the study ended, so "none" says why. */
+void cli_status_incumbents(FILE *f, const char *root, const struct spec *s,
+			   const struct statusfile *st, int finished);
+/* The earlier tasks and the prior's fit, from the optimiser's summary o. */
+void cli_status_transfer(FILE *f, const struct cJSON *o);
+/* The optimiser's summary o: brackets, rungs, model state. */
+void cli_status_optimizer(FILE *f, const struct cJSON *o);
+
 /* ---- what init prints (init_show.c) ---- */
 
 /* Every optimiser with its summary and its settings' defaults, to f. */

@@ -23,6 +23,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,14 +43,6 @@ static const char workers_usage[] =
 	"List the worker registry (workers/*.json): host, pid, worker id,\n"
 	"SLURM job/array ids, current trial, start time, heartbeat age and\n"
 	"whether the worker is live (heartbeat within runtime.lease).\n";
-
-/* Number member of obj, or dflt. */
-static double num(const cJSON *obj, const char *key, double dflt)
-{
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
-
-	return cJSON_IsNumber(it) ? it->valuedouble : dflt;
-}
 
 static const char *str(const cJSON *obj, const char *key, const char *dflt)
 {
@@ -95,134 +88,6 @@ static void bar(FILE *f, const char *what, double cur, double max, double eta,
 		fputc('\n', f);
 	else
 		fprintf(f, "  ETA %s\n", frac >= 1 ? "reached" : e);
-}
-
-/* none: what to say when there is none ("none yet" while running) */
-static void incumbent(FILE *f, const char *label,
-		      const struct statusfile_best *inc, const char *none)
-{
-	const cJSON *cfg = inc->config, *it;
-	char *txt;
-
-	if (!inc->valid) {
-		fprintf(f, "  %-22s %s\n", label, none);
-		return;
-	}
-	fprintf(f, "  %-22s loss %.6g at fidelity %g (trial %s)\n", label,
-		inc->loss, inc->fidelity, inc->trial[0] ? inc->trial : "?");
-	if (!cJSON_IsObject(cfg))
-		return;
-	fprintf(f, "  %-22s", "");
-	cJSON_ArrayForEach(it, cfg)
-	{
-		txt = cJSON_IsString(it) ? NULL : cJSON_PrintUnformatted(it);
-		fprintf(f, " %s=%s", it->string ? it->string : "?",
-			txt ? txt : (it->valuestring ? it->valuestring : "?"));
-		cJSON_free(txt);
-	}
-	fputc('\n', f);
-}
-
-static void brackets(FILE *f, const cJSON *br)
-{
-	const cJSON *b, *r;
-	int nb = 0;
-
-	if (!cJSON_IsArray(br))
-		return;
-	cJSON_ArrayForEach(b, br)
-	{
-		const cJSON *rungs =
-			cJSON_GetObjectItemCaseSensitive(b, "rungs");
-		int j = 0;
-
-		if (!cJSON_IsArray(rungs))
-			continue;
-		if (!nb++)
-			fprintf(f, "active brackets\n");
-		if (nb > 20) {
-			fprintf(f, "  ... %d more\n",
-				cJSON_GetArraySize(br) - 20);
-			break;
-		}
-		fprintf(f, "  bracket %.0f:", num(b, "id", -1));
-		cJSON_ArrayForEach(r, rungs)
-		{
-			/* "pending": not yet handed out by the optimiser */
-			double n = num(r, "n", 0), d = num(r, "done", 0);
-			double p = num(r, "pending", 0), run = n - d - p;
-
-			fprintf(f, "%s rung%d %.0f/%.0f done", j ? "," : "", j,
-				d, n);
-			if (run > 0 && p > 0)
-				fprintf(f, " (%.0f running, %.0f to issue)",
-					run, p);
-			else if (run > 0 || p > 0)
-				fprintf(f, " (%.0f %s)", run > 0 ? run : p,
-					run > 0 ? "running" : "to issue");
-			j++;
-		}
-		fputc('\n', f);
-	}
-}
-
-/* ASHA's rungs: results so far and how many went up. */
-static void rungs(FILE *f, const cJSON *rs)
-{
-	const cJSON *r;
-	int k = 0;
-
-	if (!cJSON_IsArray(rs))
-		return;
-	fprintf(f, "rungs\n");
-	cJSON_ArrayForEach(r, rs)
-	{
-		fprintf(f,
-			"  rung%d at fidelity %g: %.0f results, %.0f "
-			"promoted\n",
-			k++, num(r, "fidelity", 0), num(r, "results", 0),
-			num(r, "promoted", 0));
-	}
-}
-
-/* What the optimiser reports of itself (status.json's "optimizer"). */
-static void optimizer(FILE *f, const cJSON *o)
-{
-	const cJSON *br = cJSON_GetObjectItemCaseSensitive(o, "brackets");
-	const cJSON *rs = cJSON_GetObjectItemCaseSensitive(o, "rungs");
-
-	if (br)
-		brackets(f, br);
-	if (rs)
-		rungs(f, rs);
-	if (cJSON_GetObjectItemCaseSensitive(o, "population_size"))
-		fprintf(f, "population %.0f of %.0f\n", num(o, "population", 0),
-			num(o, "population_size", 0));
-}
-
-/* A transfer optimiser's earlier tasks and its prior's RMSE here. */
-static void transfer_status(FILE *f, const cJSON *o)
-{
-	const cJSON *r = cJSON_GetObjectItemCaseSensitive(o, "prior_rmse");
-
-	if (!cJSON_GetObjectItemCaseSensitive(o, "transfer_tasks"))
-		return;
-	fprintf(f,
-		"transfer: %.0f earlier tasks, %.0f results (state/"
-		"transfer.jsonl)\n",
-		num(o, "transfer_tasks", 0), num(o, "transfer_results", 0));
-	if (!cJSON_IsNumber(r)) {
-		fprintf(f, "          prior RMSE: none yet (no result at the "
-			   "maximum fidelity)\n");
-		return;
-	}
-	fprintf(f, "          prior RMSE on this study's results: %.3f\n",
-		r->valuedouble);
-	if (r->valuedouble > 1)
-		fprintf(f,
-			"          warning: above 1, the prior predicts this "
-			"study no better than knowing nothing; its earlier "
-			"tasks may be unlike this one\n");
 }
 
 struct wk_scan {
@@ -305,26 +170,6 @@ static void scan_workers(const char *root, struct wk_scan *w)
 	cli_list_free(names, n);
 }
 
-/* A single-objective study: the incumbents at the maximum and any
- * fidelity. */
-static void incumbents(FILE *f, const char *root, const struct spec *s,
-		       const struct statusfile *st, int finished)
-{
-	char none_max[160];
-
-	fprintf(f, "incumbents\n");
-	if (finished)
-		snprintf(none_max, sizeof(none_max),
-			 "none: no trial reached fidelity %g before the study "
-			 "ended (dehbq extend %s --fevals N gives it more)",
-			 s->max_fidelity, root);
-	else
-		snprintf(none_max, sizeof(none_max), "none yet");
-	incumbent(f, "at max fidelity:", &st->best_max, none_max);
-	incumbent(f, "at any fidelity:", &st->best_any,
-		  finished ? "none: no trial succeeded" : "none yet");
-}
-
 /* Claims whose mtime is older than the lease, listed. */
 static int stale_claims(FILE *f, const char *root, double now, double lease)
 {
@@ -397,193 +242,254 @@ static void progress(FILE *f, const struct statusfile_limits *l,
 		    "");
 }
 
-static void render(FILE *f, const char *root, const struct spec *s,
-		   int *finished)
-{
-	char p[STUDY_PATH_MAX], err[DEHBQ_ERRLEN], e[32];
-	struct statusfile st;
-	const struct statusfile_counts *c = &st.counts;
-	int o = 0; /* a summary was read into st */
-	struct wk_scan w;
-	long archived, other;
-	int npend, nclaim;
-	int local, nstale, nwarn = 0;
-	double now = cli_fs_now(root, &local), mt;
-	double elapsed = 0, done = 0, issued = 0, failed = 0, rate = 0;
-	double lease_age = 0;
-	int have_lease = 0, live = 0; /* live: ETAs make sense */
-	int dead = 0;		      /* its pid is gone from this host */
-	char state[600], hb[32];
-	const char *stopped = NULL; /* why the orchestrator stopped */
-	const char *held = NULL;    /* why it issues no new trials */
-	struct statusfile_limits lim = {1, s->fevals, s->brackets, s->walltime,
-					s->total_cost};
+/* What render() learnt about the study, shared by its sections. */
+struct view {
+	FILE *f;	      /* output */
+	const char *root;     /* the study directory */
+	const struct spec *s; /* its spec */
+	struct statusfile st; /* the orchestrator's last summary */
+	int have_st;	      /* st was read */
+	int finished;	      /* FINISHED exists */
+	double now;	      /* the filesystem's clock */
+	int local;	      /* ... or ours, when it cannot tell */
+	double lease_age;     /* seconds since the lease's heartbeat */
+	int have_lease;	      /* state/lease.json exists */
+	int live;	      /* running: ETAs make sense */
+	int dead;	      /* its pid is gone from this host */
+	const char *stopped;  /* why the orchestrator stopped, or NULL */
+	const char *held;     /* why it issues no trials, or NULL */
+};
 
-	*finished = 0;
-	statusfile_init(&st);
-	if (!study_path(p, sizeof(p), root, "FINISHED") &&
+/* Read FINISHED or state/status.json, and the lease; judge the state. */
+static void view_load(struct view *v)
+{
+	char p[STUDY_PATH_MAX], err[DEHBQ_ERRLEN];
+	double mt;
+
+	statusfile_init(&v->st);
+	v->now = cli_fs_now(v->root, &v->local);
+	if (!study_path(p, sizeof(p), v->root, "FINISHED") &&
 	    access(p, F_OK) == 0) {
-		*finished = 1;
-		if (!(o = !statusfile_load(p, &st, err)))
+		v->finished = 1;
+		if (!(v->have_st = !statusfile_load(p, &v->st, err)))
 			cli_warn("status", "%s", err);
 	}
-	if (!o && !study_path(p, sizeof(p), root, "state/status.json") &&
-	    access(p, F_OK) == 0 && !(o = !statusfile_load(p, &st, err)))
+	if (!v->have_st &&
+	    !study_path(p, sizeof(p), v->root, "state/status.json") &&
+	    access(p, F_OK) == 0 &&
+	    !(v->have_st = !statusfile_load(p, &v->st, err)))
 		cli_warn("status", "%s", err);
-	fprintf(f, "study %s  %s%s%s\n", s->study, root, s->name[0] ? "  " : "",
-		s->name);
-	if (!study_path(p, sizeof(p), root, "state/lease.json") &&
+	if (!study_path(p, sizeof(p), v->root, "state/lease.json") &&
 	    !cli_lmtime(p, &mt)) {
-		lease_age = now - mt;
-		have_lease = 1;
+		v->lease_age = v->now - mt;
+		v->have_lease = 1;
 	}
-	if (o) {
-		elapsed = st.elapsed;
-		done = (double)c->done;
-		issued = (double)c->issued;
-		failed = (double)c->failed;
-		rate = elapsed > 0 ? done / elapsed : 0;
-		/* status.json has a reason once its orchestrator stopped */
-		stopped = *finished || !st.reason[0] ? NULL : st.reason;
-		held = *finished || !st.held[0] ? NULL : st.held;
-		dead = !*finished && !stopped &&
-		       lease_holder_gone(st.host, (long)st.pid);
-		live = !*finished && !stopped && !held && !dead;
-		fmt_dur(e, sizeof(e), elapsed);
-		fmt_dur(hb, sizeof(hb), lease_age < 0 ? 0 : lease_age);
-		if (stopped)
-			snprintf(state, sizeof(state), "stopped (%s) after",
-				 stopped);
-		else if (*finished)
-			snprintf(state, sizeof(state), "finished after");
-		else if (dead)
-			snprintf(state, sizeof(state),
-				 "DEAD (pid gone from this host) after");
-		else
-			snprintf(state, sizeof(state), "%s (heartbeat %s ago),",
-				 held ? "HELD" : "running",
-				 have_lease ? hb : "?");
-		fprintf(f,
-			"orchestrator %s:%.0f epoch %.0f, %s %s, updated "
-			"%s%s\n",
-			st.host[0] ? st.host : "?", (double)st.pid,
-			(double)st.epoch, state, e,
-			st.updated[0] ? st.updated : "?",
-			*finished ? "  FINISHED" : "");
-		if (*finished)
-			fprintf(f, "finished: %s\n",
-				st.reason[0] ? st.reason : "?");
-		if (st.limits.valid) { /* dehbq extend may have raised them */
-			lim.fevals = st.limits.fevals;
-			lim.brackets = st.limits.brackets;
-			lim.walltime = st.limits.walltime;
-			lim.total_cost = st.limits.total_cost;
-		}
-		progress(f, &lim, c, elapsed, live);
-		fprintf(f,
-			"counts: issued %.0f, done %.0f, failed %.0f, in "
-			"flight %.0f (pending %.0f, claimed %.0f)\n",
-			issued, done, failed, (double)c->inflight,
-			(double)c->pending, (double)c->claimed);
-		fprintf(f,
-			"        requeues %.0f, expired %.0f, duplicates "
-			"%.0f, quarantined %.0f, brackets %.0f, total cost "
-			"%g\n",
-			(double)c->requeues, (double)c->expired,
-			(double)c->duplicates, (double)c->quarantined,
-			(double)c->brackets, c->total_cost);
-		if (c->forbidden)
-			fprintf(f,
-				"        forbidden %.0f (proposals the space's "
-				"forbidden clauses refused; never run)\n",
-				(double)c->forbidden);
-		fprintf(f, "throughput: %.2f done/min\n", rate * 60);
-		if (s->obj.n)
-			cli_front_status(f, root, s);
-		else
-			incumbents(f, root, s, &st, *finished);
-		transfer_status(f, st.optimizer);
-		if (!*finished)
-			optimizer(f, st.optimizer);
-	} else {
-		fprintf(f,
-			"no state/status.json: the orchestrator has not run "
-			"yet (start: dehbq-orchestrator %s)\n",
-			root);
+	if (!v->have_st || v->finished)
+		return;
+	/* status.json has a reason once its orchestrator stopped */
+	v->stopped = v->st.reason[0] ? v->st.reason : NULL;
+	v->held = v->st.held[0] ? v->st.held : NULL;
+	v->dead = !v->stopped && lease_holder_gone(v->st.host, (long)v->st.pid);
+	v->live = !v->stopped && !v->held && !v->dead;
+}
+
+/* The orchestrator's line, progress, counts, incumbents, optimiser. */
+static void orchestrator_lines(const struct view *v)
+{
+	const struct statusfile *st = &v->st;
+	const struct statusfile_counts *c = &st->counts;
+	struct statusfile_limits lim = {1, v->s->fevals, v->s->brackets,
+					v->s->walltime, v->s->total_cost};
+	FILE *f = v->f;
+	char state[600], e[32], hb[32];
+
+	fmt_dur(e, sizeof(e), st->elapsed);
+	fmt_dur(hb, sizeof(hb), v->lease_age < 0 ? 0 : v->lease_age);
+	if (v->stopped)
+		snprintf(state, sizeof(state), "stopped (%s) after",
+			 v->stopped);
+	else if (v->finished)
+		snprintf(state, sizeof(state), "finished after");
+	else if (v->dead)
+		snprintf(state, sizeof(state),
+			 "DEAD (pid gone from this host) after");
+	else
+		snprintf(state, sizeof(state), "%s (heartbeat %s ago),",
+			 v->held ? "HELD" : "running",
+			 v->have_lease ? hb : "?");
+	fprintf(f, "orchestrator %s:%.0f epoch %.0f, %s %s, updated %s%s\n",
+		st->host[0] ? st->host : "?", (double)st->pid,
+		(double)st->epoch, state, e, st->updated[0] ? st->updated : "?",
+		v->finished ? "  FINISHED" : "");
+	if (v->finished)
+		fprintf(f, "finished: %s\n", st->reason[0] ? st->reason : "?");
+	if (st->limits.valid) { /* dehbq extend may have raised them */
+		lim.fevals = st->limits.fevals;
+		lim.brackets = st->limits.brackets;
+		lim.walltime = st->limits.walltime;
+		lim.total_cost = st->limits.total_cost;
 	}
-	cli_count_archive(root, &archived, &other);
-	npend = cli_count_dir(root, "pending");
-	nclaim = cli_count_dir(root, "claimed");
+	progress(f, &lim, c, st->elapsed, v->live);
 	fprintf(f,
-		"directory: staging %d, pending %d, claimed %d, results "
-		"%d, archived %ld, quarantine %d\n",
-		cli_count_dir(root, "staging"), npend, nclaim,
-		cli_count_dir(root, "results"), archived,
-		cli_count_dir(root, "quarantine"));
-	if (o && !*finished && (npend != c->pending || nclaim != c->claimed))
+		"counts: issued %.0f, done %.0f, failed %.0f, in flight %.0f "
+		"(pending %.0f, claimed %.0f)\n",
+		(double)c->issued, (double)c->done, (double)c->failed,
+		(double)c->inflight, (double)c->pending, (double)c->claimed);
+	fprintf(f,
+		"        requeues %.0f, expired %.0f, duplicates %.0f, "
+		"quarantined %.0f, brackets %.0f, total cost %g\n",
+		(double)c->requeues, (double)c->expired, (double)c->duplicates,
+		(double)c->quarantined, (double)c->brackets, c->total_cost);
+	if (c->forbidden)
+		fprintf(f,
+			"        forbidden %.0f (proposals the space's "
+			"forbidden clauses refused; never run)\n",
+			(double)c->forbidden);
+	fprintf(f, "throughput: %.2f done/min\n",
+		st->elapsed > 0 ? (double)c->done / st->elapsed * 60 : 0);
+	if (v->s->obj.n)
+		cli_front_status(f, v->root, v->s);
+	else
+		cli_status_incumbents(f, v->root, v->s, st, v->finished);
+	cli_status_transfer(f, st->optimizer);
+	if (!v->finished)
+		cli_status_optimizer(f, st->optimizer);
+}
+
+/* What the directory holds now: counts, live workers, stale claims. */
+struct dir_seen {
+	int workers; /* live workers */
+	int stale;   /* stale claims */
+	long other;  /* unexpected names in archive/ */
+};
+
+static void directory_lines(const struct view *v, struct dir_seen *d)
+{
+	const struct statusfile_counts *c = &v->st.counts;
+	struct wk_scan w;
+	long archived;
+	int npend, nclaim;
+	FILE *f = v->f;
+
+	cli_count_archive(v->root, &archived, &d->other);
+	npend = cli_count_dir(v->root, "pending");
+	nclaim = cli_count_dir(v->root, "claimed");
+	fprintf(f,
+		"directory: staging %d, pending %d, claimed %d, results %d, "
+		"archived %ld, quarantine %d\n",
+		cli_count_dir(v->root, "staging"), npend, nclaim,
+		cli_count_dir(v->root, "results"), archived,
+		cli_count_dir(v->root, "quarantine"));
+	if (v->have_st && !v->finished &&
+	    (npend != c->pending || nclaim != c->claimed))
 		fprintf(f,
 			"  (the counts above are the orchestrator's at its "
 			"last batch, updated %s; the directory is listed now, "
 			"and workers claim between the two)\n",
-			st.updated[0] ? st.updated : "?");
+			v->st.updated[0] ? v->st.updated : "?");
 	memset(&w, 0, sizeof(w));
 	w.f = f;
-	w.now = now;
-	w.lease = s->lease;
-	fprintf(f, "live workers%s\n", local ? " (local clock)" : "");
-	scan_workers(root, &w);
+	w.now = v->now;
+	w.lease = v->s->lease;
+	fprintf(f, "live workers%s\n", v->local ? " (local clock)" : "");
+	scan_workers(v->root, &w);
 	if (!w.live)
 		fprintf(f, "  none\n");
 	if (w.stale)
 		fprintf(f, "  (%d stale registry entries: dehbq workers %s)\n",
-			w.stale, root);
-	nstale = stale_claims(f, root, now, s->lease);
-#define WARN(...)                                                              \
-	do {                                                                   \
-		if (!nwarn++)                                                  \
-			fprintf(f, "warnings\n");                              \
-		fprintf(f, "  ");                                              \
-		fprintf(f, __VA_ARGS__);                                       \
-		fputc('\n', f);                                                \
-	} while (0)
-	if (*finished)
-		WARN("FINISHED is present: the study is complete");
-	if (!*finished && !w.live)
-		WARN("no live workers: start some with dehbq-worker --study %s "
-		     "-- TRAINER ...",
+			w.stale, v->root);
+	d->workers = w.live;
+	d->stale = stale_claims(f, v->root, v->now, v->s->lease);
+}
+
+/* One warning line, under a "warnings" heading printed once. */
+static void warn(FILE *f, int *n, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void warn(FILE *f, int *n, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!(*n)++)
+		fprintf(f, "warnings\n");
+	fprintf(f, "  ");
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	fputc('\n', f);
+}
+
+static void warnings(const struct view *v, const struct dir_seen *d)
+{
+	const struct statusfile_counts *c = &v->st.counts;
+	const char *root = v->root;
+	FILE *f = v->f;
+	char e[32];
+	int n = 0;
+
+	if (v->finished)
+		warn(f, &n, "FINISHED is present: the study is complete");
+	if (!v->finished && !d->workers)
+		warn(f, &n,
+		     "no live workers: start some with dehbq-worker --study "
+		     "%s -- TRAINER ...",
 		     root);
-	if (done > 0 && failed > 0.2 * done)
-		WARN("many failures: %.0f of %.0f trials failed (dehbq trials "
-		     "%s --state failed)",
-		     failed, done, root);
-	if (held)
-		WARN("held, no new trials: %s; fix the trainer, then dehbq "
+	if (v->have_st && c->done > 0 && c->failed > 0.2 * (double)c->done)
+		warn(f, &n,
+		     "many failures: %.0f of %.0f trials failed (dehbq "
+		     "trials %s --state failed)",
+		     (double)c->failed, (double)c->done, root);
+	if (v->held)
+		warn(f, &n,
+		     "held, no new trials: %s; fix the trainer, then dehbq "
 		     "requeue %s --failed",
-		     held, root);
-	if (stopped)
-		WARN("the orchestrator stopped (%s): resume the study with "
+		     v->held, root);
+	if (v->stopped)
+		warn(f, &n,
+		     "the orchestrator stopped (%s): resume the study with "
 		     "dehbq-orchestrator %s",
-		     stopped, root);
-	else if (dead)
-		WARN("the orchestrator (pid %.0f on this host) is gone without "
+		     v->stopped, root);
+	else if (v->dead)
+		warn(f, &n,
+		     "the orchestrator (pid %.0f on this host) is gone without "
 		     "stopping: resume the study with dehbq-orchestrator %s",
-		     (double)st.pid, root);
-	else if (!*finished && have_lease && lease_age > s->lease) {
-		fmt_dur(e, sizeof(e), lease_age);
-		WARN("orchestrator lease stale: no heartbeat for %s (is "
+		     (double)v->st.pid, root);
+	else if (!v->finished && v->have_lease && v->lease_age > v->s->lease) {
+		fmt_dur(e, sizeof(e), v->lease_age);
+		warn(f, &n,
+		     "orchestrator lease stale: no heartbeat for %s (is "
 		     "dehbq-orchestrator running?)",
 		     e);
 	}
-	if (!*finished && !have_lease)
-		WARN("no orchestrator has ever run on this study");
-	if (nstale)
-		WARN("%d stale claim%s (the orchestrator requeues them)",
-		     nstale, nstale == 1 ? "" : "s");
-	if (other)
-		WARN("%ld unexpected name%s in archive/", other,
-		     other == 1 ? "" : "s");
-#undef WARN
-	statusfile_release(&st);
+	if (!v->finished && !v->have_lease)
+		warn(f, &n, "no orchestrator has ever run on this study");
+	if (d->stale)
+		warn(f, &n, "%d stale claim%s (the orchestrator requeues them)",
+		     d->stale, d->stale == 1 ? "" : "s");
+	if (d->other)
+		warn(f, &n, "%ld unexpected name%s in archive/", d->other,
+		     d->other == 1 ? "" : "s");
+}
+
+static void render(FILE *f, const char *root, const struct spec *s,
+		   int *finished)
+{
+	struct view v = {.f = f, .root = root, .s = s};
+	struct dir_seen d = {0, 0, 0};
+
+	view_load(&v);
+	*finished = v.finished;
+	fprintf(f, "study %s  %s%s%s\n", s->study, root, s->name[0] ? "  " : "",
+		s->name);
+	if (v.have_st)
+		orchestrator_lines(&v);
+	else
+		fprintf(f,
+			"no state/status.json: the orchestrator has not run "
+			"yet (start: dehbq-orchestrator %s)\n",
+			root);
+	directory_lines(&v, &d);
+	warnings(&v, &d);
+	statusfile_release(&v.st);
 }
 
 int cli_status(int argc, char **argv)
