@@ -194,20 +194,41 @@ static void legend_incumbent(FILE *f, const struct svg_panel *p, size_t top_n,
 			p->x1 - 170, p->y0 + 56, maxf);
 }
 
-/* The study directory's last component: a name people gave, not a UUID. */
-static int write_svg(void *arg, FILE *f)
+/* What the evaluations span. */
+struct span {
+	double lmin, lmax; /* losses of the ok ones */
+	double tmax;	   /* the last finish time */
+	size_t nok;	   /* ok evaluations */
+	size_t npos;	   /* ... with a positive loss */
+	size_t ntop;	   /* ... at the maximum fidelity */
+};
+
+static void span_of(const struct plot_ctx *x, struct span *sp)
 {
-	struct plot_ctx *x = arg;
-	struct svg_panel pa = {80, 60, 470, 340}, pb = {590, 60, 980, 340},
-			 pc = {80, 420, 860, 730};
-	struct svg_axis ay = {0, 0, 0, 0, 0}, at, ab, ay2, at2;
-	double *cum = NULL, lmin = INFINITY, lmax = -INFINITY, tmax = 0;
-	double scale = 1, maxf = x->spec->max_fidelity;
-	const char *unit = "seconds";
-	size_t i, nok = 0, npos = 0, ntop = 0;
-	struct svg_gap gaps[PLOT_MAXGAPS];
-	double gapmin;
-	int ngaps;
+	double maxf = x->spec->max_fidelity;
+	size_t i;
+
+	*sp = (struct span){INFINITY, -INFINITY, 0, 0, 0, 0};
+	for (i = 0; i < x->n; i++) {
+		const struct ev *e = &x->ev[i];
+
+		if (e->t > sp->tmax)
+			sp->tmax = e->t;
+		if (isnan(e->loss))
+			continue;
+		sp->nok++;
+		sp->npos += e->loss > 0;
+		sp->ntop += e->fid >= maxf * (1 - 1e-9);
+		if (e->loss < sp->lmin)
+			sp->lmin = e->loss;
+		if (e->loss > sp->lmax)
+			sp->lmax = e->loss;
+	}
+}
+
+/* The document's head and its title line. */
+static void svg_head(FILE *f, const struct plot_ctx *x, const struct span *sp)
+{
 	char title[256];
 
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -224,57 +245,120 @@ static int write_svg(void *arg, FILE *f)
 	svg_text(f, "dehbq study ");
 	cli_study_label(x->spec, x->root, title, sizeof(title));
 	svg_text(f, title);
+	snprintf(title, sizeof(title), " - %zu evaluations, %zu failed", x->n,
+		 x->n - sp->nok);
+	svg_text(f, title);
+	fputs("</text>\n", f);
+}
+
+/* The outages found in the run, shaded on a time axis. */
+struct outage_set {
+	struct svg_gap gap[PLOT_MAXGAPS];
+	int n;	    /* gaps found */
+	double min; /* seconds without a running trial that count */
+};
+
+/* Panel C: every evaluation by finish time, coloured by fidelity. */
+static void scatter_panel(FILE *f, const struct plot_ctx *x,
+			  const struct svg_panel *pc, struct svg_axis at,
+			  struct svg_axis ay, double scale, const char *unit,
+			  const struct outage_set *o)
+{
+	char title[128];
+	size_t i;
+
+	svg_axes(f, pc, &at, &ay, scale);
+	snprintf(title, sizeof(title), "finish time since creation (%s)", unit);
+	svg_frame(f, pc, "all evaluations", title,
+		  ay.log ? "loss (log scale)" : "loss");
+	svg_outage_bands(f, o->gap, o->n, &at, pc);
+	if (o->n)
+		fprintf(f,
+			"<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\">"
+			"shaded: outage</text><text x=\"%.1f\" y=\"%.1f\" "
+			"font-size=\"11\">(no trial running</text><text "
+			"x=\"%.1f\" y=\"%.1f\" font-size=\"11\">for &gt; "
+			"%.0f s)</text>\n",
+			pc->x1 + 20, pc->y1 - 36, pc->x1 + 20, pc->y1 - 22,
+			pc->x1 + 20, pc->y1 - 8, o->min);
+	fputs("<g fill-opacity=\"0.7\">\n", f);
 	for (i = 0; i < x->n; i++) {
 		const struct ev *e = &x->ev[i];
 
-		if (e->t > tmax)
-			tmax = e->t;
 		if (isnan(e->loss))
 			continue;
-		nok++;
-		npos += e->loss > 0;
-		ntop += e->fid >= maxf * (1 - 1e-9);
-		if (e->loss < lmin)
-			lmin = e->loss;
-		if (e->loss > lmax)
-			lmax = e->loss;
+		fprintf(f,
+			"<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" "
+			"fill=\"%s\"/>\n",
+			svg_map(&at, e->t), svg_map(&ay, e->loss),
+			fid_color(x, e->fid));
 	}
-	snprintf(title, sizeof(title), " - %zu evaluations, %zu failed", x->n,
-		 x->n - nok);
-	svg_text(f, title);
-	fputs("</text>\n", f);
-	if (!nok) {
+	fputs("</g>\n", f);
+	fprintf(f,
+		"<text x=\"%.1f\" y=\"%.1f\" class=\"title\">fidelity"
+		"</text>\n",
+		pc->x1 + 20, pc->y0 + 14);
+	for (i = 0; i < (size_t)x->nfid && i < 30; i++) {
+		char lab[40];
+
+		jsonfile_fmt_double(lab, sizeof(lab), x->fids[i]);
+		if (strlen(lab) > 10)
+			snprintf(lab, sizeof(lab), "%.6g", x->fids[i]);
+		fprintf(f,
+			"<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" "
+			"fill=\"%s\"/><text x=\"%.1f\" y=\"%.1f\">%s"
+			"</text>\n",
+			pc->x1 + 26, pc->y0 + 34 + 20.0 * (double)i,
+			svg_palette[i % 10], pc->x1 + 38,
+			pc->y0 + 38 + 20.0 * (double)i, lab);
+	}
+}
+
+/* Three panels: incumbent by wall time, by budget (or the front), all. */
+static int write_svg(void *arg, FILE *f)
+{
+	struct plot_ctx *x = arg;
+	struct svg_panel pa = {80, 60, 470, 340}, pb = {590, 60, 980, 340},
+			 pc = {80, 420, 860, 730};
+	struct svg_axis ay = {0, 0, 0, 0, 0}, at, ab, ay2;
+	struct span sp;
+	struct outage_set o;
+	double *cum = NULL, scale = 1, maxf = x->spec->max_fidelity;
+	const char *unit = "seconds";
+	char title[128];
+	size_t i;
+
+	span_of(x, &sp);
+	svg_head(f, x, &sp);
+	if (!sp.nok) {
 		fputs("<text x=\"500\" y=\"400\" text-anchor=\"middle\" "
 		      "font-size=\"16\">no successful evaluations yet</text>\n"
 		      "</svg>\n",
 		      f);
 		return CLI_OK;
 	}
-	if (!(cum = malloc(x->n * sizeof(*cum)))) {
+	if (!(cum = malloc(x->n * sizeof(*cum))) ||
+	    (o.n = outages(x, o.gap, &o.min)) < 0) {
+		free(cum);
 		x->oom = 1;
 		return cli_fail("plot", CLI_ESYS, "fatal: out of memory");
 	}
 	for (i = 0; i < x->n; i++)
 		cum[i] = (i ? cum[i - 1] : 0) + x->ev[i].fid;
-	if ((ngaps = outages(x, gaps, &gapmin)) < 0) {
-		free(cum);
-		x->oom = 1;
-		return cli_fail("plot", CLI_ESYS, "fatal: out of memory");
-	}
-	if (tmax > 2 * 3600) {
+	if (sp.tmax > 2 * 3600) {
 		scale = 3600;
 		unit = "hours";
-	} else if (tmax > 180) {
+	} else if (sp.tmax > 180) {
 		scale = 60;
 		unit = "minutes";
 	}
 	/* loss axis, shared */
-	ay.lo = lmin;
-	ay.hi = lmax;
-	ay.log = npos == nok && lmin > 0 && lmax / lmin > 100;
+	ay.lo = sp.lmin;
+	ay.hi = sp.lmax;
+	ay.log = sp.npos == sp.nok && sp.lmin > 0 && sp.lmax / sp.lmin > 100;
 	svg_axis_nice(&ay);
 	at.lo = 0;
-	at.hi = tmax > 0 ? tmax / scale : 1;
+	at.hi = sp.tmax > 0 ? sp.tmax / scale : 1;
 	at.log = 0;
 	svg_axis_nice(&at);
 	at.lo *= scale;
@@ -288,72 +372,25 @@ static int write_svg(void *arg, FILE *f)
 	snprintf(title, sizeof(title), "wall time since creation (%s)", unit);
 	svg_frame(f, &pa, "incumbent vs wall time", title,
 		  ay.log ? "loss (log scale)" : "loss");
-	svg_outage_bands(f, gaps, ngaps, &at, &pa);
+	svg_outage_bands(f, o.gap, o.n, &at, &pa);
 	incumbent_line(f, x, &at, &ay, NULL, -INFINITY, "#1f77b4", "");
 	incumbent_line(f, x, &at, &ay, NULL, maxf * (1 - 1e-9), "#d62728",
 		       " stroke-dasharray=\"6,3\"");
-	legend_incumbent(f, &pa, ntop, maxf);
+	legend_incumbent(f, &pa, sp.ntop, maxf);
 	ay2 = ay;
 	if (x->front.m) { /* panel B: the front */
 		cli_front_svg(f, &x->front, x->spec, &pb);
-		goto scatter;
+	} else { /* panel B: incumbent vs cumulative budget */
+		svg_axes(f, &pb, &ab, &ay2, 1);
+		svg_frame(f, &pb, "incumbent vs cumulative budget",
+			  "cumulative budget (sum of fidelities)",
+			  ay.log ? "loss (log scale)" : "loss");
+		incumbent_line(f, x, &ab, &ay2, cum, -INFINITY, "#1f77b4", "");
+		incumbent_line(f, x, &ab, &ay2, cum, maxf * (1 - 1e-9),
+			       "#d62728", " stroke-dasharray=\"6,3\"");
+		legend_incumbent(f, &pb, sp.ntop, maxf);
 	}
-	/* panel B: incumbent vs cumulative budget */
-	svg_axes(f, &pb, &ab, &ay2, 1);
-	svg_frame(f, &pb, "incumbent vs cumulative budget",
-		  "cumulative budget (sum of fidelities)",
-		  ay.log ? "loss (log scale)" : "loss");
-	incumbent_line(f, x, &ab, &ay2, cum, -INFINITY, "#1f77b4", "");
-	incumbent_line(f, x, &ab, &ay2, cum, maxf * (1 - 1e-9), "#d62728",
-		       " stroke-dasharray=\"6,3\"");
-	legend_incumbent(f, &pb, ntop, maxf);
-scatter: /* panel C */
-	at2 = at;
-	svg_axes(f, &pc, &at2, &ay2, scale);
-	snprintf(title, sizeof(title), "finish time since creation (%s)", unit);
-	svg_frame(f, &pc, "all evaluations", title,
-		  ay.log ? "loss (log scale)" : "loss");
-	svg_outage_bands(f, gaps, ngaps, &at2, &pc);
-	if (ngaps)
-		fprintf(f,
-			"<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\">"
-			"shaded: outage</text><text x=\"%.1f\" y=\"%.1f\" "
-			"font-size=\"11\">(no trial running</text><text "
-			"x=\"%.1f\" y=\"%.1f\" font-size=\"11\">for &gt; "
-			"%.0f s)</text>\n",
-			pc.x1 + 20, pc.y1 - 36, pc.x1 + 20, pc.y1 - 22,
-			pc.x1 + 20, pc.y1 - 8, gapmin);
-	fputs("<g fill-opacity=\"0.7\">\n", f);
-	for (i = 0; i < x->n; i++) {
-		const struct ev *e = &x->ev[i];
-
-		if (isnan(e->loss))
-			continue;
-		fprintf(f,
-			"<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" "
-			"fill=\"%s\"/>\n",
-			svg_map(&at2, e->t), svg_map(&ay2, e->loss),
-			fid_color(x, e->fid));
-	}
-	fputs("</g>\n", f);
-	fprintf(f,
-		"<text x=\"%.1f\" y=\"%.1f\" class=\"title\">fidelity"
-		"</text>\n",
-		pc.x1 + 20, pc.y0 + 14);
-	for (i = 0; i < (size_t)x->nfid && i < 30; i++) {
-		char lab[40];
-
-		jsonfile_fmt_double(lab, sizeof(lab), x->fids[i]);
-		if (strlen(lab) > 10)
-			snprintf(lab, sizeof(lab), "%.6g", x->fids[i]);
-		fprintf(f,
-			"<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" "
-			"fill=\"%s\"/><text x=\"%.1f\" y=\"%.1f\">%s"
-			"</text>\n",
-			pc.x1 + 26, pc.y0 + 34 + 20.0 * (double)i,
-			svg_palette[i % 10], pc.x1 + 38,
-			pc.y0 + 38 + 20.0 * (double)i, lab);
-	}
+	scatter_panel(f, x, &pc, at, ay2, scale, unit, &o);
 	fputs("</svg>\n", f);
 	free(cum);
 	return ferror(f) ? cli_fail("plot", CLI_ESYS, "fatal: write failed")
