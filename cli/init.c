@@ -449,137 +449,176 @@ static char *foreign_entry(const char *root)
 	return name;
 }
 
-int cli_init(int argc, char **argv)
+/* The command line, into o; *specf or *spacef and *root.  -1: --help. */
+static int parse_cmdline(int argc, char **argv, struct init_over *o,
+			 const char **specf, const char **spacef,
+			 const char **root)
 {
-	char err[DEHBQ_ERRLEN], probe[STUDY_PATH_MAX];
-	struct init_over over;
-	struct transfer tr;
-	const char *root, *specf = NULL, *spacef = NULL;
-	struct spec s;
-	char *text = NULL, *other;
-	int c, rc;
+	int c;
 
-	memset(&over, 0, sizeof(over));
-	transfer_init(&tr, 0);
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", init_opts, NULL)) != -1) {
 		if (c == 'h') {
 			fputs(init_usage, stdout);
 			cli_init_print_optimizers(stdout);
-			return CLI_OK;
+			return -1;
 		}
-		if (c == '?' || c == ':') {
+		if (c == '?' || c == ':')
 			return cli_usage_error("init", init_usage,
 					       "unknown or incomplete option "
 					       "'%s'",
 					       argv[optind - 1]);
-		}
 		if (c == OPT_SPEC)
-			specf = optarg;
-		else if (c == OPT_OBJECTIVE && over.nobj <= OBJECTIVES_MAX)
-			over.objv[over.nobj++] = optarg;
-		else if (c == OPT_TRANSFER && over.ntr == INIT_MAX_TRANSFER)
+			*specf = optarg;
+		else if (c == OPT_OBJECTIVE && o->nobj <= OBJECTIVES_MAX)
+			o->objv[o->nobj++] = optarg;
+		else if (c == OPT_TRANSFER && o->ntr == INIT_MAX_TRANSFER)
 			return cli_usage_error("init", init_usage,
 					       "at most %d --transfer-from",
 					       INIT_MAX_TRANSFER);
 		else if (c == OPT_TRANSFER)
-			over.trv[over.ntr++] = optarg;
+			o->trv[o->ntr++] = optarg;
 		else if (c == OPT_SPACE)
-			spacef = optarg;
+			*spacef = optarg;
 		else
-			over.opt[c] = optarg;
+			o->opt[c] = optarg;
 	}
-	if (optind != argc - 1 || (!specf && !spacef) || (specf && spacef)) {
+	if (optind != argc - 1 || (!*specf && !*spacef) || (*specf && *spacef))
 		return cli_usage_error(
 			"init", init_usage,
 			optind < argc - 1 ? "unexpected argument '%s'"
 					  : "need STUDY and exactly one of "
 					    "--spec or --space",
 			argv[optind < argc - 1 ? optind + 1 : 0]);
-	}
-	root = argv[optind];
+	*root = argv[optind];
+	return CLI_OK;
+}
+
+/* The spec file, or the defaults with the space file; s needs release. */
+static int load_spec(const char *specf, const char *spacef,
+		     const struct init_over *o, struct spec *s)
+{
+	char err[DEHBQ_ERRLEN];
+	int rc;
+
 	if (specf) {
-		if ((rc = spec_load(specf, 1, &s, err)))
+		if ((rc = spec_load(specf, 1, s, err)))
 			return cli_fail("init", cli_exit_code(rc), "%s", err);
-		if (s.study[0]) {
-			spec_release(&s);
+		if (s->study[0]) {
+			spec_release(s);
 			return cli_fail("init", CLI_EINPUT,
 					"%s: field 'study' is set; to copy a "
 					"study's settings, remove 'study' and "
 					"'created' first",
 					specf);
 		}
-	} else {
-		spec_defaults(&s);
-		if (!over.opt[OPT_MIN] || !over.opt[OPT_MAX]) {
-			return cli_usage_error("init", init_usage,
-					       "--space needs --min-budget and "
-					       "--max-budget");
-		}
-		if ((rc = space_load(spacef, &s.space, err)))
-			return cli_fail("init", cli_exit_code(rc), "%s", err);
+		return CLI_OK;
 	}
+	spec_defaults(s);
+	if (!o->opt[OPT_MIN] || !o->opt[OPT_MAX])
+		return cli_usage_error("init", init_usage,
+				       "--space needs --min-budget and "
+				       "--max-budget");
+	if ((rc = space_load(spacef, &s->space, err)))
+		return cli_fail("init", cli_exit_code(rc), "%s", err);
+	return CLI_OK;
+}
+
+/* Earlier tasks only for an optimiser that uses them; cts needs some. */
+static int check_transfer(const struct spec *s, const struct transfer *tr)
+{
+	if (tr->ntasks && strcmp(s->optimizer, "cts") &&
+	    strcmp(s->optimizer, "gcp") && strcmp(s->optimizer, "dehb"))
+		return cli_fail("init", CLI_EINPUT,
+				"--transfer-from: --optimizer %s does not use "
+				"earlier results (cts, gcp, dehb and asha "
+				"--sampler gcp do)",
+				s->optimizer);
+	if (!strcmp(s->optimizer, "cts") && !tr->ntasks)
+		return cli_fail("init", CLI_EINPUT,
+				"--optimizer cts needs earlier results: "
+				"--transfer-from STUDY, FILE.jsonl or "
+				"FILE.csv");
+	return CLI_OK;
+}
+
+/* root holds no study and nothing else (a crashed init's dirs aside). */
+static int check_target(const char *root)
+{
+	char probe[STUDY_PATH_MAX], *other;
+	int rc;
+
+	if (study_path(probe, sizeof(probe), root, "study.json"))
+		return cli_fail("init", CLI_EINPUT, "'%s': path too long",
+				root);
+	if (access(probe, F_OK) == 0)
+		return cli_fail("init", CLI_EINPUT,
+				"'%s' already holds a study; nothing was "
+				"changed (use another directory)",
+				root);
+	if (!(other = foreign_entry(root)))
+		return CLI_OK;
+	rc = cli_fail("init", CLI_EINPUT,
+		      "'%s' is not empty and holds no study (it has '%s'); "
+		      "nothing was changed (use a new or empty directory)",
+		      root, other);
+	free(other);
+	return rc;
+}
+
+/* Create the directories, freeze the earlier tasks, publish study.json. */
+static int create(const char *root, struct spec *s, const struct transfer *tr)
+{
+	char *text = NULL;
+	int rc;
+
+	id_study_new(s->study);
+	s->created = timeutil_now();
+	if (spec_render(s, &text))
+		return cli_fail("init", CLI_ESYS, "fatal: out of memory");
+	rc = CLI_OK;
+	if (study_create_dirs(root))
+		rc = cli_fail(
+			"init", cli_exit_code(DEHBQ_ESYS),
+			"fatal: unable to create study directory '%s': %s",
+			root, strerror(errno));
+	if (!rc && tr->ntasks)
+		rc = write_transfer(root, tr);
+	if (!rc)
+		rc = publish_study(root, text);
+	free(text);
+	return rc;
+}
+
+int cli_init(int argc, char **argv)
+{
+	char err[DEHBQ_ERRLEN];
+	struct init_over over;
+	struct transfer tr;
+	const char *root = NULL, *specf = NULL, *spacef = NULL;
+	const char *what;
+	struct spec s;
+	int rc;
+
+	memset(&over, 0, sizeof(over));
+	if ((rc = parse_cmdline(argc, argv, &over, &specf, &spacef, &root)))
+		return rc < 0 ? CLI_OK : rc;
+	if ((rc = load_spec(specf, spacef, &over, &s)))
+		return rc;
+	what = specf ? specf : "options";
+	transfer_init(&tr, 0);
 	if ((rc = apply(&s, &over)) || (rc = apply_objectives(&s, &over)))
 		goto out;
-	if ((rc = spec_check(&s, specf ? specf : "options", err)) ||
-	    (rc = optimizer_settings(&s, specf ? specf : "options", err)) ||
+	if ((rc = spec_check(&s, what, err)) ||
+	    (rc = optimizer_settings(&s, what, err)) ||
 	    (over.ntr &&
 	     (rc = cli_transfer_import(&s, over.trv, over.ntr, &tr, err)))) {
 		rc = cli_fail("init", cli_exit_code(rc), "%s", err);
 		goto out;
 	}
-	if (tr.ntasks && strcmp(s.optimizer, "cts") &&
-	    strcmp(s.optimizer, "gcp") && strcmp(s.optimizer, "dehb")) {
-		rc = cli_fail("init", CLI_EINPUT,
-			      "--transfer-from: --optimizer %s does not use "
-			      "earlier results (cts, gcp, dehb and asha "
-			      "--sampler gcp do)",
-			      s.optimizer);
-		goto out;
-	}
-	if (!strcmp(s.optimizer, "cts") && !tr.ntasks) {
-		rc = cli_fail("init", CLI_EINPUT,
-			      "--optimizer cts needs earlier results: "
-			      "--transfer-from STUDY, FILE.jsonl or FILE.csv");
-		goto out;
-	}
-	if (study_path(probe, sizeof(probe), root, "study.json")) {
-		rc = cli_fail("init", CLI_EINPUT, "'%s': path too long", root);
-		goto out;
-	}
-	if (access(probe, F_OK) == 0) {
-		rc = cli_fail("init", CLI_EINPUT,
-			      "'%s' already holds a study; nothing was changed "
-			      "(use another directory)",
-			      root);
-		goto out;
-	}
-	if ((other = foreign_entry(root))) {
-		rc = cli_fail("init", CLI_EINPUT,
-			      "'%s' is not empty and holds no study (it has "
-			      "'%s'); nothing was changed (use a new or empty "
-			      "directory)",
-			      root, other);
-		free(other);
-		goto out;
-	}
-	id_study_new(s.study);
-	s.created = timeutil_now();
-	if (spec_render(&s, &text)) {
-		rc = cli_fail("init", CLI_ESYS, "fatal: out of memory");
-		goto out;
-	}
-	if (study_create_dirs(root)) {
-		rc = cli_fail(
-			"init", cli_exit_code(DEHBQ_ESYS),
-			"fatal: unable to create study directory '%s': %s",
-			root, strerror(errno));
-		goto out;
-	}
-	if (tr.ntasks && (rc = write_transfer(root, &tr)))
-		goto out;
-	if ((rc = publish_study(root, text)))
+	if ((rc = check_transfer(&s, &tr)) || (rc = check_target(root)) ||
+	    (rc = create(root, &s, &tr)))
 		goto out;
 	printf("created study %s in %s (%d parameters, optimizer %s)\n",
 	       s.study, root, space_dim(s.space), s.optimizer);
@@ -592,7 +631,6 @@ int cli_init(int argc, char **argv)
 	       root, root);
 out:
 	transfer_release(&tr);
-	free(text);
 	spec_release(&s);
 	return rc;
 }
