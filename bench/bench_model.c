@@ -26,6 +26,7 @@
  * Exit codes: 0 ok, 100 usage, 111 optimiser failure.
  */
 #include "benchfn.h"
+#include "benchstat.h"
 #include "err.h"
 #include "gp.h"
 #include "jsonbuf.h"
@@ -139,13 +140,6 @@ static int step(struct optim *o, struct rng *r, double *dt)
 	return optim_tell(o, j.id, OPTIM_OK, loss, j.fidelity);
 }
 
-static int cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static int latency(const char *name, long n, int K)
 {
 	double *lat = calloc((size_t)K, sizeof(double)), rsum = 0, dt;
@@ -172,10 +166,9 @@ static int latency(const char *name, long n, int K)
 			lat[nl++] = dt;
 		}
 	}
-	qsort(lat, (size_t)nl, sizeof(double), cmp_dbl);
 	printf("%-6s %7ld %10.3f %10.3f %8d %12.3f\n", name, n,
-	       nl ? lat[nl / 2] * 1e3 : 0,
-	       nl ? lat[(size_t)(0.99 * (nl - 1))] * 1e3 : 0, nr,
+	       nl ? benchstat_quantile(lat, nl, 0.5) * 1e3 : 0,
+	       nl ? benchstat_quantile(lat, nl, 0.99) * 1e3 : 0, nr,
 	       nr ? rsum / nr * 1e3 : 0);
 	rc = 0;
 out:

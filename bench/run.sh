@@ -13,7 +13,8 @@
 #   4b. model cost: bench_model (TPE, BOHB, GP, CTS, GCP: ask latency, refits at
 #      n results, asks/s sustained with 1,000 simulated workers)
 #   4c. multi-objective: bench_mo (hypervolume error at equal cost on
-#      multi-fidelity ZDT1 and ZDT2: random and DEHB's scalarisations)
+#      multi-fidelity ZDT1 and ZDT2: random and DEHB's scalarisations) and
+#      bench_mocost (what a tell costs at 1k, 10k, 100k results)
 #   4d. transfer: bench_transfer (leave one task out on the shipped tabular
 #      benchmark: RS, GP, GCP, CTS, GCP+prior, DEHB, DEHB+prior, ASHA,
 #      ASHA+GCP)
@@ -476,6 +477,19 @@ else
 	rn=$(grep -E -c 'final +dehb-[a-z-]+ +vs random' "$OUT/quality_mo.txt")
 	goal "every DEHB scalarisation beats random search on the final hypervolume (Mann-Whitney p<0.05)" \
 		"better on $rb of $rn" "better on all" "$rb == $rn"
+fi
+# what a tell costs as the history grows: every score is recomputed
+if [ "$MODE" = full ]; then MC="--sizes 1000,10000,100000 --tells 20"; else MC="--sizes 1000,10000 --tells 5"; fi
+# shellcheck disable=SC2086
+if "$B/bench_mocost" $MC >"$OUT/mocost.txt" 2>&1; then
+	cat "$OUT/mocost.txt"
+	# rows: mode m results p50_ms worst_ms tells/s
+	slow=$(awk '!/^#/ && $2 == 2 && $3 == 10000 && $6 + 0 < 33 { printf "%s%s", sep, $1; sep = "+" } END { print "" }' "$OUT/mocost.txt")
+	goal "every scalarisation (2 objectives) sustains 33 tells/s at 10,000 results" \
+		"below: ${slow:-none}" "none below" "\"$slow\" == \"\""
+else
+	cat "$OUT/mocost.txt"
+	broken "bench_mocost"
 fi
 echo
 

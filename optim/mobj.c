@@ -218,28 +218,44 @@ static int by_fid(const void *a, const void *b, void *ctx)
 	return i < j ? -1 : i > j;
 }
 
-/* Pareto: the NSGA-II order among the results of one fidelity. */
+/*
+ * Pareto: the NSGA-II order among the results of one fidelity.  front
+ * gets the indices grouped by rank (a counting sort), so each front is
+ * a slice; start[] (n + 1 entries) marks the slices.
+ */
 static int score_group(struct mobj *mo, const size_t *ids, size_t n,
-		       double *buf, int *rank, size_t *front, double *dist)
+		       double *buf, int *rank, size_t *front, double *dist,
+		       size_t *start)
 {
-	size_t i, k, m = (size_t)mo->m;
-	int r, rc;
+	size_t i, m = (size_t)mo->m, nr = 0, r;
+	int rc;
 
 	for (i = 0; i < n; i++)
 		memcpy(&buf[i * m], &mo->y[ids[i] * m], m * sizeof(double));
 	if ((rc = pareto_rank(buf, n, mo->m, rank)))
 		return rc;
-	for (r = 0;; r++) {
-		for (k = 0, i = 0; i < n; i++)
-			if (rank[i] == r)
-				front[k++] = i;
-		if (!k)
-			return DEHBQ_OK;
-		if ((rc = pareto_crowding(buf, front, k, mo->m, dist)))
+	memset(start, 0, (n + 1) * sizeof(*start));
+	for (i = 0; i < n; i++) {
+		start[rank[i] + 1]++;
+		if ((size_t)rank[i] + 1 > nr)
+			nr = (size_t)rank[i] + 1;
+	}
+	for (r = 0; r < nr; r++)
+		start[r + 1] += start[r];
+	for (i = 0; i < n; i++)
+		front[start[rank[i]]++] = i; /* start[r] moves to r + 1's */
+	for (r = nr; r > 0; r--)
+		start[r] = start[r - 1];
+	start[0] = 0;
+	for (r = 0; r < nr; r++) {
+		size_t *f = front + start[r], k = start[r + 1] - start[r];
+
+		if ((rc = pareto_crowding(buf, f, k, mo->m, dist)))
 			return rc;
 		for (i = 0; i < k; i++)
-			mo->score[ids[front[i]]] = r + 0.5 / (1 + dist[i]);
+			mo->score[ids[f[i]]] = (double)r + 0.5 / (1 + dist[i]);
 	}
+	return DEHBQ_OK;
 }
 
 static int score_pareto(struct mobj *mo, size_t *ids, size_t n)
@@ -249,7 +265,8 @@ static int score_pareto(struct mobj *mo, size_t *ids, size_t n)
 	int *rank = malloc((n + 1) * sizeof(int));
 	size_t *front = malloc((n + 1) * sizeof(size_t));
 	size_t *ok = malloc((n + 1) * sizeof(size_t));
-	int rc = buf && rank && front && ok ? DEHBQ_OK : DEHBQ_ENOMEM;
+	size_t *start = malloc((n + 1) * sizeof(size_t));
+	int rc = buf && rank && front && ok && start ? DEHBQ_OK : DEHBQ_ENOMEM;
 
 	if (!rc)
 		qsort_r(ids, n, sizeof(size_t), by_fid, mo->fid);
@@ -261,12 +278,14 @@ static int score_pareto(struct mobj *mo, size_t *ids, size_t n)
 			else
 				mo->score[ids[j]] = INFINITY;
 		}
-		rc = score_group(mo, ok, k, buf, rank, front, buf + n * m);
+		rc = score_group(mo, ok, k, buf, rank, front, buf + n * m,
+				 start);
 	}
 	free(buf);
 	free(rank);
 	free(front);
 	free(ok);
+	free(start);
 	return rc;
 }
 

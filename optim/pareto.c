@@ -34,6 +34,60 @@ int pareto_dominates(const double *a, const double *b, int m)
 	return better;
 }
 
+static int lex2_cmp(const void *a, const void *b, void *ctx)
+{
+	const double *y = ctx;
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+
+	if (y[2 * i] != y[2 * j])
+		return y[2 * i] < y[2 * j] ? -1 : 1;
+	if (y[2 * i + 1] != y[2 * j + 1])
+		return y[2 * i + 1] < y[2 * j + 1] ? -1 : 1;
+	return (i > j) - (i < j);
+}
+
+/*
+ * Two objectives, O(n log n).  Taken in lexicographic order, a point can
+ * only be dominated by one taken before it, and within a front the points
+ * taken so far have a non-increasing second objective, so the front's
+ * last point dominates the new point whenever any point of the front
+ * does.  Being dominated by front r implies being dominated by every front
+ * before it (its dominator is dominated by one of theirs), so the rank is
+ * the first front whose last point does not dominate: a binary search.
+ */
+static int rank2(const double *y, size_t n, int *rank)
+{
+	size_t *ord = malloc(n * sizeof(*ord)),
+	       *last = malloc(n * sizeof(*last));
+	size_t i, nf = 0, lo, hi, mid;
+
+	if (!ord || !last) {
+		free(ord);
+		free(last);
+		return DEHBQ_ENOMEM;
+	}
+	for (i = 0; i < n; i++)
+		ord[i] = i;
+	qsort_r(ord, n, sizeof(*ord), lex2_cmp, (void *)y);
+	for (i = 0; i < n; i++) {
+		const double *p = &y[2 * ord[i]];
+
+		for (lo = 0, hi = nf; lo < hi;) {
+			mid = lo + (hi - lo) / 2;
+			if (pareto_dominates(&y[2 * last[mid]], p, 2))
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		rank[ord[i]] = (int)lo;
+		last[lo] = ord[i];
+		nf += lo == nf;
+	}
+	free(ord);
+	free(last);
+	return DEHBQ_OK;
+}
+
 int pareto_rank(const double *y, size_t n, int m, int *rank)
 {
 	size_t *count, i, j, left = n;
@@ -43,6 +97,8 @@ int pareto_rank(const double *y, size_t n, int m, int *rank)
 		return rc;
 	if (!n)
 		return DEHBQ_OK;
+	if (m == 2)
+		return rank2(y, n, rank);
 	if (!(count = calloc(n, sizeof(*count))))
 		return DEHBQ_ENOMEM;
 	/* count[i]: how many points dominate i; peel fronts off */

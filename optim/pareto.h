@@ -24,7 +24,8 @@ int pareto_dominates(const double *a, const double *b, int m);
 
 /*
  * rank[i] = 0 for the non-dominated points, 1 for those dominated only by
- * rank-0 points, and so on (NSGA-II's fast non-dominated sort, O(m n^2)).
+ * rank-0 points, and so on: for two objectives a sweep in O(n log n),
+ * otherwise NSGA-II's fast non-dominated sort, O(m n^2).
  */
 int pareto_rank(const double *y, size_t n, int m, int *rank);
 

@@ -1,6 +1,7 @@
 /*
  * check_pareto.c - Pareto ranks, crowding distance and hypervolume
- * against fronts computed by hand in 2-D and 3-D, the 3-D hypervolume
+ * against fronts computed by hand in 2-D and 3-D, the two-objective sweep
+ * against the general sort, the 3-D hypervolume
  * against a Monte Carlo estimate, and the default reference point
  */
 #include "err.h"
@@ -115,6 +116,45 @@ START_TEST(test_pareto_reference_and_refusals)
 }
 END_TEST
 
+/*
+ * The two-objective sweep against the general sort on the same points
+ * with a constant third objective (which changes no dominance): ties on
+ * a small grid, duplicates and failed points (+inf) included.
+ */
+START_TEST(test_pareto_rank2_matches_general_sort)
+{
+	enum { N = 300 };
+	static double y2[2 * N], y3[3 * N];
+	int r2[N], r3[N], i, n, t, fronts;
+	struct rng g;
+
+	rng_seed(&g, 11);
+	for (t = 0; t < 200; t++) {
+		n = 1 + (int)(rng_u64(&g) % N);
+		for (i = 0; i < n; i++) {
+			int k, grid = t % 2 ? 6 : 1000;
+
+			for (k = 0; k < 2; k++) {
+				y2[2 * i + k] =
+					rng_u64(&g) % 50 == 0
+						? INFINITY
+						: (double)(rng_u64(&g) % grid);
+				y3[3 * i + k] = y2[2 * i + k];
+			}
+			y3[3 * i + 2] = 0;
+		}
+		ck_assert_int_eq(pareto_rank(y2, (size_t)n, 2, r2), DEHBQ_OK);
+		ck_assert_int_eq(pareto_rank(y3, (size_t)n, 3, r3), DEHBQ_OK);
+		for (i = 0, fronts = 0; i < n; i++) {
+			ck_assert_int_eq(r2[i], r3[i]);
+			fronts = r2[i] + 1 > fronts ? r2[i] + 1 : fronts;
+		}
+		if (t % 2 && n > 100)
+			ck_assert_int_gt(fronts, 3); /* the grid makes fronts */
+	}
+}
+END_TEST
+
 Suite *pareto_suite(void)
 {
 	Suite *s = suite_create("pareto");
@@ -122,6 +162,7 @@ Suite *pareto_suite(void)
 
 	tcase_set_timeout(c, 60);
 	tcase_add_test(c, test_pareto_ranks_by_hand);
+	tcase_add_test(c, test_pareto_rank2_matches_general_sort);
 	tcase_add_test(c, test_pareto_crowding_by_hand);
 	tcase_add_test(c, test_pareto_hypervolume_2d_by_hand);
 	tcase_add_test(c, test_pareto_hypervolume_3d_by_hand);

@@ -1,10 +1,11 @@
 /*
- * benchstat.c - mean, standard deviation and the Mann-Whitney U test
- * (benchstat.h)
+ * benchstat.c - mean, standard deviation, quantiles and the Mann-Whitney
+ * U test (benchstat.h)
  */
 #include "benchstat.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 void benchstat_mean_sd(const double *x, int n, double *mean, double *sd)
 {
@@ -21,6 +22,19 @@ void benchstat_mean_sd(const double *x, int n, double *mean, double *sd)
 		if (!isnan(x[i]))
 			q += (x[i] - *mean) * (x[i] - *mean);
 	*sd = m > 1 ? sqrt(q / (m - 1)) : 0;
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+double benchstat_quantile(double *x, int n, double q)
+{
+	qsort(x, (size_t)n, sizeof(*x), cmp_dbl);
+	return x[(size_t)(q * (n - 1))];
 }
 
 double benchstat_mann_whitney(const double *a, const double *b, int n,
