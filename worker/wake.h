@@ -20,7 +20,9 @@
  *
  * Error handling: wake_signals() and wake_inotify() return 0 or -1 with
  * errno.  Nothing here prints.
- * Ownership: k owns its descriptors and hints.
+ * Ownership: k owns the inotify descriptor and the hints (wake_close
+ * releases them); the self-pipe lives until exit, since the handler may
+ * write to it at any time.
  */
 #ifndef DEHBQ_WAKE_H
 #define DEHBQ_WAKE_H
