@@ -485,7 +485,7 @@ if "$B/bench_mocost" $MC >"$OUT/mocost.txt" 2>&1; then
 	cat "$OUT/mocost.txt"
 	# rows: mode m results p50_ms worst_ms tells/s
 	slow=$(awk '!/^#/ && $2 == 2 && $3 == 10000 && $6 + 0 < 33 { printf "%s%s", sep, $1; sep = "+" } END { print "" }' "$OUT/mocost.txt")
-	goal "every scalarisation (2 objectives) sustains 33 tells/s at 10,000 results" \
+	goal "every scalarisation (2 objectives) sustains 33 tells/s at 10000 results" \
 		"below: ${slow:-none}" "none below" "\"$slow\" == \"\""
 else
 	cat "$OUT/mocost.txt"
