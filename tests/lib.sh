@@ -42,6 +42,30 @@ check() {
 }
 diag() { echo "# $*"; }
 
+# py_with MODULE...: set PY to the first python3 that imports every MODULE:
+# $PYTHON if set, then python3 on PATH, then /usr/bin/python3 (Debian's
+# python3-pandas and python3-sklearn are seen only by the latter, and a
+# pyenv or venv python3 may come first on PATH).  Says which in a diag line.
+# If none has them: PY is the first that exists, PY_TRIED lists those
+# tried, and it returns 1 (the caller skips, naming PY_TRIED).
+py_with() {
+	PY= PY_TRIED= py_m=$(echo "$*" | tr ' ' ,)
+	for py_c in ${PYTHON:-} python3 /usr/bin/python3; do
+		py_c=$(command -v "$py_c" 2>/dev/null) || continue
+		case "$PY_TRIED " in *" $py_c "*) continue ;; esac
+		PY_TRIED="$PY_TRIED $py_c"
+		[ -n "$PY" ] || PY=$py_c
+		if "$py_c" -c "import $py_m" 2>/dev/null; then
+			PY=$py_c
+			diag "python with $py_m: $PY (tried:$PY_TRIED)"
+			return 0
+		fi
+	done
+	: "${PY:=python3}"
+	diag "no python with $py_m (tried:${PY_TRIED:- none})"
+	return 1
+}
+
 # bg CMD...: run in the background, remember the pid in $!
 bg() {
 	"$@" &

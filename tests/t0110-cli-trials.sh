@@ -70,13 +70,7 @@ rows = list(csv.DictReader(open(sys.argv[1])))
 assert len(rows) == int(sys.argv[2]), len(rows)
 assert all(r['info.nested.s'] == 'x,\"y\"' for r in rows), rows[0]
 " "$T/out.csv" "$n"
-# Debian's python3-pandas lives under /usr/bin/python3; a python3 earlier
-# on PATH (pyenv, venv) may not see it.
-PY=python3
-for p in /usr/bin/python3 python3; do
-	if "$p" -c 'import pandas' 2>/dev/null; then PY=$p; break; fi
-done
-if "$PY" -c 'import pandas' 2>/dev/null; then
+if py_with pandas; then
 	check "... loads in pandas with info.nested.a" "$PY" -c "
 import pandas, sys
 d = pandas.read_csv(sys.argv[1])
@@ -84,7 +78,7 @@ assert len(d) == int(sys.argv[2]) and (d['info.nested.a'] == 1).all()
 assert d['loss'].dtype.kind == 'f' and list(d.columns[5:8]) == ['x', 'layers', 'opt']
 " "$T/out.csv" "$n"
 else
-	skip "python3-pandas is not installed (apt-get install python3-pandas)"
+	skip "no python3 with pandas (tried:$PY_TRIED; apt-get install python3-pandas)"
 fi
 "$B/dehbq" export "$T/s" --jsonl - >"$T/out.jsonl"
 check "export --jsonl - writes one object per evaluation to stdout" python3 -c "

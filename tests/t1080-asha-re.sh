@@ -121,16 +121,16 @@ check "the failed trial was re-run through its opaque state, and the study finis
 	sh -c "grep -q '\"status\":[[:space:]]*\"ok\"' '$T'/as/archive/0000/00000000.result.json && test -e '$T'/as/archive/0000/00000000.a1.result.json && test -e '$T'/as/FINISHED"
 
 # ---- ASHA with examples/mlpdigits.py: promotions resume the checkpoint
-if ! python3 -c 'import sklearn' 2>/dev/null; then
+if ! py_with sklearn; then
 	for i in 1 2 3; do
-		skip "python3-sklearn is not installed (apt-get install python3-sklearn)"
+		skip "no python3 with sklearn (tried:$PY_TRIED; apt-get install python3-sklearn)"
 	done
 else
 	"$B/dehbq" init "$T/md" --space "$DEHBQ_SRC/examples/space_mlpdigits.json" \
 		--min-budget 1 --max-budget 9 --fevals 24 --optimizer asha >/dev/null 2>&1
 	bg "$B/dehbq-orchestrator" "$T/md" 2>"$T/md.orch.log"
 	for i in 1 2; do
-		bg "$B/dehbq-worker" --study "$T/md" --idle-exit 30 -- python3 "$DEHBQ_SRC/examples/mlpdigits.py" \
+		bg "$B/dehbq-worker" --study "$T/md" --idle-exit 30 -- "$PY" "$DEHBQ_SRC/examples/mlpdigits.py" \
 			--config {config} --budget {budget} --parent-workdir {parent_workdir} 2>>"$T/md.workers.log"
 	done
 	wait_for 240 test -e "$T/md/FINISHED"

@@ -7,10 +7,11 @@
 . "${DEHBQ_SRC:-.}/tests/lib.sh"
 plan 23
 
-PY=${PYTHON:-python3}
+py_with pandas
+have_pandas=$?
 export PYTHONPATH="$DEHBQ_SRC/python" DEHBQ_CLI="$B/dehbq"
 if ! "$PY" -c 'import sys; sys.exit(sys.version_info < (3, 7))' 2>/dev/null; then
-	for i in $(seq 21); do skip "no python3 >= 3.7 ($PY)"; done
+	for i in $(seq 23); do skip "no python3 >= 3.7 ($PY)"; done
 	exit 0
 fi
 
@@ -81,7 +82,7 @@ assert [r["id"] for r in rows] == [r["id"] for r in exp], "ids differ"
 assert list(rows[0]) == list(exp[0]), (list(rows[0]), list(exp[0]))
 assert all(len(r["id"]) == 8 for r in rows) and rows[0]["info.nested.b"] > 0
 ' "$T/s" "$T/exp.csv"
-if "$PY" -c 'import pandas' 2>/dev/null; then
+if [ "$have_pandas" = 0 ]; then
 	check "load_study(): a DataFrame with the export's columns and ids kept" "$PY" -c '
 import sys, pandas, dehbq
 df = dehbq.load_study(sys.argv[1])
@@ -91,7 +92,7 @@ assert list(df["id"]) == list(ex["id"]) and df["id"].iloc[0].startswith("0000")
 assert abs(df["loss"].sum() - ex["loss"].sum()) < 1e-9
 ' "$T/s" "$T/exp.csv"
 else
-	skip "pandas is not installed for $PY"
+	skip "no python3 with pandas (tried:$PY_TRIED; apt-get install python3-pandas)"
 fi
 check "load_study of a missing study raises StudyError with dehbq's message" "$PY" -c '
 import sys, dehbq
