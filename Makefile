@@ -47,7 +47,7 @@ OPTIM_SRCS  = $(sort $(wildcard optim/*.c))
 ORCH_SRCS   = $(filter-out orchestrator/main.c,$(sort $(wildcard orchestrator/*.c)))
 WORKER_SRCS = $(filter-out worker/main.c,$(sort $(wildcard worker/*.c)))
 CLI_SRCS    = $(filter-out cli/main.c,$(sort $(wildcard cli/*.c)))
-TEST_SRCS   = $(sort $(wildcard tests/check_*.c)) tests/testutil.c
+TEST_SRCS   = $(sort $(wildcard tests/check_*.c)) tests/testutil.c tests/optvar.c
 SUITES      = $(filter-out main,$(patsubst tests/check_%.c,%,$(sort $(wildcard tests/check_*.c))))
 BENCH_SRCS  = $(sort $(wildcard bench/*.c))
 BENCHFN_SRCS = $(sort $(wildcard bench/lib/*.c))
@@ -120,7 +120,7 @@ $(B)/tests/check_main: $(call obj,$(TEST_SRCS)) $(LIBCLI) $(LIBWORKER) $(LIBORCH
 
 # make check: unit suites, then the end-to-end TAP scripts, then a short
 # fuzz smoke run.  Any failure fails the target.
-check: deps-check all $(B)/tests/check_main
+check: deps-test all $(B)/tests/check_main
 	DEHBQ_TESTDATA=tests/data $(B)/tests/check_main
 	{ DEHBQ_BIN=$(abspath $(B))/bin DEHBQ_SRC=$(CURDIR) \
 		prove -f --directives tests/t[0-9]*.sh; echo $$? >$(B)/prove.rc; } \
@@ -161,6 +161,8 @@ chaos: all
 # Missing Debian packages: installed when root, else the exact command.
 deps-check:
 	@sh deploy/deps.sh build
+deps-test:
+	@sh deploy/deps.sh test
 
 demo: deps-check all
 	sh examples/demo.sh $(abspath $(B))/bin
@@ -194,7 +196,7 @@ clean:
 	rm -rf build build-san build-fuzz
 
 .PHONY: all check bench bench-quick fuzz fuzz-build fuzz-smoke chaos \
-	deps-check demo install format-check clean
+	deps-check deps-test demo install format-check clean
 .DELETE_ON_ERROR:
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -615,9 +615,9 @@ static int gpo_load(const struct optim_setup *s, const cJSON *state, void **st,
 		return rc;
 	g = *st;
 	if ((rc = ostate_get_rng(state, "rng", &g->rng, err)) ||
-	    (rc = ostate_get_i64(state, "fits", 0, s->asked + 1, &g->nfits,
+	    (rc = ostate_get_i64(state, "fits", 0, INT64_MAX / 2, &g->nfits,
 				 err)) ||
-	    (rc = ostate_get_i64(state, "next_fit", 0, s->asked + 1, &nx,
+	    (rc = ostate_get_i64(state, "next_fit", 0, INT64_MAX / 2, &nx,
 				 err)) ||
 	    (rc = ostate_get_dbl(state, "fit_level", &g->fit_level, err)) ||
 	    (rc = ostate_get_dbls(state, "theta", (size_t)s->dim + 2, th, 0, 0,
@@ -639,6 +639,20 @@ fail:
 	return rc;
 }
 
+/*
+ * A fit at nf results of a level sets next_fit to nf + max(1, min(nf,
+ * max_points) / 10), and nf never exceeds the observations, which only
+ * grow: so next_fit <= n + max(1, max_points / 10) at any later time.
+ * (fits only counts, for the every-GPO_FULL_EVERY full restart, and is
+ * bounded by nothing else: a failed fit counts too.)
+ */
+static int next_fit_ok(const struct gpo *g)
+{
+	size_t step = (size_t)g->maxp / 10;
+
+	return g->next_fit <= g->n + (step > 1 ? step : 1);
+}
+
 /* Every told result back in tell order, then the jobs in flight. */
 static int gpo_replay(void *st, const struct optim_job *job, const double *vec,
 		      int told, int reopened, enum optim_status status,
@@ -652,7 +666,7 @@ static int gpo_replay(void *st, const struct optim_job *job, const double *vec,
 						  reopened, status, loss))))
 		return rc;
 	if (!job)
-		return DEHBQ_OK;
+		return next_fit_ok(g) ? DEHBQ_OK : DEHBQ_EINVAL;
 	if (!g->mf && job->fidelity != g->max_f)
 		return DEHBQ_EINVAL;
 	if (told)

@@ -481,8 +481,15 @@ static int replay_all(struct optim *o, const char *h, size_t len, char *err)
 					"optimizer's state",
 					o->fl[i].job.id);
 	if (!rc && o->ops->replay &&
-	    (rc = o->ops->replay(o->st, NULL, NULL, 0, 0, OPTIM_OK, 0)))
-		rc = dehbq_errf(err, rc, "history: %s", dehbq_strerror(rc));
+	    (rc = o->ops->replay(o->st, NULL, NULL, 0, 0, OPTIM_OK, 0))) {
+		if (rc == DEHBQ_EINVAL)
+			dehbq_errf(err, rc,
+				   "snapshot: the optimizer's state does not "
+				   "fit its %" PRId64 " history records",
+				   n);
+		else
+			dehbq_errf(err, rc, "history: %s", dehbq_strerror(rc));
+	}
 	free(x);
 	return rc;
 }

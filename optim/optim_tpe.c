@@ -228,7 +228,9 @@ static int reserve(struct tpe *t)
 }
 
 /* Record job id's result; reserve(t) came first.  A requeued job's
- * failed result stays (+inf), but no rescore reaches it any more. */
+ * failed result stays, as +inf, where no rescore reaches it any more (a
+ * multi-objective score given to it since its tell is dropped: a
+ * snapshot's replay never saw that score). */
 static void observe(struct tpe *t, const double *vec, double loss, double fid,
 		    uint64_t id)
 {
@@ -237,6 +239,7 @@ static void observe(struct tpe *t, const double *vec, double loss, double fid,
 	for (i = t->n; i-- > 0;)
 		if (t->job[i] == (int64_t)id) {
 			t->job[i] = -1;
+			t->loss[i] = INFINITY;
 			break;
 		}
 	memcpy(t->x + t->n * (size_t)t->dim, vec,

@@ -1,15 +1,17 @@
 /*
  * check_optim.c - the optimiser contract, run over every entry of
- * optim_table[]: unique ids, vectors in the unit cube, a double tell
- * refused, save -> load -> continue identical to continuing, the same seed
- * giving the same trajectory, tells in random order and failures never
- * crashing, requeues, and every budget honoured exactly.
+ * optim_table[] and every composition (optvar.h): unique ids, vectors in
+ * the unit cube, a double tell refused, save -> load -> continue identical
+ * to continuing, the same seed giving the same trajectory, tells in random
+ * order and failures never crashing, requeues, and every budget honoured
+ * exactly.
  */
 #include "benchfn.h"
 #include "err.h"
 #include "jsonbuf.h"
 #include "mobj.h"
 #include "optim.h"
+#include "optvar.h"
 #include "rng.h"
 
 #include <check.h>
@@ -20,309 +22,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DIM  3
-#define MAXW 16
-
-static const int choices[DIM] = {0, 4, 0};
-
-/*
- * The contract runs over every optimiser of optim_table, then over these
- * compositions (settings that change how an optimiser schedules), then
- * over multi-objective studies (a scalarisation: two objectives).
- */
-/* DEHB+prior (every variant has earlier tasks but the "no-transfer" ones),
- * its prior's fit short */
-#define DEHB_PRIOR "{\"prior_steps\":20,\"prior_candidates\":200}"
-
-static const char *const composed[][3] = {
-	{"tpe", "{\"multi_fidelity\":\"asha\"}", NULL},
-	{"gp", "{\"multi_fidelity\":\"asha\",\"max_points\":30}", NULL},
-	{"gp",
-	 "{\"acquisition\":\"ts\",\"output\":\"copula\","
-	 "\"n_candidates\":300,\"max_points\":30}",
-	 NULL},
-	{"dehb", DEHB_PRIOR, "copula"},
-	{"dehb", DEHB_PRIOR, "pareto"},
-	{"dehb", DEHB_PRIOR, "random-weights"},
-	{"hyperband", "{}", "linear"},
-	{"sh", "{}", "pareto"},
-	{"de", "{}", "random-weights"},
-	{"asha", "{}", "copula"},
-	{"asha", "{}", "pareto"},
-	{"re", "{}", "pareto"},
-	{"random", "{}", "copula"},
-	{"gcp", "{\"n_candidates\":200,\"max_points\":30}", "no-transfer"},
-	{"tpe", "{}", "copula"},
-	{"tpe", "{\"multi_fidelity\":\"asha\"}", "pareto"},
-	{"dehb", "{}", "no-transfer"},
-	{"gcp",
-	 "{\"multi_fidelity\":\"asha\",\"prior_steps\":20,"
-	 "\"n_candidates\":200,\"max_points\":30}",
-	 NULL},
-};
-#define NCOMPOSED ((int)(sizeof(composed) / sizeof(composed[0])))
-
-/* Two earlier tasks for the transfer methods (the others ignore them):
- * the test loss shifted, at 40 fixed points each. */
-#define NTR 40
-static double tr_x[2 * NTR * DIM], tr_y[2 * NTR];
-static const size_t tr_n[2] = {NTR, NTR};
-static const struct optim_transfer tr = {2, tr_n, tr_x, tr_y};
-
-static void transfer_init(void)
-{
-	struct rng r;
-	int i, d;
-
-	rng_seed(&r, 99);
-	for (i = 0; i < 2 * NTR; i++) {
-		for (d = 0; d < DIM; d++)
-			tr_x[i * DIM + d] = rng_uniform(&r);
-		tr_y[i] =
-			(tr_x[i * DIM] - 0.3) * (tr_x[i * DIM] - 0.3) +
-			(tr_x[i * DIM + 1] - 0.6) * (tr_x[i * DIM + 1] - 0.6) +
-			(i < NTR ? 0 : 0.5);
-	}
-}
-
-static cJSON *cur_settings; /* the current variant's, for setup_of */
-static int cur_variant = -1;
-static int cur_mode = -1;  /* its scalarisation, -1: one objective */
-static int cur_notransfer; /* 1: no earlier tasks in its setup */
-
-static int table_len(void)
-{
-	int n = 0;
-
-	while (optim_table[n])
-		n++;
-	return n;
-}
-
-/* Variant i's optimiser name; its settings go to every setup_of. */
-static const char *vname(int i)
-{
-	int n = table_len();
-
-	if (i == cur_variant)
-		return i < n ? optim_table[i]->name : composed[i - n][0];
-	cJSON_Delete(cur_settings);
-	cur_settings = NULL;
-	cur_variant = i;
-	cur_mode = -1;
-	if (i < n && (!strcmp(optim_table[i]->name, "cts") ||
-		      !strcmp(optim_table[i]->name, "gcp") ||
-		      !strcmp(optim_table[i]->name, "gp") ||
-		      !strcmp(optim_table[i]->name, "dehb"))) {
-		/* the models small and the prior's fit short: the contract
-		 * is not about them (gp's window is exercised this way) */
-		const char *name = optim_table[i]->name;
-
-		cur_settings = cJSON_Parse(
-			!strcmp(name, "gcp")
-				? "{\"prior_steps\":20,\"n_candidates\":200,"
-				  "\"max_points\":30}"
-			: !strcmp(name, "gp")
-				? "{\"n_candidates\":200,\"max_points\":30}"
-			: !strcmp(name, "dehb")
-				? DEHB_PRIOR
-				: "{\"prior_steps\":20,\"n_candidates\":200}");
-		return name;
-	}
-	if (i < n)
-		return optim_table[i]->name;
-	cur_settings = cJSON_Parse(composed[i - n][1]);
-	ck_assert_ptr_nonnull(cur_settings);
-	cur_notransfer = composed[i - n][2] &&
-			 !strcmp(composed[i - n][2], "no-transfer");
-	if (composed[i - n][2] && !cur_notransfer)
-		ck_assert_int_eq(mobj_mode_parse(composed[i - n][2], &cur_mode),
-				 DEHBQ_OK);
-	return composed[i - n][0];
-}
-
-static void variant_done(void)
-{
-	cJSON_Delete(cur_settings);
-	cur_settings = NULL;
-	cur_variant = -1;
-	cur_mode = -1;
-	cur_notransfer = 0;
-}
-
-static void setup_of(struct optim_setup *u, uint64_t seed, int64_t fevals)
-{
-	memset(u, 0, sizeof(*u));
-	u->settings = cur_settings;
-	u->dim = DIM;
-	u->min_fidelity = 1;
-	u->max_fidelity = 27;
-	u->eta = 3;
-	u->seed = seed;
-	u->lim.fevals = fevals;
-	u->choices = choices;
-	if (!tr_x[0])
-		transfer_init();
-	u->transfer = cur_notransfer ? NULL : &tr;
-	if (cur_mode >= 0) {
-		static const double w[2] = {1, 3};
-
-		u->nobj = 2;
-		u->obj_weights = cur_mode == MOBJ_LINEAR ? w : NULL;
-		u->scalarise = cur_mode;
-	}
-}
-
-/*
- * Tell a result; in a multi-objective study as two objectives, the loss
- * and one that conflicts with it (from x when given).
- */
-static int tell_x(struct optim *o, uint64_t id, enum optim_status st,
-		  double loss, const double *x, double cost)
-{
-	double y[2];
-
-	if (!optim_objectives(o))
-		return optim_tell(o, id, st, loss, cost);
-	y[0] = loss;
-	y[1] = x ? (x[0] - 0.8) * (x[0] - 0.8) + 0.5 * x[2]
-		 : 1 / (1 + fabs(loss));
-	return optim_tell_obj(o, id, st, y, cost);
-}
-
-static int tell_res(struct optim *o, uint64_t id, enum optim_status st,
-		    double loss, double cost)
-{
-	return tell_x(o, id, st, loss, NULL, cost);
-}
-
-static double loss_of(const double *x, double fid)
-{
-	return (x[0] - 0.3) * (x[0] - 0.3) + (x[1] - 0.6) * (x[1] - 0.6) +
-	       x[2] * 0.1 + 1.0 / fid;
-}
-
-/* A driver: up to w jobs in flight, told in an order its own rng picks;
- * every ask is logged (id, fidelity, vector bits, state) to log. */
-struct drv {
-	struct optim *o;
-	struct rng r;
-	uint64_t fl[MAXW];
-	double fid[MAXW], x[MAXW][DIM];
-	int n, w;
-	struct jsonbuf log;
-	int64_t fails; /* failures told */
-};
-
-static void drv_init(struct drv *d, struct optim *o, int w, uint64_t seed)
-{
-	memset(d, 0, sizeof(*d));
-	d->o = o;
-	d->w = w;
-	rng_seed(&d->r, seed);
-	jsonbuf_init(&d->log);
-}
-
-static void log_job(struct drv *d, const struct optim_job *j, const double *x)
-{
-	int i;
-
-	jsonbuf_printf(&d->log,
-		       "%" PRIu64 " %a %" PRId64 " %d %d %" PRId64 " %s", j->id,
-		       j->fidelity, j->bracket, j->rung, (int)j->kind,
-		       j->parent, j->state);
-	for (i = 0; i < DIM; i++)
-		jsonbuf_printf(&d->log, " %a", x[i]);
-	jsonbuf_put(&d->log, "\n", 1);
-}
-
-/* One step: fill up to w in flight, then tell one.  0 when finished. */
-static int drv_step(struct drv *d)
-{
-	struct optim_job j;
-	double x[DIM];
-	int rc, k, i;
-
-	while (d->n < d->w) {
-		rc = optim_ask(d->o, &j, x);
-		if (rc == DEHBQ_EAGAIN || rc == DEHBQ_EDONE)
-			break;
-		ck_assert_int_eq(rc, DEHBQ_OK);
-		for (i = 0; i < DIM; i++)
-			ck_assert(x[i] >= 0 && x[i] <= 1);
-		ck_assert(j.fidelity >= 1 && j.fidelity <= 27);
-		log_job(d, &j, x);
-		d->fl[d->n] = j.id;
-		d->fid[d->n] = j.fidelity;
-		memcpy(d->x[d->n], x, sizeof(x));
-		d->n++;
-	}
-	if (!d->n)
-		return !optim_finished(d->o) ? (ck_abort_msg("stuck"), 0) : 0;
-	k = (int)rng_below(&d->r, (uint64_t)d->n);
-	if (rng_below(&d->r, 10) == 0) {
-		ck_assert_int_eq(
-			tell_res(d->o, d->fl[k], OPTIM_FAILED, 0, d->fid[k]),
-			DEHBQ_OK);
-		d->fails++;
-	} else
-		ck_assert_int_eq(tell_x(d->o, d->fl[k], OPTIM_OK,
-					loss_of(d->x[k], d->fid[k]), d->x[k],
-					d->fid[k]),
-				 DEHBQ_OK);
-	/* a second tell of the same job is refused */
-	ck_assert_int_eq(tell_res(d->o, d->fl[k], OPTIM_OK, 1, 1),
-			 DEHBQ_ESTATE);
-	d->fl[k] = d->fl[d->n - 1];
-	d->fid[k] = d->fid[d->n - 1];
-	memcpy(d->x[k], d->x[d->n - 1], sizeof(d->x[k]));
-	d->n--;
-	return 1;
-}
-
-/* Append the optimiser's new history records to h, as the scheduler. */
-static void take_history(struct optim *o, struct jsonbuf *h)
-{
-	const char *t;
-	size_t n;
-
-	optim_history_pending(o, &t, &n);
-	if (n)
-		jsonbuf_put(h, t, n);
-	optim_history_written(o);
-	ck_assert_int_eq(jsonbuf_failed(h), DEHBQ_OK);
-}
-
-static char *save_text(const struct optim *o)
-{
-	struct jsonbuf b;
-
-	jsonbuf_init(&b);
-	ck_assert_int_eq(optim_save(o, &b), DEHBQ_OK);
-	return jsonbuf_take(&b);
-}
-
-static struct optim *open_opt(int i, uint64_t seed, int64_t fevals)
-{
-	struct optim_setup u;
-	struct optim *o;
-	char err[DEHBQ_ERRLEN];
-	const char *name = vname(i);
-
-	setup_of(&u, seed, fevals);
-	ck_assert_msg(optim_open(name, &u, &o, err) == DEHBQ_OK, "%s: %s", name,
-		      err);
-	return o;
-}
-
 /* ids 0, 1, 2, ... unique; the run ends with exactly fevals asked. */
 START_TEST(test_optim_ids_unique_and_fevals_exact)
 {
-	struct optim *o = open_opt(_i, 11, 200);
+	struct optim *o = ov_open(_i, 11, 200);
 	struct optim_counts c;
 	struct drv d;
 
-	(void)vname(_i);
+	(void)ov_name(_i);
 
 	drv_init(&d, o, 4, 5);
 	while (drv_step(&d))
@@ -345,8 +52,8 @@ START_TEST(test_optim_ids_unique_and_fevals_exact)
 		}
 		ck_assert_uint_eq(want, 200);
 	}
-	ck_assert_int_eq(tell_res(o, 200, OPTIM_OK, 1, 1), DEHBQ_ENOENT);
-	ck_assert_int_eq(tell_res(o, 3, OPTIM_OK, 1, 1), DEHBQ_ESTATE);
+	ck_assert_int_eq(ov_tell(o, 200, OPTIM_OK, 1, 1), DEHBQ_ENOENT);
+	ck_assert_int_eq(ov_tell(o, 3, OPTIM_OK, 1, 1), DEHBQ_ESTATE);
 	jsonbuf_free(&d.log);
 	optim_free(o);
 }
@@ -356,11 +63,11 @@ END_TEST
  * differs. */
 START_TEST(test_optim_same_seed_same_trajectory)
 {
-	struct optim *a = open_opt(_i, 3, 150), *b = open_opt(_i, 3, 150);
-	struct optim *c = open_opt(_i, 4, 150);
+	struct optim *a = ov_open(_i, 3, 150), *b = ov_open(_i, 3, 150);
+	struct optim *c = ov_open(_i, 4, 150);
 	struct drv da, db, dc;
 
-	(void)vname(_i);
+	(void)ov_name(_i);
 
 	drv_init(&da, a, 8, 9);
 	drv_init(&db, b, 8, 9);
@@ -390,10 +97,10 @@ START_TEST(test_optim_save_load_continue_identical)
 	char err[DEHBQ_ERRLEN];
 	size_t k;
 
-	(void)vname(_i);
+	(void)ov_name(_i);
 
 	for (k = 0; k < sizeof(at) / sizeof(at[0]); k++) {
-		struct optim *a = open_opt(_i, 21, 160), *b, *e;
+		struct optim *a = ov_open(_i, 21, 160), *b, *e;
 		struct jsonbuf hist;
 		struct optim_setup u;
 		struct drv da, db;
@@ -404,14 +111,14 @@ START_TEST(test_optim_save_load_continue_identical)
 		drv_init(&da, a, 6, 13);
 		jsonbuf_init(&hist);
 		for (s = 0; s < at[k] && drv_step(&da); s++)
-			take_history(a,
+			ov_take_history(a,
 				     &hist); /* as the scheduler, per batch */
-		ta = save_text(a);
+		ta = ov_save_text(a);
 		ck_assert_ptr_nonnull(j = cJSON_Parse(ta));
-		setup_of(&u, 21, 160);
+		ov_setup(&u, 21, 160);
 		ck_assert_msg(optim_load(j, &u, hist.p, hist.len, &b, err) ==
 				      DEHBQ_OK,
-			      "%s: %s", vname(_i), err);
+			      "%s: %s", ov_name(_i), err);
 		if (optim_keeps_history(a) && at[k] > 20) {
 			/* without its history, the state does not load */
 			ck_assert_int_eq(optim_load(j, &u, NULL, 0, &e, err),
@@ -424,7 +131,7 @@ START_TEST(test_optim_save_load_continue_identical)
 		}
 		jsonbuf_free(&hist);
 		cJSON_Delete(j);
-		tb = save_text(b);
+		tb = ov_save_text(b);
 		ck_assert_str_eq(ta, tb); /* load then save: the same text */
 		free(tb);
 		/* the copy continues with the driver's exact state */
@@ -440,8 +147,8 @@ START_TEST(test_optim_save_load_continue_identical)
 		ck_assert_str_eq(da.log.p ? da.log.p : "",
 				 db.log.p ? db.log.p : "");
 		free(ta);
-		ta = save_text(a);
-		tb = save_text(b);
+		ta = ov_save_text(a);
+		tb = ov_save_text(b);
 		ck_assert_str_eq(ta, tb);
 		free(ta);
 		free(tb);
@@ -470,7 +177,7 @@ static void extend_run(int v, int brackets)
 	char err[DEHBQ_ERRLEN], *ta, *tb;
 	cJSON *j;
 
-	(void)vname(v); /* its settings, before setup_of */
+	(void)ov_name(v); /* its settings, before ov_setup */
 	if (brackets) {
 		lo.brackets = 2;
 		hi.brackets = 5;
@@ -478,16 +185,16 @@ static void extend_run(int v, int brackets)
 		lo.fevals = 45;
 		hi.fevals = 110;
 	}
-	setup_of(&u, 31, 0);
+	ov_setup(&u, 31, 0);
 	u.lim = hi;
-	ck_assert_int_eq(optim_open(vname(v), &u, &a, err), DEHBQ_OK);
+	ck_assert_int_eq(optim_open(ov_name(v), &u, &a, err), DEHBQ_OK);
 	u.lim = lo;
-	ck_assert_int_eq(optim_open(vname(v), &u, &b, err), DEHBQ_OK);
+	ck_assert_int_eq(optim_open(ov_name(v), &u, &b, err), DEHBQ_OK);
 	drv_init(&da, a, 1, 17);
 	drv_init(&db, b, 1, 17);
 	jsonbuf_init(&hist);
 	while (drv_step(&db))
-		take_history(b, &hist);
+		ov_take_history(b, &hist);
 	ck_assert(optim_finished(b));
 	/* what may not change, and nothing changes with it */
 	bad = hi;
@@ -506,13 +213,13 @@ static void extend_run(int v, int brackets)
 	ck_assert_int_eq(optim_extend(b, &hi, err), DEHBQ_OK);
 	ck_assert(!optim_exhausted(b));
 	/* save, load with the study's original limits, continue */
-	ta = save_text(b);
+	ta = ov_save_text(b);
 	ck_assert_ptr_nonnull(j = cJSON_Parse(ta));
 	ck_assert_msg(optim_load(j, &u, hist.p, hist.len, &c, err) == DEHBQ_OK,
-		      "%s: %s", vname(v), err);
+		      "%s: %s", ov_name(v), err);
 	cJSON_Delete(j);
 	jsonbuf_free(&hist);
-	tb = save_text(c);
+	tb = ov_save_text(c);
 	ck_assert_str_eq(ta, tb);
 	free(ta);
 	free(tb);
@@ -523,8 +230,8 @@ static void extend_run(int v, int brackets)
 	while (drv_step(&da))
 		;
 	ck_assert_str_eq(da.log.p, db.log.p);
-	ta = save_text(a);
-	tb = save_text(c);
+	ta = ov_save_text(a);
+	tb = ov_save_text(c);
 	ck_assert_str_eq(ta, tb);
 	free(ta);
 	free(tb);
@@ -584,20 +291,20 @@ START_TEST(test_optim_forbidden_never_asked)
 	char err[DEHBQ_ERRLEN], *ta;
 	cJSON *j;
 
-	(void)vname(_i); /* its settings, before setup_of */
+	(void)ov_name(_i); /* its settings, before ov_setup */
 	int s;
 
-	setup_of(&u, 41, 120);
+	ov_setup(&u, 41, 120);
 	u.feasible = feasible_q;
-	ck_assert_int_eq(optim_open(vname(_i), &u, &a, err), DEHBQ_OK);
+	ck_assert_int_eq(optim_open(ov_name(_i), &u, &a, err), DEHBQ_OK);
 	drv_init(&da, a, 4, 3);
 	jsonbuf_init(&hist);
 	for (s = 0; s < 40 && drv_step(&da); s++)
-		take_history(a, &hist);
-	ta = save_text(a);
+		ov_take_history(a, &hist);
+	ta = ov_save_text(a);
 	ck_assert_ptr_nonnull(j = cJSON_Parse(ta));
 	ck_assert_msg(optim_load(j, &u, hist.p, hist.len, &b, err) == DEHBQ_OK,
-		      "%s: %s", vname(_i), err);
+		      "%s: %s", ov_name(_i), err);
 	cJSON_Delete(j);
 	free(ta);
 	jsonbuf_free(&hist);
@@ -618,10 +325,10 @@ START_TEST(test_optim_forbidden_never_asked)
 	/* the prior, fitted on tasks whose optimum is far from the
 	 * forbidden corner, never leads there: CTS, DEHB+prior and ASHA
 	 * with GCP+prior (whose rung-0 asks are mostly CTS's) */
-	ck_assert_msg(c.forbidden > 0 || !strcmp(vname(_i), "cts") ||
-			      (!strcmp(vname(_i), "dehb") && !cur_notransfer) ||
-			      _i == table_len() + NCOMPOSED - 1,
-		      "%s: no forbidden proposal to refuse", vname(_i));
+	ck_assert_msg(c.forbidden > 0 || !strcmp(ov_name(_i), "cts") ||
+			      (!strcmp(ov_name(_i), "dehb") && !ov_notransfer) ||
+			      _i == ov_table_len() + ov_composed_len() - 1,
+		      "%s: no forbidden proposal to refuse", ov_name(_i));
 	jsonbuf_free(&da.log);
 	jsonbuf_free(&db.log);
 	optim_free(a);
@@ -633,12 +340,12 @@ END_TEST
  * books add up, and the incumbents are the best told. */
 START_TEST(test_optim_random_order_tells)
 {
-	struct optim *o = open_opt(_i, 99, 500);
+	struct optim *o = ov_open(_i, 99, 500);
 	struct optim_counts c;
 	struct optim_best any, max;
 	struct drv d;
 
-	(void)vname(_i);
+	(void)ov_name(_i);
 
 	drv_init(&d, o, MAXW, 77);
 	while (drv_step(&d))
@@ -666,17 +373,17 @@ START_TEST(test_optim_cost_budget_counts_inflight)
 	char err[DEHBQ_ERRLEN];
 	struct drv d;
 
-	(void)vname(_i);
+	(void)ov_name(_i);
 
-	setup_of(&u, 5, 0);
+	ov_setup(&u, 5, 0);
 	u.lim.cost = 600;
-	ck_assert_int_eq(optim_open(vname(_i), &u, &o, err), DEHBQ_OK);
+	ck_assert_int_eq(optim_open(ov_name(_i), &u, &o, err), DEHBQ_OK);
 	drv_init(&d, o, 8, 1);
 	while (drv_step(&d))
 		;
 	optim_counts(o, &c);
 	ck_assert_msg(c.total_cost >= 600 && c.total_cost < 600 + 27,
-		      "%s: total cost %g", vname(_i), c.total_cost);
+		      "%s: total cost %g", ov_name(_i), c.total_cost);
 	jsonbuf_free(&d.log);
 	optim_free(o);
 }
@@ -697,28 +404,28 @@ START_TEST(test_optim_cost_charge_is_exact)
 	cJSON *js;
 	int k;
 
-	(void)vname(_i);
+	(void)ov_name(_i);
 
-	o = open_opt(_i, 5, 0);
+	o = ov_open(_i, 5, 0);
 	for (k = 0; k < 5; k++) {
 		ck_assert_int_eq(optim_ask(o, &j[k], x), DEHBQ_OK);
 		sum += j[k].fidelity;
 	}
 	optim_free(o);
-	setup_of(&u, 5, 0);
+	ov_setup(&u, 5, 0);
 	u.lim.cost = sum;
-	ck_assert_int_eq(optim_open(vname(_i), &u, &o, err), DEHBQ_OK);
+	ck_assert_int_eq(optim_open(ov_name(_i), &u, &o, err), DEHBQ_OK);
 	for (k = 0; k < 5; k++) {
-		ck_assert_msg(!optim_exhausted(o), "%s: %d", vname(_i), k);
+		ck_assert_msg(!optim_exhausted(o), "%s: %d", ov_name(_i), k);
 		ck_assert_int_eq(optim_ask(o, &j[k], x), DEHBQ_OK);
 	}
 	ck_assert(optim_exhausted(o));
 	ck_assert_int_eq(optim_ask(o, &j[0], x), DEHBQ_EDONE);
-	t = save_text(o);
+	t = ov_save_text(o);
 	ck_assert_ptr_nonnull(js = cJSON_Parse(t));
 	ck_assert_int_eq(optim_load(js, &u, NULL, 0, &e, err), DEHBQ_OK);
 	ck_assert(optim_exhausted(e));
-	ck_assert_int_eq(tell_res(o, j[0].id, OPTIM_OK, 1, j[0].fidelity / 2),
+	ck_assert_int_eq(ov_tell(o, j[0].id, OPTIM_OK, 1, j[0].fidelity / 2),
 			 DEHBQ_OK);
 	ck_assert(!optim_exhausted(o));
 	cJSON_Delete(js);
@@ -738,11 +445,11 @@ START_TEST(test_optim_many_choices)
 	char err[DEHBQ_ERRLEN];
 	struct drv d;
 
-	(void)vname(_i);
+	(void)ov_name(_i);
 
-	setup_of(&u, 3, 80);
+	ov_setup(&u, 3, 80);
 	u.choices = many;
-	ck_assert_int_eq(optim_open(vname(_i), &u, &o, err), DEHBQ_OK);
+	ck_assert_int_eq(optim_open(ov_name(_i), &u, &o, err), DEHBQ_OK);
 	drv_init(&d, o, 3, 2);
 	while (drv_step(&d))
 		;
@@ -762,22 +469,22 @@ START_TEST(test_optim_walltime_and_brackets)
 	double x[DIM];
 	struct drv d;
 
-	(void)vname(_i);
+	(void)ov_name(_i);
 
-	setup_of(&u, 5, 0);
+	ov_setup(&u, 5, 0);
 	u.lim.walltime = 10;
-	ck_assert_int_eq(optim_open(vname(_i), &u, &o, err), DEHBQ_OK);
+	ck_assert_int_eq(optim_open(ov_name(_i), &u, &o, err), DEHBQ_OK);
 	ck_assert_int_eq(optim_ask(o, &j, x), DEHBQ_OK);
 	optim_set_elapsed(o, 10);
 	ck_assert_int_eq(optim_ask(o, &j, x), DEHBQ_EDONE);
 	ck_assert(optim_exhausted(o) && !optim_finished(o));
-	ck_assert_int_eq(tell_res(o, 0, OPTIM_OK, 1, 1), DEHBQ_OK);
+	ck_assert_int_eq(ov_tell(o, 0, OPTIM_OK, 1, 1), DEHBQ_OK);
 	ck_assert(optim_finished(o));
 	optim_free(o);
 
-	setup_of(&u, 5, 0);
+	ov_setup(&u, 5, 0);
 	u.lim.brackets = 3;
-	ck_assert_int_eq(optim_open(vname(_i), &u, &o, err), DEHBQ_OK);
+	ck_assert_int_eq(optim_open(ov_name(_i), &u, &o, err), DEHBQ_OK);
 	drv_init(&d, o, 4, 1);
 	while (drv_step(&d))
 		;
@@ -794,16 +501,16 @@ END_TEST
 /* A failed job comes back (dehbq requeue) and its new result counts. */
 START_TEST(test_optim_reopen_failed_job)
 {
-	struct optim *o = open_opt(_i, 8, 50);
+	struct optim *o = ov_open(_i, 8, 50);
 	struct optim_job j, back;
 	struct optim_counts c;
 	double x[DIM];
 
-	(void)vname(_i);
+	(void)ov_name(_i);
 
 	ck_assert_int_eq(optim_ask(o, &j, x), DEHBQ_OK);
 	ck_assert_int_eq(optim_reopen(o, &j, x), DEHBQ_ESTATE); /* in flight */
-	ck_assert_int_eq(tell_res(o, j.id, OPTIM_FAILED, 0, 1), DEHBQ_OK);
+	ck_assert_int_eq(ov_tell(o, j.id, OPTIM_FAILED, 0, 1), DEHBQ_OK);
 	back = j;
 	back.id = 5;
 	ck_assert_int_eq(optim_reopen(o, &back, x), DEHBQ_ENOENT);
@@ -816,7 +523,7 @@ START_TEST(test_optim_reopen_failed_job)
 	ck_assert_int_eq(c.told, 0);
 	ck_assert_int_eq(c.failed, 0);
 	ck_assert_int_eq(c.inflight, 1);
-	ck_assert_int_eq(tell_res(o, j.id, OPTIM_OK, 0.5, 1), DEHBQ_OK);
+	ck_assert_int_eq(ov_tell(o, j.id, OPTIM_OK, 0.5, 1), DEHBQ_OK);
 	optim_counts(o, &c);
 	ck_assert_int_eq(c.told, 1);
 	ck_assert_int_eq(c.failed, 0);
@@ -827,14 +534,14 @@ END_TEST
 /* Saved state of another format or optimiser is refused, not misread. */
 START_TEST(test_optim_load_refuses_other_formats)
 {
-	struct optim *o = open_opt(_i, 1, 10), *b;
+	struct optim *o = ov_open(_i, 1, 10), *b;
 	struct optim_setup u;
-	char err[DEHBQ_ERRLEN], *t = save_text(o), *p;
+	char err[DEHBQ_ERRLEN], *t = ov_save_text(o), *p;
 	cJSON *j;
 
-	(void)vname(_i);
+	(void)ov_name(_i);
 
-	setup_of(&u, 1, 10);
+	ov_setup(&u, 1, 10);
 	p = strstr(t, OPTIM_FORMAT);
 	ck_assert_ptr_nonnull(p);
 	p[strlen(OPTIM_FORMAT) - 1] = '9';
@@ -848,7 +555,7 @@ START_TEST(test_optim_load_refuses_other_formats)
 	cJSON_Delete(j);
 	free(t);
 	/* the study's setup must be the saved one */
-	t = save_text(o);
+	t = ov_save_text(o);
 	ck_assert_ptr_nonnull(j = cJSON_Parse(t));
 	u.seed = 2;
 	ck_assert_int_eq(optim_load(j, &u, NULL, 0, &b, err), DEHBQ_EINVAL);
@@ -864,12 +571,12 @@ START_TEST(test_optim_settings_validated)
 	cJSON *in = cJSON_Parse("{\"no_such_setting\":1}"), *out;
 	char err[DEHBQ_ERRLEN];
 
-	(void)vname(_i);
+	(void)ov_name(_i);
 
-	ck_assert_int_eq(optim_settings(vname(_i), NULL, &out, err), DEHBQ_OK);
+	ck_assert_int_eq(optim_settings(ov_name(_i), NULL, &out, err), DEHBQ_OK);
 	ck_assert(cJSON_IsObject(out));
 	cJSON_Delete(out);
-	ck_assert_int_eq(optim_settings(vname(_i), in, &out, err),
+	ck_assert_int_eq(optim_settings(ov_name(_i), in, &out, err),
 			 DEHBQ_EINVAL);
 	ck_assert_msg(strstr(err, "optimizer.no_such_setting"), "%s", err);
 	cJSON_Delete(in);
@@ -900,7 +607,7 @@ static double branin_regret(const char *name, uint64_t seed)
 	while (spent < 100 * 60) {
 		ck_assert_int_eq(optim_ask(o, &j, x), DEHBQ_OK);
 		ck_assert_int_eq(
-			tell_res(o, j.id, OPTIM_OK,
+			ov_tell(o, j.id, OPTIM_OK,
 				 benchfn_loss(&f, x, j.fidelity, &noise),
 				 j.fidelity),
 			DEHBQ_OK);
@@ -953,7 +660,7 @@ START_TEST(test_optim_asha_promotes_top_third)
 	double x[DIM];
 	int i;
 
-	setup_of(&u, 1, 0);
+	ov_setup(&u, 1, 0);
 	u.lim.fevals = 100;
 	ck_assert_int_eq(optim_open("asha", &u, &o, err), DEHBQ_OK);
 	for (i = 0; i < 3; i++) {
@@ -961,11 +668,11 @@ START_TEST(test_optim_asha_promotes_top_third)
 		ck_assert_int_eq(j[i].rung, 0);
 		ck_assert(j[i].fidelity == 1);
 	}
-	ck_assert_int_eq(tell_res(o, 1, OPTIM_OK, 0.2, 1), DEHBQ_OK);
-	ck_assert_int_eq(tell_res(o, 0, OPTIM_OK, 0.9, 1), DEHBQ_OK);
+	ck_assert_int_eq(ov_tell(o, 1, OPTIM_OK, 0.2, 1), DEHBQ_OK);
+	ck_assert_int_eq(ov_tell(o, 0, OPTIM_OK, 0.9, 1), DEHBQ_OK);
 	ck_assert_int_eq(optim_ask(o, &j[3], x), DEHBQ_OK); /* 2 of 3: none */
 	ck_assert_int_eq(j[3].rung, 0);
-	ck_assert_int_eq(tell_res(o, 2, OPTIM_OK, 0.5, 1), DEHBQ_OK);
+	ck_assert_int_eq(ov_tell(o, 2, OPTIM_OK, 0.5, 1), DEHBQ_OK);
 	ck_assert_int_eq(optim_ask(o, &j[3], x), DEHBQ_OK); /* 3: top 1 */
 	ck_assert_int_eq(j[3].rung, 1);
 	ck_assert(j[3].fidelity == 3);
@@ -988,7 +695,7 @@ START_TEST(test_optim_re_removes_oldest)
 	double x[DIM];
 	int i;
 
-	setup_of(&u, 1, 0);
+	ov_setup(&u, 1, 0);
 	u.lim.fevals = 100;
 	u.settings = in;
 	ck_assert_int_eq(optim_open("re", &u, &o, err), DEHBQ_OK);
@@ -997,10 +704,10 @@ START_TEST(test_optim_re_removes_oldest)
 		ck_assert_int_eq(optim_ask(o, &j, x), DEHBQ_OK);
 		ck_assert_int_eq(j.kind,
 				 i < 3 ? OPTIM_KIND_RANDOM : OPTIM_KIND_TRIAL);
-		ck_assert_int_eq(tell_res(o, j.id, OPTIM_OK, i, 27), DEHBQ_OK);
+		ck_assert_int_eq(ov_tell(o, j.id, OPTIM_OK, i, 27), DEHBQ_OK);
 	}
 	{
-		char *t = save_text(o);
+		char *t = ov_save_text(o);
 
 		/* members now: losses 1, 2, 3 (0 aged out) */
 		ck_assert_msg(strstr(t, "\"loss\":[3,1,2]"), "%s", t);
@@ -1016,7 +723,7 @@ START_TEST(test_optim_model_proposes_asha_schedules)
 {
 	/* the composed variants with ASHA: tpe, gp, and gcp (the last) */
 	static const char *const names[] = {"tpe", "gp", "gcp"};
-	const int variant[] = {0, 1, NCOMPOSED - 1};
+	const int variant[] = {0, 1, ov_composed_len() - 1};
 	struct optim_setup u;
 	struct optim *o;
 	struct optim_job j;
@@ -1024,16 +731,16 @@ START_TEST(test_optim_model_proposes_asha_schedules)
 	double x[DIM];
 	int k, low = 0, model = 0, promoted = 0;
 
-	vname(table_len() + variant[_i]);
-	setup_of(&u, 4, 150);
+	ov_name(ov_table_len() + variant[_i]);
+	ov_setup(&u, 4, 150);
 	ck_assert_int_eq(optim_open(names[_i], &u, &o, err), DEHBQ_OK);
 	for (k = 0; k < 150; k++) {
 		ck_assert_int_eq(optim_ask(o, &j, x), DEHBQ_OK);
 		low += j.rung == 0 && j.fidelity == 1;
 		model += j.rung == 0 && j.kind == OPTIM_KIND_TRIAL;
 		promoted += j.kind == OPTIM_KIND_PROMOTION;
-		ck_assert_int_eq(tell_res(o, j.id, OPTIM_OK,
-					  loss_of(x, j.fidelity), j.fidelity),
+		ck_assert_int_eq(ov_tell(o, j.id, OPTIM_OK,
+					  ov_loss(x, j.fidelity), j.fidelity),
 				 DEHBQ_OK);
 	}
 	ck_assert_msg(low > 50 && promoted > 20 && model > 20,
@@ -1053,13 +760,13 @@ START_TEST(test_optim_gp_asks_in_flight_differ)
 	double x[16][DIM];
 	int k, a, b, d;
 
-	setup_of(&u, 6, 0);
+	ov_setup(&u, 6, 0);
 	u.choices = NULL;
 	ck_assert_int_eq(optim_open("gp", &u, &o, err), DEHBQ_OK);
 	for (k = 0; k < 20; k++) {
 		ck_assert_int_eq(optim_ask(o, &j, x[0]), DEHBQ_OK);
-		ck_assert_int_eq(tell_res(o, j.id, OPTIM_OK,
-					  loss_of(x[0], j.fidelity), 27),
+		ck_assert_int_eq(ov_tell(o, j.id, OPTIM_OK,
+					  ov_loss(x[0], j.fidelity), 27),
 				 DEHBQ_OK);
 	}
 	for (k = 0; k < 16; k++) {
@@ -1085,10 +792,10 @@ Suite *optim_suite(void)
 	Suite *s = suite_create("optim");
 	TCase *c = tcase_create("contract");
 	TCase *b = tcase_create("backends");
-	int n = table_len() + NCOMPOSED;
+	int n = ov_table_len() + ov_composed_len();
 
 	tcase_set_timeout(c, 120);
-	tcase_add_checked_fixture(c, NULL, variant_done);
+	tcase_add_checked_fixture(c, NULL, ov_done);
 	tcase_add_loop_test(c, test_optim_ids_unique_and_fevals_exact, 0, n);
 	tcase_add_loop_test(c, test_optim_same_seed_same_trajectory, 0, n);
 	tcase_add_loop_test(c, test_optim_save_load_continue_identical, 0, n);
@@ -1107,10 +814,11 @@ Suite *optim_suite(void)
 	tcase_add_test(b, test_optim_re_removes_oldest);
 	tcase_add_loop_test(b, test_optim_model_proposes_asha_schedules, 0, 3);
 	tcase_add_test(b, test_optim_gp_asks_in_flight_differ);
-	tcase_add_checked_fixture(b, NULL, variant_done);
+	tcase_add_checked_fixture(b, NULL, ov_done);
 	tcase_add_test(b, test_optim_names_are_the_tables);
 	tcase_add_test(b, test_optim_dehb_beats_random_search_on_branin);
 	suite_add_tcase(s, c);
 	suite_add_tcase(s, b);
 	return s;
 }
+
