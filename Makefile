@@ -188,7 +188,7 @@ install: all
 
 FORMAT_SRCS = $(wildcard common/*.[ch] optim/*.[ch] orchestrator/*.[ch] worker/*.[ch] \
 	cli/*.[ch] fuzz/*.c examples/*.c bench/*.c bench/lib/*.[ch] tests/check_*.c \
-	tests/testutil.[ch])
+	tests/testutil.[ch] tests/optvar.[ch])
 format-check:
 	clang-format --dry-run --Werror $(FORMAT_SRCS)
 

@@ -111,8 +111,8 @@ START_TEST(test_optim_save_load_continue_identical)
 		drv_init(&da, a, 6, 13);
 		jsonbuf_init(&hist);
 		for (s = 0; s < at[k] && drv_step(&da); s++)
-			ov_take_history(a,
-				     &hist); /* as the scheduler, per batch */
+			ov_take_history(
+				a, &hist); /* as the scheduler, per batch */
 		ta = ov_save_text(a);
 		ck_assert_ptr_nonnull(j = cJSON_Parse(ta));
 		ov_setup(&u, 21, 160);
@@ -325,10 +325,11 @@ START_TEST(test_optim_forbidden_never_asked)
 	/* the prior, fitted on tasks whose optimum is far from the
 	 * forbidden corner, never leads there: CTS, DEHB+prior and ASHA
 	 * with GCP+prior (whose rung-0 asks are mostly CTS's) */
-	ck_assert_msg(c.forbidden > 0 || !strcmp(ov_name(_i), "cts") ||
-			      (!strcmp(ov_name(_i), "dehb") && !ov_notransfer) ||
-			      _i == ov_table_len() + ov_composed_len() - 1,
-		      "%s: no forbidden proposal to refuse", ov_name(_i));
+	ck_assert_msg(
+		c.forbidden > 0 || !strcmp(ov_name(_i), "cts") ||
+			(!strcmp(ov_name(_i), "dehb") && !ov_notransfer) ||
+			_i == ov_table_len() + ov_composed_len() - 1,
+		"%s: no forbidden proposal to refuse", ov_name(_i));
 	jsonbuf_free(&da.log);
 	jsonbuf_free(&db.log);
 	optim_free(a);
@@ -573,7 +574,8 @@ START_TEST(test_optim_settings_validated)
 
 	(void)ov_name(_i);
 
-	ck_assert_int_eq(optim_settings(ov_name(_i), NULL, &out, err), DEHBQ_OK);
+	ck_assert_int_eq(optim_settings(ov_name(_i), NULL, &out, err),
+			 DEHBQ_OK);
 	ck_assert(cJSON_IsObject(out));
 	cJSON_Delete(out);
 	ck_assert_int_eq(optim_settings(ov_name(_i), in, &out, err),
@@ -608,8 +610,8 @@ static double branin_regret(const char *name, uint64_t seed)
 		ck_assert_int_eq(optim_ask(o, &j, x), DEHBQ_OK);
 		ck_assert_int_eq(
 			ov_tell(o, j.id, OPTIM_OK,
-				 benchfn_loss(&f, x, j.fidelity, &noise),
-				 j.fidelity),
+				benchfn_loss(&f, x, j.fidelity, &noise),
+				j.fidelity),
 			DEHBQ_OK);
 		spent += j.fidelity;
 	}
@@ -740,7 +742,7 @@ START_TEST(test_optim_model_proposes_asha_schedules)
 		model += j.rung == 0 && j.kind == OPTIM_KIND_TRIAL;
 		promoted += j.kind == OPTIM_KIND_PROMOTION;
 		ck_assert_int_eq(ov_tell(o, j.id, OPTIM_OK,
-					  ov_loss(x, j.fidelity), j.fidelity),
+					 ov_loss(x, j.fidelity), j.fidelity),
 				 DEHBQ_OK);
 	}
 	ck_assert_msg(low > 50 && promoted > 20 && model > 20,
@@ -766,7 +768,7 @@ START_TEST(test_optim_gp_asks_in_flight_differ)
 	for (k = 0; k < 20; k++) {
 		ck_assert_int_eq(optim_ask(o, &j, x[0]), DEHBQ_OK);
 		ck_assert_int_eq(ov_tell(o, j.id, OPTIM_OK,
-					  ov_loss(x[0], j.fidelity), 27),
+					 ov_loss(x[0], j.fidelity), 27),
 				 DEHBQ_OK);
 	}
 	for (k = 0; k < 16; k++) {
@@ -821,4 +823,3 @@ Suite *optim_suite(void)
 	suite_add_tcase(s, b);
 	return s;
 }
-

@@ -12,7 +12,6 @@
 
 #include <check.h>
 #include <cjson/cJSON.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,10 +31,10 @@ static struct optim *reload(struct optim *o, const struct jsonbuf *hist,
 	cJSON *j = cJSON_Parse(ta);
 
 	ck_assert_ptr_nonnull(j);
-	if (strcmp(ta, want)) { FILE *f = fopen("/tmp/want.json", "w"); fputs(want, f); fclose(f); f = fopen("/tmp/got.json", "w"); fputs(ta, f); fclose(f); }
-	ck_assert_msg(!strcmp(ta, want), "%s, step %lld: the state differs "
-		      "from the run never reloaded", optim_name(o),
-		      (long long)step);
+	ck_assert_msg(!strcmp(ta, want),
+		      "%s, step %lld: the state differs "
+		      "from the run never reloaded",
+		      optim_name(o), (long long)step);
 	ov_setup(&u, 31, RELOAD_FEVALS);
 	ck_assert_msg(optim_load(j, &u, hist->p, hist->len, &b, err) ==
 			      DEHBQ_OK,

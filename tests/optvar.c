@@ -125,7 +125,7 @@ const char *ov_name(int i)
 	cur_settings = cJSON_Parse(composed[i - n][1]);
 	ck_assert_ptr_nonnull(cur_settings);
 	ov_notransfer = composed[i - n][2] &&
-			 !strcmp(composed[i - n][2], "no-transfer");
+			!strcmp(composed[i - n][2], "no-transfer");
 	if (composed[i - n][2] && !ov_notransfer)
 		ck_assert_int_eq(mobj_mode_parse(composed[i - n][2], &ov_mode),
 				 DEHBQ_OK);
@@ -168,8 +168,8 @@ void ov_setup(struct optim_setup *u, uint64_t seed, int64_t fevals)
  * Tell a result; in a multi-objective study as two objectives, the loss
  * and one that conflicts with it (from x when given).
  */
-int ov_tell_x(struct optim *o, uint64_t id, enum optim_status st,
-		  double loss, const double *x, double cost)
+int ov_tell_x(struct optim *o, uint64_t id, enum optim_status st, double loss,
+	      const double *x, double cost)
 {
 	double y[2];
 
@@ -181,8 +181,8 @@ int ov_tell_x(struct optim *o, uint64_t id, enum optim_status st,
 	return optim_tell_obj(o, id, st, y, cost);
 }
 
-int ov_tell(struct optim *o, uint64_t id, enum optim_status st,
-		    double loss, double cost)
+int ov_tell(struct optim *o, uint64_t id, enum optim_status st, double loss,
+	    double cost)
 {
 	return ov_tell_x(o, id, st, loss, NULL, cost);
 }
@@ -192,7 +192,6 @@ double ov_loss(const double *x, double fid)
 	return (x[0] - 0.3) * (x[0] - 0.3) + (x[1] - 0.6) * (x[1] - 0.6) +
 	       x[2] * 0.1 + 1.0 / fid;
 }
-
 
 void drv_init(struct drv *d, struct optim *o, int w, uint64_t seed)
 {
@@ -245,9 +244,9 @@ static void drv_tell(struct drv *d)
 	const struct optim_job *j = &d->jb[k];
 
 	if (rng_below(&d->r, 10) == 0) {
-		ck_assert_int_eq(ov_tell(d->o, j->id, OPTIM_FAILED, 0,
-					 j->fidelity),
-				 DEHBQ_OK);
+		ck_assert_int_eq(
+			ov_tell(d->o, j->id, OPTIM_FAILED, 0, j->fidelity),
+			DEHBQ_OK);
 		d->fails++;
 		d->failed = *j;
 		memcpy(d->fx, d->x[k], sizeof(d->fx));
@@ -346,7 +345,6 @@ struct optim *ov_open(int i, uint64_t seed, int64_t fevals)
 		      err);
 	return o;
 }
-
 
 int ov_composed_len(void)
 {

@@ -31,11 +31,11 @@
 struct cJSON;
 
 extern const int ov_choices[DIM];
-extern int ov_mode;	 /* the variant's scalarisation, -1: one objective */
+extern int ov_mode;	  /* the variant's scalarisation, -1: one objective */
 extern int ov_notransfer; /* 1: no earlier tasks in its setup */
 
-int ov_count(void);	  /* variants: the table's, then compositions */
-int ov_table_len(void);	  /* entries of optim_table */
+int ov_count(void);	   /* variants: the table's, then compositions */
+int ov_table_len(void);	   /* entries of optim_table */
 int ov_composed_len(void); /* compositions */
 const char *ov_name(int i);
 void ov_done(void);
@@ -56,8 +56,8 @@ struct drv {
 	int n, w;
 	int blocked; /* the last ask said wait (drv_op) */
 	struct jsonbuf log;
-	int64_t fails;		  /* failures told */
-	int64_t requeues;	  /* failed jobs put back (drv_op) */
+	int64_t fails;		 /* failures told */
+	int64_t requeues;	 /* failed jobs put back (drv_op) */
 	struct optim_job failed; /* the last failure told, for a requeue */
 	double fx[DIM];
 	int has_failed;
