@@ -4,8 +4,8 @@
  * Parses arguments, takes the study lease, opens the scheduler and runs
  * batches, woken by inotify for local writes and by the poll timer for
  * remote ones (inotify sees nothing written by other NFS clients), with
- * group commit between them (wait_batch).  The only globals are the
- * signal flags and test hooks.
+ * group commit between them (wait_batch).  The only global is the signal
+ * flag (the test hooks are testhooks.c's).
  *
  * Exit codes: 0 study finished or stopped by a signal (resumable); 100 bad
  * arguments or study; 111 temporary failure (lease held elsewhere, fenced,
@@ -17,11 +17,11 @@
 #include "gp.h"
 #include "lease.h"
 #include "logmsg.h"
-#include "rng.h"
 #include "sched.h"
 #include "snapshot.h"
 #include "spec.h"
 #include "study.h"
+#include "testhooks.h"
 #include "timeutil.h"
 #include "version.h"
 
@@ -37,143 +37,7 @@
 #include <sys/inotify.h>
 #include <unistd.h>
 
-static int atoi_checked(const char *s, long *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtol(s, &end, 10);
-	return errno || *end || !*s || *out < 0 || *out > 10000 ? -1 : 0;
-}
-
 static volatile sig_atomic_t got_stop; /* SIGTERM/SIGINT seen */
-static long rename_delay_us;	       /* test hook, see below */
-
-/*
- * Test hook: DEHBQ_TEST_RENAME_DELAY_MS=N sleeps N ms before every rename
- * of the atomic writer, so a kill -9 lands between tmp and rename often
- * (tests/t1010).  It only slows things down; it cannot change a result.
- */
-/*
- * Test hook: DEHBQ_TEST_FAULTS="write=ENOSPC:0.3,fsync=EIO:0.1,short=0.5,
- * rename=EIO:0.05,open=EMFILE:0.1" makes each listed call of the atomic
- * writer fail with that errno with that probability ("short" truncates a
- * write), for the storage-fault tests (tests/t3xxx).  Never set in
- * production; it only exercises the error paths.
- */
-static struct {
-	int err[5];	/* errno per op: open, write, fsync, rename, short */
-	double prob[5]; /* probability per op */
-	struct rng rng; /* fault stream */
-} faults;
-
-enum { F_OPEN, F_WRITE, F_FSYNC, F_RENAME, F_SHORT };
-
-static int fault_hit(int op)
-{
-	if (faults.prob[op] <= 0 || rng_uniform(&faults.rng) >= faults.prob[op])
-		return 0;
-	errno = faults.err[op];
-	return 1;
-}
-
-static int f_open(const char *p, int flags, mode_t mode)
-{
-	return fault_hit(F_OPEN) ? -1 : open(p, flags, mode);
-}
-
-static ssize_t f_write(int fd, const void *buf, size_t n)
-{
-	if (fault_hit(F_WRITE))
-		return -1;
-	if (n > 1 && faults.prob[F_SHORT] > 0 &&
-	    rng_uniform(&faults.rng) < faults.prob[F_SHORT])
-		n = 1 + rng_below(&faults.rng, n - 1);
-	return write(fd, buf, n);
-}
-
-static int f_fsync(int fd)
-{
-	return fault_hit(F_FSYNC) ? -1 : fsync(fd);
-}
-
-static int f_rename(const char *from, const char *to)
-{
-	usleep((useconds_t)rename_delay_us);
-	return fault_hit(F_RENAME) ? -1 : rename(from, to);
-}
-
-static int f_rename_noreplace(const char *from, const char *to)
-{
-	usleep((useconds_t)rename_delay_us);
-	return fault_hit(F_RENAME) ? -1
-				   : renameat2(AT_FDCWD, from, AT_FDCWD, to,
-					       RENAME_NOREPLACE);
-}
-
-static int parse_errno(const char *name)
-{
-	static const struct {
-		const char *name; /* errno name */
-		int value;	  /* its value */
-	} names[] = {{"ENOSPC", ENOSPC}, {"EIO", EIO},	   {"EDQUOT", EDQUOT},
-		     {"EMFILE", EMFILE}, {"EROFS", EROFS}, {"ESTALE", ESTALE}};
-	size_t i;
-
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(name, names[i].name))
-			return names[i].value;
-	return EIO;
-}
-
-static void install_test_hooks(void)
-{
-	static const char *const ops[] = {"open", "write", "fsync", "rename",
-					  "short"};
-	const char *v = getenv("DEHBQ_TEST_RENAME_DELAY_MS");
-	const char *f = getenv("DEHBQ_TEST_FAULTS");
-	struct atomicfile_ops table;
-	char buf[256], *tok, *save = NULL;
-	int any = 0, i;
-
-	if (v && !atoi_checked(v, &rename_delay_us)) {
-		rename_delay_us *= 1000;
-		any = 1;
-	}
-	if (f && strlen(f) < sizeof(buf)) {
-		memcpy(buf, f, strlen(f) + 1);
-		rng_seed(&faults.rng, (uint64_t)getpid());
-		for (tok = strtok_r(buf, ",", &save); tok;
-		     tok = strtok_r(NULL, ",", &save)) {
-			char *eq = strchr(tok, '='), *colon;
-
-			if (!eq)
-				continue;
-			*eq++ = 0;
-			colon = strrchr(eq, ':');
-			for (i = 0; i < 5; i++)
-				if (!strcmp(tok, ops[i]))
-					break;
-			if (i == 5)
-				continue;
-			faults.prob[i] = strtod(colon ? colon + 1 : eq, NULL);
-			if (colon) {
-				*colon = 0;
-				faults.err[i] = parse_errno(eq);
-			}
-			any = 1;
-		}
-	}
-	if (!any)
-		return;
-	table = *atomicfile_get_ops();
-	table.open = f_open;
-	table.write = f_write;
-	table.fsync = f_fsync;
-	table.rename = f_rename;
-	table.rename_noreplace = f_rename_noreplace;
-	atomicfile_set_ops(&table);
-}
 
 static void on_stop(int sig)
 {
@@ -540,7 +404,7 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	install_test_hooks();
+	testhooks_install();
 	if ((rc = open_sched(&o, err))) {
 		logmsg_e(&o.lg, "%s", err);
 		code = rc == DEHBQ_EINVAL || rc == DEHBQ_EUNSUP ? 100 : 111;

@@ -1,0 +1,423 @@
+/*
+ * check_crash.c - the crash sweep: a short study, run by the scheduler
+ * and a worker in lockstep in one process, is killed right after each of
+ * its orchestrator's file-system changes in turn (every open that
+ * creates, write, rename and unlink: testhooks.h), and restarted.  Every
+ * restart must load and end FINISHED with exactly fevals results, no trial told
+ * twice, and the same optimiser state and trajectory as the run never killed;
+ * for every optimiser of optim_table[] and the compositions below.
+ *
+ * Each run is a fork()ed child, so that "killed" is SIGKILL with the
+ * study's files as they are, and the next run a new process.  The worker
+ * is the scheduler's caller (it claims the first pending trial and writes
+ * its result, as dehbq-worker would), so the sequence of writes is the
+ * same in every run up to the kill: nothing here depends on timing.
+ */
+#include "cli.h"
+#include "claim.h"
+#include "err.h"
+#include "id.h"
+#include "lease.h"
+#include "logmsg.h"
+#include "optim.h"
+#include "result.h"
+#include "run.h"
+#include "sched.h"
+#include "spec.h"
+#include "testhooks.h"
+#include "testutil.h"
+
+#include <check.h>
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MAX_FEVALS 40
+#define KILLED	   (128 + 9) /* child(): killed by SIGKILL */
+#define MAX_WRITES 100000
+
+/*
+ * optimiser, its settings (the models kept small), dehbq init options (T:
+ * earlier tasks; a scalarisation or pareto: two objectives), results and
+ * trials in flight.  GP runs long enough to refit with a step of 3 (at 30
+ * results) on one trial in flight, where 0.3's snapshots stopped loading.
+ */
+static const struct variant {
+	const char *opt, *settings, *mode;
+	int fevals, inflight;
+} variants[] = {
+	{"dehb", "{}", "", 16, 3},
+	{"random", "{}", "", 16, 3},
+	{"sh", "{}", "", 16, 3},
+	{"hyperband", "{}", "", 16, 3},
+	{"de", "{\"de_pop_size\":4}", "", 16, 3},
+	{"asha", "{}", "", 16, 3},
+	{"re", "{\"population_size\":4,\"sample_size\":2}", "", 16, 3},
+	{"tpe", "{\"n_startup_trials\":3}", "", 16, 3},
+	{"bohb", "{}", "", 16, 3},
+	{"gp", "{\"n_startup_trials\":3,\"n_candidates\":100}", "", 40, 1},
+	{"cts", "{\"n_candidates\":100,\"prior_steps\":20}", "T", 16, 3},
+	{"gcp",
+	 "{\"n_startup_trials\":3,\"n_candidates\":100,\"prior_steps\":20}",
+	 "T", 16, 3},
+	{"gcp", "{\"n_startup_trials\":3,\"n_candidates\":100}", "", 16, 3},
+	{"dehb", "{\"prior_steps\":20,\"prior_candidates\":100}", "T", 16, 3},
+	{"tpe", "{\"n_startup_trials\":3,\"multi_fidelity\":\"asha\"}", "", 16,
+	 3},
+	{"gp",
+	 "{\"n_startup_trials\":3,\"n_candidates\":100,"
+	 "\"multi_fidelity\":\"asha\"}",
+	 "", 40, 1},
+	{"gcp",
+	 "{\"n_startup_trials\":3,\"n_candidates\":100,\"prior_steps\":20,"
+	 "\"multi_fidelity\":\"asha\"}",
+	 "T", 16, 3},
+	{"dehb", "{}", "copula", 16, 3},
+	{"tpe", "{\"n_startup_trials\":3}", "random-weights", 16, 3},
+	{"asha", "{}", "pareto", 16, 3},
+	{"re", "{\"population_size\":4,\"sample_size\":2}", "linear", 16, 3},
+};
+#define NVARIANTS ((int)(sizeof(variants) / sizeof(variants[0])))
+
+/* ---- one study, in lockstep ---- */
+
+static double loss_of(const double *x)
+{
+	return (x[0] - 0.3) * (x[0] - 0.3) + x[1] * 0.1 + (x[2] > 0.5) * 0.05;
+}
+
+/* The worker: claim the first pending trial and write its result.  0
+ * when nothing was pending. */
+static int work_one(const char *dir, const struct spec *spec, struct logmsg *lg)
+{
+	struct claim_ctx cx = {dir,  spec,	     "crashhost",
+			       4242, "c0ffee000001", lg};
+	struct claim_list l;
+	struct result r;
+	struct claim c;
+	char err[DEHBQ_ERRLEN], name[128], obj[128];
+	double loss;
+	int rc;
+
+	claim_list_init(&l);
+	ck_assert_int_eq(claim_scan(&cx, &l), DEHBQ_OK);
+	if (!l.n) {
+		claim_list_release(&l);
+		return 0;
+	}
+	ck_assert_msg(claim_try(&cx, &l.ents[0], &c, err) == DEHBQ_OK, "%s",
+		      err);
+	claim_list_release(&l);
+	ck_assert_int_eq(result_init(&r), DEHBQ_OK);
+	loss = loss_of(c.trial.vec) + 1.0 / c.trial.fidelity;
+	id_trial_format(c.trial.id, r.id);
+	memcpy(r.study, spec->study, sizeof(r.study));
+	r.attempt = c.trial.attempt;
+	r.token = c.trial.token;
+	r.status = RESULT_OK;
+	r.loss = loss;
+	r.cost = c.trial.fidelity;
+	if (spec->obj.n) {
+		snprintf(obj, sizeof(obj), "{\"f1\": %.17g, \"f2\": %.17g}",
+			 loss, (c.trial.vec[0] - 0.8) * (c.trial.vec[0] - 0.8));
+		ck_assert_ptr_nonnull(r.objectives = strdup(obj));
+	}
+	memcpy(r.worker, cx.worker, sizeof(r.worker));
+	memcpy(r.host, cx.host, sizeof(r.host));
+	r.pid = cx.pid;
+	r.started = 1e9;
+	r.finished = 1e9 + 1;
+	r.wall_time = 1;
+	r.exit_code = 0;
+	rc = run_write_result(dir, &r, name, sizeof(name));
+	ck_assert_int_eq(rc, DEHBQ_OK);
+	result_release(&r);
+	claim_release(&c);
+	return 1;
+}
+
+/* The orchestrator's part of one step: a batch, then FINISHED when due.
+ * 1 when the study finished. */
+static int orchestrate(struct sched *s)
+{
+	char err[DEHBQ_ERRLEN];
+	int done;
+
+	testhooks_counting(1);
+	ck_assert_msg(sched_batch(s, 1, err) == DEHBQ_OK, "%s", err);
+	done = sched_finished(s);
+	if (done)
+		ck_assert_int_eq(sched_finish(s, "budget exhausted"), DEHBQ_OK);
+	testhooks_counting(0);
+	return done;
+}
+
+/* Open (or resume) the study and run it to the end.  In a child. */
+static void run_study(const char *dir)
+{
+	struct sched_opts so = {1, 1e9};
+	char err[DEHBQ_ERRLEN];
+	struct logmsg lg;
+	struct lease lease;
+	struct spec spec;
+	struct sched *s;
+	int steps;
+
+	logmsg_init(&lg, "check_crash");
+	lg.fd = -1;
+	ck_assert_int_eq(spec_load_study(dir, &spec, err), DEHBQ_OK);
+	testhooks_counting(1);
+	ck_assert_msg(lease_acquire(&lease, dir, spec.lease, 0, 0, err) ==
+			      DEHBQ_OK,
+		      "%s", err);
+	ck_assert_msg(sched_open(&s, dir, &spec, &lease, &lg, &so, err) ==
+			      DEHBQ_OK,
+		      "%s", err);
+	testhooks_counting(0);
+	for (steps = 0; !orchestrate(s); steps++) {
+		ck_assert_int_lt(steps, 10 * MAX_FEVALS + 100);
+		work_one(dir, &spec, &lg);
+	}
+	sched_close(s);
+	spec_release(&spec);
+}
+
+/* run_study in a child killed after its kill-th change (0: never);
+ * returns the child's exit code.  *changes gets the changes it made. */
+static int child(const char *dir, long kill, long *changes)
+{
+	int fds[2], st;
+	pid_t pid;
+	long n;
+
+	ck_assert_int_eq(pipe(fds), 0);
+	if (!(pid = fork())) {
+		close(fds[0]);
+		testhooks_crash_after(kill);
+		run_study(dir);
+		n = testhooks_changes();
+		if (write(fds[1], &n, sizeof(n)) != sizeof(n))
+			_exit(1);
+		_exit(0);
+	}
+	close(fds[1]);
+	ck_assert_int_gt(pid, 0);
+	if (read(fds[0], changes, sizeof(*changes)) != sizeof(*changes))
+		*changes = -1;
+	close(fds[0]);
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* ---- the study's outcome ---- */
+
+/* The newest snapshot's optimiser state without its clock, and the
+ * trajectory (trial id -> loss, from the archived results), as text. */
+static char *outcome(const char *dir)
+{
+	char p[4096], best[256] = "", *t, *out;
+	struct dirent *d;
+	cJSON *j, *e;
+	DIR *sd;
+	size_t len = 0, cap = 1 << 16;
+	uint64_t id;
+
+	snprintf(p, sizeof(p), "%s/state", dir);
+	ck_assert_ptr_nonnull(sd = opendir(p));
+	while ((d = readdir(sd)))
+		if (!strncmp(d->d_name, "snapshot-", 9) &&
+		    strcmp(d->d_name, best) > 0)
+			snprintf(best, sizeof(best), "%s", d->d_name);
+	closedir(sd);
+	snprintf(p, sizeof(p), "%s/state/%s", dir, best);
+	ck_assert_ptr_nonnull(t = tu_read(p, NULL));
+	ck_assert_ptr_nonnull(j = cJSON_Parse(t));
+	free(t);
+	e = cJSON_GetObjectItem(j, "optimizer");
+	cJSON_DeleteItemFromObject(cJSON_GetObjectItem(e, "books"), "elapsed");
+	ck_assert_ptr_nonnull(out = malloc(cap));
+	t = cJSON_PrintUnformatted(e);
+	len = (size_t)snprintf(out, cap, "%s\n", t);
+	free(t);
+	cJSON_Delete(j);
+	for (id = 0; id < 10 * MAX_FEVALS; id++) {
+		struct result r;
+		char err[DEHBQ_ERRLEN];
+
+		snprintf(p, sizeof(p), "%s/archive/0000/%08llu.result.json",
+			 dir, (unsigned long long)id);
+		if (result_load(p, &r, err))
+			continue;
+		ck_assert_int_lt(len + 64, cap);
+		len += (size_t)snprintf(
+			out + len, cap - len, "%llu a%d %.17g\n",
+			(unsigned long long)id, r.attempt, r.loss);
+		result_release(&r);
+	}
+	return out;
+}
+
+/* Results archived (each trial has one ID.result.json at most). */
+static int archived(const char *dir)
+{
+	char p[4096];
+	struct dirent *d;
+	DIR *sd;
+	int n = 0;
+
+	snprintf(p, sizeof(p), "%s/archive/0000", dir);
+	ck_assert_ptr_nonnull(sd = opendir(p));
+	while ((d = readdir(sd)))
+		n += strstr(d->d_name, ".result.json") != NULL;
+	closedir(sd);
+	return n;
+}
+
+/* ---- the sweep ---- */
+
+/* Variant v's study, created by `dehbq init` (in a child: it parses
+ * options with getopt) in dir. */
+static void make_study(int v, const char *dir)
+{
+	const char *mode = variants[v].mode;
+	char spec[4400], tr[4400];
+	const char *argv[16];
+	int argc = 0, st, i;
+	pid_t pid;
+	FILE *f;
+
+	snprintf(spec, sizeof(spec), "%s.spec.json", dir);
+	snprintf(tr, sizeof(tr), "%s.earlier.jsonl", dir);
+	ck_assert_ptr_nonnull(f = fopen(spec, "w"));
+	fprintf(f,
+		"{\"format\": \"dehbq-study/1\", \"space\": {\"format\": "
+		"\"dehbq-space/1\", \"parameters\": ["
+		"{\"name\": \"x\", \"type\": \"float\", \"low\": 0, \"high\": "
+		"1},"
+		"{\"name\": \"layers\", \"type\": \"int\", \"low\": 1, "
+		"\"high\": 8},"
+		"{\"name\": \"opt\", \"type\": \"categorical\", \"choices\": "
+		"[\"adam\", \"sgd\"]}]},"
+		"\"fidelity\": {\"min\": 1, \"max\": 9, \"eta\": 3}, "
+		"\"seed\": 7, \"termination\": {\"fevals\": %d},"
+		"\"optimizer\": %s,"
+		"\"runtime\": {\"lease\": 600, \"poll\": 1, "
+		"\"max_inflight\": %d, \"prefetch\": 2}}\n",
+		variants[v].fevals, variants[v].settings, variants[v].inflight);
+	fclose(f);
+	ck_assert_ptr_nonnull(f = fopen(tr, "w"));
+	for (i = 0; i < 40; i++) /* two earlier tasks */
+		fprintf(f,
+			"{\"task\": \"t%d\", \"x\": %.3f, \"layers\": %d, "
+			"\"opt\": \"%s\", \"loss\": %.4f}\n",
+			i % 2, (i * 37 % 40) / 40.0, 1 + i % 8,
+			i % 3 ? "adam" : "sgd",
+			((i * 37 % 40) / 40.0 - 0.3) *
+					((i * 37 % 40) / 40.0 - 0.3) +
+				(i % 2) * 0.2);
+	fclose(f);
+	argv[argc++] = "init";
+	argv[argc++] = dir;
+	argv[argc++] = "--spec";
+	argv[argc++] = spec;
+	argv[argc++] = "--optimizer";
+	argv[argc++] = variants[v].opt;
+	if (!strcmp(mode, "T")) {
+		argv[argc++] = "--transfer-from";
+		argv[argc++] = tr;
+	} else if (mode[0]) {
+		argv[argc++] = "--objective";
+		argv[argc++] = "f1";
+		argv[argc++] = "--objective";
+		argv[argc++] = "f2";
+		argv[argc++] =
+			!strcmp(mode, "pareto") ? "--selection" : "--scalarise";
+		argv[argc++] = mode;
+	}
+	argv[argc] = NULL;
+	if (!(pid = fork())) {
+		if (!freopen("/dev/null", "w", stdout) ||
+		    !freopen("/dev/null", "w", stderr))
+			_exit(111);
+		_exit(cli_init(argc, (char **)argv));
+	}
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_msg(WIFEXITED(st) && !WEXITSTATUS(st), "%s: init failed",
+		      variants[v].opt);
+}
+
+/* dir as a fresh copy of the pristine study */
+static void fresh_copy(const char *pristine, const char *dir)
+{
+	char cmd[8300];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s' && cp -a '%s' '%s'", dir,
+		 pristine, dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+START_TEST(test_crash_after_every_write)
+{
+	const struct variant *v = &variants[_i];
+	char base[4200], pristine[4300], dir[4300], *want, *got;
+	long total, n, k;
+
+	/* tmpfs when there is one: a killed process leaves the same files
+	 * on any file system, and the sweep makes thousands of copies */
+	snprintf(base, sizeof(base), "%s/crash.XXXXXX",
+		 access("/dev/shm", W_OK) ? tu_dir : "/dev/shm");
+	ck_assert_ptr_nonnull(mkdtemp(base));
+	snprintf(pristine, sizeof(pristine), "%s/pristine", base);
+	snprintf(dir, sizeof(dir), "%s/run", base);
+	make_study(_i, pristine);
+	fresh_copy(pristine, dir);
+	ck_assert_int_eq(child(dir, 0, &total), 0);
+	ck_assert_int_gt(total, 0);
+	ck_assert_int_eq(archived(dir), v->fevals);
+	want = outcome(dir);
+	for (k = 1; k <= total; k++) {
+		fresh_copy(pristine, dir);
+		ck_assert_int_eq(child(dir, k, &n), KILLED);
+		ck_assert_msg(child(dir, 0, &n) == 0,
+			      "%s %s: the restart after change %ld of %ld "
+			      "failed",
+			      v->opt, v->settings, k, total);
+		ck_assert_msg(archived(dir) == v->fevals,
+			      "%s %s: killed after change %ld of %ld: %d "
+			      "results archived, not %d",
+			      v->opt, v->settings, k, total, archived(dir),
+			      v->fevals);
+		got = outcome(dir);
+		ck_assert_msg(!strcmp(want, got),
+			      "%s %s: killed after change %ld of %ld: another "
+			      "state or trajectory than the run never "
+			      "killed:\n%s\n%s",
+			      v->opt, v->settings, k, total, want, got);
+		free(got);
+		snprintf(pristine, sizeof(pristine), "%s/run/quarantine", base);
+		ck_assert_int_eq(tu_count(pristine), 0);
+		snprintf(pristine, sizeof(pristine), "%s/pristine", base);
+	}
+	free(want);
+	snprintf(dir, sizeof(dir), "rm -rf '%s'", base);
+	ck_assert_int_eq(system(dir), 0);
+}
+END_TEST
+
+Suite *crash_suite(void)
+{
+	Suite *s = suite_create("crash");
+	TCase *c = tcase_create("sweep");
+
+	tcase_set_timeout(c, 900);
+	tcase_add_checked_fixture(c, tu_setup, tu_teardown);
+	tcase_add_loop_test(c, test_crash_after_every_write, 0, NVARIANTS);
+	suite_add_tcase(s, c);
+	return s;
+}
