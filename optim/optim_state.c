@@ -484,9 +484,9 @@ static int replay_all(struct optim *o, const char *h, size_t len, char *err)
 	    (rc = o->ops->replay(o->st, NULL, NULL, 0, 0, OPTIM_OK, 0))) {
 		if (rc == DEHBQ_EINVAL)
 			dehbq_errf(err, rc,
-				   "snapshot: the optimizer's state does not "
-				   "fit its %" PRId64 " history records",
-				   n);
+				   "snapshot: %s's saved state does not fit "
+				   "its %" PRId64 " history records",
+				   o->ops->name, n);
 		else
 			dehbq_errf(err, rc, "history: %s", dehbq_strerror(rc));
 	}

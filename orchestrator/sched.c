@@ -37,14 +37,16 @@
 #include <string.h>
 #include <unistd.h>
 
-#define TMP_MAX_AGE 3600.0 /* dotfiles older than this are removed */
-
 double sched_elapsed(const struct sched *s)
 {
 	return s->elapsed_base + (timeutil_mono() - s->mono_start);
 }
 
-/* Remove our dotfiles (crashed atomic writes) older than an hour. */
+/*
+ * Remove the dotfiles of crashed atomic writes (ours or a worker's, in
+ * results/) older than the lease: a writer alive that long would have
+ * lost its lease, and its file is renamed away within milliseconds.
+ */
 static void sweep_tmp(struct sched *s, const char *dir, const char *name)
 {
 	char p[STUDY_PATH_MAX];
@@ -53,8 +55,9 @@ static void sweep_tmp(struct sched *s, const char *dir, const char *name)
 	if (strncmp(name, ".", 1) || !strstr(name, ".tmp") ||
 	    study_path(p, sizeof(p), s->root, "%s/%s", dir, name))
 		return;
-	if (!timeutil_mtime(p, &mt) && s->fs_now - mt > TMP_MAX_AGE)
-		unlink(p);
+	if (s->fs_now > 0 && !timeutil_mtime(p, &mt) &&
+	    s->fs_now - mt > s->spec->lease)
+		atomicfile_get_ops()->unlink(p);
 }
 
 int sched_scan_dir(struct sched *s, const char *dir, sched_scan_fn fn, int cap)
@@ -416,7 +419,8 @@ static int start_fresh(struct sched *s, int skipped, const char *warn,
 	if (skipped)
 		return dehbq_errf(err, DEHBQ_EINVAL,
 				  "no snapshot in '%s/state' can be loaded "
-				  "(%s); refusing to start over",
+				  "(%s); refusing to start over, nothing was "
+				  "moved",
 				  s->root, warn);
 	if (!study_path(ap, sizeof(ap), s->root, "archive") &&
 	    sched_archive_has_files(ap, 0))
@@ -472,7 +476,7 @@ int sched_open(struct sched **out, const char *root, struct spec *spec,
 	study_setup(s, &setup);
 	rc = snapshot_load(root, spec->study, &setup, &s->meta, &v, &n, &s->eng,
 			   &htext, &redo, &skipped, warn);
-	if (skipped)
+	if (skipped && rc == DEHBQ_OK)
 		logmsg_w(lg, "skipped %d unreadable snapshot(s): %s", skipped,
 			 warn);
 	if (rc == DEHBQ_ENOENT) {
@@ -480,6 +484,14 @@ int sched_open(struct sched **out, const char *root, struct spec *spec,
 			goto fail;
 	} else if (rc == DEHBQ_EUNSUP) {
 		dehbq_errf(err, rc, "%s", warn);
+		goto fail;
+	} else if (rc == DEHBQ_EINVAL) {
+		dehbq_errf(err, rc,
+			   "%s/%s; refusing to start: nothing was moved, and "
+			   "a dehbq that loads it resumes the study (to resume "
+			   "from the snapshot before it instead, move it out "
+			   "of state/)",
+			   root, warn);
 		goto fail;
 	} else if (rc) {
 		dehbq_errf(err, rc, "unable to read snapshots in '%s/state'",

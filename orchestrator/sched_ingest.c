@@ -235,13 +235,23 @@ static int load_result(struct sched *s, const char *name, const char *path,
 		return 0;
 	}
 	/* result_load opens with O_NOFOLLOW | O_NONBLOCK and refuses
-	 * anything but a regular file; the lstat is for its links: a file
-	 * outside the study hard-linked into results/ is not read */
-	if (lstat(path, &st) == 0 && st.st_nlink > 1) {
+	 * anything but a regular file; the lstat names what it is, and
+	 * counts its links: a file outside the study hard-linked into
+	 * results/ is not read */
+	why[0] = 0;
+	if (lstat(path, &st) < 0) { /* result_load says what went wrong */
+		st.st_mode = S_IFREG;
+		st.st_nlink = 1;
+	}
+	if (!S_ISREG(st.st_mode))
+		snprintf(why, sizeof(why),
+			 "not a regular file (a directory, symlink or FIFO)");
+	else if (st.st_nlink > 1)
 		snprintf(why, sizeof(why),
 			 "has %lu hard links; a result file must be its only "
 			 "name (refused, not read)",
 			 (unsigned long)st.st_nlink);
+	if (why[0]) {
 		sched_quarantine(s, "results", name, why);
 		return 0;
 	}

@@ -243,7 +243,8 @@ static int load_history_ref(const struct jsonfile *jf, const cJSON *r,
 static int load_one(const char *root, const char *path, const char *study,
 		    const struct optim_setup *setup, struct snapshot_meta *m,
 		    struct snapshot_inflight **inf, size_t *n,
-		    struct optim **eng, char **history, cJSON **redo, char *err)
+		    struct optim **eng, char **history, cJSON **redo, int *torn,
+		    char *err)
 {
 	static const char *const keys[] = {
 		"format",    "study",	 "epoch",	"generation",
@@ -264,8 +265,11 @@ static int load_one(const char *root, const char *path, const char *study,
 	*history = NULL;
 	*redo = NULL;
 	memset(m, 0, sizeof(*m));
-	if ((rc = jsonfile_load(path, SNAPSHOT_CAP, &jf, err)))
+	*torn = 0;
+	if ((rc = jsonfile_load(path, SNAPSHOT_CAP, &jf, err))) {
+		*torn = rc == DEHBQ_EINVAL; /* not JSON, or not a file */
 		return rc;
+	}
 	r = jsonfile_root(jf);
 	if ((rc = check_version(jf, err)) ||
 	    (rc = jsonfile_check_keys(jf, r, keys, err)) ||
@@ -273,6 +277,7 @@ static int load_one(const char *root, const char *path, const char *study,
 				      err)))
 		goto out;
 	if (strcmp(s, study)) {
+		*torn = 1; /* foreign */
 		rc = jsonfile_errf(jf, r, err, "belongs to study %s, not %s", s,
 				   study);
 		goto out;
@@ -359,44 +364,59 @@ static void quarantine_snapshot(const char *root, const char *name,
 	atomicfile_write(rp, line, strlen(line), 0666, 0);
 }
 
-/* snapshot_load(); read_only: quarantine nothing (the CLI's reading) */
+/*
+ * snapshot_load(), and the CLI's reading (read_only: move nothing, and
+ * fall back past any snapshot that does not load).  The orchestrator
+ * falls back past a torn or foreign snapshot (moved to quarantine once an
+ * older one has loaded) or one whose history cannot be read (left); it
+ * stops at one this dehbq refuses, leaving every file in place: such a
+ * snapshot is the optimiser's state, and only its loader is wrong.
+ */
 static int load_newest(const char *root, const char *study,
 		       const struct optim_setup *setup, struct snapshot_meta *m,
 		       struct snapshot_inflight **inf, size_t *n,
 		       struct optim **eng, char **history, cJSON **redo,
 		       int *skipped, char *warn, int read_only)
 {
-	char p[STUDY_PATH_MAX], err[DEHBQ_ERRLEN];
+	char p[STUDY_PATH_MAX], (*why)[DEHBQ_ERRLEN];
 	struct snap_name *v;
-	size_t count, i;
-	int rc;
+	size_t count, i, k;
+	int rc = DEHBQ_ENOENT, *torn;
 
 	*skipped = 0;
 	warn[0] = 0;
 	if ((rc = list_snaps(root, &v, &count)))
 		return rc;
-	for (i = 0; i < count; i++) {
+	why = calloc(count + 1, sizeof(*why));
+	torn = calloc(count + 1, sizeof(*torn));
+	for (i = 0; why && torn && i < count; i++) {
 		if (study_path(p, sizeof(p), root, "state/%s", v[i].name))
 			continue;
 		rc = load_one(root, p, study, setup, m, inf, n, eng, history,
-			      redo, err);
-		if (rc == DEHBQ_OK) {
-			free(v);
-			return DEHBQ_OK;
+			      redo, &torn[i], why[i]);
+		if (rc == DEHBQ_ENOMEM || rc == DEHBQ_EUNSUP)
+			memcpy(warn, why[i], DEHBQ_ERRLEN);
+		if (rc == DEHBQ_OK || rc == DEHBQ_ENOMEM || rc == DEHBQ_EUNSUP)
+			break;
+		if (!(*skipped)++ || (!read_only && !torn[i]))
+			snprintf(warn, DEHBQ_ERRLEN, "state/%s: %s", v[i].name,
+				 why[i]);
+		if (!read_only && rc != DEHBQ_ESYS && !torn[i]) {
+			rc = DEHBQ_EINVAL; /* refused: stop, move nothing */
+			break;
 		}
-		if (rc == DEHBQ_ENOMEM || rc == DEHBQ_EUNSUP) {
-			memcpy(warn, err, DEHBQ_ERRLEN);
-			free(v);
-			return rc;
-		}
-		if (!read_only && (rc == DEHBQ_EINVAL || rc == DEHBQ_ETOOBIG))
-			quarantine_snapshot(root, v[i].name, err);
-		if (!*skipped)
-			snprintf(warn, DEHBQ_ERRLEN, "%s", err);
-		(*skipped)++;
 	}
+	if (!why || !torn)
+		rc = DEHBQ_ENOMEM;
+	else if (i == count)
+		rc = DEHBQ_ENOENT;
+	for (k = 0; rc == DEHBQ_OK && !read_only && k < i; k++)
+		if (torn[k])
+			quarantine_snapshot(root, v[k].name, why[k]);
+	free(why);
+	free(torn);
 	free(v);
-	return DEHBQ_ENOENT;
+	return rc;
 }
 
 int snapshot_load(const char *root, const char *study,

@@ -67,13 +67,20 @@ int snapshot_write(const char *root, const struct snapshot_meta *m,
 		   struct optim *eng, const char *redo, unsigned flags);
 
 /*
- * Load the newest valid snapshot of this study; setup is the study's
- * (optim_load).  DEHBQ_ENOENT when there is none at all; DEHBQ_EUNSUP,
- * with warn saying why, for a snapshot of an older dehbq (refused, left
- * in place).  skipped counts newer snapshots that failed to load;
- * warn holds the first reason.  A snapshot that is not valid (as opposed
- * to unreadable because of an I/O error) is moved to
- * quarantine/state.NAME with a .reason file, so it is reported once.
+ * Load the newest snapshot of this study that loads; setup is the
+ * study's (optim_load).  skipped counts the newer ones passed over, and
+ * warn names the first and why.
+ *   - Torn (not JSON, not a regular file) or foreign (another study's):
+ *     passed over, and moved to quarantine/state.NAME with a .reason file
+ *     once an older snapshot has loaded (never the only state).
+ *   - Its history unreadable (an I/O error, a short file): passed over,
+ *     left in place.
+ *   - Refused by this dehbq (a value out of range, a state that does not
+ *     fit): DEHBQ_EINVAL, with warn naming it and why; nothing is moved
+ *     or passed over, so a dehbq that loads it resumes the study exactly.
+ *   - Of an older dehbq's format: DEHBQ_EUNSUP, warn says why; left.
+ * DEHBQ_ENOENT when none loads (skipped > 0) or there is none at all
+ * (skipped 0); nothing was moved then.
  */
 int snapshot_load(const char *root, const char *study,
 		  const struct optim_setup *setup, struct snapshot_meta *m,
