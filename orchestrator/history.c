@@ -112,6 +112,7 @@ int history_start(struct history *h, const char *root, int64_t epoch,
 
 int history_append(struct history *h, const char *text, size_t len)
 {
+	const struct atomicfile_ops *ops = atomicfile_get_ops();
 	char p[STUDY_PATH_MAX];
 	int fd, rc = DEHBQ_OK;
 
@@ -119,15 +120,17 @@ int history_append(struct history *h, const char *text, size_t len)
 		return DEHBQ_OK;
 	if (study_path(p, sizeof(p), h->root, "state/%s", h->name))
 		return DEHBQ_ETOOBIG;
-	if ((fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666)) <
-	    0)
+	/* through the atomicfile seam, so that fault tests and the crash
+	 * sweep reach the append too */
+	if ((fd = ops->open(p, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
+			    0666)) < 0)
 		return DEHBQ_ESYS;
 	if (lseek(fd, (off_t)h->bytes, SEEK_SET) < 0 ||
-	    fsutil_write_all(fd, text, len) ||
+	    fsutil_write_all_with(fd, text, len, ops->write) ||
 	    ftruncate(fd, (off_t)h->bytes + (off_t)len) < 0 ||
-	    (!(h->flags & ATOMICFILE_NOSYNC) && fsync(fd) < 0))
+	    (!(h->flags & ATOMICFILE_NOSYNC) && ops->fsync(fd) < 0))
 		rc = DEHBQ_ESYS;
-	if (close(fd) < 0 && !rc)
+	if (ops->close(fd) < 0 && !rc)
 		rc = DEHBQ_ESYS;
 	if (!rc)
 		h->bytes += (int64_t)len;
@@ -153,6 +156,6 @@ void history_prune(const char *root, const char *keep)
 		if (history_parse_name(d->d_name, &e) && e < oldest &&
 		    strcmp(d->d_name, keep) &&
 		    !study_path(p, sizeof(p), root, "state/%s", d->d_name))
-			unlink(p);
+			atomicfile_get_ops()->unlink(p);
 	closedir(dir);
 }

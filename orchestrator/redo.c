@@ -243,8 +243,10 @@ static int apply_one(struct redo *r, const struct redo_entry *e, unsigned flags)
 		return atomicfile_write(e->to, e->text, strlen(e->text), 0666,
 					fl);
 	if (e->op == REDO_UNLINK)
-		return unlink(e->to) < 0 && errno != ENOENT ? DEHBQ_ESYS
-							    : DEHBQ_OK;
+		return atomicfile_get_ops()->unlink(e->to) < 0 &&
+				       errno != ENOENT
+			       ? DEHBQ_ESYS
+			       : DEHBQ_OK;
 	fl |= ATOMICFILE_ENOENT_OK;
 	if (e->op == REDO_MOVE_NEW) {
 		rc = atomicfile_move(e->from, e->to, fl | ATOMICFILE_NOREPLACE);

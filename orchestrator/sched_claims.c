@@ -6,6 +6,7 @@
 #include "sched_impl.h"
 
 #include "optim.h"
+#include "atomicfile.h"
 #include "err.h"
 #include "fsutil.h"
 #include "lease.h"
@@ -262,7 +263,8 @@ int sched_scan_worker(struct sched *s, const char *name, unsigned char dtype)
 	if (s->fs_now - mt <= s->spec->lease)
 		s->live_workers++;
 	else if (s->fs_now - mt > 10 * s->spec->lease)
-		unlink(p); /* a worker dead for long: forget it */
+		atomicfile_get_ops()->unlink(
+			p); /* a worker dead for long: forget it */
 	return DEHBQ_OK;
 }
 

@@ -6,6 +6,7 @@
 #include "sched_impl.h"
 
 #include "optim.h"
+#include "atomicfile.h"
 #include "err.h"
 #include "fsutil.h"
 #include "lease.h"
@@ -55,7 +56,8 @@ static int reconcile_staging(struct sched *s, const char *name,
 	}
 	e = sched_inf_find(s, id);
 	if (!e || !staged_is_current(s, p, e)) {
-		unlink(p); /* never published: safe to drop */
+		atomicfile_get_ops()->unlink(
+			p); /* never published: safe to drop */
 		return DEHBQ_OK;
 	}
 	{

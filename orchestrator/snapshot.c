@@ -456,7 +456,7 @@ void snapshot_prune_after(const char *root, int64_t epoch, int64_t generation)
 	    !study_path(p, sizeof(p), root,
 			"state/snapshot-%06lld-%010lld.json", (long long)epoch,
 			(long long)(generation - SNAPSHOT_KEEP)))
-		unlink(p);
+		atomicfile_get_ops()->unlink(p);
 }
 
 int snapshot_prune(const char *root)
@@ -470,7 +470,7 @@ int snapshot_prune(const char *root)
 		return rc;
 	for (i = SNAPSHOT_KEEP; i < n; i++)
 		if (!study_path(p, sizeof(p), root, "state/%s", v[i].name))
-			unlink(p);
+			atomicfile_get_ops()->unlink(p);
 	free(v);
 	return DEHBQ_OK;
 }
