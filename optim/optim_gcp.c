@@ -378,9 +378,10 @@ static int model_ask(struct gcp *c, const struct prior_obs *o, double f,
 
 /* Jobs in flight in ascending ids, so that a load, which replays them in
  * id order, builds the same model. */
-static int pend_add(struct gcp *c, uint64_t id, const double *vec)
+/* Room for one more job in flight. */
+static int pend_reserve(struct gcp *c)
 {
-	size_t i, d = (size_t)c->dim;
+	size_t d = (size_t)c->dim;
 
 	if (c->np == c->capp) {
 		size_t cap = c->capp ? 2 * c->capp : 16;
@@ -394,6 +395,17 @@ static int pend_add(struct gcp *c, uint64_t id, const double *vec)
 		c->px = p;
 		c->capp = cap;
 	}
+	return DEHBQ_OK;
+}
+
+/* Put job id in flight, in id order (it cannot fail after a reserve). */
+static int pend_add(struct gcp *c, uint64_t id, const double *vec)
+{
+	size_t i, d = (size_t)c->dim;
+	int rc;
+
+	if ((rc = pend_reserve(c)))
+		return rc;
 	for (i = c->np; i > 0 && c->pid[i - 1] > id; i--) {
 		c->pid[i] = c->pid[i - 1];
 		memcpy(&c->px[i * d], &c->px[(i - 1) * d], d * sizeof(double));
@@ -466,6 +478,9 @@ static int gcp_ask(void *st, struct optim_job *job, double *vec)
 	struct gcp *c = st;
 	int rc;
 
+	/* room first: a failure after ASHA's ask would leave it changed */
+	if ((rc = pend_reserve(c)))
+		return rc;
 	if (c->mf) {
 		rc = optim_asha_ops.ask(c->mf, job, vec);
 	} else {
