@@ -82,6 +82,16 @@ static const struct variant {
 	{"tpe", "{\"n_startup_trials\":3}", "random-weights", 16, 3},
 	{"asha", "{}", "pareto", 16, 3},
 	{"re", "{\"population_size\":4,\"sample_size\":2}", "linear", 16, 3},
+	{"gp",
+	 "{\"n_startup_trials\":3,\"n_candidates\":100,\"acquisition\":"
+	 "\"ts\",\"output\":\"copula\"}",
+	 "", 16, 3},
+	{"hyperband", "{}", "linear", 16, 3},
+	{"sh", "{}", "pareto", 16, 3},
+	{"de", "{\"de_pop_size\":4}", "random-weights", 16, 3},
+	{"random", "{}", "copula", 16, 3},
+	{"tpe", "{\"n_startup_trials\":3,\"multi_fidelity\":\"asha\"}",
+	 "pareto", 16, 3},
 };
 #define NVARIANTS ((int)(sizeof(variants) / sizeof(variants[0])))
 
