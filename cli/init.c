@@ -92,11 +92,8 @@ static const char init_usage[] =
 	"   or: dehbq init STUDY --space FILE --min-budget X --max-budget Y\n"
 	"                  [--eta E] [--fevals N] [--brackets N]\n"
 	"                  [--walltime SECS] [--total-cost C] [--seed S]\n"
-	"                  [--optimizer "
-	"dehb|random|sh|hyperband|de|asha|re|tpe|bohb|gp|cts|gcp]\n"
-	"                  [--multi-fidelity none|asha]\n"
-	"                  [--sampler random|tpe|gp|gcp] (with --optimizer "
-	"asha)\n"
+	"                  [--optimizer NAME] [--multi-fidelity none|asha]\n"
+	"                  [--sampler NAME] (with --optimizer asha)\n"
 	"                  [--name NAME] [--lease SECS] [--poll SECS]\n"
 	"                  [--max-attempts N] [--max-failures-in-a-row N]\n"
 	"                  [--objective NAME[:max][:WEIGHT] ...]\n"
@@ -109,8 +106,7 @@ static const char init_usage[] =
 	"$DEHBQ_OBJECTIVES), and dehbq pareto STUDY prints the front.\n"
 	"--transfer-from (repeatable) copies earlier studies' results, or a\n"
 	"JSON-lines file of evaluations, into STUDY/state/transfer.jsonl for\n"
-	"the optimisers that use them: cts, gcp, dehb (DEHB+prior) and\n"
-	"asha --sampler gcp.\n"
+	"the optimisers that use them (below).\n"
 	"\n"
 	"Create the study directory STUDY.  Options given with --spec "
 	"override\n"
@@ -237,8 +233,7 @@ static int multi_fidelity(struct spec *s, const char *v)
 			snprintf(s->optimizer, sizeof(s->optimizer), "asha");
 		return 0;
 	}
-	if (strcmp(s->optimizer, "tpe") && strcmp(s->optimizer, "gp") &&
-	    strcmp(s->optimizer, "gcp"))
+	if (!(optim_caps(s->optimizer) & OPTIM_CAP_ASHA))
 		return strcmp(v, "none") ? -1 : 0;
 	set = s->settings ? cJSON_Duplicate(s->settings, 1)
 			  : cJSON_CreateObject();
@@ -251,11 +246,25 @@ static int multi_fidelity(struct spec *s, const char *v)
 	return rc ? -1 : 0;
 }
 
+/* lead, the optimisers with caps (optim_list), then tail, into buf */
+static const char *names_of(char *buf, size_t size, const char *lead,
+			    unsigned caps, const char *tail)
+{
+	size_t n = (size_t)snprintf(buf, size, "%s", lead);
+
+	if (n < size && !optim_list(caps, ", ", buf + n, size - n))
+		n += strlen(buf + n);
+	if (n < size)
+		snprintf(buf + n, size - n, "%s", tail);
+	return buf;
+}
+
 static int apply(struct spec *s, const struct init_over *o)
 {
 	const struct option *op;
 	int64_t iv;
 	double dv;
+	char one[512];
 
 	for (op = init_opts; op->name; op++) {
 		const char *v = op->val > 255 ? o->opt[op->val] : NULL;
@@ -314,21 +323,21 @@ static int apply(struct spec *s, const struct init_over *o)
 			else
 				s->max_attempts = (int)iv;
 			break;
-		case OPT_OPTIMIZER: {
-			char one[160];
-
-			snprintf(one, sizeof(one), "one of %s", optim_names());
+		case OPT_OPTIMIZER:
 			if (!optim_find(v))
-				return bad_opt(op->name, v, one);
+				return bad_opt(op->name, v,
+					       names_of(one, sizeof(one),
+							"one of ", 0, ""));
 			snprintf(s->optimizer, sizeof(s->optimizer), "%s", v);
 			break;
-		}
 		case OPT_MF:
 			if (multi_fidelity(s, v))
 				return bad_opt(
 					op->name, v,
-					"'none' or 'asha' (with "
-					"--optimizer tpe, gp, gcp or random)");
+					names_of(one, sizeof(one),
+						 "'none' or 'asha' (with "
+						 "--optimizer random, ",
+						 OPTIM_CAP_ASHA, ")"));
 			break;
 		case OPT_SAMPLER: /* as --optimizer V --multi-fidelity asha */
 			if (strcmp(s->optimizer, "asha"))
@@ -343,7 +352,9 @@ static int apply(struct spec *s, const struct init_over *o)
 				if (!multi_fidelity(s, "asha"))
 					break;
 			}
-			return bad_opt(op->name, v, "random, tpe, gp or gcp");
+			return bad_opt(op->name, v,
+				       names_of(one, sizeof(one), "random, ",
+						OPTIM_CAP_ASHA, ""));
 		case OPT_NAME:
 			if (strlen(v) >= sizeof(s->name))
 				return bad_opt(op->name, v,
@@ -525,21 +536,24 @@ static int load_spec(const char *specf, const char *spacef,
 	return CLI_OK;
 }
 
-/* Earlier tasks only for an optimiser that uses them; cts needs some. */
+/* Earlier tasks only for an optimiser that uses them; some need them. */
 static int check_transfer(const struct spec *s, const struct transfer *tr)
 {
-	if (tr->ntasks && strcmp(s->optimizer, "cts") &&
-	    strcmp(s->optimizer, "gcp") && strcmp(s->optimizer, "dehb"))
+	unsigned caps = optim_caps(s->optimizer);
+	char names[512];
+
+	optim_list(OPTIM_CAP_TRANSFER, ", ", names, sizeof(names));
+	if (tr->ntasks && !(caps & OPTIM_CAP_TRANSFER))
 		return cli_fail("init", CLI_EINPUT,
 				"--transfer-from: --optimizer %s does not use "
-				"earlier results (cts, gcp, dehb and asha "
-				"--sampler gcp do)",
-				s->optimizer);
-	if (!strcmp(s->optimizer, "cts") && !tr->ntasks)
+				"earlier results (%s do)",
+				s->optimizer, names);
+	if ((caps & OPTIM_CAP_NEEDS_TRANSFER) && !tr->ntasks)
 		return cli_fail("init", CLI_EINPUT,
-				"--optimizer cts needs earlier results: "
+				"--optimizer %s needs earlier results: "
 				"--transfer-from STUDY, FILE.jsonl or "
-				"FILE.csv");
+				"FILE.csv",
+				s->optimizer);
 	return CLI_OK;
 }
 

@@ -25,6 +25,21 @@ void cli_init_print_optimizers(FILE *f)
 	char err[DEHBQ_ERRLEN];
 	int i;
 
+	char names[512];
+
+	optim_list(0, "|", names, sizeof(names));
+	fprintf(f, "\n--optimizer %s\n", names);
+	optim_list(OPTIM_CAP_ASHA, ", ", names, sizeof(names));
+	fprintf(f,
+		"--multi-fidelity asha, or --optimizer asha --sampler S: "
+		"random, %s\n",
+		names);
+	optim_list(OPTIM_CAP_TRANSFER, ", ", names, sizeof(names));
+	fprintf(f, "--transfer-from: used by %s", names);
+	optim_list(OPTIM_CAP_NEEDS_TRANSFER, ", ", names, sizeof(names));
+	fprintf(f, " (needed by %s)\n", names);
+	optim_list(OPTIM_CAP_MULTIOBJECTIVE, ", ", names, sizeof(names));
+	fprintf(f, "two or more --objective: %s\n", names);
 	fputs("\nOptimizers (--optimizer NAME).  Their settings go in the "
 	      "spec's \"optimizer\"\nobject (docs/protocol.md 4.1); shown "
 	      "with their defaults:\n",
@@ -66,10 +81,7 @@ void cli_init_print_ladder(const struct spec *s)
 	int n[HB_MAX_LEVELS], L, k, sb, first = 0, round = 0;
 	const cJSON *mf =
 		cJSON_GetObjectItemCaseSensitive(s->settings, "multi_fidelity");
-	int brackets = !strcmp(s->optimizer, "dehb") ||
-		       !strcmp(s->optimizer, "hyperband") ||
-		       !strcmp(s->optimizer, "bohb") ||
-		       !strcmp(s->optimizer, "sh");
+	unsigned caps = optim_caps(s->optimizer);
 
 	if (hb_levels(s->min_fidelity, s->max_fidelity, s->eta, &L))
 		return;
@@ -87,7 +99,7 @@ void cli_init_print_ladder(const struct spec *s)
 		       fid[0], s->eta);
 		return;
 	}
-	if (!brackets) {
+	if (!(caps & OPTIM_CAP_BRACKETS)) {
 		printf("every trial runs at fidelity %g (optimizer %s)\n",
 		       s->max_fidelity, s->optimizer);
 		return;
@@ -102,10 +114,10 @@ void cli_init_print_ladder(const struct spec *s)
 		if (sb == L - 1)
 			first = tot;
 		round += tot;
-		if (!strcmp(s->optimizer, "sh"))
+		if (caps & OPTIM_CAP_ONE_BRACKET)
 			break;
 	}
-	if (!strcmp(s->optimizer, "sh"))
+	if (caps & OPTIM_CAP_ONE_BRACKET)
 		printf("one bracket: %d evaluations, the last at fidelity %g\n",
 		       first, s->max_fidelity);
 	else

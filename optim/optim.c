@@ -50,9 +50,33 @@ const struct optim_ops *optim_find(const char *name)
 	return NULL;
 }
 
-const char *optim_names(void)
+unsigned optim_caps(const char *name)
 {
-	return OPTIM_NAMES;
+	const struct optim_ops *ops = optim_find(name);
+
+	if (!ops)
+		return 0;
+	return ops->caps | (ops->rescore ? OPTIM_CAP_MULTIOBJECTIVE : 0);
+}
+
+int optim_list(unsigned caps, const char *sep, char *buf, size_t size)
+{
+	size_t len = 0;
+	int i, n;
+
+	if (!size)
+		return DEHBQ_ETOOBIG;
+	buf[0] = 0;
+	for (i = 0; optim_table[i]; i++) {
+		if ((optim_caps(optim_table[i]->name) & caps) != caps)
+			continue;
+		n = snprintf(buf + len, size - len, "%s%s", len ? sep : "",
+			     optim_table[i]->name);
+		if (n < 0 || (size_t)n >= size - len)
+			return DEHBQ_ETOOBIG;
+		len += (size_t)n;
+	}
+	return DEHBQ_OK;
 }
 
 const char *const optim_kind_names[] = {"trial", "promotion", "random", "prior",
@@ -65,12 +89,14 @@ const char *optim_kind_name(enum optim_kind k)
 
 int optim_find_ops(const char *name, const struct optim_ops **ops, char *err)
 {
-	if (!(*ops = optim_find(name)))
-		return dehbq_errf(err, DEHBQ_EINVAL,
-				  "optimizer.name: unknown optimizer '%s' "
-				  "(one of: %s)",
-				  name ? name : "", optim_names());
-	return DEHBQ_OK;
+	char names[512];
+
+	if ((*ops = optim_find(name)))
+		return DEHBQ_OK;
+	optim_list(0, ", ", names, sizeof(names));
+	return dehbq_errf(err, DEHBQ_EINVAL,
+			  "optimizer.name: unknown optimizer '%s' (one of: %s)",
+			  name ? name : "", names);
 }
 
 int optim_settings(const char *name, const cJSON *in, cJSON **out, char *err)

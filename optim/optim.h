@@ -161,6 +161,21 @@ struct optim_counts {
 };
 
 /*
+ * What an optimiser can do: optim_ops.caps.  Everything a user sees about
+ * it (init's usage text, checks and messages) is computed from these and
+ * the table, never from a list of names.
+ */
+enum optim_cap {
+	OPTIM_CAP_TRANSFER = 1 << 0,	   /* uses earlier tasks' results */
+	OPTIM_CAP_NEEDS_TRANSFER = 1 << 1, /* ... and runs only with them */
+	OPTIM_CAP_ASHA = 1 << 2,	   /* ASHA can schedule its proposals
+					      (its setting multi_fidelity) */
+	OPTIM_CAP_BRACKETS = 1 << 3,	/* runs successive-halving brackets */
+	OPTIM_CAP_ONE_BRACKET = 1 << 4, /* ... of the widest kind only */
+	OPTIM_CAP_MULTIOBJECTIVE = 1 << 5, /* not a member: ops.rescore set */
+};
+
+/*
  * One optimiser.  `void *st` is the backend's state.  The books above are
  * kept by optim.c, so a backend only proposes and learns:
  *   settings: validate a settings object (NULL: none given) and append its
@@ -199,6 +214,7 @@ struct optim_counts {
 struct optim_ops {
 	const char *name;    /* --optimizer NAME */
 	const char *summary; /* one line for --help and docs */
+	unsigned caps;	     /* enum optim_cap, but MULTIOBJECTIVE */
 	int (*settings)(const struct cJSON *in, struct jsonbuf *out, char *err);
 	int (*open)(const struct optim_setup *s, void **st, char *err);
 	int (*ask)(void *st, struct optim_job *job, double *vec);
@@ -226,11 +242,14 @@ extern const struct optim_ops *const optim_table[];
 /* The optimiser called name, or NULL. */
 const struct optim_ops *optim_find(const char *name);
 
-/* "dehb, random, ..." for messages: optim_table's names (a unit test
- * checks they agree). */
-#define OPTIM_NAMES                                                            \
-	"dehb, random, sh, hyperband, de, asha, re, tpe, bohb, gp, cts, gcp"
-const char *optim_names(void);
+/* name's capabilities (enum optim_cap); 0 for an unknown name. */
+unsigned optim_caps(const char *name);
+/*
+ * The names of optim_table's optimisers that have every capability in
+ * caps (0: all), in table order, joined by sep, into buf.  DEHBQ_ETOOBIG
+ * (buf truncated) when it does not fit.
+ */
+int optim_list(unsigned caps, const char *sep, char *buf, size_t size);
 
 /*
  * Validate name's settings (NULL: none given) and return them complete, as

@@ -254,6 +254,7 @@ static int bohb_describe(const void *st, struct jsonbuf *b)
 const struct optim_ops optim_bohb_ops = {
 	.name = "bohb",
 	.summary = "BOHB: Hyperband with a KDE model per fidelity",
+	.caps = OPTIM_CAP_BRACKETS,
 	.settings = bohb_settings,
 	.open = bohb_open,
 	.ask = bohb_ask,

@@ -191,6 +191,7 @@ const struct optim_ops optim_cts_ops = {
 	.name = "cts",
 	.summary = "copula Thompson sampling from a prior fitted on earlier "
 		   "studies (needs --transfer-from)",
+	.caps = OPTIM_CAP_TRANSFER | OPTIM_CAP_NEEDS_TRANSFER,
 	.settings = cts_settings,
 	.open = cts_open,
 	.ask = cts_ask,

@@ -322,7 +322,7 @@ static void d_free(void *st)
 	dehb_free(st);
 }
 
-#define DEHB_FAMILY(NAME, WHICH, SUMMARY)                                      \
+#define DEHB_FAMILY(NAME, WHICH, CAPS, SUMMARY)                                \
 	static int NAME##_settings(const cJSON *in, struct jsonbuf *b,         \
 				   char *err)                                  \
 	{                                                                      \
@@ -336,6 +336,7 @@ static void d_free(void *st)
 	const struct optim_ops optim_##NAME##_ops = {                          \
 		.name = #NAME,                                                 \
 		.summary = SUMMARY,                                            \
+		.caps = CAPS,                                                  \
 		.settings = NAME##_settings,                                   \
 		.open = NAME##_open,                                           \
 		.ask = optim_dehb_ask,                                         \
@@ -351,9 +352,10 @@ static void d_free(void *st)
 		.free = d_free,                                                \
 	}
 
-DEHB_FAMILY(dehb, DEHB_OPT_DEHB,
+DEHB_FAMILY(dehb, DEHB_OPT_DEHB, OPTIM_CAP_BRACKETS | OPTIM_CAP_TRANSFER,
 	    "DEHB: differential evolution in Hyperband brackets (default)");
-DEHB_FAMILY(sh, DEHB_OPT_SH, "successive halving, random sampling");
-DEHB_FAMILY(hyperband, DEHB_OPT_HYPERBAND,
+DEHB_FAMILY(sh, DEHB_OPT_SH, OPTIM_CAP_BRACKETS | OPTIM_CAP_ONE_BRACKET,
+	    "successive halving, random sampling");
+DEHB_FAMILY(hyperband, DEHB_OPT_HYPERBAND, OPTIM_CAP_BRACKETS,
 	    "Hyperband: successive halving brackets, random sampling");
-DEHB_FAMILY(de, DEHB_OPT_DE, "asynchronous DE at the maximum fidelity");
+DEHB_FAMILY(de, DEHB_OPT_DE, 0, "asynchronous DE at the maximum fidelity");

@@ -164,6 +164,7 @@ static int check_kind(const cJSON *json, const struct optim_ops **ops,
 {
 	const cJSON *f = cJSON_GetObjectItemCaseSensitive(json, "format");
 	const cJSON *n = cJSON_GetObjectItemCaseSensitive(json, "name");
+	char names[512];
 
 	if (!cJSON_IsObject(json) || !cJSON_IsString(f))
 		return dehbq_errf(err, DEHBQ_EUNSUP,
@@ -177,12 +178,14 @@ static int check_kind(const cJSON *json, const struct optim_ops **ops,
 				  "not " OPTIM_FORMAT
 				  "; resume it with the dehbq that wrote it",
 				  f->valuestring);
-	if (!cJSON_IsString(n) || !(*ops = optim_find(n->valuestring)))
+	if (!cJSON_IsString(n) || !(*ops = optim_find(n->valuestring))) {
+		optim_list(0, ", ", names, sizeof(names));
 		return dehbq_errf(err, DEHBQ_EUNSUP,
 				  "snapshot: optimizer '%.40s' is unknown to "
 				  "this dehbq (it has: %s)",
 				  cJSON_IsString(n) ? n->valuestring : "",
-				  optim_names());
+				  names);
+	}
 	return DEHBQ_OK;
 }
 

@@ -13,6 +13,7 @@
 #include "optim.h"
 #include "optvar.h"
 #include "rng.h"
+#include "testutil.h"
 
 #include <check.h>
 #include <cjson/cJSON.h>
@@ -635,20 +636,60 @@ START_TEST(test_optim_dehb_beats_random_search_on_branin)
 }
 END_TEST
 
-/* OPTIM_NAMES, the names messages list, are the table's. */
+/* The names every message and help text lists are the table's, and the
+ * man page lists the same. */
 START_TEST(test_optim_names_are_the_tables)
 {
-	char buf[512];
+	char buf[512], list[512], path[4096], *man;
 	size_t len = 0;
 	int i;
 
 	buf[0] = 0;
-	for (i = 0; optim_table[i]; i++)
+	for (i = 0; optim_table[i]; i++) {
 		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s",
-					i ? ", " : "", optim_table[i]->name);
-	ck_assert_str_eq(buf, optim_names());
-	ck_assert_ptr_eq(optim_find("gcp"), optim_table[i - 1]);
+					i ? "|" : "", optim_table[i]->name);
+		ck_assert_ptr_eq(optim_find(optim_table[i]->name),
+				 optim_table[i]);
+	}
+	ck_assert_int_eq(optim_list(0, "|", list, sizeof(list)), DEHBQ_OK);
+	ck_assert_str_eq(buf, list);
+	ck_assert_int_eq(optim_list(0, "|", list, 8), DEHBQ_ETOOBIG);
 	ck_assert_ptr_null(optim_find("GP"));
+	ck_assert_uint_eq(optim_caps("GP"), 0);
+	/* the man page lists the same names */
+	snprintf(path, sizeof(path), "%s/../../docs/dehbq.1",
+		 getenv("DEHBQ_TESTDATA") ? getenv("DEHBQ_TESTDATA")
+					  : "tests/data");
+	ck_assert_ptr_nonnull(man = tu_read(path, NULL));
+	ck_assert_msg(strstr(man, buf), "docs/dehbq.1 does not list %s", buf);
+	free(man);
+}
+END_TEST
+
+/* Each capability is what the optimiser does. */
+START_TEST(test_optim_caps_are_true)
+{
+	cJSON *mf = cJSON_Parse("{\"multi_fidelity\":\"asha\"}"), *out;
+	char err[DEHBQ_ERRLEN];
+	int i;
+
+	for (i = 0; optim_table[i]; i++) {
+		const char *name = optim_table[i]->name;
+		unsigned c = optim_caps(name);
+		int asha = !optim_settings(name, mf, &out, err);
+
+		cJSON_Delete(asha ? out : NULL);
+		ck_assert_msg(!(c & OPTIM_CAP_ASHA) == !asha, "%s", name);
+		ck_assert(!(c & OPTIM_CAP_NEEDS_TRANSFER) ||
+			  (c & OPTIM_CAP_TRANSFER));
+		ck_assert(!(c & OPTIM_CAP_ONE_BRACKET) ||
+			  (c & OPTIM_CAP_BRACKETS));
+		ck_assert(!(c & OPTIM_CAP_BRACKETS) ||
+			  optim_table[i]->brackets);
+		ck_assert(!(c & OPTIM_CAP_MULTIOBJECTIVE) ==
+			  !optim_table[i]->rescore);
+	}
+	cJSON_Delete(mf);
 }
 END_TEST
 
@@ -818,6 +859,7 @@ Suite *optim_suite(void)
 	tcase_add_test(b, test_optim_gp_asks_in_flight_differ);
 	tcase_add_checked_fixture(b, NULL, ov_done);
 	tcase_add_test(b, test_optim_names_are_the_tables);
+	tcase_add_test(b, test_optim_caps_are_true);
 	tcase_add_test(b, test_optim_dehb_beats_random_search_on_branin);
 	suite_add_tcase(s, c);
 	suite_add_tcase(s, b);
