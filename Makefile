@@ -26,8 +26,17 @@ WARN = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
        -Wformat=2 -Wvla -Wwrite-strings -Wno-format-nonliteral
 # Our headers are found by #include "..." only: orchestrator/sched.h must
 # not shadow the system's <sched.h>.
-IQUOTE = -iquote common -iquote optim -iquote orchestrator -iquote worker \
-	-iquote cli -iquote bench/lib
+IQUOTE = -iquote common -iquote optim -iquote optim/models -iquote optim/mo \
+	-iquote orchestrator -iquote worker -iquote cli -iquote bench/lib
+# Layers are folders, and a folder's sources see only the folders below
+# it: an include that goes up a layer does not compile (make
+# check-layers shows it).  common/ sees itself; optim/models/ (the
+# numeric models) common/; optim/mo/ (multi-objective) the models; the
+# optimisers in optim/ all three.
+IQUOTE_COMMON = -iquote common
+IQUOTE_MODELS = $(IQUOTE_COMMON) -iquote optim/models
+IQUOTE_MO     = $(IQUOTE_MODELS) -iquote optim/mo
+IQUOTE_OPTIM  = $(IQUOTE_MO) -iquote optim
 DEHBQ_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
 	-D_GNU_SOURCE $(WARN) -MMD -MP $(IQUOTE) \
 	$(shell pkg-config --cflags $(PKGS))
@@ -43,7 +52,7 @@ DEHBQ_CFLAGS += -Werror
 endif
 
 COMMON_SRCS = $(sort $(wildcard common/*.c))
-OPTIM_SRCS  = $(sort $(wildcard optim/*.c))
+OPTIM_SRCS  = $(sort $(wildcard optim/*.c optim/models/*.c optim/mo/*.c))
 ORCH_SRCS   = $(filter-out orchestrator/main.c,$(sort $(wildcard orchestrator/*.c)))
 WORKER_SRCS = $(filter-out worker/main.c,$(sort $(wildcard worker/*.c)))
 CLI_SRCS    = $(filter-out cli/main.c,$(sort $(wildcard cli/*.c)))
@@ -74,6 +83,27 @@ $(B)/common/version.o: DEHBQ_CFLAGS += -DDEHBQ_VERSION='"$(VERSION_TEXT)"'
 $(B)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(DEHBQ_CFLAGS) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(call obj,$(wildcard common/*.c)): IQUOTE = $(IQUOTE_COMMON)
+$(call obj,$(wildcard optim/models/*.c)): IQUOTE = $(IQUOTE_MODELS)
+$(call obj,$(wildcard optim/mo/*.c)): IQUOTE = $(IQUOTE_MO)
+$(call obj,$(wildcard optim/*.c)): IQUOTE = $(IQUOTE_OPTIM)
+
+# The layers hold: a header of each layer above, included from each
+# layer, must not be found.
+check-layers:
+	@for l in "COMMON:optim.h" "COMMON:gp.h" "MODELS:mobj.h" \
+		"MODELS:optim.h" "MO:optim.h"; do \
+		set -- $$(echo $$l | tr : ' '); \
+		case $$1 in COMMON) f="$(IQUOTE_COMMON)";; \
+		MODELS) f="$(IQUOTE_MODELS)";; MO) f="$(IQUOTE_MO)";; esac; \
+		if echo "#include \"$$2\"" | $(CC) $$f -fsyntax-only -x c - \
+			2>/dev/null; then \
+			echo "layers: $$1 can include $$2"; exit 1; fi; \
+	done; \
+	echo '#include "gp.h"' | $(CC) $(IQUOTE_MODELS) $(shell pkg-config \
+		--cflags $(PKGS)) -fsyntax-only -x c - && \
+	echo "layers: an include that goes up a layer does not compile"
 
 $(LIBCOMMON): $(call obj,$(COMMON_SRCS))
 $(LIBOPTIM): $(call obj,$(OPTIM_SRCS))
@@ -126,7 +156,7 @@ check: deps-test
 	$(MAKE) --no-print-directory check-unit
 	$(MAKE) --no-print-directory check-e2e
 	$(MAKE) --no-print-directory fuzz-smoke
-check-unit: all $(B)/tests/check_main
+check-unit: all $(B)/tests/check_main check-layers
 	DEHBQ_TESTDATA=tests/data $(B)/tests/check_main
 check-e2e: all
 	{ DEHBQ_BIN=$(abspath $(B))/bin DEHBQ_SRC=$(CURDIR) \
@@ -192,7 +222,8 @@ install: all
 		echo "python package: $$d/dehbq"; \
 	else echo "python package: SKIPPED ($(PYTHON) not found; set PYDIR=)"; fi
 
-FORMAT_SRCS = $(wildcard common/*.[ch] optim/*.[ch] orchestrator/*.[ch] worker/*.[ch] \
+FORMAT_SRCS = $(wildcard common/*.[ch] optim/*.[ch] optim/models/*.[ch] optim/mo/*.[ch] \
+	orchestrator/*.[ch] worker/*.[ch] \
 	cli/*.[ch] fuzz/*.c examples/*.c bench/*.c bench/lib/*.[ch] tests/check_*.c \
 	tests/testutil.[ch] tests/optvar.[ch])
 format-check:
@@ -201,7 +232,7 @@ format-check:
 clean:
 	rm -rf build build-san build-fuzz
 
-.PHONY: all check check-unit check-e2e bench bench-quick fuzz fuzz-build fuzz-smoke chaos \
+.PHONY: all check check-unit check-e2e check-layers bench bench-quick fuzz fuzz-build fuzz-smoke chaos \
 	deps-check deps-test demo install format-check clean
 .DELETE_ON_ERROR:
 

@@ -84,7 +84,7 @@ static double fits(const struct optim *o)
 #define BM_TASKN 500
 static double tr_x[BM_TASKS * BM_TASKN * 6], tr_y[BM_TASKS * BM_TASKN];
 static const size_t tr_n[BM_TASKS] = {BM_TASKN, BM_TASKN, BM_TASKN};
-static const struct optim_transfer tr = {BM_TASKS, tr_n, tr_x, tr_y};
+static const struct prior_tasks tr = {BM_TASKS, tr_n, tr_x, tr_y};
 
 static void transfer_init(void)
 {

@@ -165,7 +165,7 @@ static int nearest(const struct task *t, const double *x)
 struct tdata {
 	size_t n[TB_MAXT];
 	double x[TB_MAXT * TB_NCFG * TB_DIM], y[TB_MAXT * TB_NCFG];
-	struct optim_transfer v;
+	struct prior_tasks v;
 };
 
 static void others(int j, struct tdata *d)

@@ -10,7 +10,7 @@
  * written once, by init, before study.json, and never rewritten.
  *
  * Ownership: struct transfer owns its arrays (transfer_release frees
- * them); they have struct optim_transfer's layout, to lend to optim/.
+ * them); they have struct prior_tasks's layout, to lend to optim/.
  * Errors: DEHBQ_EINVAL with err naming the file and line, DEHBQ_ENOMEM,
  * DEHBQ_ENOENT (transfer_load: no file, the study has no transfer data).
  */

@@ -48,6 +48,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "prior.h" /* struct prior_tasks: earlier tasks' results */
+
 struct cJSON;
 struct jsonbuf;
 struct optim;
@@ -86,18 +88,6 @@ struct optim_limits {
 	double walltime;  /* seconds given to optim_set_elapsed() */
 };
 
-/*
- * Earlier tasks' results for the transfer methods (TRANSFER_SPEC.md):
- * task k has n[k] results, x rows (unit-cube vectors of this study's
- * space) and losses y (+inf: failed), the tasks one after another.
- */
-struct optim_transfer {
-	int ntasks;
-	const size_t *n; /* ntasks counts */
-	const double *x; /* sum(n) * dim */
-	const double *y; /* sum(n) */
-};
-
 /* What the study fixes for every optimiser. */
 struct optim_setup {
 	int dim;		      /* 1..OPTIM_MAX_DIM */
@@ -126,7 +116,7 @@ struct optim_setup {
 	int scalarise;		   /* enum mobj_mode */
 	/* Earlier tasks (NULL: none); borrowed for open and load, which
 	 * fit what they need from it. */
-	const struct optim_transfer *transfer;
+	const struct prior_tasks *transfer;
 	int64_t asked; /* set by optim_load for ops.load: the
 			  jobs asked so far (a bound for the
 			  backend's counts); 0 otherwise */

@@ -53,7 +53,7 @@ struct sched {
 	struct optim *eng;	   /* owned optimiser */
 	int *choices;		   /* per parameter, optim_setup's */
 	struct transfer tr;	   /* state/transfer.jsonl (ntasks 0: none) */
-	struct optim_transfer trv; /* tr as optim/ takes it */
+	struct prior_tasks trv;	   /* tr as optim/ takes it */
 	struct history hist;	   /* the optimiser's history file */
 	struct snapshot_meta meta; /* snapshot header and counters */
 	struct inflight *inf;	   /* in-flight table, sorted by id */

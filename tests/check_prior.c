@@ -42,7 +42,7 @@ START_TEST(test_prior_predicts_a_related_task)
 {
 	static double x[4 * N * DIM], y[4 * N], ys[N];
 	size_t n[3] = {N, N, N};
-	struct optim_transfer t = {3, n, x, y};
+	struct prior_tasks t = {3, n, x, y};
 	struct prior *p;
 	char err[DEHBQ_ERRLEN];
 	double rmse, rshuf;
@@ -67,7 +67,7 @@ START_TEST(test_prior_is_a_function_of_the_seed)
 {
 	static double x[2 * N * DIM], y[2 * N];
 	size_t n[2] = {N, N};
-	struct optim_transfer t = {2, n, x, y};
+	struct prior_tasks t = {2, n, x, y};
 	struct prior *a, *b, *c;
 	char err[DEHBQ_ERRLEN];
 	double ma[N], sa[N], mb[N], sb[N], mc[N], sc[N];
@@ -92,7 +92,7 @@ START_TEST(test_prior_refuses_bad_data)
 {
 	double x[2 * DIM] = {0.5, 0.5, 0.5, 0.5, 1.5, 0.5}, y[2] = {1, 2};
 	size_t n2[2] = {1, 1}, n0[2] = {2, 0};
-	struct optim_transfer t = {2, n2, x, y};
+	struct prior_tasks t = {2, n2, x, y};
 	struct prior *p;
 	char err[DEHBQ_ERRLEN];
 

@@ -58,7 +58,7 @@ static const char *const composed[][3] = {
 #define NTR 40
 static double tr_x[2 * NTR * DIM], tr_y[2 * NTR];
 static const size_t tr_n[2] = {NTR, NTR};
-static const struct optim_transfer tr = {2, tr_n, tr_x, tr_y};
+static const struct prior_tasks tr = {2, tr_n, tr_x, tr_y};
 
 static void transfer_init(void)
 {

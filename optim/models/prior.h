@@ -18,13 +18,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "optim.h"
 #include "rng.h"
+
+/*
+ * Earlier tasks' results for the transfer methods (TRANSFER_SPEC.md):
+ * task k has n[k] results, x rows (unit-cube vectors of this study's
+ * space) and losses y (+inf: failed), the tasks one after another.
+ */
+struct prior_tasks {
+	int ntasks;
+	const size_t *n; /* ntasks counts */
+	const double *x; /* sum(n) * dim */
+	const double *y; /* sum(n) */
+};
 
 struct prior;
 
 /* steps: the MLP's gradient steps per stage (TRANSFER_SPEC: 1000). */
-int prior_fit(const struct optim_transfer *t, int dim, uint64_t seed, int steps,
+int prior_fit(const struct prior_tasks *t, int dim, uint64_t seed, int steps,
 	      struct prior **out, char *err);
 void prior_free(struct prior *p); /* NULL is fine */
 

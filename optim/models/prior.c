@@ -21,8 +21,7 @@ struct prior {
 };
 
 /* Validate the tasks; the total number of observations into *tot. */
-static int check(const struct optim_transfer *t, int dim, size_t *tot,
-		 char *err)
+static int check(const struct prior_tasks *t, int dim, size_t *tot, char *err)
 {
 	size_t i, at = 0;
 	int k;
@@ -56,7 +55,7 @@ static int check(const struct optim_transfer *t, int dim, size_t *tot,
 	return DEHBQ_OK;
 }
 
-int prior_fit(const struct optim_transfer *t, int dim, uint64_t seed, int steps,
+int prior_fit(const struct prior_tasks *t, int dim, uint64_t seed, int steps,
 	      struct prior **out, char *err)
 {
 	struct mlp_params mp;
