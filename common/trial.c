@@ -17,12 +17,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The one list of kind names: trial files, snapshots and exports. */
 static const char *const kind_names[] = {"trial", "promotion", "random",
-					 "prior"};
+					 "prior", NULL};
 
 const char *trial_kind_name(enum trial_kind k)
 {
-	return (unsigned)k < 4 ? kind_names[k] : "unknown";
+	return (unsigned)k < TRIAL_KINDS ? kind_names[k] : "unknown";
+}
+
+int trial_kind_parse(const char *s, enum trial_kind *k)
+{
+	int i;
+
+	for (i = 0; s && kind_names[i]; i++)
+		if (!strcmp(s, kind_names[i])) {
+			*k = (enum trial_kind)i;
+			return DEHBQ_OK;
+		}
+	return DEHBQ_EINVAL;
 }
 
 int trial_init(struct trial *t, int dim)
@@ -98,13 +111,10 @@ static int parse_fields(const struct jsonfile *jf, const struct space *sp,
 	    (rc = jsonfile_get_string(jf, root, "kind", JSONFILE_REQUIRED, &s,
 				      err)))
 		return rc;
-	for (i = 0; i < 4 && strcmp(s, kind_names[i]); i++)
-		;
-	if (i == 4)
+	if (trial_kind_parse(s, &t->kind))
 		return jsonfile_errf(jf, member(root, "kind"), err,
 				     "field 'kind': expected trial, promotion, "
 				     "random or prior");
-	t->kind = (enum trial_kind)i;
 	e = member(root, "parent");
 	if (e && !cJSON_IsNull(e)) {
 		uint64_t p;

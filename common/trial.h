@@ -37,6 +37,7 @@ enum trial_kind {
 	TRIAL_KIND_PROMOTION, /* "promotion": a survivor re-run higher */
 	TRIAL_KIND_RANDOM,    /* "random": a random sample (baselines) */
 	TRIAL_KIND_PRIOR,     /* "prior": drawn from a transfer prior */
+	TRIAL_KINDS	      /* how many */
 };
 
 struct trial {
@@ -62,6 +63,8 @@ struct trial {
 };
 
 const char *trial_kind_name(enum trial_kind k);
+/* The kind named s into *k; DEHBQ_EINVAL when s names none. */
+int trial_kind_parse(const char *s, enum trial_kind *k);
 
 /* Allocate vec and config for dim entries; the rest is zeroed. */
 int trial_init(struct trial *t, int dim);

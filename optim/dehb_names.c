@@ -6,6 +6,7 @@
 #include "dehb_impl.h"
 #include "err.h"
 #include "hb.h"
+#include "trial.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -15,7 +16,6 @@ const char *const dehb_mutation_names[] = {
 	"rand1", "rand2", "best1", "currenttobest1", "randtobest1", NULL};
 const char *const dehb_crossover_names[] = {"bin", "exp", NULL};
 const char *const dehb_boundary_names[] = {"random", "clip", NULL};
-static const char *const kind_names[] = {"trial", "promotion", "random", NULL};
 #define mut_names   dehb_mutation_names
 #define cx_names    dehb_crossover_names
 #define bound_names dehb_boundary_names
@@ -96,16 +96,26 @@ int dehb_boundary_parse(const char *s, enum dehb_boundary *b)
 	return rc;
 }
 
+/* The engine's kinds are the first of the trial files' (common/trial.c,
+ * the one list of their names). */
+_Static_assert((int)DEHB_KIND_TRIAL == (int)TRIAL_KIND_TRIAL &&
+		       (int)DEHB_KIND_PROMOTION == (int)TRIAL_KIND_PROMOTION &&
+		       (int)DEHB_KIND_RANDOM == (int)TRIAL_KIND_RANDOM,
+	       "dehb_kind is the start of trial_kind");
+
 const char *dehb_kind_name(enum dehb_kind k)
 {
-	return name_of(NAMES(kind_names), (int)k);
+	return (unsigned)k <= DEHB_KIND_RANDOM
+		       ? trial_kind_name((enum trial_kind)k)
+		       : "unknown";
 }
 
 int dehb_kind_parse(const char *s, enum dehb_kind *k)
 {
-	int v, rc = parse_name(NAMES(kind_names), s, &v);
+	enum trial_kind t;
 
-	if (rc == DEHBQ_OK)
-		*k = (enum dehb_kind)v;
-	return rc;
+	if (trial_kind_parse(s, &t) || t > TRIAL_KIND_RANDOM)
+		return DEHBQ_EINVAL;
+	*k = (enum dehb_kind)t;
+	return DEHBQ_OK;
 }

@@ -11,6 +11,7 @@
 #include "jsonbuf.h"
 #include "mobj.h"
 #include "ostate.h"
+#include "trial.h"
 
 #include <cjson/cJSON.h>
 #include <inttypes.h>
@@ -79,12 +80,16 @@ int optim_list(unsigned caps, const char *sep, char *buf, size_t size)
 	return DEHBQ_OK;
 }
 
-const char *const optim_kind_names[] = {"trial", "promotion", "random", "prior",
-					NULL};
+/* The kinds are the trial files' (one list of names: common/trial.c). */
+_Static_assert((int)OPTIM_KIND_TRIAL == (int)TRIAL_KIND_TRIAL &&
+		       (int)OPTIM_KIND_PROMOTION == (int)TRIAL_KIND_PROMOTION &&
+		       (int)OPTIM_KIND_RANDOM == (int)TRIAL_KIND_RANDOM &&
+		       (int)OPTIM_KIND_PRIOR == (int)TRIAL_KIND_PRIOR,
+	       "optim_kind is trial_kind");
 
 const char *optim_kind_name(enum optim_kind k)
 {
-	return (unsigned)k < 4 ? optim_kind_names[k] : "unknown";
+	return trial_kind_name((enum trial_kind)k);
 }
 
 int optim_find_ops(const char *name, const struct optim_ops **ops, char *err)

@@ -48,8 +48,6 @@ struct optim {
 	struct mobj *mo;	 /* multi-objective results, or NULL */
 };
 
-extern const char *const optim_kind_names[]; /* NULL-terminated */
-
 /* The ops called name, or DEHBQ_EINVAL with err naming the choices. */
 int optim_find_ops(const char *name, const struct optim_ops **ops, char *err);
 /* Validate a setup; err names the field. */

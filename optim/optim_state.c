@@ -23,6 +23,7 @@
 #include "jsonbuf.h"
 #include "mobj.h"
 #include "ostate.h"
+#include "trial.h"
 
 #include <cjson/cJSON.h>
 #include <inttypes.h>
@@ -266,7 +267,8 @@ int optim_job_parse(const cJSON *e, int64_t max_id, int dim,
 {
 	const char *kind, *state;
 	int64_t id, br, rung, parent;
-	int k, rc;
+	enum trial_kind tk;
+	int rc;
 
 	memset(j, 0, sizeof(*j));
 	if (!cJSON_IsObject(e))
@@ -280,10 +282,7 @@ int optim_job_parse(const cJSON *e, int64_t max_id, int dim,
 	TRY(ostate_get_str(e, "kind", &kind, err));
 	TRY(ostate_get_str(e, "state", &state, err));
 	TRY(ostate_get_dbls(e, "x", (size_t)dim, x, 0, 1, err));
-	for (k = 0; optim_kind_names[k] && strcmp(optim_kind_names[k], kind);
-	     k++)
-		;
-	if (!optim_kind_names[k] || !(j->fidelity > 0) ||
+	if (trial_kind_parse(kind, &tk) || !(j->fidelity > 0) ||
 	    strlen(state) >= sizeof(j->state))
 		return dehbq_errf(err, DEHBQ_EINVAL,
 				  "snapshot: job %" PRId64
@@ -293,7 +292,7 @@ int optim_job_parse(const cJSON *e, int64_t max_id, int dim,
 	j->bracket = br;
 	j->rung = (int)rung;
 	j->parent = parent;
-	j->kind = (enum optim_kind)k;
+	j->kind = (enum optim_kind)tk;
 	strcpy(j->state, state);
 	return DEHBQ_OK;
 }
