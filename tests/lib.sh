@@ -83,6 +83,13 @@ wait_for() {
 	return 0
 }
 
+# now_s: a monotonic clock in seconds (centiseconds; /proc/uptime);
+# since_s T0: the seconds since T0, as "%.2f"
+now_s() { cut -d' ' -f1 /proc/uptime; }
+since_s() { awk -v a="$1" -v b="$(now_s)" 'BEGIN{printf "%.2f", b - a}'; }
+# lt A B: A < B for decimal numbers
+lt() { awk -v a="$1" -v b="$2" 'BEGIN{exit !(a < b)}'; }
+
 # A 3-parameter space used by most tests.
 write_space() {
 	cat >"$1" <<'SP'
@@ -131,6 +138,74 @@ kill9_run() {
 	[ -e "$1/FINISHED" ] || "$B/dehbq-orchestrator" -q "$1" 2>>"$1.orch.log"
 	wait $kw
 	echo "$k"
+}
+
+# lockstep_run DIR KILLS TRAINER: run study DIR to the end with no timing
+# in it: each step is one `dehbq-orchestrator --once`, then (if it left a
+# trial in pending/) one trial by `dehbq-worker --max-trials 1` running
+# TRAINER (a shell command).  KILLS > 0: steps 2, 2 + LS_EVERY, ...
+# (default 3) first run an orchestrator with DEHBQ_TEST_CRASH_AFTER=k, k
+# taken in turn from LS_POINTS, until KILLS of them have run; each must
+# kill itself (exit 137), and the step's --once then resumes the study.
+# Sets LS_KILLS (crashed orchestrators that exited 137), LS_BAD (any
+# other unexpected exit status, each with a diag) and LS_STEPS.  At most
+# LS_MAX_STEPS steps (default 2000): a study that never finishes fails.
+LS_POINTS_DEFAULT="1 14 4 9 15 6 12 2 10 7 13 3 11 5 8"
+lockstep_run() {
+	LS_KILLS=0 LS_BAD=0 LS_STEPS=0
+	ls_n=0 ls_pts=${LS_POINTS:-$LS_POINTS_DEFAULT}
+	ls_np=$(echo $ls_pts | wc -w)
+	while [ ! -e "$1/FINISHED" ] && [ $LS_STEPS -lt "${LS_MAX_STEPS:-2000}" ]; do
+		LS_STEPS=$((LS_STEPS + 1))
+		if [ $ls_n -lt "$2" ] && [ $LS_STEPS -ge 2 ] &&
+			[ $(((LS_STEPS - 2) % ${LS_EVERY:-3})) = 0 ]; then
+			ls_k=$(echo $ls_pts | cut -d' ' -f$((ls_n % ls_np + 1)))
+			ls_n=$((ls_n + 1))
+			DEHBQ_TEST_CRASH_AFTER=$ls_k "$B/dehbq-orchestrator" -q \
+				--once "$1" 2>>"$1.orch.log"
+			ls_rc=$?
+			if [ $ls_rc = 137 ]; then
+				LS_KILLS=$((LS_KILLS + 1))
+			else
+				LS_BAD=$((LS_BAD + 1))
+				diag "$1: step $LS_STEPS: orchestrator to crash after change $ls_k exited $ls_rc, not 137"
+			fi
+		fi
+		"$B/dehbq-orchestrator" -q --once "$1" 2>>"$1.orch.log" || {
+			ls_rc=$?
+			LS_BAD=$((LS_BAD + 1))
+			diag "$1: step $LS_STEPS: orchestrator --once exited $ls_rc"
+		}
+		[ ! -e "$1/FINISHED" ] || break
+		[ -n "$(ls "$1/pending")" ] || continue
+		"$B/dehbq-worker" --study "$1" --max-trials 1 --idle-exit 60 \
+			-- sh -c "$3" 2>>"$1.workers.log" || {
+			ls_rc=$?
+			LS_BAD=$((LS_BAD + 1))
+			diag "$1: step $LS_STEPS: worker exited $ls_rc"
+		}
+	done
+	[ -e "$1/FINISHED" ] || diag "$1: not FINISHED after $LS_STEPS steps"
+}
+
+# lockstep_pair A B KILLS TRAINER: lockstep_run A without kills (in the
+# background, on the other core) and B with KILLS; then LS_* are B's and
+# A's own are in A.ls (its diags too).
+lockstep_pair() {
+	(lockstep_run "$1" 0 "$4" >"$1.ls" 2>&1; echo "# bad: $LS_BAD" >>"$1.ls") &
+	lp_pid=$!
+	lockstep_run "$2" "$3" "$4"
+	wait $lp_pid
+	grep -v '^# bad: 0$' "$1.ls"
+}
+
+# lockstep_checks NAME A B KILLS: the check that both lockstep runs of
+# lockstep_pair finished, B after exactly KILLS kills, with no other
+# failure.
+lockstep_checks() {
+	check "$1: both runs finish, the second after its $4 planned kills, each exit 137" \
+		test -e "$2/FINISHED" -a -e "$3/FINISHED" -a "$LS_KILLS" = "$4" \
+		-a "$LS_BAD" = 0 -a -z "$(grep -v '^# bad: 0$' "$2.ls")"
 }
 
 # optim_state DIR: the newest snapshot's optimiser state, without its

@@ -124,7 +124,8 @@ check "--version prints each program's name and the release" \
 # a finished study whose budget never reached the top fidelity says so
 mkspec "$T/small.json" 4
 "$B/dehbq" init "$T/f" --spec "$T/small.json" >/dev/null
-bg "$B/dehbq-worker" --study "$T/f" --idle-exit 5 -- "$T/trainer.sh" 2>>"$T/workers.log"
+# (the worker exits on FINISHED; a long --idle-exit, for a slow orchestrator)
+bg "$B/dehbq-worker" --study "$T/f" --idle-exit 60 -- "$T/trainer.sh" 2>>"$T/workers.log"
 timeout 60 "$B/dehbq-orchestrator" -q "$T/f" 2>>"$T/orch.log"
 "$B/dehbq" status "$T/f" >"$T/out"
 check "finished below the top fidelity: 'none', with the reason, not 'none yet'" \
@@ -146,8 +147,8 @@ check "kill -9: status says DEAD at once, no ETA, and how to resume" \
 mkspec "$T/held.json" 200 '{"lease": 60, "poll": 0.1, "max_failures_in_a_row": 2}'
 "$B/dehbq" init "$T/h" --spec "$T/held.json" >/dev/null
 bg "$B/dehbq-orchestrator" "$T/h" 2>>"$T/orch.log"
-bg "$B/dehbq-worker" --study "$T/h" --idle-exit 3 --max-failures-in-a-row 0 -- false 2>>"$T/workers.log"
-wait_for 20 sh -c "grep -q '\"held\"' '$T/h/state/status.json' 2>/dev/null"
+bg "$B/dehbq-worker" --study "$T/h" --idle-exit 60 --max-failures-in-a-row 0 -- false 2>>"$T/workers.log"
+wait_for 60 sh -c "grep -q '\"held\"' '$T/h/state/status.json' 2>/dev/null"
 "$B/dehbq" status "$T/h" >"$T/out"
 check "held: HELD in the top line and no ETA" \
 	sh -c "grep -q '^orchestrator .*HELD (heartbeat' '$T/out' && ! grep -q ETA '$T/out'"

@@ -14,20 +14,32 @@ MAXF=4
 mkspec "$T/spec.json" 60 "{\"lease\": 60, \"poll\": 0.1, \"prefetch\": 2, \"max_failures_in_a_row\": $MAXF}"
 "$B/dehbq" init "$T/a" --spec "$T/spec.json" >/dev/null || exit 1
 bg "$B/dehbq-orchestrator" "$T/a" 2>"$T/a.log"
+# (a long --idle-exit: a slow orchestrator must not see them go; they are
+# stopped below once they have drained what was published)
+WA=
 for i in 1 2 3 4; do
-	bg "$B/dehbq-worker" --study "$T/a" --idle-exit 2 -- sh -c 'echo broken >&2; exit 3' 2>>"$T/aw.log"
+	bg "$B/dehbq-worker" --study "$T/a" --idle-exit 120 -- sh -c 'echo broken >&2; exit 3' 2>>"$T/aw.log"
+	WA="$WA $!"
 done
-wait_for 20 grep -q "holding the study" "$T/a.log"
+wait_for 60 grep -q "holding the study" "$T/a.log"
 check "(broken trainer) the orchestrator holds after $MAXF failures in a row" \
 	grep -q "holding the study, no new trials: $MAXF results in a row failed" "$T/a.log"
 check "... naming the last failure, its log and the command that resumes" \
 	sh -c "grep 'holding the study' '$T/a.log' | grep -q 'exit code 3 (its log: logs/0000/' &&
 	       grep 'holding the study' '$T/a.log' | grep -q 'dehbq requeue .* --failed'"
-# the workers drain what was published, then exit (--idle-exit 2)
-sleep 4
+# the workers drain what was published: nothing left in pending/,
+# claimed/ or results/ (then stop them: they would fail the requeued trials)
+drained() {
+	[ -z "$(ls "$T/a/pending" "$T/a/claimed" "$T/a/results" 2>&1 | grep -v -e '^$' -e ':$')" ]
+}
+wait_for 60 drained
+for p in $WA; do kill "$p" 2>/dev/null; done
+for p in $WA; do wait "$p" 2>/dev/null; done
 issued=$(ls "$T/a/archive/0000" | grep -c 'result.json$')
 check "... and issues no new trial: $issued evaluations, at most $MAXF + in flight (4 workers + prefetch 2)" \
 	test "$issued" -ge "$MAXF" -a "$issued" -le $((MAXF + 6))
+# status.json is rewritten after the batch that held: wait for it
+wait_for 60 grep -q '"held":.*results in a row failed' "$T/a/state/status.json"
 check "... status.json and dehbq status say why" \
 	sh -c "grep -q '\"held\":.*results in a row failed' '$T/a/state/status.json' &&
 	       '$B/dehbq' status '$T/a' | grep -q 'held, no new trials: .*; fix the trainer, then dehbq requeue'"
@@ -38,7 +50,7 @@ check "... the study is not finished and the orchestrator still runs" \
 check "dehbq trials --state failed shows each failure's error" \
 	sh -c "test \$(grep -c 'failed .*exit code 3' '$T/failed.txt') -ge $MAXF"
 "$B/dehbq" requeue "$T/a" --failed >/dev/null
-wait_for 10 grep -q "hold released by request" "$T/a.log"
+wait_for 60 grep -q "hold released by request" "$T/a.log"
 check "a requeue request releases the hold" grep -q "hold released by request" "$T/a.log"
 bg "$B/dehbq-worker" --study "$T/a" --idle-exit 30 -- sh -c "$TRAINER" 2>>"$T/aw.log"
 wait_for 90 test -e "$T/a/FINISHED"

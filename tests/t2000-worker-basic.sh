@@ -196,6 +196,9 @@ check "an idle worker watches pending/ and the study (FINISHED)" eval \
 	'watched $BGPID "$S/pending" && watched $BGPID "$S"'
 trial "$S" 00000045 0 1 1 null "$CFG"
 wait_for 20 eval 'ls "$S"/claimed/00000045@* >/dev/null 2>&1'
+# the worker drops the watch after its claim: wait for that (the trainer
+# is gated, so the trial is still running)
+wait_for 20 eval '! watched $BGPID "$S/pending"'
 check "a worker running a trial does not watch pending/ (still the study)" \
 	eval '! watched $BGPID "$S/pending" && watched $BGPID "$S"'
 touch "$T/gate"

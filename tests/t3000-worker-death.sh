@@ -1,8 +1,10 @@
 #!/bin/bash
 # t3000-worker-death.sh - issue 7 item 3: workers die or stall mid-trial.
 #  (a) SIGKILL a worker (and its trainer, as a lost node would) while the
-#      trainer sleeps: the trial is requeued within lease + poll (+ margin;
-#      the delay is measured and printed) and later completes.
+#      trainer sleeps: the trial is requeued no sooner than the lease after
+#      the claim's last heartbeat (its mtime, kept by the stale claim in the
+#      archive) and within lease + MARGIN, both by the orchestrator's own log
+#      time (the delays are printed), and later completes.
 #  (b) SIGSTOP a worker past its lease, let the requeued copy finish, then
 #      SIGCONT it: its late result is archived as a duplicate with a note and
 #      never told; the requeued copy's result is told exactly once.
@@ -16,7 +18,9 @@ plan 17
 
 LEASE=2
 POLL=0.1
-MARGIN=1.5 # scheduling slack on a loaded 2-core machine
+# slack for a loaded machine: the upper bound can only fail on a hang or a
+# broken expiry, never because the machine is slow
+MARGIN=10
 kills=4
 stalls=1
 fevals=200
@@ -44,7 +48,6 @@ bg "$B/dehbq-orchestrator" "$S" 2>"$T/orch.log"
 ORCH=$!
 for _ in $(seq $NW); do start_worker; done
 
-now() { echo "$EPOCHREALTIME"; }
 # live_claimer: the pid of one of our live workers that holds a claim
 # a live worker's pid holding a claim; never one of a trial already killed
 # or stalled (claims sort by id, and a requeued trial is claimed first: the
@@ -87,7 +90,17 @@ claim_of() {
 }
 nrequeued() { grep -c "trial=$1 claim by .* expired.*requeued" "$T/orch.log"; }
 requeued() { [ "$(nrequeued "$1")" -gt "$2" ]; }
-LIMIT=$(awk "BEGIN{print $LEASE + $POLL + $MARGIN}")
+LIMIT=$(awk "BEGIN{print $LEASE + $MARGIN}")
+# requeue_delay ID PID: seconds from the last heartbeat of PID's claim of ID
+# (the stale claim's mtime) to the log line that requeued it
+requeue_delay() {
+	local f tl
+	f=$(ls "$S"/archive/*/claimed."$1"@*."$2".*.stale.json 2>/dev/null | head -1)
+	tl=$(grep "trial=$1 claim by [^ ]*:$2 expired" "$T/orch.log" | tail -1 | cut -d' ' -f1)
+	[ -n "$f" ] && [ -n "$tl" ] || return 1
+	awk -v a="$(stat -c %.9Y "$f")" -v b="$(date -d "$tl" +%s.%N)" \
+		'BEGIN{printf "%.3f", b - a}'
+}
 DEAD=
 killed_ids=
 stalled_ids=
@@ -110,7 +123,6 @@ while [ $n -lt $kills ] && [ ! -e "$S/FINISHED" ]; do
 	# it may have moved on to another trial meanwhile: to a requeued one?
 	held=$(claim_of "$pid") || continue
 	case " $killed_ids $stalled_ids " in *" ${held%% *} "*) continue ;; esac
-	t0=$(now)
 	kill_tree KILL "$pid"
 	wait "$pid" 2>/dev/null
 	DEAD="$DEAD $pid"
@@ -123,10 +135,10 @@ while [ $n -lt $kills ] && [ ! -e "$S/FINISHED" ]; do
 	before=$(($(nrequeued "$id") + 0))
 	n=$((n + 1))
 	killed_ids="$killed_ids $id"
-	if wait_for 20 requeued "$id" "$before"; then
-		d=$(awk -v a="$t0" -v b="$(now)" 'BEGIN{printf "%.2f", b - a}')
+	if wait_for 60 requeued "$id" "$before" && d=$(requeue_delay "$id" "$pid"); then
 		delays="$delays $d"
-		if awk -v d="$d" -v m="$LIMIT" 'BEGIN{exit !(d > m)}'; then late=$((late + 1)); fi
+		# the log time is rounded to the millisecond
+		if awk -v d="$d" -v l="$LEASE" -v m="$LIMIT" 'BEGIN{exit !(d < l - 0.001 || d > m)}'; then late=$((late + 1)); fi
 		maxdelay=$(awk -v a="$maxdelay" -v b="$d" 'BEGIN{print (b > a) ? b : a}')
 	else
 		delays="$delays never"
@@ -134,9 +146,9 @@ while [ $n -lt $kills ] && [ ! -e "$S/FINISHED" ]; do
 	fi
 done
 diag "kills that landed between two trials (not counted): $between"
-diag "workers SIGKILLed mid-trial: $n; requeue delays (s):$delays; max $maxdelay (lease $LEASE + poll $POLL)"
+diag "workers SIGKILLed mid-trial: $n; requeue delays after the last heartbeat (s):$delays; max $maxdelay (lease $LEASE)"
 check "SIGKILLed $kills workers mid-trial (got $n)" test "$n" = "$kills"
-check "every killed worker's trial was requeued within lease + poll + ${MARGIN}s" test "$late" = 0
+check "every killed worker's trial was requeued after its lease, within lease + ${MARGIN}s" test "$late" = 0
 
 # (b) stalls
 m=0
@@ -206,7 +218,12 @@ twice=$(cut -d' ' -f1 "$T/exec.log" | sort | uniq -d | wc -l)
 diag "trials issued $5, done $4, requeues $1, duplicates archived $2, failed by expiry $3"
 diag "trainer executions $execs, distinct trials run $uniq, trials run more than once $twice (expected: the killed/stalled ones), trials lost $(($5 - uniq))"
 check "requeues >= kills + stalls ($1 >= $((n + m)))" test "$1" -ge $((n + m))
-check "duplicates archived == stalls ($2 == $m)" test "$2" = "$m"
+# each stall leaves one duplicate (checked by id above); a live worker that
+# a loaded machine kept from its heartbeat for a lease may leave one more,
+# but only a requeue that was not a kill can leave one
+diag "duplicates beyond the stalls (live workers late on a loaded machine): $(($2 - m))"
+check "stalls <= duplicates archived <= requeues - kills ($m <= $2 <= $1 - $n)" \
+	test "$2" -ge "$m" -a "$2" -le $(($1 - n))
 wait "$ORCH" 2>/dev/null
 
 # Regression check (bug found under t3030's injected faults, fixed in HEAD;

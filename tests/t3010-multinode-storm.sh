@@ -17,12 +17,14 @@ trap 'infra_down; cleanup' EXIT
 PROFILES="strict nfs"
 PERNODE=${DEHBQ_STORM_PERNODE:-8}
 BASE_TRIALS=${DEHBQ_STORM_TRIALS:-1000}
-CAP=150
+# CAP: seconds a profile may take before the study counts as hung (a run
+# takes 20-30 s here: the cap is no speed requirement)
+CAP=900
 if [ "${DEHBQ_CHAOS:-}" = long ]; then
 	PROFILES="strict nfs default"
 	PERNODE=22
 	BASE_TRIALS=5000
-	CAP=1800
+	CAP=3600
 fi
 NODES=3
 NW=$((NODES * PERNODE))
@@ -56,9 +58,10 @@ run_profile() {
 	mkdir -p "$L"
 	# lease well above the client cache times (protocol 10): the default
 	# sshfs profile caches attributes and listings for 20 s, so it gets the
-	# product's default lease of 60 s; the others cache for at most 4 s
-	lease=15
-	[ "$prof" = default ] && lease=60
+	# product's default lease of 60 s, twice; the others cache for at most
+	# 4 s.  Long leases: no live worker on a loaded machine misses one.
+	lease=30
+	[ "$prof" = default ] && lease=120
 	mkspec "$T/spec.json" "$TRIALS" "{\"lease\": $lease, \"poll\": 0.2, \"prefetch\": 8}"
 	"$B/dehbq" init "$S" --spec "$T/spec.json" >/dev/null || return
 	t0=$EPOCHREALTIME
@@ -81,7 +84,7 @@ run_profile() {
 	t1=$EPOCHREALTIME
 	check "[$prof] study of $TRIALS trials finishes with $NW workers on $NODES hosts" test -e "$S/FINISHED"
 	# workers exit on FINISHED (their listing may lag by the cache time)
-	wait_for 20 sh -c "! pgrep -f -- '--stud[y] $SHARED/s' >/dev/null"
+	wait_for 60 sh -c "! pgrep -f -- '--stud[y] $SHARED/s' >/dev/null"
 	diag "[$prof] workers still running $(awk -v a="$t1" -v b="$EPOCHREALTIME" 'BEGIN{printf "%.1f", b - a}')s after FINISHED: $(pgrep -f -- "--study $SHARED/s" | wc -l)"
 	kill "$orch" 2>/dev/null
 	wait "$orch" 2>/dev/null
@@ -133,4 +136,4 @@ start=$(date +%s)
 for p in $PROFILES; do run_profile "$p"; done
 total=$(($(date +%s) - start))
 diag "total ${total}s"
-check "finished within the time cap" test "$total" -lt $((nprof * (CAP + 70)))
+check "finished within the time cap" test "$total" -lt $((nprof * (CAP + 300)))

@@ -68,12 +68,14 @@ PY
 listed=$("$B/dehbq" trials "$S" --format csv 2>"$T/trials-a.err" | cut -d, -f1 | grep -c '^00000011$')
 check "A: dehbq trials does not list the forged file as trial 00000011 ($listed rows)" \
 	sh -c "test '$listed' = 0 && grep -q 'skipping.*99-00000011.json' '$T/trials-a.err'"
-bg "$B/dehbq-worker" --study "$S" --idle-exit 2 --max-poll 0.2 -- sh -c "$RTRAINER" 2>"$T/w1.log"
+# (workers here exit on FINISHED; a long --idle-exit so that none leaves
+# while the orchestrator is stopped or slow)
+bg "$B/dehbq-worker" --study "$S" --idle-exit 60 --max-poll 0.2 -- sh -c "$RTRAINER" 2>"$T/w1.log"
 wait_for 30 sh -c "ls '$S/results' | grep -q '^00000011\.'"
 check "A: the forged trial 00000011 ran while the orchestrator was stopped" \
 	sh -c "ls '$S/results' | grep -q '^00000011\.'"
 kill -CONT $orch
-bg "$B/dehbq-worker" --study "$S" --idle-exit 5 --max-poll 0.2 -- sh -c "$RTRAINER" 2>"$T/w2.log"
+bg "$B/dehbq-worker" --study "$S" --idle-exit 60 --max-poll 0.2 -- sh -c "$RTRAINER" 2>"$T/w2.log"
 wait_for 60 test -e "$S/FINISHED"
 check "A: the study finishes" test -e "$S/FINISHED"
 check "A: the forged trial file is in quarantine with a reason" \
@@ -119,7 +121,7 @@ wait "$late"
 wait_for 20 sh -c "ls '$S/quarantine' | grep -q '^results\.00000002\.'"
 check "B: the late result of the lost issue of trial 2 is quarantined" \
 	quarantined "$S" 'results.00000002.*'
-bg "$B/dehbq-worker" --study "$S" --idle-exit 3 --max-poll 0.2 -- sh -c "$RTRAINER" 2>>"$T/wb.log"
+bg "$B/dehbq-worker" --study "$S" --idle-exit 60 --max-poll 0.2 -- sh -c "$RTRAINER" 2>>"$T/wb.log"
 wait_for 60 test -e "$S/FINISHED"
 check "B: the study finishes" test -e "$S/FINISHED"
 check "B: every archived result is paired with the config that produced it" pairs "$S"
@@ -155,9 +157,16 @@ mkspec "$T/spec-c2.json" 5 '{"lease": 4, "poll": 0.1}'
 "$B/dehbq" init "$S" --spec "$T/spec-c2.json" >/dev/null 2>&1 || exit 1
 "$B/dehbq-orchestrator" -q --once "$S" 2>>"$T/orch-c.log"
 touch -d '2001-01-01 00:00:00' "$T/outside"
-bg "$B/dehbq-worker" --study "$S" --max-trials 1 --max-poll 0.2 -- sh -c "sleep 4; $TRAINER" 2>"$T/wc2.log"
+# the trainer runs until the worker has said so (at most 60 s): a heartbeat
+# after the swap, however slow this script is to make it
+bg "$B/dehbq-worker" --study "$S" --max-trials 1 --max-poll 0.2 -- sh -c "i=0
+	while ! grep -q 'replaced, not touched' '$T/wc2.log' && [ \$i -lt 600 ]; do
+		sleep 0.1
+		i=\$((i + 1))
+	done
+	$TRAINER" 2>"$T/wc2.log"
 hw=$!
-wait_for 10 sh -c "ls '$S/claimed' | grep -q @"
+wait_for 30 sh -c "ls '$S/claimed' | grep -q @"
 c=$(ls "$S/claimed" | head -1)
 rm -f "$S/claimed/$c"
 ln "$T/outside" "$S/claimed/$c"
@@ -186,7 +195,7 @@ chmod +x "$T/bad-utf8.sh"
 mkdir "$T/reg"
 bg sh -c "while :; do cp '$S'/workers/*.json '$T/reg/' 2>/dev/null; sleep 0.1; done"
 bg "$B/dehbq-orchestrator" "$S" 2>"$T/orch-d.log"
-bg "$B/dehbq-worker" --study "$S" --idle-exit 3 --max-poll 0.2 -- "$T/bad-utf8.sh" 2>"$T/wd.log"
+bg "$B/dehbq-worker" --study "$S" --idle-exit 60 --max-poll 0.2 -- "$T/bad-utf8.sh" 2>"$T/wd.log"
 wait_for 60 test -e "$S/FINISHED"
 check "D: the study with a trainer that writes bytes that are not UTF-8 finishes" test -e "$S/FINISHED"
 nrej=$(grep -l 'is not UTF-8' "$S"/archive/*/*.result.json 2>/dev/null | wc -l)

@@ -67,17 +67,34 @@ fi
 	--lease 10 --poll 0.2 >/dev/null
 bg "$B/dehbq-orchestrator" "$T/s" 2>"$T/orch.log"
 
-export DEHBQ_WORKER="$B/dehbq-worker" DEHBQ_IDLE_EXIT=30
+# The first trial of each array task waits until two trials are claimed
+# (at most 60 s): then at least two tasks run trials, however fast the
+# first one to start would have drained the study alone.
+cat >"$T/gate.sh" <<EOF
+#!/bin/sh
+m="$T/gate.\${SLURM_ARRAY_TASK_ID:-x}"
+if [ ! -e "\$m" ]; then
+	: >"\$m"
+	i=0
+	while [ "\$(ls "$T/s/claimed" | grep -c '\\.json\$')" -lt 2 ] && [ \$i -lt 600 ]; do
+		sleep 0.1
+		i=\$((i + 1))
+	done
+fi
+exec "$B/bench_trainer" "\$@"
+EOF
+chmod +x "$T/gate.sh"
+export DEHBQ_WORKER="$B/dehbq-worker" DEHBQ_IDLE_EXIT=60
 jid=$(sbatch --parsable --array=1-4 --time=5 -o "$T/job-%A_%a.out" \
 	"$DEHBQ_SRC/deploy/slurm/dehbq-worker.sbatch" "$T/s" --max-poll 0.5 \
-	-- "$B/bench_trainer" branin '{config}' '{budget}' \
+	-- "$T/gate.sh" branin '{config}' '{budget}' \
 	--sleep-per-unit 0.02 2>"$T/sbatch.err")
 check "sbatch accepts the array job ($jid)" test -n "$jid"
 
-wait_for 45 test -e "$T/s/FINISHED"
+wait_for 120 test -e "$T/s/FINISHED"
 check "the study finishes with the array's workers" test -e "$T/s/FINISHED"
 array_done() { [ -z "$(squeue -h -j "$jid" 2>/dev/null)" ]; }
-wait_for 20 array_done
+wait_for 60 array_done
 check "every array task exits once the study is FINISHED" array_done
 n=$(scontrol -o show job "$jid" 2>/dev/null | grep -c 'JobState=COMPLETED.*ExitCode=0:0')
 check "all 4 tasks COMPLETED with exit 0 (got $n)" test "$n" = 4
@@ -109,11 +126,11 @@ jid2=$(sbatch --parsable --time=5 -o "$T/job2-%j.out" \
 	-- "$B/bench_trainer" branin '{config}' '{budget}' \
 	--sleep-per-unit 10 2>>"$T/sbatch.err")
 claimed() { [ -n "$(ls "$T/s2/claimed" 2>/dev/null)" ]; }
-wait_for 20 claimed
+wait_for 60 claimed
 check "a single worker job claims a (long) trial" claimed
 scancel --batch --signal=TERM "$jid2"
 done2() { [ -z "$(squeue -h -j "$jid2" 2>/dev/null)" ]; }
-wait_for 20 done2
+wait_for 60 done2
 check "SIGTERM: the job ends, COMPLETED with exit 0" \
 	sh -c "scontrol -o show job $jid2 | grep -q 'JobState=COMPLETED.*ExitCode=0:0'"
 check "SIGTERM: the worker released its claim to pending/" \
