@@ -208,6 +208,25 @@ lockstep_checks() {
 		-a "$LS_BAD" = 0 -a -z "$(grep -v '^# bad: 0$' "$2.ls")"
 }
 
+# killed_pair NAME A B KILLS TRAINER [LO SPAN]: studies A (never killed)
+# and B (killed KILLS times) run to the end with TRAINER, then one check.
+# The gate: lockstep_pair and lockstep_checks (the kill count exact).
+# DEHBQ_CHAOS=long (make chaos): the timed soak, kill9_run with kills after
+# LO + rand * SPAN seconds (default 0.1, 0.4); how many landed depends on
+# speed, so it is only reported, and the check is that both finish.
+killed_pair() {
+	if [ "${DEHBQ_CHAOS:-}" = long ]; then
+		kill9_run "$2" 0 "${6:-0.1}" "${7:-0.4}" "$5" >/dev/null
+		kp_k=$(kill9_run "$3" "$4" "${6:-0.1}" "${7:-0.4}" "$5")
+		diag "$1: soak: $kp_k of at most $4 kills landed (depends on speed)"
+		check "$1: both runs finish" test -e "$2/FINISHED" -a -e "$3/FINISHED"
+	else
+		lockstep_pair "$2" "$3" "$4" "$5"
+		diag "$1: $LS_STEPS steps, crash points: $(echo ${LS_POINTS:-$LS_POINTS_DEFAULT} | cut -d' ' -f1-$4)"
+		lockstep_checks "$1" "$2" "$3" "$4"
+	fi
+}
+
 # optim_state DIR: the newest snapshot's optimiser state, without its
 # timestamp, as one line of sorted JSON (to compare two runs).
 optim_state() {

@@ -127,18 +127,9 @@ for v in dehb:copula asha:pareto; do
 	if [ "$how" = pareto ]; then sel="--selection pareto"; else sel="--scalarise $how"; fi
 	init "$T/$opt.x" --optimizer $opt $sel && init "$T/$opt.y" --optimizer $opt $sel ||
 		diag "$v: init failed"
-	if [ "${DEHBQ_CHAOS:-}" = long ]; then
-		kill9_run "$T/$opt.x" 0 0.1 0.4 "$ZDT" >/dev/null
-		k=$(kill9_run "$T/$opt.y" $n 0.1 0.4 "$ZDT")
-		diag "$v: soak: $k of at most $n kills landed (depends on speed)"
-		check "$v: both runs finish" \
-			test -e "$T/$opt.x/FINISHED" -a -e "$T/$opt.y/FINISHED"
-	else
-		lockstep_pair "$T/$opt.x" "$T/$opt.y" $n "$ZDT"
-		lockstep_checks "$v" "$T/$opt.x" "$T/$opt.y" $n
-		# the next variant from the next crash point
-		LS_POINTS="$(echo $LS_POINTS | cut -d" " -f$((n + 1))-) $(echo $LS_POINTS | cut -d" " -f1-$n)"
-	fi
+	killed_pair "$v" "$T/$opt.x" "$T/$opt.y" $n "$ZDT"
+	# the next variant from the next crash point
+	LS_POINTS="$(echo $LS_POINTS | cut -d" " -f$((n + 1))-) $(echo $LS_POINTS | cut -d" " -f1-$n)"
 	a=$(optim_state "$T/$opt.x") b=$(optim_state "$T/$opt.y")
 	check "$v: identical optimiser state (objectives and scores too)" \
 		sh -c "test -n '$a' && test '$a' = '$b' && echo '$a' | grep -q '\"objectives\": 2'"

@@ -167,13 +167,9 @@ resume_runs() { # NAME X Y KILLS [SPEC]
 	init "$2" "${5:-}" && init "$3" "${5:-}" || diag "$1: init failed"
 	if [ "${DEHBQ_CHAOS:-}" = long ]; then
 		# trials of 0.15 s, so that the study outlasts its kills
-		kill9_run "$2" 0 0.3 1.0 "sleep 0.15; $TRAINER" >/dev/null
-		rr_k=$(kill9_run "$3" "$4" 0.3 1.0 "sleep 0.15; $TRAINER")
-		diag "$1: soak: $rr_k of at most $4 kills landed (depends on speed)"
-		check "$1: both runs finish" test -e "$2/FINISHED" -a -e "$3/FINISHED"
+		killed_pair "$1" "$2" "$3" "$4" "sleep 0.15; $TRAINER" 0.3 1.0
 	else
-		lockstep_pair "$2" "$3" "$4" "$TRAINER"
-		lockstep_checks "$1" "$2" "$3" "$4"
+		killed_pair "$1" "$2" "$3" "$4" "$TRAINER"
 	fi
 }
 LS_POINTS="1 14 4 9 15 6 12 2 10 7 13 3 11 5 8"

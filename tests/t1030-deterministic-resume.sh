@@ -43,20 +43,10 @@ for opt in $OPTS; do
 		spec=$T/spec_other.json n=$kills_other
 	fi
 	init "$T/$opt.a" && init "$T/$opt.b" || diag "$opt: init failed"
-	if [ "${DEHBQ_CHAOS:-}" = long ]; then
-		kill9_run "$T/$opt.a" 0 0.1 0.4 "$TRAINER" >/dev/null
-		k=$(kill9_run "$T/$opt.b" $n 0.1 0.4 "$TRAINER")
-		diag "$opt: soak: $k of at most $n kills landed (depends on speed)"
-		check "$opt: both runs finish" \
-			test -e "$T/$opt.a/FINISHED" -a -e "$T/$opt.b/FINISHED"
-	else
-		# the crash points in turn, from a different place for each
-		LS_POINTS=$(echo $LS_POINTS_DEFAULT $LS_POINTS_DEFAULT |
-			cut -d' ' -f$((i * 4 % 15 + 1))-$((i * 4 % 15 + 15)))
-		lockstep_pair "$T/$opt.a" "$T/$opt.b" $n "$TRAINER"
-		diag "$opt: $LS_STEPS steps, crash points: $(echo $LS_POINTS | cut -d' ' -f1-$n)"
-		lockstep_checks "$opt" "$T/$opt.a" "$T/$opt.b" $n
-	fi
+	# the crash points in turn, from a different place for each
+	LS_POINTS=$(echo $LS_POINTS_DEFAULT $LS_POINTS_DEFAULT |
+		cut -d' ' -f$((i * 4 % 15 + 1))-$((i * 4 % 15 + 15)))
+	killed_pair "$opt" "$T/$opt.a" "$T/$opt.b" $n "$TRAINER"
 	a=$(optim_state "$T/$opt.a") b=$(optim_state "$T/$opt.b")
 	check "$opt: identical optimiser state (apart from timestamps)" \
 		test -n "$a" -a "$a" = "$b"
