@@ -1,7 +1,7 @@
 /*
- * optim.c - owns the books every optimiser shares (optim.h): the table of
- * optimisers, the in-flight jobs, the budget, the incumbents and the
- * snapshot envelope.  Backends only propose and learn.
+ * optim.c - owns the books every optimiser shares (optim.h): the in-flight
+ * jobs, the budget, the incumbents and the snapshot envelope.  Backends
+ * only propose and learn.  The table is optim_table.c's.
  */
 #include "optim.h"
 #include "optim_impl.h"
@@ -11,7 +11,6 @@
 #include "jsonbuf.h"
 #include "mobj.h"
 #include "ostate.h"
-#include "trial.h"
 
 #include <cjson/cJSON.h>
 #include <inttypes.h>
@@ -19,90 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-extern const struct optim_ops optim_dehb_ops, optim_random_ops, optim_sh_ops,
-	optim_hyperband_ops, optim_de_ops, optim_asha_ops, optim_re_ops,
-	optim_tpe_ops, optim_bohb_ops, optim_gp_ops, optim_cts_ops,
-	optim_gcp_ops;
-
-const struct optim_ops *const optim_table[] = {
-	&optim_dehb_ops,
-	&optim_random_ops,
-	&optim_sh_ops,
-	&optim_hyperband_ops,
-	&optim_de_ops,
-	&optim_asha_ops,
-	&optim_re_ops,
-	&optim_tpe_ops,
-	&optim_bohb_ops,
-	&optim_gp_ops,
-	&optim_cts_ops,
-	&optim_gcp_ops,
-	NULL,
-};
-
-const struct optim_ops *optim_find(const char *name)
-{
-	int i;
-
-	for (i = 0; name && optim_table[i]; i++)
-		if (!strcmp(optim_table[i]->name, name))
-			return optim_table[i];
-	return NULL;
-}
-
-unsigned optim_caps(const char *name)
-{
-	const struct optim_ops *ops = optim_find(name);
-
-	if (!ops)
-		return 0;
-	return ops->caps | (ops->rescore ? OPTIM_CAP_MULTIOBJECTIVE : 0);
-}
-
-int optim_list(unsigned caps, const char *sep, char *buf, size_t size)
-{
-	size_t len = 0;
-	int i, n;
-
-	if (!size)
-		return DEHBQ_ETOOBIG;
-	buf[0] = 0;
-	for (i = 0; optim_table[i]; i++) {
-		if ((optim_caps(optim_table[i]->name) & caps) != caps)
-			continue;
-		n = snprintf(buf + len, size - len, "%s%s", len ? sep : "",
-			     optim_table[i]->name);
-		if (n < 0 || (size_t)n >= size - len)
-			return DEHBQ_ETOOBIG;
-		len += (size_t)n;
-	}
-	return DEHBQ_OK;
-}
-
-/* The kinds are the trial files' (one list of names: common/trial.c). */
-_Static_assert((int)OPTIM_KIND_TRIAL == (int)TRIAL_KIND_TRIAL &&
-		       (int)OPTIM_KIND_PROMOTION == (int)TRIAL_KIND_PROMOTION &&
-		       (int)OPTIM_KIND_RANDOM == (int)TRIAL_KIND_RANDOM &&
-		       (int)OPTIM_KIND_PRIOR == (int)TRIAL_KIND_PRIOR,
-	       "optim_kind is trial_kind");
-
-const char *optim_kind_name(enum optim_kind k)
-{
-	return trial_kind_name((enum trial_kind)k);
-}
-
-int optim_find_ops(const char *name, const struct optim_ops **ops, char *err)
-{
-	char names[512];
-
-	if ((*ops = optim_find(name)))
-		return DEHBQ_OK;
-	optim_list(0, ", ", names, sizeof(names));
-	return dehbq_errf(err, DEHBQ_EINVAL,
-			  "optimizer.name: unknown optimizer '%s' (one of: %s)",
-			  name ? name : "", names);
-}
 
 int optim_settings(const char *name, const cJSON *in, cJSON **out, char *err)
 {
