@@ -25,10 +25,16 @@ ok() {
 	TAP_N=$((TAP_N + 1))
 	echo "ok $TAP_N - $*"
 }
+# not_ok also prints the last diag lines to stderr, which prove shows
+# without -v: a failure in CI says what the test measured
 not_ok() {
 	TAP_N=$((TAP_N + 1))
 	TAP_FAIL=$((TAP_FAIL + 1))
 	echo "not ok $TAP_N - $*"
+	{
+		echo "# ${0##*/}: not ok $TAP_N - $*; its last diag lines:"
+		tail -n 6 "$T/.diag" 2>/dev/null
+	} >&2
 }
 skip() {
 	TAP_N=$((TAP_N + 1))
@@ -40,7 +46,7 @@ check() {
 	shift
 	if "$@"; then ok "$d"; else not_ok "$d"; fi
 }
-diag() { echo "# $*"; }
+diag() { echo "# $*" | tee -a "$T/.diag"; }
 
 # py_with MODULE...: set PY to the first python3 that imports every MODULE:
 # $PYTHON if set, then python3 on PATH, then /usr/bin/python3 (Debian's

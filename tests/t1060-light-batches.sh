@@ -1,8 +1,8 @@
 #!/bin/sh
-# t1060: light batches (docs/protocol.md section 6).  With poll 120 s, every
-# batch but the first and the timer's is woken by results and is light: it
-# lists only results/ and pending/.  (A wait for the poll would take 120 s:
-# twice the bounds below, which a normal run meets many times over.)
+# t1060: light batches (docs/protocol.md section 6).  With poll 3600 s,
+# every batch but the first is woken by results and is light: it lists
+# only results/ and pending/.  (A wait for the poll would take an hour: the
+# checks wait for events, and their bounds only catch that, or a hang.)
 #  - the batch that tells a result archives the claim that ran it, so told
 #    claims leave claimed/ trial by trial and the study ends with claimed/
 #    empty and every trial file in the archive, without a full batch;
@@ -17,7 +17,7 @@
 plan 11
 FEVALS=30
 start() { # start NAME FEVALS POLL TRAINER-SLEEP: study + orchestrator (+ worker)
-	mkspec "$T/$1.json" "$2" "{\"lease\": 240, \"poll\": $3, \"prefetch\": 4}"
+	mkspec "$T/$1.json" "$2" "{\"lease\": 7200, \"poll\": $3, \"prefetch\": 4}"
 	"$B/dehbq" init "$T/$1" --spec "$T/$1.json" >/dev/null || exit 1
 	[ "$4" = none ] || bg "$B/dehbq-worker" --study "$T/$1" --idle-exit 60 \
 		--max-poll 0.2 -- sh -c "sleep $4; $TRAINER" 2>"$T/$1-w.log"
@@ -27,19 +27,21 @@ start() { # start NAME FEVALS POLL TRAINER-SLEEP: study + orchestrator (+ worker
 ntrial() { ls "$1"/archive/*/ | grep -c '^[0-9]*\.trial\.json$'; }
 
 # A: claims archived as they are told, results told by light batches
+# (poll 3600 s: a study that waited for the timer would take hours, and
+# the 600 s bound only catches that, or a hang)
 t0=$(now_s)
-start a $FEVALS 120 0.02
+start a $FEVALS 3600 0.02
 # the most files claimed/ holds while the study runs: one live claim, and
 # a told one until its batch's moves are done
 max=0
-while [ ! -e "$T/a/FINISHED" ] && lt "$(since_s "$t0")" 90; do
+while [ ! -e "$T/a/FINISHED" ] && lt "$(since_s "$t0")" 600; do
 	n=$(ls "$T/a/claimed" | wc -l)
 	[ "$n" -gt "$max" ] && max=$n
 	sleep 0.01
 done
-secs=$(since_s "$t0")
-check "(light) the study of $FEVALS trials finishes in ${secs} s < 60 s (poll 120 s)" \
-	sh -c "test -e '$T/a/FINISHED' && awk 'BEGIN{exit !($secs < 60)}'"
+diag "(light) $FEVALS trials in $(since_s "$t0") s"
+check "(light) the study of $FEVALS trials finishes without waiting for the timer (poll 3600 s)" \
+	test -e "$T/a/FINISHED"
 check "(light) told claims leave claimed/ batch by batch (at most $max there, not all $FEVALS)" test "$max" -le $((FEVALS / 3))
 issued=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["counts"]["issued"])' "$T/a/FINISHED")
 check "(light) every trial's claim is archived as its trial file ($(ntrial "$T/a") of $issued)" \
@@ -48,14 +50,14 @@ check "(light) independent checker (--finished)" \
 	python3 "$DEHBQ_SRC/tests/checkstudy.py" "$T/a" --finished
 
 # B: a request is handled at once while results keep batches light
-start b 400 120 0.05
-wait_for 60 sh -c "ls '$T/b/archive/0000' 2>/dev/null | grep -q result"
+start b 400 3600 0.05
+wait_for 300 sh -c "ls '$T/b/archive/0000' 2>/dev/null | grep -q result"
 t0=$(now_s)
 "$B/dehbq" stop "$T/b" >/dev/null 2>&1
-wait_for 90 sh -c "! kill -0 $ORCH 2>/dev/null"
-secs=$(since_s "$t0")
-check "(request) stop is handled in ${secs} s < 60 s (poll 120 s)" \
-	sh -c "! kill -0 $ORCH 2>/dev/null && awk 'BEGIN{exit !($secs < 60)}' && grep -q 'stopped by request\|stop requested' '$T/b-orch.log'"
+wait_for 600 sh -c "! kill -0 $ORCH 2>/dev/null"
+diag "(request) stop handled in $(since_s "$t0") s"
+check "(request) stop is handled without waiting for the timer (poll 3600 s)" \
+	sh -c "! kill -0 $ORCH 2>/dev/null && grep -q 'stopped by request\|stop requested' '$T/b-orch.log'"
 
 # C: a claim under another name than its result's waits for a full batch
 # (the timer's, poll 2 s); the study goes on meanwhile
@@ -100,11 +102,11 @@ PY
 }
 start c 3 2 none
 play "$T/c" 1
-wait_for 60 test -e "$T/c/archive/0000/00000000.trial.json"
+wait_for 120 test -e "$T/c/archive/0000/00000000.trial.json"
 check "(other name) the told trial's file is archived as issued" \
 	sh -c "test -e '$T/c/archive/0000/00000000.trial.json' && ! test -e '$T/c/FINISHED'"
 play "$T/c" 2
-wait_for 60 test -e "$T/c/FINISHED"
+wait_for 120 test -e "$T/c/FINISHED"
 n=$(ls "$T/c/claimed" | wc -l)
 check "(other name) the study finishes with claimed/ empty ($n left)" \
 	test -e "$T/c/FINISHED" -a "$n" = 0
@@ -116,11 +118,11 @@ check "(other name) each trial file is archived ($(ntrial "$T/c") of 3)" \
 # see it, the timer's full batch (poll 2 s) tells it
 start d 3 2 none
 play "$T/d" 1 inplace
-wait_for 60 test -e "$T/d/archive/0000/00000000.result.json"
+wait_for 120 test -e "$T/d/archive/0000/00000000.result.json"
 check "(unannounced) a result linked into results/ is told by the next batch" \
 	test -e "$T/d/archive/0000/00000000.result.json"
 play "$T/d" 2
-wait_for 60 test -e "$T/d/FINISHED"
+wait_for 120 test -e "$T/d/FINISHED"
 check "(unannounced) independent checker (--finished)" \
 	python3 "$DEHBQ_SRC/tests/checkstudy.py" "$T/d" --finished
 check_no_leftovers

@@ -1,10 +1,13 @@
 #!/bin/bash
 # t3000-worker-death.sh - issue 7 item 3: workers die or stall mid-trial.
 #  (a) SIGKILL a worker (and its trainer, as a lost node would) while the
-#      trainer sleeps: the trial is requeued no sooner than the lease after
-#      the claim's last heartbeat (its mtime, kept by the stale claim in the
-#      archive) and within lease + MARGIN, both by the orchestrator's own log
-#      time (the delays are printed), and later completes.
+#      trainer sleeps: the trial is requeued, never sooner than the lease
+#      after the claim's last heartbeat (its mtime, kept by the stale claim
+#      in the archive; the orchestrator's own log time), and later
+#      completes.  The delays are printed; how soon after the lease a
+#      requeue comes depends on the machine's speed, so no check bounds it:
+#      (E) checks the expiry itself without timing, by --once batches
+#      around a claim whose heartbeat is set by touch -d.
 #  (b) SIGSTOP a worker past its lease, let the requeued copy finish, then
 #      SIGCONT it: its late result is archived as a duplicate with a note and
 #      never told; the requeued copy's result is told exactly once.
@@ -14,13 +17,10 @@
 #      `dehbq trials`, `dehbq export` and `requeue --failed` see it.
 # DEHBQ_CHAOS=long: 20 kills + 3 stalls on a longer study.
 . "${DEHBQ_SRC:-.}/tests/lib.sh"
-plan 17
+plan 18
 
 LEASE=2
 POLL=0.1
-# slack for a loaded machine: the upper bound can only fail on a hang or a
-# broken expiry, never because the machine is slow
-MARGIN=10
 kills=4
 stalls=1
 fevals=200
@@ -90,7 +90,6 @@ claim_of() {
 }
 nrequeued() { grep -c "trial=$1 claim by .* expired.*requeued" "$T/orch.log"; }
 requeued() { [ "$(nrequeued "$1")" -gt "$2" ]; }
-LIMIT=$(awk "BEGIN{print $LEASE + $MARGIN}")
 # requeue_delay ID PID: seconds from the last heartbeat of PID's claim of ID
 # (the stale claim's mtime) to the log line that requeued it
 requeue_delay() {
@@ -113,11 +112,11 @@ kill_tree() { # SIGNAL PID: the worker and its trainer's process group
 
 delays=
 maxdelay=0
-late=0
+early=0
 n=0
 between=0
 while [ $n -lt $kills ] && [ ! -e "$S/FINISHED" ]; do
-	wait_for 20 live_claimer >/dev/null || break
+	wait_for 120 live_claimer >/dev/null || break
 	pid=$(live_claimer) || continue
 	sleep 0.1
 	# it may have moved on to another trial meanwhile: to a requeued one?
@@ -135,25 +134,26 @@ while [ $n -lt $kills ] && [ ! -e "$S/FINISHED" ]; do
 	before=$(($(nrequeued "$id") + 0))
 	n=$((n + 1))
 	killed_ids="$killed_ids $id"
-	if wait_for 60 requeued "$id" "$before" && d=$(requeue_delay "$id" "$pid"); then
+	# a hang detector: a requeue comes about a second after the lease
+	if wait_for 240 requeued "$id" "$before" && d=$(requeue_delay "$id" "$pid"); then
 		delays="$delays $d"
 		# the log time is rounded to the millisecond
-		if awk -v d="$d" -v l="$LEASE" -v m="$LIMIT" 'BEGIN{exit !(d < l - 0.001 || d > m)}'; then late=$((late + 1)); fi
+		if awk -v d="$d" -v l="$LEASE" 'BEGIN{exit !(d < l - 0.001)}'; then early=$((early + 1)); fi
 		maxdelay=$(awk -v a="$maxdelay" -v b="$d" 'BEGIN{print (b > a) ? b : a}')
 	else
 		delays="$delays never"
-		late=$((late + 1))
+		early=$((early + 1))
 	fi
 done
 diag "kills that landed between two trials (not counted): $between"
 diag "workers SIGKILLed mid-trial: $n; requeue delays after the last heartbeat (s):$delays; max $maxdelay (lease $LEASE)"
 check "SIGKILLed $kills workers mid-trial (got $n)" test "$n" = "$kills"
-check "every killed worker's trial was requeued after its lease, within lease + ${MARGIN}s" test "$late" = 0
+check "every killed worker's trial was requeued, never before its lease" test "$early" = 0
 
 # (b) stalls
 m=0
 while [ $m -lt $stalls ] && [ ! -e "$S/FINISHED" ]; do
-	wait_for 20 live_claimer >/dev/null || break
+	wait_for 120 live_claimer >/dev/null || break
 	pid=$(live_claimer) || continue
 	sleep 0.1
 	held=$(claim_of "$pid") || continue
@@ -169,12 +169,12 @@ while [ $m -lt $stalls ] && [ ! -e "$S/FINISHED" ]; do
 	# the requeued attempt is run and told by another worker; the stopped
 	# worker's trainer (its own process group, not stopped) finishes
 	# meanwhile, but the stopped worker cannot write its result
-	wait_for 30 grep -q "trial=$id attempt=[2-9] told" "$T/orch.log"
+	wait_for 120 grep -q "trial=$id attempt=[2-9] told" "$T/orch.log"
 	kill -CONT "$pid"
 	m=$((m + 1))
 	stalled_ids="$stalled_ids $id"
 	# its late result: archived as a duplicate before the study ends
-	wait_for 30 sh -c "ls '$S'/archive/*/ | grep -q '^$id\.a[0-9]*\..*\.note\$'"
+	wait_for 120 sh -c "ls '$S'/archive/*/ | grep -q '^$id\.a[0-9]*\..*\.note\$'"
 done
 diag "workers SIGSTOPped past the lease and resumed: $m ($stalled_ids)"
 check "stalled $stalls workers past their lease (got $m)" test "$m" = "$stalls"
@@ -182,7 +182,7 @@ check "stalled $stalls workers past their lease (got $m)" test "$m" = "$stalls"
 wait_for 240 test -e "$S/FINISHED"
 check "study completes" test -e "$S/FINISHED"
 # workers exit when they see FINISHED
-for p in $WPIDS; do wait_for 20 sh -c "! kill -0 $p 2>/dev/null"; done
+for p in $WPIDS; do wait_for 120 sh -c "! kill -0 $p 2>/dev/null"; done
 sleep 0.5
 check "independent checker: one state per trial, results told once, exact accounting, replay" \
 	python3 "$DEHBQ_SRC/tests/checkstudy.py" "$S" --finished
@@ -246,6 +246,24 @@ pend=$(ls "$R/pending" | grep -c -- '-00000000\.json$')
 diag "R: restart with a waiting result and a stale claim: requeued $rq, trial 00000000 back in pending/: $pend"
 check "R: a waiting result is told, not requeued, when its claim went stale while no orchestrator ran" \
 	test "$rq" = 0 -a "$pend" = 0
+
+# E: the expiry without timing, played by hand in --once batches: a claim
+# by a worker on another host, its heartbeat set by touch -d, lease 60 s
+E=$T/e
+mkspec "$T/spec-e.json" 10 '{"lease": 60, "poll": 0.1}'
+"$B/dehbq" init "$E" --spec "$T/spec-e.json" >/dev/null
+"$B/dehbq-orchestrator" --once "$E" 2>>"$T/e.log"
+p=$(ls "$E/pending" | grep -- '-00000000\.json$')
+mv "$E/pending/$p" "$E/claimed/00000000@node1.999999.0123456789ab.json"
+touch -d '-30 sec' "$E"/claimed/*
+"$B/dehbq-orchestrator" --once "$E" 2>>"$T/e.log"
+kept=$(ls "$E/claimed" | grep -c '^00000000@')
+touch -d '-90 sec' "$E"/claimed/*
+"$B/dehbq-orchestrator" --once "$E" 2>>"$T/e.log"
+rq=$(grep -c 'trial=00000000 claim by .* expired.*requeued' "$T/e.log")
+diag "E: claim kept at a 30 s heartbeat: $kept; requeued at 90 s: $rq ($(grep -c . "$T/e.log") log lines)"
+check "E: a claim is kept while its heartbeat is younger than the lease, and requeued (attempt 2) once it is older" \
+	sh -c "test '$kept' = 1 -a '$rq' = 1 && grep -q '\"attempt\":[[:space:]]*2' '$E'/pending/*-00000000.json"
 
 # F: played by hand, two --once batches: claim a trial as a worker that then
 # vanished, age its heartbeat past the lease; max_attempts 1 fails it.

@@ -6,10 +6,11 @@
 #      trials) run on skewed workers; FINISHED requeues = 0, no "expired"
 #      line;
 #  (b) no missed expiry: a skewed worker SIGKILLed mid-trial has its trial
-#      requeued no sooner than the lease after its last heartbeat (the stale
-#      claim's mtime) and within lease + margin, by the orchestrator's log
-#      time.  The lease is long so that a loaded machine cannot make a live
-#      worker miss it; the margin can only fail on a hang.
+#      requeued, no sooner than the lease after its last heartbeat (the
+#      stale claim's mtime), by the orchestrator's log time.  How soon after
+#      the lease depends on the machine's speed: it is printed, not bounded
+#      (t3000's (E) checks the expiry without timing).  The lease is long so
+#      that a loaded machine cannot make a live worker miss it.
 # First it checks that libfaketime really shifts the worker's clock (the
 # worker's own log timestamps).
 . "${DEHBQ_SRC:-.}/tests/lib.sh"
@@ -29,10 +30,8 @@ FT=$(ls /usr/lib/*/faketime/libfaketime.so.1 /usr/lib/faketime/libfaketime.so.1 
 }
 LEASE=10
 POLL=0.1
-MARGIN=10
 FEVALS=8
 [ "${DEHBQ_CHAOS:-}" = long ] && FEVALS=60
-LIMIT=$(awk "BEGIN{print $LEASE + $MARGIN}")
 epoch_of() { # ISO timestamp -> epoch seconds
 	python3 -c 'import sys, datetime; print(datetime.datetime.strptime(sys.argv[1], "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=datetime.timezone.utc).timestamp())' "$1"
 }
@@ -122,18 +121,18 @@ set -- $ids
 for w in $w1 $w2; do
 	id=$1
 	shift
-	if [ "$id" != none ] && wait_for 60 grep -q "trial=$id claim by [^ ]*:$w expired" "$T/orch-b.log" &&
+	if [ "$id" != none ] && wait_for 240 grep -q "trial=$id claim by [^ ]*:$w expired" "$T/orch-b.log" &&
 		d=$(delay "$id" "$w"); then
 		delays="$delays $id:${d}s"
 		# the log time is rounded to the millisecond
-		awk -v d="$d" -v l="$LEASE" -v m="$LIMIT" 'BEGIN{exit !(d < l - 0.001 || d > m)}' && bad=$((bad + 1))
+		awk -v d="$d" -v l="$LEASE" 'BEGIN{exit !(d < l - 0.001)}' && bad=$((bad + 1))
 	else
 		delays="$delays $id:never"
 		bad=$((bad + 1))
 	fi
 done
-diag "(b) skewed workers SIGKILLed mid-trial (+5m, -5m): requeue delays after the last heartbeat:$delays (lease ${LEASE}s, limit ${LIMIT}s)"
-check "(b) a killed skewed worker's trial is requeued after its lease, within lease + ${MARGIN}s" test "$bad" = 0
+diag "(b) skewed workers SIGKILLed mid-trial (+5m, -5m): requeue delays after the last heartbeat:$delays (lease ${LEASE}s)"
+check "(b) a killed skewed worker's trial is requeued, never before its lease" test "$bad" = 0
 # one unskewed worker finishes the study
 bg "$B/dehbq-worker" --study "$S" --idle-exit 60 --max-poll 0.2 -- sh -c "sleep 0.5; $TRAINER" 2>>"$T/w-b.log"
 wait_for 120 test -e "$S/FINISHED"
