@@ -92,7 +92,9 @@ static const char init_usage[] =
 	"   or: dehbq init STUDY --space FILE --min-budget X --max-budget Y\n"
 	"                  [--eta E] [--fevals N] [--brackets N]\n"
 	"                  [--walltime SECS] [--total-cost C] [--seed S]\n"
-	"                  [--optimizer NAME] [--multi-fidelity none|asha]\n"
+	"                  [--optimizer NAME] [--scheduler NAME --searcher "
+	"NAME]\n"
+	"                  [--multi-fidelity none|asha]\n"
 	"                  [--sampler NAME] (with --optimizer asha)\n"
 	"                  [--name NAME] [--lease SECS] [--poll SECS]\n"
 	"                  [--max-attempts N] [--max-failures-in-a-row N]\n"
@@ -127,6 +129,8 @@ enum {
 	OPT_OPTIMIZER,
 	OPT_MF,
 	OPT_SAMPLER,
+	OPT_SCHEDULER,
+	OPT_SEARCHER,
 	OPT_NAME,
 	OPT_LEASE,
 	OPT_POLL,
@@ -152,6 +156,8 @@ static const struct option init_opts[] = {
 	{"optimizer", required_argument, NULL, OPT_OPTIMIZER},
 	{"multi-fidelity", required_argument, NULL, OPT_MF},
 	{"sampler", required_argument, NULL, OPT_SAMPLER},
+	{"scheduler", required_argument, NULL, OPT_SCHEDULER},
+	{"searcher", required_argument, NULL, OPT_SEARCHER},
 	{"name", required_argument, NULL, OPT_NAME},
 	{"lease", required_argument, NULL, OPT_LEASE},
 	{"poll", required_argument, NULL, OPT_POLL},
@@ -241,6 +247,32 @@ static int multi_fidelity(struct spec *s, const char *v)
 		return -1;
 	cJSON_DeleteItemFromObjectCaseSensitive(set, "multi_fidelity");
 	rc = !cJSON_AddStringToObject(set, "multi_fidelity", v) ||
+	     spec_set_settings(s, set);
+	cJSON_Delete(set);
+	return rc ? -1 : 0;
+}
+
+/*
+ * --searcher S: the scheduler takes searcher S (its setting "searcher").
+ * The scheduler is --scheduler's, else --optimizer's, else the spec's if
+ * it takes a searcher, else the default one (optim_default_scheduler).
+ * -1: out of memory.
+ */
+static int searcher(struct spec *s, const struct init_over *o, const char *v)
+{
+	cJSON *set;
+	int rc;
+
+	if (!o->opt[OPT_SCHEDULER] && !o->opt[OPT_OPTIMIZER] &&
+	    !(optim_caps(s->optimizer) & OPTIM_CAP_SEARCHER))
+		snprintf(s->optimizer, sizeof(s->optimizer), "%s",
+			 optim_default_scheduler());
+	set = s->settings ? cJSON_Duplicate(s->settings, 1)
+			  : cJSON_CreateObject();
+	if (!set)
+		return -1;
+	cJSON_DeleteItemFromObjectCaseSensitive(set, "searcher");
+	rc = !cJSON_AddStringToObject(set, "searcher", v) ||
 	     spec_set_settings(s, set);
 	cJSON_Delete(set);
 	return rc ? -1 : 0;
@@ -355,6 +387,43 @@ static int apply(struct spec *s, const struct init_over *o)
 			return bad_opt(op->name, v,
 				       names_of(one, sizeof(one), "random, ",
 						OPTIM_CAP_ASHA, ""));
+		case OPT_SCHEDULER:
+			if (o->opt[OPT_OPTIMIZER])
+				return cli_usage_error(
+					"init", init_usage,
+					"--scheduler and --optimizer both "
+					"name the optimizer: give one");
+			if (!(optim_caps(v) & OPTIM_CAP_SEARCHER))
+				return bad_opt(
+					op->name, v,
+					names_of(one, sizeof(one), "one of ",
+						 OPTIM_CAP_SEARCHER, ""));
+			snprintf(s->optimizer, sizeof(s->optimizer), "%s", v);
+			break;
+		case OPT_SEARCHER:
+			if (!search_find(v)) {
+				search_list(0, ", ", one, sizeof(one));
+				return cli_usage_error(
+					"init", init_usage,
+					"option '--searcher': '%s' is not one "
+					"of %s",
+					v, one);
+			}
+			if (o->opt[OPT_OPTIMIZER] &&
+			    !(optim_caps(s->optimizer) & OPTIM_CAP_SEARCHER)) {
+				optim_list(OPTIM_CAP_SEARCHER, ", ", one,
+					   sizeof(one));
+				return cli_usage_error(
+					"init", init_usage,
+					"--searcher %s: --optimizer %s takes "
+					"no searcher (the schedulers that do: "
+					"%s)",
+					v, s->optimizer, one);
+			}
+			if (searcher(s, o, v))
+				return cli_fail("init", CLI_ESYS,
+						"fatal: out of memory");
+			break;
 		case OPT_NAME:
 			if (strlen(v) >= sizeof(s->name))
 				return bad_opt(op->name, v,

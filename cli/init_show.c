@@ -34,6 +34,10 @@ void cli_init_print_optimizers(FILE *f)
 		"--multi-fidelity asha, or --optimizer asha --sampler S: "
 		"random, %s\n",
 		names);
+	optim_list(OPTIM_CAP_SEARCHER, "|", names, sizeof(names));
+	fprintf(f, "--scheduler %s", names);
+	search_list(0, "|", names, sizeof(names));
+	fprintf(f, " --searcher %s\n", names);
 	optim_list(OPTIM_CAP_TRANSFER, ", ", names, sizeof(names));
 	fprintf(f, "--transfer-from: used by %s", names);
 	optim_list(OPTIM_CAP_NEEDS_TRANSFER, ", ", names, sizeof(names));
@@ -57,6 +61,12 @@ void cli_init_print_optimizers(FILE *f)
 		cJSON_free(txt);
 		cJSON_Delete(full);
 	}
+	fputs("\nSearchers (--searcher NAME, the setting \"searcher\" of a "
+	      "scheduler that takes one):\n",
+	      f);
+	for (i = 0; search_table[i]; i++)
+		fprintf(f, "  %-10s %s\n", search_table[i]->name,
+			search_table[i]->summary);
 }
 
 void cli_init_print_transfer(const struct transfer *t)
@@ -81,6 +91,8 @@ void cli_init_print_ladder(const struct spec *s)
 	int n[HB_MAX_LEVELS], L, k, sb, first = 0, round = 0;
 	const cJSON *mf =
 		cJSON_GetObjectItemCaseSensitive(s->settings, "multi_fidelity");
+	const cJSON *sr =
+		cJSON_GetObjectItemCaseSensitive(s->settings, "searcher");
 	unsigned caps = optim_caps(s->optimizer);
 
 	if (hb_levels(s->min_fidelity, s->max_fidelity, s->eta, &L))
@@ -90,18 +102,22 @@ void cli_init_print_ladder(const struct spec *s)
 	for (k = 0; k < L; k++)
 		printf("%s %g", k ? "," : "", fid[k]);
 	printf(" (%d level%s)\n", L, L == 1 ? "" : "s");
-	if (!strcmp(s->optimizer, "asha") ||
-	    (cJSON_IsString(mf) && !strcmp(mf->valuestring, "asha"))) {
-		printf("asha: new configurations (%s) start at fidelity %g; "
+	if ((caps & OPTIM_CAP_RUNGS) ||
+	    (cJSON_IsString(mf) &&
+	     (optim_caps(mf->valuestring) & OPTIM_CAP_RUNGS))) {
+		printf("%s: new configurations (%s%s) start at fidelity %g; "
 		       "the best 1/%g of each rung are promoted to the next\n",
-		       strcmp(s->optimizer, "asha") ? s->optimizer
-						    : "uniform random",
+		       caps & OPTIM_CAP_RUNGS ? s->optimizer : mf->valuestring,
+		       cJSON_IsString(sr) ? "searcher " : "",
+		       cJSON_IsString(sr) ? sr->valuestring : s->optimizer,
 		       fid[0], s->eta);
 		return;
 	}
 	if (!(caps & OPTIM_CAP_BRACKETS)) {
-		printf("every trial runs at fidelity %g (optimizer %s)\n",
-		       s->max_fidelity, s->optimizer);
+		printf("every trial runs at fidelity %g (optimizer %s%s%s)\n",
+		       s->max_fidelity, s->optimizer,
+		       cJSON_IsString(sr) ? ", searcher " : "",
+		       cJSON_IsString(sr) ? sr->valuestring : "");
 		return;
 	}
 	for (sb = L - 1; sb >= 0; sb--) {

@@ -48,7 +48,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "prior.h" /* struct prior_tasks: earlier tasks' results */
+#include "prior.h"    /* struct prior_tasks: earlier tasks' results */
+#include "searcher.h" /* the searchers a scheduler can take */
 
 struct cJSON;
 struct jsonbuf;
@@ -163,6 +164,12 @@ enum optim_cap {
 	OPTIM_CAP_BRACKETS = 1 << 3,	/* runs successive-halving brackets */
 	OPTIM_CAP_ONE_BRACKET = 1 << 4, /* ... of the widest kind only */
 	OPTIM_CAP_MULTIOBJECTIVE = 1 << 5, /* not a member: ops.rescore set */
+	OPTIM_CAP_RUNGS = 1 << 7,    /* asynchronous rungs: new configurations
+					start at the lowest fidelity, the
+					best 1/eta of a rung go up */
+	OPTIM_CAP_SEARCHER = 1 << 6, /* a scheduler that takes any searcher
+					of search_table (searcher.h): its
+					setting "searcher" */
 };
 
 /*
@@ -240,6 +247,17 @@ unsigned optim_caps(const char *name);
  * (buf truncated) when it does not fit.
  */
 int optim_list(unsigned caps, const char *sep, char *buf, size_t size);
+
+/* The scheduler a searcher runs under when none is named (fifo). */
+const char *optim_default_scheduler(void);
+/*
+ * A scheduler's searcher: its setting "searcher" in `in` (NULL or absent:
+ * search_table's first) into *ops; DEHBQ_EINVAL naming the choices.
+ */
+int optim_searcher(const struct cJSON *in, const struct search_ops **ops,
+		   char *err);
+/* The searcher's part of a scheduler's setup. */
+void optim_search_setup(const struct optim_setup *s, struct search_setup *u);
 
 /*
  * Validate name's settings (NULL: none given) and return them complete, as

@@ -8,15 +8,19 @@
  * among the best floor(n_k / eta) results rung k has so far, and not yet
  * promoted, is promoted to rung k+1 (its work directory is the parent of
  * the new trial's, so a trainer can continue from its checkpoint).
- * Otherwise a new configuration is sampled uniformly at rung 0.  Nothing
- * ever waits for a rung to fill.  Ranking is by (loss, job id); failures
- * rank last and are never promoted.
+ * Otherwise the searcher proposes a new configuration for rung 0 (setting
+ * "searcher", searcher.h; random by default, the uniform draws ASHA always
+ * made), and observes every rung's results.  Nothing ever waits for a rung
+ * to fill.  Ranking is by (loss, job id); failures rank last and are never
+ * promoted.
  *
- * No settings: eta and the ladder are the study's.  Per-trial state
- * {"config":C}, the configuration's number.  ASHA keeps its history (every
- * rung result and every configuration's vector) in memory, but saves only
- * its rng and configuration count: the rest comes back at load from the
- * history records (optim_ops.replay), so a save is O(1), not O(n).
+ * Eta and the ladder are the study's.  Per-trial state {"config":C}, the
+ * configuration's number.  ASHA keeps its history (every rung result and
+ * every configuration's vector) in memory, but saves only its
+ * configuration count and its searcher's state: the rest comes back at
+ * load from the history records (optim_ops.replay), which the searcher
+ * observes again, so a save is O(1), not O(n).  A state saved before the
+ * searcher interface ({"configs","rng"}) loads as the random searcher's.
  */
 #include "asha.h"
 #include "optim.h"
@@ -25,7 +29,6 @@
 #include "hb.h"
 #include "jsonbuf.h"
 #include "ostate.h"
-#include "rng.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -51,7 +54,6 @@ struct rung {
 struct asha {
 	int dim, L;
 	double eta, fid[HB_MAX_LEVELS];
-	struct rng rng;
 	int64_t ncfg;  /* configurations sampled */
 	size_t capcfg; /* vectors allocated */
 	double *x;     /* ncfg * dim */
@@ -60,15 +62,24 @@ struct asha {
 	size_t nre, capre;
 	int64_t *parents; /* replay: jobs whose configuration went up */
 	size_t npar, cappar;
-	struct asha_sampler smp; /* draw NULL: uniform */
+	struct asha_sampler smp;     /* an owner's sampler (draw NULL: none) */
+	const struct search_ops *so; /* or the searcher, owned */
+	void *ss;
 };
 
-static const char *const no_keys[] = {NULL};
+static const char *const as_keys[] = {"searcher", NULL};
 
 static int as_settings(const cJSON *in, struct jsonbuf *b, char *err)
 {
-	(void)b;
-	return ostate_set_keys(in, no_keys, "asha", err);
+	const struct search_ops *so;
+	int rc;
+
+	if ((rc = ostate_set_keys(in, as_keys, "asha", err)) ||
+	    (rc = optim_searcher(in, &so, err)))
+		return rc;
+	if (b)
+		jsonbuf_printf(b, "\"searcher\":\"%s\"", so->name);
+	return DEHBQ_OK;
 }
 
 static void as_free(void *st)
@@ -83,6 +94,8 @@ static void as_free(void *st)
 	free(a->x);
 	free(a->reopened);
 	free(a->parents);
+	if (a->so)
+		a->so->free(a->ss);
 	free(a);
 }
 
@@ -99,16 +112,29 @@ static int as_new(const struct optim_setup *s, struct asha **out)
 		return DEHBQ_EINVAL;
 	}
 	hb_fidelities(s->max_fidelity, s->eta, a->L, a->fid);
-	rng_seed(&a->rng, s->seed);
 	*out = a;
 	return DEHBQ_OK;
 }
 
 static int as_open(const struct optim_setup *s, void **st, char *err)
 {
-	int rc = as_settings(s->settings, NULL, err);
+	const struct search_ops *so;
+	struct search_setup u;
+	struct asha *a;
+	int rc;
 
-	return rc ? rc : as_new(s, (struct asha **)st);
+	if ((rc = as_settings(s->settings, NULL, err)) ||
+	    (rc = optim_searcher(s->settings, &so, err)) ||
+	    (rc = as_new(s, &a)))
+		return rc;
+	optim_search_setup(s, &u);
+	if ((rc = so->open(&u, &a->ss, err))) {
+		as_free(a);
+		return rc;
+	}
+	a->so = so;
+	*st = a;
+	return DEHBQ_OK;
 }
 
 static int grow(void **p, size_t *cap, size_t need, size_t size)
@@ -159,7 +185,7 @@ static int as_ask(void *st, struct optim_job *job, double *vec)
 {
 	struct asha *a = st;
 	int64_t cfg;
-	int k, i, rc;
+	int k, rc;
 
 	for (k = a->L - 2; k >= 0; k--) {
 		long p = promotable(a, k);
@@ -187,9 +213,13 @@ static int as_ask(void *st, struct optim_job *job, double *vec)
 				      &job->kind)))
 			return rc;
 	} else {
-		for (i = 0; i < a->dim; i++)
-			a->x[(size_t)cfg * (size_t)a->dim + (size_t)i] =
-				rng_uniform(&a->rng);
+		enum trial_kind tk;
+
+		if ((rc = a->so->propose(a->ss, a->fid[0],
+					 a->x + (size_t)cfg * (size_t)a->dim,
+					 &tk)))
+			return rc;
+		job->kind = (enum optim_kind)tk;
 	}
 	a->ncfg++;
 	job->fidelity = a->fid[0];
@@ -233,11 +263,14 @@ static int as_tell(void *st, const struct optim_job *job, const double *vec,
 	size_t i, k;
 	int rc;
 
-	(void)vec, (void)cost;
+	(void)cost;
 	if ((rc = job_cfg(a, job, &cfg)))
 		return rc;
 	g = &a->rung[job->rung];
-	if ((rc = grow((void **)&g->r, &g->cap, g->n + 1, sizeof(*g->r))))
+	if ((rc = grow((void **)&g->r, &g->cap, g->n + 1, sizeof(*g->r))) ||
+	    (a->so &&
+	     (rc = a->so->observe(a->ss, (int64_t)job->id, vec, job->fidelity,
+				  status == OPTIM_OK ? loss : INFINITY))))
 		return rc; /* first: nothing below can fail */
 	for (k = 0; k < a->nre; k++)
 		if (a->reopened[k] == (int64_t)job->id)
@@ -291,16 +324,26 @@ static int as_reopen(void *st, const struct optim_job *job, const double *vec)
 static int as_save(const void *st, struct jsonbuf *b)
 {
 	const struct asha *a = st;
+	int rc = 0;
 
-	jsonbuf_printf(b, "{\"configs\":%" PRId64 ",\"rng\":", a->ncfg);
-	ostate_put_rng(b, &a->rng);
+	jsonbuf_printf(b, "{\"configs\":%" PRId64, a->ncfg);
+	if (a->so) {
+		jsonbuf_printf(b,
+			       ",\"searcher\":\"%s\",\"search\":", a->so->name);
+		rc = a->so->save(a->ss, b);
+	}
 	jsonbuf_put(b, "}", 1);
-	return jsonbuf_failed(b);
+	return rc ? rc : jsonbuf_failed(b);
 }
 
-static int as_load(const struct optim_setup *s, const cJSON *state, void **st,
-		   char *err)
+/* The configurations, and the searcher unless an owner samples. */
+static int as_load_with(const struct optim_setup *s, const cJSON *state,
+			int searcher, struct asha **out, char *err)
 {
+	const struct search_ops *so = search_table[0];
+	const cJSON *ss = state;
+	struct search_setup u;
+	const char *name;
 	struct asha *a;
 	int64_t n;
 	int rc;
@@ -308,18 +351,52 @@ static int as_load(const struct optim_setup *s, const cJSON *state, void **st,
 	if ((rc = as_new(s, &a)))
 		return rc;
 	/* every configuration was asked at least once */
-	if ((rc = ostate_get_i64(state, "configs", 0, s->asked, &n, err)))
-		goto fail;
-	if ((rc = ostate_get_rng(state, "rng", &a->rng, err)) ||
+	if ((rc = ostate_get_i64(state, "configs", 0, s->asked, &n, err)) ||
 	    (rc = grow((void **)&a->x, &a->capcfg,
 		       (size_t)n * (size_t)a->dim + 1, sizeof(double))))
 		goto fail;
 	a->ncfg = n;
-	*st = a;
+	/* before 0.5: no "search", the random searcher's rng in state */
+	if (searcher && cJSON_GetObjectItemCaseSensitive(state, "search")) {
+		if ((rc = ostate_get_str(state, "searcher", &name, err)) ||
+		    (rc = ostate_get_obj(state, "search", &ss, err)))
+			goto fail;
+		if (!(so = search_find(name))) {
+			rc = dehbq_errf(err, DEHBQ_EINVAL,
+					"snapshot: 'searcher' names no "
+					"searcher of this dehbq");
+			goto fail;
+		}
+	}
+	optim_search_setup(s, &u);
+	if (searcher && (rc = so->load(&u, ss, &a->ss, err)))
+		goto fail;
+	a->so = searcher ? so : NULL;
+	*out = a;
 	return DEHBQ_OK;
 fail:
 	as_free(a);
 	return rc;
+}
+
+static int as_load(const struct optim_setup *s, const cJSON *state, void **st,
+		   char *err)
+{
+	const struct search_ops *so;
+	struct asha *a;
+	int rc;
+
+	if ((rc = optim_searcher(s->settings, &so, err)) ||
+	    (rc = as_load_with(s, state, 1, &a, err)))
+		return rc;
+	if (a->so != so) {
+		as_free(a);
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "snapshot: its searcher is not the "
+				  "study's (optimizer.searcher)");
+	}
+	*st = a;
+	return DEHBQ_OK;
 }
 
 static int cmp_i64(const void *x, const void *y)
@@ -388,6 +465,13 @@ static int as_describe(const void *st, struct jsonbuf *b)
 	const struct asha *a = st;
 	int k;
 
+	if (a->so) {
+		jsonbuf_printf(b, "\"searcher\":\"%s\",\"search\":{",
+			       a->so->name);
+		if (a->so->describe(a->ss, b))
+			return DEHBQ_ENOMEM;
+		jsonbuf_put(b, "},", 2);
+	}
 	jsonbuf_printf(b, "\"configs\":%" PRId64 ",\"rungs\":[", a->ncfg);
 	for (k = 0; k < a->L; k++) {
 		size_t i, p = 0;
@@ -438,18 +522,21 @@ int asha_load(const struct optim_setup *s, const cJSON *owner,
 	      const struct asha_sampler *smp, void **st, char *err)
 {
 	const cJSON *v;
+	struct asha *a;
 	int rc;
 
 	if ((rc = ostate_get_obj(owner, "asha", &v, err)) ||
-	    (rc = as_load(s, v, st, err)))
+	    (rc = as_load_with(s, v, 0, &a, err)))
 		return rc;
-	((struct asha *)*st)->smp = *smp;
+	a->smp = *smp;
+	*st = a;
 	return DEHBQ_OK;
 }
 
 const struct optim_ops optim_asha_ops = {
 	.name = "asha",
-	.summary = "asynchronous successive halving, random sampling",
+	.summary = "asynchronous successive halving of a searcher's proposals",
+	.caps = OPTIM_CAP_SEARCHER | OPTIM_CAP_RUNGS,
 	.settings = as_settings,
 	.open = as_open,
 	.ask = as_ask,

@@ -1,7 +1,8 @@
 /*
  * optim_table.c - owns the table of optimisers (optim.h): the one list of
  * them, what each can do (caps), the lists computed from it for messages
- * and help, and the job kinds' names (common/trial.c's)
+ * and help, a scheduler's choice of searcher, and the job kinds' names
+ * (common/trial.c's)
  */
 #include "optim.h"
 #include "optim_impl.h"
@@ -9,28 +10,23 @@
 #include "err.h"
 #include "trial.h"
 
+#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <string.h>
 
 extern const struct optim_ops optim_dehb_ops, optim_random_ops, optim_sh_ops,
 	optim_hyperband_ops, optim_de_ops, optim_asha_ops, optim_re_ops,
 	optim_tpe_ops, optim_bohb_ops, optim_gp_ops, optim_cts_ops,
-	optim_gcp_ops;
+	optim_gcp_ops, optim_fifo_ops;
 
 const struct optim_ops *const optim_table[] = {
-	&optim_dehb_ops,
-	&optim_random_ops,
-	&optim_sh_ops,
-	&optim_hyperband_ops,
-	&optim_de_ops,
-	&optim_asha_ops,
-	&optim_re_ops,
-	&optim_tpe_ops,
-	&optim_bohb_ops,
-	&optim_gp_ops,
-	&optim_cts_ops,
-	&optim_gcp_ops,
-	NULL,
+	&optim_dehb_ops, &optim_random_ops,
+	&optim_sh_ops,	 &optim_hyperband_ops,
+	&optim_de_ops,	 &optim_asha_ops,
+	&optim_re_ops,	 &optim_tpe_ops,
+	&optim_bohb_ops, &optim_gp_ops,
+	&optim_cts_ops,	 &optim_gcp_ops,
+	&optim_fifo_ops, NULL,
 };
 
 const struct optim_ops *optim_find(const char *name)
@@ -70,6 +66,35 @@ int optim_list(unsigned caps, const char *sep, char *buf, size_t size)
 		len += (size_t)n;
 	}
 	return DEHBQ_OK;
+}
+
+const char *optim_default_scheduler(void)
+{
+	return optim_fifo_ops.name;
+}
+
+int optim_searcher(const cJSON *in, const struct search_ops **ops, char *err)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(in, "searcher");
+	char list[256];
+
+	*ops = search_table[0];
+	if (!v)
+		return DEHBQ_OK;
+	if (cJSON_IsString(v) && (*ops = search_find(v->valuestring)))
+		return DEHBQ_OK;
+	search_list(0, ", ", list, sizeof(list));
+	return dehbq_errf(err, DEHBQ_EINVAL,
+			  "optimizer.searcher: must be one of %s", list);
+}
+
+void optim_search_setup(const struct optim_setup *s, struct search_setup *u)
+{
+	u->dim = s->dim;
+	u->choices = s->choices;
+	u->seed = s->seed;
+	u->min_fidelity = s->min_fidelity;
+	u->max_fidelity = s->max_fidelity;
 }
 
 /* The kinds are the trial files' (one list of names: common/trial.c). */

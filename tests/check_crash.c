@@ -20,6 +20,7 @@
 #include "lease.h"
 #include "logmsg.h"
 #include "optim.h"
+#include "optvar.h"
 #include "result.h"
 #include "run.h"
 #include "sched.h"
@@ -48,10 +49,11 @@
  * trials in flight.  GP runs long enough to refit with a step of 3 (at 30
  * results) on one trial in flight, where 0.3's snapshots stopped loading.
  */
-static const struct variant {
+struct variant {
 	const char *opt, *settings, *mode;
 	int fevals, inflight;
-} variants[] = {
+};
+static const struct variant variants[] = {
 	{"dehb", "{}", "", 16, 3},
 	{"random", "{}", "", 16, 3},
 	{"sh", "{}", "", 16, 3},
@@ -94,6 +96,19 @@ static const struct variant {
 	 "pareto", 16, 3},
 };
 #define NVARIANTS ((int)(sizeof(variants) / sizeof(variants[0])))
+
+/* Variant i: the list above, then every scheduler x searcher pair (init
+ * --scheduler opt --searcher *searcher; NULL: --optimizer opt). */
+static struct variant variant_at(int i, const char **searcher)
+{
+	struct variant v = {NULL, "{}", "", 16, 3};
+
+	*searcher = NULL;
+	if (i < NVARIANTS)
+		return variants[i];
+	v.opt = ov_pair(i - NVARIANTS, searcher);
+	return v;
+}
 
 /* ---- one study, in lockstep ---- */
 
@@ -293,9 +308,10 @@ static int archived(const char *dir)
 
 /* Variant v's study, created by `dehbq init` (in a child: it parses
  * options with getopt) in dir. */
-static void make_study(int v, const char *dir)
+static void make_study(const struct variant *v, const char *searcher,
+		       const char *dir)
 {
-	const char *mode = variants[v].mode;
+	const char *mode = v->mode;
 	char spec[4400], tr[4400];
 	const char *argv[16];
 	int argc = 0, st, i;
@@ -319,7 +335,7 @@ static void make_study(int v, const char *dir)
 		"\"optimizer\": %s,"
 		"\"runtime\": {\"lease\": 600, \"poll\": 1, "
 		"\"max_inflight\": %d, \"prefetch\": 2}}\n",
-		variants[v].fevals, variants[v].settings, variants[v].inflight);
+		v->fevals, v->settings, v->inflight);
 	fclose(f);
 	ck_assert_ptr_nonnull(f = fopen(tr, "w"));
 	for (i = 0; i < 40; i++) /* two earlier tasks */
@@ -336,8 +352,12 @@ static void make_study(int v, const char *dir)
 	argv[argc++] = dir;
 	argv[argc++] = "--spec";
 	argv[argc++] = spec;
-	argv[argc++] = "--optimizer";
-	argv[argc++] = variants[v].opt;
+	argv[argc++] = searcher ? "--scheduler" : "--optimizer";
+	argv[argc++] = v->opt;
+	if (searcher) {
+		argv[argc++] = "--searcher";
+		argv[argc++] = searcher;
+	}
 	if (!strcmp(mode, "T")) {
 		argv[argc++] = "--transfer-from";
 		argv[argc++] = tr;
@@ -359,7 +379,7 @@ static void make_study(int v, const char *dir)
 	}
 	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
 	ck_assert_msg(WIFEXITED(st) && !WEXITSTATUS(st), "%s: init failed",
-		      variants[v].opt);
+		      v->opt);
 }
 
 /* dir as a fresh copy of the pristine study */
@@ -374,7 +394,8 @@ static void fresh_copy(const char *pristine, const char *dir)
 
 START_TEST(test_crash_after_every_write)
 {
-	const struct variant *v = &variants[_i];
+	const char *searcher;
+	const struct variant var = variant_at(_i, &searcher), *v = &var;
 	char base[4200], pristine[4300], dir[4300], *want, *got;
 	long total, n, k;
 
@@ -385,7 +406,7 @@ START_TEST(test_crash_after_every_write)
 	ck_assert_ptr_nonnull(mkdtemp(base));
 	snprintf(pristine, sizeof(pristine), "%s/pristine", base);
 	snprintf(dir, sizeof(dir), "%s/run", base);
-	make_study(_i, pristine);
+	make_study(v, searcher, pristine);
 	fresh_copy(pristine, dir);
 	ck_assert_int_eq(child(dir, 0, &total), 0);
 	ck_assert_int_gt(total, 0);
@@ -427,7 +448,8 @@ Suite *crash_suite(void)
 
 	tcase_set_timeout(c, 900);
 	tcase_add_checked_fixture(c, tu_setup, tu_teardown);
-	tcase_add_loop_test(c, test_crash_after_every_write, 0, NVARIANTS);
+	tcase_add_loop_test(c, test_crash_after_every_write, 0,
+			    NVARIANTS + ov_pairs_len());
 	suite_add_tcase(s, c);
 	return s;
 }

@@ -640,7 +640,7 @@ END_TEST
  * man page lists the same. */
 START_TEST(test_optim_names_are_the_tables)
 {
-	char buf[512], list[512], path[4096], *man;
+	char buf[600], list[512], path[4096], *man;
 	size_t len = 0;
 	int i;
 
@@ -662,6 +662,24 @@ START_TEST(test_optim_names_are_the_tables)
 					  : "tests/data");
 	ck_assert_ptr_nonnull(man = tu_read(path, NULL));
 	ck_assert_msg(strstr(man, buf), "docs/dehbq.1 does not list %s", buf);
+	/* and the schedulers that take a searcher, and the searchers */
+	ck_assert_int_eq(
+		optim_list(OPTIM_CAP_SEARCHER, "|", list, sizeof(list)),
+		DEHBQ_OK);
+	snprintf(buf, sizeof(buf), "scheduler \" %s\"", list);
+	ck_assert_msg(strstr(man, buf), "docs/dehbq.1 does not list %s", buf);
+	for (i = 0, len = 0; search_table[i]; i++) {
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
+					i ? "|" : "", search_table[i]->name);
+		ck_assert_ptr_eq(search_find(search_table[i]->name),
+				 search_table[i]);
+	}
+	ck_assert_int_eq(search_list(0, "|", buf, sizeof(buf)), DEHBQ_OK);
+	ck_assert_str_eq(buf, list);
+	ck_assert_int_eq(search_list(0, "|", buf, 4), DEHBQ_ETOOBIG);
+	ck_assert_ptr_null(search_find("Halton"));
+	snprintf(buf, sizeof(buf), "searcher \" %s\"", list);
+	ck_assert_msg(strstr(man, buf), "docs/dehbq.1 does not list %s", buf);
 	free(man);
 }
 END_TEST
@@ -671,7 +689,7 @@ START_TEST(test_optim_caps_are_true)
 {
 	cJSON *mf = cJSON_Parse("{\"multi_fidelity\":\"asha\"}"), *out;
 	char err[DEHBQ_ERRLEN];
-	int i;
+	int i, k;
 
 	for (i = 0; optim_table[i]; i++) {
 		const char *name = optim_table[i]->name;
@@ -688,8 +706,82 @@ START_TEST(test_optim_caps_are_true)
 			  optim_table[i]->brackets);
 		ck_assert(!(c & OPTIM_CAP_MULTIOBJECTIVE) ==
 			  !optim_table[i]->rescore);
+		/* a scheduler that takes a searcher takes every one */
+		for (k = 0; search_table[k]; k++) {
+			cJSON *sr = cJSON_CreateObject();
+			int ok;
+
+			cJSON_AddStringToObject(sr, "searcher",
+						search_table[k]->name);
+			ok = !optim_settings(name, sr, &out, err);
+			cJSON_Delete(ok ? out : NULL);
+			cJSON_Delete(sr);
+			ck_assert_msg(!(c & OPTIM_CAP_SEARCHER) == !ok, "%s %s",
+				      name, search_table[k]->name);
+		}
 	}
 	cJSON_Delete(mf);
+}
+END_TEST
+
+/*
+ * The halton searcher: the first b^k points of dimension j (base b, its
+ * prime) put exactly one point in each of the b^k equal intervals of
+ * [0, 1), for every seed (the digit multipliers permute the points and the
+ * shift rotates them, modulo 1); the seed changes the points; save -> load
+ * continues the sequence.
+ */
+START_TEST(test_search_halton_stratifies)
+{
+	static const int base[3] = {2, 3, 5}, npt[3] = {256, 243, 125};
+	const struct search_ops *h = search_find("halton");
+	struct search_setup u = {3, NULL, 11, 1, 27};
+	double x[3], y[3], first[3];
+	char err[DEHBQ_ERRLEN], hit[256];
+	enum trial_kind kind;
+	struct jsonbuf b;
+	cJSON *js;
+	void *st, *st2;
+	int j, n, seed;
+
+	ck_assert_ptr_nonnull(h);
+	for (seed = 1; seed <= 3; seed++) {
+		u.seed = (uint64_t)seed;
+		for (j = 0; j < 3; j++) {
+			ck_assert_int_eq(h->open(&u, &st, err), DEHBQ_OK);
+			memset(hit, 0, sizeof(hit));
+			for (n = 0; n < npt[j]; n++) {
+				ck_assert_int_eq(h->propose(st, 27, x, &kind),
+						 DEHBQ_OK);
+				ck_assert(x[j] >= 0 && x[j] < 1);
+				if (!n && !j)
+					first[seed - 1] = x[0];
+				hit[(int)(x[j] * npt[j])]++;
+			}
+			for (n = 0; n < npt[j]; n++)
+				ck_assert_msg(hit[n] == 1,
+					      "base %d, seed %d: interval %d "
+					      "holds %d points",
+					      base[j], seed, n, hit[n]);
+			h->free(st);
+		}
+	}
+	ck_assert(first[0] != first[1] && first[1] != first[2]);
+	/* save after 7 points, load, continue: the same 8th point */
+	ck_assert_int_eq(h->open(&u, &st, err), DEHBQ_OK);
+	for (n = 0; n < 7; n++)
+		h->propose(st, 27, x, &kind);
+	jsonbuf_init(&b);
+	ck_assert_int_eq(h->save(st, &b), DEHBQ_OK);
+	ck_assert_ptr_nonnull(js = cJSON_Parse(b.p));
+	ck_assert_int_eq(h->load(&u, js, &st2, err), DEHBQ_OK);
+	h->propose(st, 27, x, &kind);
+	h->propose(st2, 27, y, &kind);
+	ck_assert_mem_eq(x, y, sizeof(x));
+	cJSON_Delete(js);
+	jsonbuf_free(&b);
+	h->free(st);
+	h->free(st2);
 }
 END_TEST
 
@@ -835,7 +927,7 @@ Suite *optim_suite(void)
 	Suite *s = suite_create("optim");
 	TCase *c = tcase_create("contract");
 	TCase *b = tcase_create("backends");
-	int n = ov_table_len() + ov_composed_len();
+	int n = ov_count();
 
 	tcase_set_timeout(c, 120);
 	tcase_add_checked_fixture(c, NULL, ov_done);
@@ -860,6 +952,7 @@ Suite *optim_suite(void)
 	tcase_add_checked_fixture(b, NULL, ov_done);
 	tcase_add_test(b, test_optim_names_are_the_tables);
 	tcase_add_test(b, test_optim_caps_are_true);
+	tcase_add_test(b, test_search_halton_stratifies);
 	tcase_add_test(b, test_optim_dehb_beats_random_search_on_branin);
 	suite_add_tcase(s, c);
 	suite_add_tcase(s, b);

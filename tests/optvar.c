@@ -19,7 +19,9 @@ const int ov_choices[DIM] = {0, 4, 0};
 /*
  * The contract runs over every optimiser of optim_table, then over these
  * compositions (settings that change how an optimiser schedules), then
- * over multi-objective studies (a scalarisation: two objectives).
+ * over multi-objective studies (a scalarisation: two objectives), then
+ * over every pair of a scheduler that takes a searcher and a searcher of
+ * search_table (ov_pair).
  */
 /* DEHB+prior (every variant has earlier tasks but the "no-transfer" ones),
  * its prior's fit short */
@@ -90,11 +92,60 @@ int ov_table_len(void)
 	return n;
 }
 
+/* The schedulers that take a searcher, times the searchers. */
+static int nsearchers(void)
+{
+	int n = 0;
+
+	while (search_table[n])
+		n++;
+	return n;
+}
+
+int ov_pairs_len(void)
+{
+	int i, n = 0;
+
+	for (i = 0; optim_table[i]; i++)
+		n += (optim_caps(optim_table[i]->name) & OPTIM_CAP_SEARCHER) !=
+		     0;
+	return n * nsearchers();
+}
+
+const char *ov_pair(int k, const char **searcher)
+{
+	int i, s = nsearchers();
+
+	for (i = 0; optim_table[i]; i++) {
+		if (!(optim_caps(optim_table[i]->name) & OPTIM_CAP_SEARCHER))
+			continue;
+		if (k < s) {
+			*searcher = search_table[k]->name;
+			return optim_table[i]->name;
+		}
+		k -= s;
+	}
+	ck_abort_msg("no scheduler x searcher pair %d", k);
+	return NULL;
+}
+
 /* Variant i's optimiser name; its settings go to every ov_setup. */
 const char *ov_name(int i)
 {
 	int n = ov_table_len();
+	const char *sched, *searcher;
+	char set[128];
 
+	if (i >= n + NCOMPOSED) {
+		sched = ov_pair(i - n - NCOMPOSED, &searcher);
+		if (i == cur_variant)
+			return sched;
+		ov_done();
+		cur_variant = i;
+		snprintf(set, sizeof(set), "{\"searcher\":\"%s\"}", searcher);
+		ck_assert_ptr_nonnull(cur_settings = cJSON_Parse(set));
+		return sched;
+	}
 	if (i == cur_variant)
 		return i < n ? optim_table[i]->name : composed[i - n][0];
 	cJSON_Delete(cur_settings);
@@ -353,5 +404,5 @@ int ov_composed_len(void)
 
 int ov_count(void)
 {
-	return ov_table_len() + NCOMPOSED;
+	return ov_table_len() + NCOMPOSED + ov_pairs_len();
 }

@@ -37,6 +37,9 @@ extern int ov_notransfer; /* 1: no earlier tasks in its setup */
 int ov_count(void);	   /* variants: the table's, then compositions */
 int ov_table_len(void);	   /* entries of optim_table */
 int ov_composed_len(void); /* compositions */
+int ov_pairs_len(void);	   /* scheduler x searcher pairs, after them */
+/* Pair k's scheduler, and its searcher into *searcher. */
+const char *ov_pair(int k, const char **searcher);
 const char *ov_name(int i);
 void ov_done(void);
 void ov_setup(struct optim_setup *u, uint64_t seed, int64_t fevals);

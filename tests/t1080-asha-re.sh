@@ -56,7 +56,7 @@ check "... and leaves it in place, not quarantined" \
 mkspec "$T/spec2.json" 40 '{"lease": 5, "poll": 0.1, "max_attempts": 1}'
 "$B/dehbq" init "$T/as" --spec "$T/spec2.json" --optimizer asha >"$T/out" 2>&1
 check "init --optimizer asha describes the rungs" \
-	grep -q 'asha: new configurations (uniform random) start at fidelity 1; the best 1/3 of each rung are promoted' "$T/out"
+	grep -q 'asha: new configurations (searcher random) start at fidelity 1; the best 1/3 of each rung are promoted' "$T/out"
 bg "$B/dehbq-orchestrator" "$T/as" 2>"$T/as.orch.log"
 FAILFIRST='if [ "$DEHBQ_TRIAL_ID" = 00000000 ] && [ ! -e "$DEHBQ_STUDY/.failed-once" ]; then : >"$DEHBQ_STUDY/.failed-once"; exit 3; fi; '
 for i in 1 2; do
@@ -89,7 +89,8 @@ import glob, json, sys
 d = sys.argv[1]
 snap = json.load(open(sorted(glob.glob(d + "/state/snapshot-*"))[-1]))
 st = snap["optimizer"]["state"]
-assert sorted(st) == ["configs", "rng"], st          # bounded: no results
+assert sorted(st) == ["configs", "search", "searcher"], st  # bounded: no results
+assert st["searcher"] == "random" and sorted(st["search"]) == ["rng"], st
 h = snap["history"]
 text = open(d + "/state/" + h["file"]).read()
 assert len(text.encode()) == h["bytes"], (len(text), h)
@@ -98,7 +99,7 @@ done = snap["optimizer"]["books"]["told"]
 assert len(recs) == done == snap["optimizer"]["books"]["history"], (len(recs), done)
 print("history records", len(recs))
 PY
-check "ASHA's snapshot holds only its rng and count; its results are the history file's records" test $? = 0
+check "ASHA's snapshot holds only its count and its searcher's rng; its results are the history file's records" test $? = 0
 # bytes beyond what the snapshot names (a crash between append and
 # snapshot) are never read: a resume copies exactly the named bytes
 hf=$(ls "$T/as/state"/history-*.jsonl | tail -1)

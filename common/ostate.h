@@ -1,6 +1,6 @@
 /*
- * ostate.h - the codec of optimiser state in snapshots, shared by optim.c
- * and every backend
+ * ostate.h - the codec of optimiser state in snapshots, shared by optim.c,
+ * every scheduler and every searcher
  *
  * Writers append compact JSON to a jsonbuf: numbers exact (%.17g or the
  * plain integer, which strtod() maps back to the identical double), +inf

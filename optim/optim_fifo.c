@@ -1,0 +1,198 @@
+/*
+ * optim_fifo.c - owns the fifo scheduler: every proposal of its searcher
+ * (setting "searcher", searcher.h) runs once, at the maximum fidelity, in
+ * the order asked.  No promotion, no stopping: the scheduler of
+ * single-fidelity search (fifo + random is random search; fifo + halton a
+ * space-filling design).
+ *
+ * Per-trial state "".  The searcher observes every result; fifo keeps no
+ * result itself, so its save is the searcher's, and at load the history
+ * records (optim_ops.replay) are observed again in tell order.
+ */
+#include "optim.h"
+
+#include "err.h"
+#include "jsonbuf.h"
+#include "ostate.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+
+struct fifo {
+	double max_f;
+	const struct search_ops *so;
+	void *ss;
+};
+
+static const char *const fifo_keys[] = {"searcher", NULL};
+
+static int fifo_settings(const cJSON *in, struct jsonbuf *b, char *err)
+{
+	const struct search_ops *so;
+	int rc;
+
+	if ((rc = ostate_set_keys(in, fifo_keys, "fifo", err)) ||
+	    (rc = optim_searcher(in, &so, err)))
+		return rc;
+	if (b)
+		jsonbuf_printf(b, "\"searcher\":\"%s\"", so->name);
+	return DEHBQ_OK;
+}
+
+static void fifo_free(void *st)
+{
+	struct fifo *f = st;
+
+	if (!f)
+		return;
+	if (f->so)
+		f->so->free(f->ss);
+	free(f);
+}
+
+/* A fifo for setup s; state NULL: a new searcher, else its saved one. */
+static int fifo_new(const struct optim_setup *s, const cJSON *state, void **st,
+		    char *err)
+{
+	const struct search_ops *so;
+	struct search_setup u;
+	const char *name;
+	const cJSON *ss;
+	struct fifo *f;
+	int rc;
+
+	if ((rc = fifo_settings(s->settings, NULL, err)) ||
+	    (rc = optim_searcher(s->settings, &so, err)))
+		return rc;
+	if (state && ((rc = ostate_get_str(state, "searcher", &name, err)) ||
+		      (rc = ostate_get_obj(state, "search", &ss, err))))
+		return rc;
+	if (state && search_find(name) != so)
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "snapshot: its searcher is not the "
+				  "study's (optimizer.searcher)");
+	if (!(f = calloc(1, sizeof(*f))))
+		return DEHBQ_ENOMEM;
+	f->max_f = s->max_fidelity;
+	optim_search_setup(s, &u);
+	if ((rc = state ? so->load(&u, ss, &f->ss, err)
+			: so->open(&u, &f->ss, err))) {
+		free(f);
+		return rc;
+	}
+	f->so = so;
+	*st = f;
+	return DEHBQ_OK;
+}
+
+static int fifo_open(const struct optim_setup *s, void **st, char *err)
+{
+	return fifo_new(s, NULL, st, err);
+}
+
+static int fifo_load(const struct optim_setup *s, const cJSON *state, void **st,
+		     char *err)
+{
+	return fifo_new(s, state, st, err);
+}
+
+static int fifo_ask(void *st, struct optim_job *job, double *vec)
+{
+	struct fifo *f = st;
+	enum trial_kind tk;
+	int rc;
+
+	if ((rc = f->so->propose(f->ss, f->max_f, vec, &tk)))
+		return rc;
+	job->fidelity = f->max_f;
+	job->bracket = (int64_t)job->id;
+	job->kind = (enum optim_kind)tk;
+	return DEHBQ_OK;
+}
+
+static int fifo_tell(void *st, const struct optim_job *job, const double *vec,
+		     enum optim_status status, double loss, double cost)
+{
+	struct fifo *f = st;
+
+	(void)cost;
+	return f->so->observe(f->ss, (int64_t)job->id, vec, job->fidelity,
+			      status == OPTIM_OK ? loss : INFINITY);
+}
+
+static int fifo_reopen(void *st, const struct optim_job *job, const double *vec)
+{
+	const struct fifo *f = st;
+
+	(void)vec;
+	return job->fidelity == f->max_f && !job->state[0] ? DEHBQ_OK
+							   : DEHBQ_EINVAL;
+}
+
+static int fifo_save(const void *st, struct jsonbuf *b)
+{
+	const struct fifo *f = st;
+	int rc;
+
+	jsonbuf_printf(b, "{\"searcher\":\"%s\",\"search\":", f->so->name);
+	rc = f->so->save(f->ss, b);
+	jsonbuf_put(b, "}", 1);
+	return rc ? rc : jsonbuf_failed(b);
+}
+
+/* The history back into the searcher: every told result, in tell order. */
+static int fifo_replay(void *st, const struct optim_job *job, const double *vec,
+		       int told, int reopened, enum optim_status status,
+		       double loss)
+{
+	(void)reopened;
+	if (!job || !told)
+		return DEHBQ_OK;
+	if (fifo_reopen(st, job, vec))
+		return DEHBQ_EINVAL;
+	return fifo_tell(st, job, vec, status, loss, 0);
+}
+
+static int fifo_describe(const void *st, struct jsonbuf *b)
+{
+	const struct fifo *f = st;
+
+	jsonbuf_printf(b, "\"searcher\":\"%s\",\"search\":{", f->so->name);
+	if (f->so->describe(f->ss, b))
+		return DEHBQ_ENOMEM;
+	jsonbuf_put(b, "}", 1);
+	return jsonbuf_failed(b);
+}
+
+/*
+ * fifo stores no result, and no searcher of search_table learns yet: a
+ * moved score changes nothing.  (The first learning searcher adds a
+ * rescore member to search_ops, and this forwards to it.)
+ */
+static int fifo_rescore(void *st, double (*score)(void *arg, int64_t job),
+			void *arg)
+{
+	const struct fifo *f = st;
+
+	(void)score, (void)arg;
+	return f->so->caps & SEARCH_CAP_LEARNS ? DEHBQ_EUNSUP : DEHBQ_OK;
+}
+
+const struct optim_ops optim_fifo_ops = {
+	.name = "fifo",
+	.summary = "each of a searcher's proposals once, at the maximum "
+		   "fidelity",
+	.caps = OPTIM_CAP_SEARCHER,
+	.settings = fifo_settings,
+	.open = fifo_open,
+	.ask = fifo_ask,
+	.tell = fifo_tell,
+	.reopen = fifo_reopen,
+	.save = fifo_save,
+	.load = fifo_load,
+	.describe = fifo_describe,
+	.replay = fifo_replay,
+	.rescore = fifo_rescore,
+	.free = fifo_free,
+};

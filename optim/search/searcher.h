@@ -1,0 +1,93 @@
+/*
+ * searcher.h - the searcher interface: what configuration to try next
+ *
+ * A searcher proposes configurations (vectors in the unit cube) and
+ * observes results at any fidelity; a scheduler (an optimiser of
+ * optim_table that has OPTIM_CAP_SEARCHER) decides when each proposal runs,
+ * at which fidelity, and what is promoted or stopped.  Every scheduler that
+ * takes a searcher composes with every searcher of search_table[]: a study
+ * names them as optimizer {"name": SCHEDULER, "searcher": SEARCHER}.
+ * Adding a searcher is one file, one line in searcher.c and its tests.
+ *
+ * search/ is below the optimisers: it sees common/ and optim/models/ only.
+ *
+ * The calling sequence, kept by the scheduler:
+ *   open (or load) -> { propose | observe }* -> save -> free
+ * propose and observe interleave freely: a result may come back for any
+ * proposal, at any fidelity, in any order.
+ *
+ * Observations are not the searcher's to save.  The scheduler keeps the
+ * history (optim_ops.replay) and, at load, observes every result again in
+ * the order the live run told them; save holds only what proposals
+ * consumed (an rng, a sequence index).  A result observed twice for one
+ * job (a requeued job's re-run) replaces the first.
+ *
+ * Determinism: the same setup and the same calls give the same vectors,
+ * bit for bit, and save -> load -> continue is identical to continuing.
+ * The contract suites run every scheduler with every searcher.
+ *
+ * No searcher has settings of its own yet: the first that needs them adds
+ * a settings member here, read from optimizer.search.
+ *
+ * Errors: DEHBQ_OK or an enum dehbq_err code; on failure nothing changed.
+ * Ownership: open/load return a state freed with free; the setup's
+ * pointers are borrowed for the call.
+ */
+#ifndef DEHBQ_SEARCHER_H
+#define DEHBQ_SEARCHER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trial.h" /* enum trial_kind: how a proposal was made */
+
+struct cJSON;
+struct jsonbuf;
+
+/* What the study fixes for a searcher. */
+struct search_setup {
+	int dim;	     /* 1..OPTIM_MAX_DIM */
+	const int *choices;  /* per dimension: K choices, 0
+				continuous; NULL: all continuous */
+	uint64_t seed;	     /* the study's seed */
+	double min_fidelity; /* the ladder's ends */
+	double max_fidelity;
+};
+
+/* What a searcher can do: search_ops.caps. */
+enum search_cap {
+	SEARCH_CAP_LEARNS = 1 << 0, /* its proposals depend on results */
+};
+
+struct search_ops {
+	const char *name;    /* optimizer.searcher, --searcher NAME */
+	const char *summary; /* one line for --help and docs */
+	unsigned caps;	     /* enum search_cap */
+	int (*open)(const struct search_setup *s, void **st, char *err);
+	/* a new configuration into vec (dim values in [0, 1]) for a job at
+	 * fidelity, and how it was made */
+	int (*propose)(void *st, double fidelity, double *vec,
+		       enum trial_kind *kind);
+	/* job's result at fidelity (loss +inf: failed) */
+	int (*observe)(void *st, int64_t job, const double *vec,
+		       double fidelity, double loss);
+	int (*save)(const void *st, struct jsonbuf *b); /* one JSON value */
+	int (*load)(const struct search_setup *s, const struct cJSON *state,
+		    void **st, char *err);
+	int (*describe)(const void *st, struct jsonbuf *b); /* "k":v,... */
+	void (*free)(void *st);
+};
+
+/* Every searcher, NULL-terminated; the first is the default. */
+extern const struct search_ops *const search_table[];
+
+/* The searcher called name, or NULL. */
+const struct search_ops *search_find(const char *name);
+/*
+ * The names of search_table's searchers that have every capability in
+ * caps (0: all), in table order, joined by sep, into buf.  DEHBQ_ETOOBIG
+ * (buf truncated) when it does not fit.
+ */
+int search_list(unsigned caps, const char *sep, char *buf, size_t size);
+
+#endif
