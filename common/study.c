@@ -339,3 +339,15 @@ int study_parse_worker(const char *name, char host[ID_HOST_LEN], long *pid,
 		return DEHBQ_EINVAL;
 	return parse_hpw(name, stem, host, pid, worker);
 }
+
+int study_request_resumes(const char *name)
+{
+	static const char *const act[] = {"extend-", "requeue-"};
+	size_t i, n = strlen(name);
+
+	for (i = 0; i < sizeof(act) / sizeof(act[0]); i++)
+		if (!strncmp(name, act[i], strlen(act[i])) && n > 5 &&
+		    !strcmp(name + n - 5, ".json"))
+			return 1;
+	return 0;
+}

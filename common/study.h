@@ -100,6 +100,14 @@ int study_result_name(char *buf, size_t size, uint64_t id, int attempt,
 int study_parse_result(const char *name, uint64_t *id, int *attempt,
 		       char worker[ID_WORKER_LEN]);
 
+/*
+ * state/requests/ACTION-MS-PID.json (dehbq stop, requeue, extend): 1 when
+ * name is a request that runs a finished study again (extend, requeue,
+ * requeue-failed: the orchestrator removes FINISHED when it takes one, and
+ * the request file after), else 0.
+ */
+int study_request_resumes(const char *name);
+
 /* workers/HOST.PID.WID.json */
 int study_worker_name(char *buf, size_t size, const char *host, long pid,
 		      const char *worker);

@@ -3,9 +3,10 @@
 # again to the new limit; a study stopped by `dehbq stop` resumes; a
 # bracket limit grows for DEHB; what cannot be extended is refused by the
 # CLI (exit 100, no request) or, written by hand, quarantined by the
-# orchestrator with the reason.
+# orchestrator with the reason; a worker started after extend and before
+# the orchestrator (a SLURM array) waits for the new trials.
 . "${DEHBQ_SRC:-.}/tests/lib.sh"
-plan 18
+plan 20
 
 TR="$T/trainer.sh"
 printf '#!/bin/sh\n%s\n' "$TRAINER" >"$TR"
@@ -19,7 +20,7 @@ run_study() {
 	# workers refuse a study while FINISHED exists: the orchestrator
 	# removes it once it has taken the extension
 	wait_for 30 test ! -e "$1/FINISHED"
-	bg "$B/dehbq-worker" --study "$1" --idle-exit 5 -- "$TR" 2>>"$1.w.log"
+	bg "$B/dehbq-worker" --study "$1" --idle-exit 60 -- "$TR" 2>>"$1.w.log"
 	wait_for 60 sh -c "test \$(grep -c 'study finished' '$1.orch.log') -gt $n0"
 }
 nresults() { ls "$1"/archive/0000/*.result.json 2>/dev/null | grep -vc '\.a[0-9]*\.result'; }
@@ -110,3 +111,25 @@ n3=$(nresults "$T/b")
 "$B/dehbq" status "$T/b" >"$T/out"
 check "... extended by 2 brackets it runs 3 ($n1 -> $n3 evaluations)" \
 	sh -c "test $n3 -gt $n1 && grep -q 'brackets .* 3/3' '$T/out'"
+
+# A worker started right after `dehbq extend`, before any orchestrator has
+# taken the request (a SLURM array submitted with it), waits instead of
+# exiting on FINISHED; the orchestrator runs in --once batches, started
+# only once the worker has said it waits (no timing).
+W=$T/w
+mkspec "$T/spec-w.json" 4 '{"lease": 600, "poll": 1}'
+"$B/dehbq" init "$W" --spec "$T/spec-w.json" >/dev/null || exit 1
+lockstep_run "$W" 0 "$TRAINER"
+"$B/dehbq" extend "$W" --fevals 3 >/dev/null
+"$B/dehbq-worker" --study "$W" --idle-exit 600 -- "$TR" 2>"$W.wlog" &
+wpid=$!
+BG_PIDS="$BG_PIDS $wpid"
+wait_for 120 grep -q 'state/requests/extend-.* is queued: waiting' "$W.wlog"
+check "a worker started after extend, before the orchestrator, waits (FINISHED and a queued extend)" \
+	sh -c "kill -0 $wpid && grep -q 'is queued: waiting' '$W.wlog'"
+wait_for 120 sh -c "'$B/dehbq-orchestrator' -q --once '$W' 2>>'$W.orch.log'; test -e '$W/FINISHED'"
+wait "$wpid"
+wrc=$?
+diag "worker: $(grep 'exiting' "$W.wlog" | tail -1)"
+check "... and runs the 3 new trials, then exits 0 (7 results)" \
+	sh -c "test $wrc = 0 && test $(nresults "$W") = 7 && grep -q 'exiting: study finished.*(3 trials run)' '$W.wlog'"

@@ -3,7 +3,9 @@
  *
  * Parses arguments (wopts.c), installs the signal handlers (wake.c), and
  * runs the loop:
- *   - exit 0 when STUDY/FINISHED exists, after --max-trials attempts,
+ *   - exit 0 when STUDY/FINISHED exists (unless an extend or requeue
+ *     request is queued: the study is about to run again), after
+ *     --max-trials attempts,
  *     after --idle-exit seconds with nothing to claim, when --time-limit
  *     (or SLURM_JOB_END_TIME) leaves too little time, or on SIGTERM/SIGINT
  *     (a running trial is stopped and its claim renamed back to pending/);
@@ -21,6 +23,7 @@
  * Exit codes: 0 done, 100 bad usage or study, or the command fails every
  * trial here; 111 system failure.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -71,6 +74,7 @@ struct worker {
 	ino_t claim_ino;
 	char trial_id[ID_TRIAL_LEN]; /* its id, for messages */
 	int claim_lost;		     /* warned about the lost claim */
+	int resume_said;	     /* said why FINISHED does not stop it */
 	double next_beat;	     /* monotonic time of next idle beat */
 	double heartbeat;	     /* seconds between beats */
 	long fail_run;		     /* trials that failed in a row */
@@ -126,14 +130,35 @@ static void beat(void *arg)
 	w->next_beat = timeutil_mono() + w->heartbeat;
 }
 
-static int finished(const struct worker *w)
+/*
+ * FINISHED exists, and no request that runs the study again is queued: a
+ * worker started right after `dehbq extend` or `dehbq requeue` (a SLURM
+ * array, before the orchestrator took the request) waits for the trials
+ * to come instead of exiting.
+ */
+static int finished(struct worker *w)
 {
-	char p[STUDY_PATH_MAX];
+	char p[STUDY_PATH_MAX], shown[STUDY_NAME_MAX];
+	struct dirent *e;
 	struct stat st;
+	DIR *d;
 
-	if (study_path(p, sizeof(p), w->root, "FINISHED"))
+	if (study_path(p, sizeof(p), w->root, "FINISHED") || lstat(p, &st))
 		return 0;
-	return lstat(p, &st) == 0;
+	if (study_path(p, sizeof(p), w->root, "state/requests") ||
+	    !(d = opendir(p)))
+		return 1;
+	while ((e = readdir(d)) && !study_request_resumes(e->d_name))
+		;
+	if (e && !w->resume_said++) {
+		fsutil_printable(e->d_name, shown, sizeof(shown));
+		logmsg_i(&w->lg,
+			 "FINISHED exists, but state/requests/%s is queued: "
+			 "waiting for its orchestrator to run the study again",
+			 shown);
+	}
+	closedir(d);
+	return !e;
 }
 
 static void fill_identity(const struct worker *w, const struct trial *t,
