@@ -7,6 +7,7 @@
  * an existing study is never overwritten, not even by a racing init.
  */
 #include "cli.h"
+#include "init_impl.h"
 
 #include "atomicfile.h"
 #include "err.h"
@@ -27,8 +28,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static int optimizer_settings(struct spec *s, const char *file, char *err);
 
 static const char validate_usage[] =
 	"usage: dehbq validate FILE\n"
@@ -60,7 +59,7 @@ int cli_validate(int argc, char **argv)
 
 		jsonfile_free(jf);
 		if ((rc = spec_load(argv[1], 1, &s, err)) ||
-		    (rc = optimizer_settings(&s, argv[1], err))) {
+		    (rc = cli_init_optimizer_settings(&s, argv[1], err))) {
 			spec_release(&s);
 			return cli_fail("validate", cli_exit_code(rc), "%s",
 					err);
@@ -87,7 +86,7 @@ int cli_validate(int argc, char **argv)
 	return CLI_OK;
 }
 
-static const char init_usage[] =
+const char cli_init_usage[] =
 	"usage: dehbq init STUDY --spec FILE\n"
 	"   or: dehbq init STUDY --space FILE --min-budget X --max-budget Y\n"
 	"                  [--eta E] [--fevals N] [--brackets N]\n"
@@ -98,6 +97,7 @@ static const char init_usage[] =
 	"                  [--sampler NAME] (with --optimizer asha)\n"
 	"                  [--name NAME] [--lease SECS] [--poll SECS]\n"
 	"                  [--max-attempts N] [--max-failures-in-a-row N]\n"
+	"                  [--prefetch N] [--max-inflight N]\n"
 	"                  [--objective NAME[:max][:WEIGHT] ...]\n"
 	"                  [--scalarise copula|linear|random-weights]\n"
 	"                  [--selection scalar|pareto]\n"
@@ -115,33 +115,6 @@ static const char init_usage[] =
 	"the spec's values.  At least one termination option is required.\n"
 	"An existing study is never overwritten.\n";
 
-enum {
-	OPT_SPEC = 256,
-	OPT_SPACE,
-	OPT_MIN,
-	OPT_MAX,
-	OPT_ETA,
-	OPT_FEVALS,
-	OPT_BRACKETS,
-	OPT_WALLTIME,
-	OPT_COST,
-	OPT_SEED,
-	OPT_OPTIMIZER,
-	OPT_MF,
-	OPT_SAMPLER,
-	OPT_SCHEDULER,
-	OPT_SEARCHER,
-	OPT_NAME,
-	OPT_LEASE,
-	OPT_POLL,
-	OPT_ATTEMPTS,
-	OPT_FAILURES,
-	OPT_OBJECTIVE,
-	OPT_SCALARISE,
-	OPT_SELECTION,
-	OPT_TRANSFER,
-};
-
 static const struct option init_opts[] = {
 	{"spec", required_argument, NULL, OPT_SPEC},
 	{"space", required_argument, NULL, OPT_SPACE},
@@ -158,6 +131,8 @@ static const struct option init_opts[] = {
 	{"sampler", required_argument, NULL, OPT_SAMPLER},
 	{"scheduler", required_argument, NULL, OPT_SCHEDULER},
 	{"searcher", required_argument, NULL, OPT_SEARCHER},
+	{"prefetch", required_argument, NULL, OPT_PREFETCH},
+	{"max-inflight", required_argument, NULL, OPT_INFLIGHT},
 	{"name", required_argument, NULL, OPT_NAME},
 	{"lease", required_argument, NULL, OPT_LEASE},
 	{"poll", required_argument, NULL, OPT_POLL},
@@ -171,17 +146,6 @@ static const struct option init_opts[] = {
 	{NULL, 0, NULL, 0},
 };
 
-#define INIT_MAX_TRANSFER 256 /* --transfer-from sources */
-
-/* Option values, applied over the spec after it is loaded. */
-struct init_over {
-	const char *opt[OPT_TRANSFER + 1]; /* raw value per option, or NULL */
-	const char *objv[OBJECTIVES_MAX + 1]; /* every --objective */
-	int nobj;
-	char *trv[INIT_MAX_TRANSFER + 1]; /* every --transfer-from */
-	int ntr;
-};
-
 /* --objective (replacing the spec's), --scalarise, --selection. */
 static int apply_objectives(struct spec *s, const struct init_over *o)
 {
@@ -189,106 +153,29 @@ static int apply_objectives(struct spec *s, const struct init_over *o)
 	int i;
 
 	if (o->nobj > OBJECTIVES_MAX)
-		return cli_usage_error("init", init_usage,
+		return cli_usage_error("init", cli_init_usage,
 				       "at most %d --objective options",
 				       OBJECTIVES_MAX);
 	if (o->nobj) {
 		objectives_defaults(&s->obj);
 		for (i = 0; i < o->nobj; i++)
 			if (objectives_add_flag(&s->obj, o->objv[i], err))
-				return cli_usage_error("init", init_usage, "%s",
-						       err);
+				return cli_usage_error("init", cli_init_usage,
+						       "%s", err);
 	}
 	if ((o->opt[OPT_SCALARISE] &&
 	     objectives_set_scalarise(&s->obj, o->opt[OPT_SCALARISE], err)) ||
 	    (o->opt[OPT_SELECTION] &&
 	     objectives_set_selection(&s->obj, o->opt[OPT_SELECTION], err)))
-		return cli_usage_error("init", init_usage, "%s", err);
-	if (s->obj.n && optim_find(s->optimizer) &&
-	    !optim_find(s->optimizer)->rescore)
-		return cli_fail("init", CLI_EINPUT,
-				"--optimizer %s cannot run a multi-objective "
-				"study (use dehb, sh, hyperband, de, asha, re, "
-				"random or tpe)",
-				s->optimizer);
-	return CLI_OK;
+		return cli_usage_error("init", cli_init_usage, "%s", err);
+	return cli_init_check_objectives(s);
 }
 
-static int bad_opt(const char *name, const char *val, const char *want)
+int cli_init_bad_opt(const char *name, const char *val, const char *want)
 {
-	return cli_usage_error("init", init_usage,
+	return cli_usage_error("init", cli_init_usage,
 			       "option '--%s': '%s' is not %s", name, val,
 			       want);
-}
-
-/*
- * --multi-fidelity: "asha" makes ASHA schedule the proposals of tpe, gp or
- * gcp (their setting multi_fidelity), and turns random into asha, which
- * is random search scheduled by ASHA.  -1: not possible.
- * (--optimizer asha --sampler S is --optimizer S --multi-fidelity asha.)
- */
-static int multi_fidelity(struct spec *s, const char *v)
-{
-	cJSON *set;
-	int rc;
-
-	if (strcmp(v, "none") && strcmp(v, "asha"))
-		return -1;
-	if (!strcmp(s->optimizer, "random")) {
-		if (!strcmp(v, "asha"))
-			snprintf(s->optimizer, sizeof(s->optimizer), "asha");
-		return 0;
-	}
-	if (!(optim_caps(s->optimizer) & OPTIM_CAP_ASHA))
-		return strcmp(v, "none") ? -1 : 0;
-	set = s->settings ? cJSON_Duplicate(s->settings, 1)
-			  : cJSON_CreateObject();
-	if (!set)
-		return -1;
-	cJSON_DeleteItemFromObjectCaseSensitive(set, "multi_fidelity");
-	rc = !cJSON_AddStringToObject(set, "multi_fidelity", v) ||
-	     spec_set_settings(s, set);
-	cJSON_Delete(set);
-	return rc ? -1 : 0;
-}
-
-/*
- * --searcher S: the scheduler takes searcher S (its setting "searcher").
- * The scheduler is --scheduler's, else --optimizer's, else the spec's if
- * it takes a searcher, else the default one (optim_default_scheduler).
- * -1: out of memory.
- */
-static int searcher(struct spec *s, const struct init_over *o, const char *v)
-{
-	cJSON *set;
-	int rc;
-
-	if (!o->opt[OPT_SCHEDULER] && !o->opt[OPT_OPTIMIZER] &&
-	    !(optim_caps(s->optimizer) & OPTIM_CAP_SEARCHER))
-		snprintf(s->optimizer, sizeof(s->optimizer), "%s",
-			 optim_default_scheduler());
-	set = s->settings ? cJSON_Duplicate(s->settings, 1)
-			  : cJSON_CreateObject();
-	if (!set)
-		return -1;
-	cJSON_DeleteItemFromObjectCaseSensitive(set, "searcher");
-	rc = !cJSON_AddStringToObject(set, "searcher", v) ||
-	     spec_set_settings(s, set);
-	cJSON_Delete(set);
-	return rc ? -1 : 0;
-}
-
-/* lead, the optimisers with caps (optim_list), then tail, into buf */
-static const char *names_of(char *buf, size_t size, const char *lead,
-			    unsigned caps, const char *tail)
-{
-	size_t n = (size_t)snprintf(buf, size, "%s", lead);
-
-	if (n < size && !optim_list(caps, ", ", buf + n, size - n))
-		n += strlen(buf + n);
-	if (n < size)
-		snprintf(buf + n, size - n, "%s", tail);
-	return buf;
 }
 
 static int apply(struct spec *s, const struct init_over *o)
@@ -296,7 +183,7 @@ static int apply(struct spec *s, const struct init_over *o)
 	const struct option *op;
 	int64_t iv;
 	double dv;
-	char one[512];
+	int rc;
 
 	for (op = init_opts; op->name; op++) {
 		const char *v = op->val > 255 ? o->opt[op->val] : NULL;
@@ -312,8 +199,8 @@ static int apply(struct spec *s, const struct init_over *o)
 		case OPT_LEASE:
 		case OPT_POLL:
 			if (cli_parse_double(v, &dv) || dv < 0)
-				return bad_opt(op->name, v,
-					       "a non-negative number");
+				return cli_init_bad_opt(
+					op->name, v, "a non-negative number");
 			if (op->val == OPT_MIN)
 				s->min_fidelity = dv;
 			else if (op->val == OPT_MAX)
@@ -329,6 +216,22 @@ static int apply(struct spec *s, const struct init_over *o)
 			else
 				s->poll = dv;
 			break;
+		case OPT_PREFETCH:
+		case OPT_INFLIGHT:
+			if (cli_parse_int(v, 0,
+					  op->val == OPT_PREFETCH ? 100000
+								  : 1000000,
+					  &iv))
+				return cli_init_bad_opt(
+					op->name, v,
+					op->val == OPT_PREFETCH
+						? "an integer in 0..100000"
+						: "an integer in 0..1000000");
+			if (op->val == OPT_PREFETCH)
+				s->prefetch = (int)iv;
+			else
+				s->max_inflight = (int)iv;
+			break;
 		case OPT_FEVALS:
 		case OPT_BRACKETS:
 		case OPT_SEED:
@@ -339,7 +242,7 @@ static int apply(struct spec *s, const struct init_over *o)
 						  ? INT64_C(9007199254740992)
 						  : (int64_t)ID_TRIAL_MAX,
 					  &iv))
-				return bad_opt(
+				return cli_init_bad_opt(
 					op->name, v,
 					op->val == OPT_ATTEMPTS
 						? "a positive integer"
@@ -356,100 +259,22 @@ static int apply(struct spec *s, const struct init_over *o)
 				s->max_attempts = (int)iv;
 			break;
 		case OPT_OPTIMIZER:
-			if (!optim_find(v))
-				return bad_opt(op->name, v,
-					       names_of(one, sizeof(one),
-							"one of ", 0, ""));
-			snprintf(s->optimizer, sizeof(s->optimizer), "%s", v);
-			break;
 		case OPT_MF:
-			if (multi_fidelity(s, v))
-				return bad_opt(
-					op->name, v,
-					names_of(one, sizeof(one),
-						 "'none' or 'asha' (with "
-						 "--optimizer random, ",
-						 OPTIM_CAP_ASHA, ")"));
-			break;
-		case OPT_SAMPLER: /* as --optimizer V --multi-fidelity asha */
-			if (strcmp(s->optimizer, "asha"))
-				return cli_usage_error("init", init_usage,
-						       "--sampler needs "
-						       "--optimizer asha");
-			if (!strcmp(v, "random"))
-				break;
-			if (strlen(v) < sizeof(s->optimizer)) {
-				snprintf(s->optimizer, sizeof(s->optimizer),
-					 "%s", v);
-				if (!multi_fidelity(s, "asha"))
-					break;
-			}
-			return bad_opt(op->name, v,
-				       names_of(one, sizeof(one), "random, ",
-						OPTIM_CAP_ASHA, ""));
+		case OPT_SAMPLER:
 		case OPT_SCHEDULER:
-			if (o->opt[OPT_OPTIMIZER])
-				return cli_usage_error(
-					"init", init_usage,
-					"--scheduler and --optimizer both "
-					"name the optimizer: give one");
-			if (!(optim_caps(v) & OPTIM_CAP_SEARCHER))
-				return bad_opt(
-					op->name, v,
-					names_of(one, sizeof(one), "one of ",
-						 OPTIM_CAP_SEARCHER, ""));
-			snprintf(s->optimizer, sizeof(s->optimizer), "%s", v);
-			break;
 		case OPT_SEARCHER:
-			if (!search_find(v)) {
-				search_list(0, ", ", one, sizeof(one));
-				return cli_usage_error(
-					"init", init_usage,
-					"option '--searcher': '%s' is not one "
-					"of %s",
-					v, one);
-			}
-			if (o->opt[OPT_OPTIMIZER] &&
-			    !(optim_caps(s->optimizer) & OPTIM_CAP_SEARCHER)) {
-				optim_list(OPTIM_CAP_SEARCHER, ", ", one,
-					   sizeof(one));
-				return cli_usage_error(
-					"init", init_usage,
-					"--searcher %s: --optimizer %s takes "
-					"no searcher (the schedulers that do: "
-					"%s)",
-					v, s->optimizer, one);
-			}
-			if (searcher(s, o, v))
-				return cli_fail("init", CLI_ESYS,
-						"fatal: out of memory");
+			if ((rc = cli_init_optimizer_opt(s, o, op, v)))
+				return rc;
 			break;
 		case OPT_NAME:
 			if (strlen(v) >= sizeof(s->name))
-				return bad_opt(op->name, v,
-					       "at most 127 bytes long");
+				return cli_init_bad_opt(
+					op->name, v, "at most 127 bytes long");
 			snprintf(s->name, sizeof(s->name), "%s", v);
 			break;
 		}
 	}
 	return CLI_OK;
-}
-
-/*
- * The optimiser validates its own settings and fills in their defaults, so
- * study.json records every value the study runs with.
- */
-static int optimizer_settings(struct spec *s, const char *file, char *err)
-{
-	char e[DEHBQ_ERRLEN];
-	cJSON *full;
-	int rc;
-
-	if ((rc = optim_settings(s->optimizer, s->settings, &full, e)))
-		return dehbq_errf(err, rc, "%s: %s", file, e);
-	rc = spec_set_settings(s, full);
-	cJSON_Delete(full);
-	return rc ? dehbq_errf(err, rc, "out of memory") : DEHBQ_OK;
 }
 
 /* The imported results, frozen before study.json exists (a crash in
@@ -540,12 +365,12 @@ static int parse_cmdline(int argc, char **argv, struct init_over *o,
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", init_opts, NULL)) != -1) {
 		if (c == 'h') {
-			fputs(init_usage, stdout);
+			fputs(cli_init_usage, stdout);
 			cli_init_print_optimizers(stdout);
 			return -1;
 		}
 		if (c == '?' || c == ':')
-			return cli_usage_error("init", init_usage,
+			return cli_usage_error("init", cli_init_usage,
 					       "unknown or incomplete option "
 					       "'%s'",
 					       argv[optind - 1]);
@@ -554,7 +379,7 @@ static int parse_cmdline(int argc, char **argv, struct init_over *o,
 		else if (c == OPT_OBJECTIVE && o->nobj <= OBJECTIVES_MAX)
 			o->objv[o->nobj++] = optarg;
 		else if (c == OPT_TRANSFER && o->ntr == INIT_MAX_TRANSFER)
-			return cli_usage_error("init", init_usage,
+			return cli_usage_error("init", cli_init_usage,
 					       "at most %d --transfer-from",
 					       INIT_MAX_TRANSFER);
 		else if (c == OPT_TRANSFER)
@@ -566,7 +391,7 @@ static int parse_cmdline(int argc, char **argv, struct init_over *o,
 	}
 	if (optind != argc - 1 || (!*specf && !*spacef) || (*specf && *spacef))
 		return cli_usage_error(
-			"init", init_usage,
+			"init", cli_init_usage,
 			optind < argc - 1 ? "unexpected argument '%s'"
 					  : "need STUDY and exactly one of "
 					    "--spec or --space",
@@ -597,32 +422,11 @@ static int load_spec(const char *specf, const char *spacef,
 	}
 	spec_defaults(s);
 	if (!o->opt[OPT_MIN] || !o->opt[OPT_MAX])
-		return cli_usage_error("init", init_usage,
+		return cli_usage_error("init", cli_init_usage,
 				       "--space needs --min-budget and "
 				       "--max-budget");
 	if ((rc = space_load(spacef, &s->space, err)))
 		return cli_fail("init", cli_exit_code(rc), "%s", err);
-	return CLI_OK;
-}
-
-/* Earlier tasks only for an optimiser that uses them; some need them. */
-static int check_transfer(const struct spec *s, const struct transfer *tr)
-{
-	unsigned caps = optim_caps(s->optimizer);
-	char names[512];
-
-	optim_list(OPTIM_CAP_TRANSFER, ", ", names, sizeof(names));
-	if (tr->ntasks && !(caps & OPTIM_CAP_TRANSFER))
-		return cli_fail("init", CLI_EINPUT,
-				"--transfer-from: --optimizer %s does not use "
-				"earlier results (%s do)",
-				s->optimizer, names);
-	if ((caps & OPTIM_CAP_NEEDS_TRANSFER) && !tr->ntasks)
-		return cli_fail("init", CLI_EINPUT,
-				"--optimizer %s needs earlier results: "
-				"--transfer-from STUDY, FILE.jsonl or "
-				"FILE.csv",
-				s->optimizer);
 	return CLI_OK;
 }
 
@@ -693,15 +497,16 @@ int cli_init(int argc, char **argv)
 	transfer_init(&tr, 0);
 	if ((rc = apply(&s, &over)) || (rc = apply_objectives(&s, &over)))
 		goto out;
+	cli_init_prefetch_default(&s, &over);
 	if ((rc = spec_check(&s, what, err)) ||
-	    (rc = optimizer_settings(&s, what, err)) ||
+	    (rc = cli_init_optimizer_settings(&s, what, err)) ||
 	    (over.ntr &&
 	     (rc = cli_transfer_import(&s, over.trv, over.ntr, &tr, err)))) {
 		rc = cli_fail("init", cli_exit_code(rc), "%s", err);
 		goto out;
 	}
-	if ((rc = check_transfer(&s, &tr)) || (rc = check_target(root)) ||
-	    (rc = create(root, &s, &tr)))
+	if ((rc = cli_init_check_transfer(&s, &tr)) ||
+	    (rc = check_target(root)) || (rc = create(root, &s, &tr)))
 		goto out;
 	printf("created study %s in %s (%d parameters, optimizer %s)\n",
 	       s.study, root, space_dim(s.space), s.optimizer);

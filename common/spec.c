@@ -343,6 +343,8 @@ static int parse_fields(const struct jsonfile *jf, int allow_path,
 	     (rc = jsonfile_get_bool(jf, o, "drain", JSONFILE_OPTIONAL,
 				     &s->drain, err))))
 		return rc;
+	s->prefetch_given =
+		o && cJSON_GetObjectItemCaseSensitive(o, "prefetch") != NULL;
 	if (o && (it = cJSON_GetObjectItemCaseSensitive(o, "poll")) &&
 	    s->poll * 2 > s->lease)
 		return jsonfile_errf(jf, it, err,

@@ -69,6 +69,7 @@ struct spec {
 	int max_failures_in_a_row; /* failed results in a row that hold
 				      the study (no new trials); 0 = never */
 	int prefetch;		   /* pending trials beyond idle workers */
+	int prefetch_given;	   /* 1: runtime.prefetch was in the file */
 	int max_inflight;	   /* cap on trials in flight; 0 = none */
 	int drain;		   /* 1: finish in-flight trials at the end */
 	struct objectives obj;	   /* n 0: one loss */

@@ -623,7 +623,7 @@ const struct optim_ops optim_gcp_ops = {
 	.name = "gcp",
 	.summary = "Gaussian copula process, with the prior of earlier studies "
 		   "when given (--transfer-from)",
-	.caps = OPTIM_CAP_TRANSFER | OPTIM_CAP_ASHA,
+	.caps = OPTIM_CAP_TRANSFER | OPTIM_CAP_ASHA | OPTIM_CAP_SEQUENTIAL,
 	.settings = gcp_settings,
 	.open = gcp_open,
 	.ask = gcp_ask,

@@ -701,7 +701,7 @@ const struct optim_ops optim_gp_ops = {
 	.name = "gp",
 	.summary = "GP-based BO (Matern-5/2 ARD, EI or Thompson sampling) "
 		   "at the maximum fidelity",
-	.caps = OPTIM_CAP_ASHA,
+	.caps = OPTIM_CAP_ASHA | OPTIM_CAP_SEQUENTIAL,
 	.settings = gpo_settings,
 	.open = gpo_open,
 	.ask = gpo_ask,

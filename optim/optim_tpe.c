@@ -679,7 +679,7 @@ static int tpe_describe(const void *st, struct jsonbuf *b)
 const struct optim_ops optim_tpe_ops = {
 	.name = "tpe",
 	.summary = "TPE (Optuna's defaults) at the maximum fidelity",
-	.caps = OPTIM_CAP_ASHA,
+	.caps = OPTIM_CAP_ASHA | OPTIM_CAP_SEQUENTIAL,
 	.settings = tpe_settings,
 	.open = tpe_open,
 	.ask = tpe_ask,

@@ -17,11 +17,12 @@ run_study() {
 	touch "$1.orch.log"
 	n0=$(grep -c 'study finished' "$1.orch.log")
 	bg "$B/dehbq-orchestrator" "$1" 2>>"$1.orch.log"
-	# workers refuse a study while FINISHED exists: the orchestrator
-	# removes it once it has taken the extension
-	wait_for 30 test ! -e "$1/FINISHED"
+	rs_orch=$!
 	bg "$B/dehbq-worker" --study "$1" --idle-exit 60 -- "$TR" 2>>"$1.w.log"
-	wait_for 60 sh -c "test \$(grep -c 'study finished' '$1.orch.log') -gt $n0"
+	wait_for 240 sh -c "test \$(grep -c 'study finished' '$1.orch.log') -gt $n0"
+	# it exits once FINISHED is written: the next orchestrator must not
+	# find this one still holding the lease
+	wait "$rs_orch"
 }
 nresults() { ls "$1"/archive/0000/*.result.json 2>/dev/null | grep -vc '\.a[0-9]*\.result'; }
 
@@ -82,16 +83,18 @@ chmod +x "$T/slow.sh"
 mkspec "$T/spec2.json" 200
 "$B/dehbq" init "$T/p" --spec "$T/spec2.json" >/dev/null || exit 1
 bg "$B/dehbq-orchestrator" "$T/p" 2>>"$T/p.orch.log"
-bg "$B/dehbq-worker" --study "$T/p" --idle-exit 5 -- "$T/slow.sh" 2>>"$T/p.w.log"
-wait_for 30 test -e "$T/p/archive/0000/00000002.result.json"
+p_orch=$!
+bg "$B/dehbq-worker" --study "$T/p" --idle-exit 60 -- "$T/slow.sh" 2>>"$T/p.w.log"
+wait_for 120 test -e "$T/p/archive/0000/00000002.result.json"
 "$B/dehbq" stop "$T/p" >/dev/null
-wait_for 30 grep -qs 'study finished' "$T/p.orch.log"
+wait_for 120 grep -qs 'study finished' "$T/p.orch.log"
+wait "$p_orch" # gone, lease and all, before the next one starts
 check "a stopped study is finished, stopped by request" \
 	grep -qs 'stopped by request' "$T/p/FINISHED"
 "$B/dehbq" extend "$T/p" --fevals 1 >/dev/null
 bg "$B/dehbq-orchestrator" "$T/p" 2>>"$T/p.orch.log"
-wait_for 30 grep -q 'budget extended' "$T/p.orch.log"
-wait_for 5 test ! -e "$T/p/FINISHED"
+wait_for 120 grep -q 'budget extended' "$T/p.orch.log"
+wait_for 120 test ! -e "$T/p/FINISHED"
 check "... after extend it runs again (FINISHED removed, issuing)" \
 	sh -c "test ! -e '$T/p/FINISHED' || ! grep -q 'stopped by request' '$T/p/FINISHED'"
 

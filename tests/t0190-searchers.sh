@@ -13,8 +13,12 @@
 #      that form (the same final optimiser state).
 #  (d) bad pairings and names: one line naming what is possible, exit 100,
 #      no study created.
+#  (e) runtime.prefetch: 0 by default for an optimiser that proposes from
+#      every result (tpe: one worker then runs a sequential study, each
+#      trial issued after the last result was told), 1 for the rest; the
+#      spec's value or --prefetch wins; --max-inflight is recorded.
 . "${DEHBQ_SRC:-.}/tests/lib.sh"
-plan 9
+plan 12
 mkspec "$T/spec.json" 30 '{"lease": 600, "poll": 1}'
 opt() { python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))["optimizer"], sort_keys=True))' "$1/study.json"; }
 
@@ -77,4 +81,34 @@ check "(d) --optimizer NAME that takes no searcher, with --searcher: names those
 	bad d3 "takes no searcher (the schedulers that do: asha, fifo)" --optimizer dehb --searcher halton
 check "(d) --scheduler with --optimizer: give one" \
 	bad d4 "give one" --scheduler asha --optimizer asha
+
+# (e)
+rt() { python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["runtime"]; print(r["prefetch"], r["max_inflight"])' "$1/study.json"; }
+mkspec "$T/spec-e.json" 8 '{"lease": 600, "poll": 1}'
+mkspec "$T/spec-e1.json" 8 '{"lease": 600, "poll": 1, "prefetch": 1}'
+"$B/dehbq" init "$T/e1" --spec "$T/spec-e.json" --optimizer tpe >"$T/e1.out" 2>&1
+"$B/dehbq" init "$T/e2" --spec "$T/spec-e.json" >/dev/null 2>&1
+"$B/dehbq" init "$T/e3" --spec "$T/spec-e1.json" --optimizer tpe >/dev/null 2>&1
+"$B/dehbq" init "$T/e4" --spec "$T/spec-e.json" --optimizer tpe --prefetch 2 --max-inflight 3 >/dev/null 2>&1
+diag "(e) prefetch, max_inflight: tpe $(rt "$T/e1"), dehb $(rt "$T/e2"), tpe with the spec's 1: $(rt "$T/e3"), tpe --prefetch 2 --max-inflight 3: $(rt "$T/e4")"
+check "(e) prefetch 0 for tpe (said at init), 1 for dehb; the spec's or --prefetch's value wins; --max-inflight recorded" \
+	sh -c "test '$(rt "$T/e1")' = '0 0' -a '$(rt "$T/e2")' = '1 0' -a '$(rt "$T/e3")' = '1 0' -a '$(rt "$T/e4")' = '2 3' && grep -q '^prefetch 0: tpe proposes from every result' '$T/e1.out'"
+check "(e) --prefetch -1: refused, naming the range" \
+	bad e5 "is not an integer in 0..100000" --prefetch -1
+# one worker, prefetch 0: never two trials in flight (-v logs each issue)
+bg "$B/dehbq-orchestrator" -v "$T/e1" 2>"$T/e1.orch.log"
+"$B/dehbq-worker" --study "$T/e1" --idle-exit 600 -- sh -c "$TRAINER" 2>"$T/e1.w.log"
+seq=$(python3 - "$T/e1.orch.log" <<'PY'
+import re, sys
+inflight = most = issued = 0
+for l in open(sys.argv[1]):
+    if re.search(r"trial=\d+ issued", l):
+        inflight += 1; issued += 1; most = max(most, inflight)
+    elif re.search(r"trial=\d+ attempt=\d+ told", l):
+        inflight -= 1
+print(issued, most)
+PY
+)
+diag "(e) tpe, one worker, prefetch 0: trials issued, most in flight at once: $seq"
+check "(e) ... a sequential study: 8 trials, never two in flight" test "$seq" = "8 1"
 exit 0

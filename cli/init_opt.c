@@ -1,0 +1,227 @@
+/*
+ * init_opt.c - owns what `dehbq init`'s options say about the optimiser:
+ * --optimizer, the schedulers and searchers (--scheduler, --searcher), the
+ * compositions' older spellings (--multi-fidelity, --sampler), the
+ * settings every optimiser fills in, and which optimisers a
+ * multi-objective or transfer study may use.  Every name and list comes
+ * from the tables (optim_table, search_table), never from a list here.
+ */
+#include "cli.h"
+#include "init_impl.h"
+
+#include "err.h"
+#include "optim.h"
+#include "spec.h"
+#include "transfer.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <string.h>
+
+/*
+ * --multi-fidelity: "asha" makes ASHA schedule the proposals of tpe, gp or
+ * gcp (their setting multi_fidelity), and turns random into asha, which
+ * is random search scheduled by ASHA.  -1: not possible.
+ * (--optimizer asha --sampler S is --optimizer S --multi-fidelity asha.)
+ */
+static int multi_fidelity(struct spec *s, const char *v)
+{
+	cJSON *set;
+	int rc;
+
+	if (strcmp(v, "none") && strcmp(v, "asha"))
+		return -1;
+	if (!strcmp(s->optimizer, "random")) {
+		if (!strcmp(v, "asha"))
+			snprintf(s->optimizer, sizeof(s->optimizer), "asha");
+		return 0;
+	}
+	if (!(optim_caps(s->optimizer) & OPTIM_CAP_ASHA))
+		return strcmp(v, "none") ? -1 : 0;
+	set = s->settings ? cJSON_Duplicate(s->settings, 1)
+			  : cJSON_CreateObject();
+	if (!set)
+		return -1;
+	cJSON_DeleteItemFromObjectCaseSensitive(set, "multi_fidelity");
+	rc = !cJSON_AddStringToObject(set, "multi_fidelity", v) ||
+	     spec_set_settings(s, set);
+	cJSON_Delete(set);
+	return rc ? -1 : 0;
+}
+
+/*
+ * --searcher S: the scheduler takes searcher S (its setting "searcher").
+ * The scheduler is --scheduler's, else --optimizer's, else the spec's if
+ * it takes a searcher, else the default one (optim_default_scheduler).
+ * -1: out of memory.
+ */
+static int searcher(struct spec *s, const struct init_over *o, const char *v)
+{
+	cJSON *set;
+	int rc;
+
+	if (!o->opt[OPT_SCHEDULER] && !o->opt[OPT_OPTIMIZER] &&
+	    !(optim_caps(s->optimizer) & OPTIM_CAP_SEARCHER))
+		snprintf(s->optimizer, sizeof(s->optimizer), "%s",
+			 optim_default_scheduler());
+	set = s->settings ? cJSON_Duplicate(s->settings, 1)
+			  : cJSON_CreateObject();
+	if (!set)
+		return -1;
+	cJSON_DeleteItemFromObjectCaseSensitive(set, "searcher");
+	rc = !cJSON_AddStringToObject(set, "searcher", v) ||
+	     spec_set_settings(s, set);
+	cJSON_Delete(set);
+	return rc ? -1 : 0;
+}
+
+/* lead, the optimisers with caps (optim_list), then tail, into buf */
+static const char *names_of(char *buf, size_t size, const char *lead,
+			    unsigned caps, const char *tail)
+{
+	size_t n = (size_t)snprintf(buf, size, "%s", lead);
+
+	if (n < size && !optim_list(caps, ", ", buf + n, size - n))
+		n += strlen(buf + n);
+	if (n < size)
+		snprintf(buf + n, size - n, "%s", tail);
+	return buf;
+}
+
+int cli_init_optimizer_opt(struct spec *s, const struct init_over *o,
+			   const struct option *op, const char *v)
+{
+	char one[512];
+
+	switch (op->val) {
+	case OPT_OPTIMIZER:
+		if (!optim_find(v))
+			return cli_init_bad_opt(
+				op->name, v,
+				names_of(one, sizeof(one), "one of ", 0, ""));
+		snprintf(s->optimizer, sizeof(s->optimizer), "%s", v);
+		break;
+	case OPT_MF:
+		if (multi_fidelity(s, v))
+			return cli_init_bad_opt(
+				op->name, v,
+				names_of(one, sizeof(one),
+					 "'none' or 'asha' (with "
+					 "--optimizer random, ",
+					 OPTIM_CAP_ASHA, ")"));
+		break;
+	case OPT_SAMPLER: /* as --optimizer V --multi-fidelity asha */
+		if (strcmp(s->optimizer, "asha"))
+			return cli_usage_error("init", cli_init_usage,
+					       "--sampler needs "
+					       "--optimizer asha");
+		if (!strcmp(v, "random"))
+			break;
+		if (strlen(v) < sizeof(s->optimizer)) {
+			snprintf(s->optimizer, sizeof(s->optimizer), "%s", v);
+			if (!multi_fidelity(s, "asha"))
+				break;
+		}
+		return cli_init_bad_opt(op->name, v,
+					names_of(one, sizeof(one), "random, ",
+						 OPTIM_CAP_ASHA, ""));
+	case OPT_SCHEDULER:
+		if (o->opt[OPT_OPTIMIZER])
+			return cli_usage_error(
+				"init", cli_init_usage,
+				"--scheduler and --optimizer both "
+				"name the optimizer: give one");
+		if (!(optim_caps(v) & OPTIM_CAP_SEARCHER))
+			return cli_init_bad_opt(
+				op->name, v,
+				names_of(one, sizeof(one), "one of ",
+					 OPTIM_CAP_SEARCHER, ""));
+		snprintf(s->optimizer, sizeof(s->optimizer), "%s", v);
+		break;
+	case OPT_SEARCHER:
+		if (!search_find(v)) {
+			search_list(0, ", ", one, sizeof(one));
+			return cli_usage_error(
+				"init", cli_init_usage,
+				"option '--searcher': '%s' is not one "
+				"of %s",
+				v, one);
+		}
+		if (o->opt[OPT_OPTIMIZER] &&
+		    !(optim_caps(s->optimizer) & OPTIM_CAP_SEARCHER)) {
+			optim_list(OPTIM_CAP_SEARCHER, ", ", one, sizeof(one));
+			return cli_usage_error(
+				"init", cli_init_usage,
+				"--searcher %s: --optimizer %s takes "
+				"no searcher (the schedulers that do: "
+				"%s)",
+				v, s->optimizer, one);
+		}
+		if (searcher(s, o, v))
+			return cli_fail("init", CLI_ESYS,
+					"fatal: out of memory");
+		break;
+	}
+	return CLI_OK;
+}
+
+/* The optimiser validates its own settings and fills in their defaults, so
+ * study.json records every value the study runs with. */
+int cli_init_optimizer_settings(struct spec *s, const char *file, char *err)
+{
+	char e[DEHBQ_ERRLEN];
+	cJSON *full;
+	int rc;
+
+	if ((rc = optim_settings(s->optimizer, s->settings, &full, e)))
+		return dehbq_errf(err, rc, "%s: %s", file, e);
+	rc = spec_set_settings(s, full);
+	cJSON_Delete(full);
+	return rc ? dehbq_errf(err, rc, "out of memory") : DEHBQ_OK;
+}
+
+int cli_init_check_objectives(const struct spec *s)
+{
+	char names[512];
+
+	if (!s->obj.n || !optim_find(s->optimizer) ||
+	    (optim_caps(s->optimizer) & OPTIM_CAP_MULTIOBJECTIVE))
+		return CLI_OK;
+	optim_list(OPTIM_CAP_MULTIOBJECTIVE, ", ", names, sizeof(names));
+	return cli_fail("init", CLI_EINPUT,
+			"--optimizer %s cannot run a multi-objective study "
+			"(use %s)",
+			s->optimizer, names);
+}
+
+int cli_init_check_transfer(const struct spec *s, const struct transfer *tr)
+{
+	unsigned caps = optim_caps(s->optimizer);
+	char names[512];
+
+	optim_list(OPTIM_CAP_TRANSFER, ", ", names, sizeof(names));
+	if (tr->ntasks && !(caps & OPTIM_CAP_TRANSFER))
+		return cli_fail("init", CLI_EINPUT,
+				"--transfer-from: --optimizer %s does not use "
+				"earlier results (%s do)",
+				s->optimizer, names);
+	if ((caps & OPTIM_CAP_NEEDS_TRANSFER) && !tr->ntasks)
+		return cli_fail("init", CLI_EINPUT,
+				"--optimizer %s needs earlier results: "
+				"--transfer-from STUDY, FILE.jsonl or "
+				"FILE.csv",
+				s->optimizer);
+	return CLI_OK;
+}
+
+void cli_init_prefetch_default(struct spec *s, const struct init_over *o)
+{
+	if (s->prefetch_given || o->opt[OPT_PREFETCH] ||
+	    !(optim_caps(s->optimizer) & OPTIM_CAP_SEQUENTIAL))
+		return;
+	s->prefetch = 0;
+	printf("prefetch 0: %s proposes from every result, so each proposal "
+	       "waits for a worker to ask (a worker idles while the model "
+	       "fits; --prefetch 1 keeps workers busy instead)\n",
+	       s->optimizer);
+}
