@@ -18,6 +18,21 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The optimiser's setting key set to the string v; -1: out of memory. */
+static int set_setting(struct spec *s, const char *key, const char *v)
+{
+	cJSON *set = s->settings ? cJSON_Duplicate(s->settings, 1)
+				 : cJSON_CreateObject();
+	int rc;
+
+	if (!set)
+		return -1;
+	cJSON_DeleteItemFromObjectCaseSensitive(set, key);
+	rc = !cJSON_AddStringToObject(set, key, v) || spec_set_settings(s, set);
+	cJSON_Delete(set);
+	return rc ? -1 : 0;
+}
+
 /*
  * --multi-fidelity: "asha" makes ASHA schedule the proposals of tpe, gp or
  * gcp (their setting multi_fidelity), and turns random into asha, which
@@ -26,9 +41,6 @@
  */
 static int multi_fidelity(struct spec *s, const char *v)
 {
-	cJSON *set;
-	int rc;
-
 	if (strcmp(v, "none") && strcmp(v, "asha"))
 		return -1;
 	if (!strcmp(s->optimizer, "random")) {
@@ -38,15 +50,7 @@ static int multi_fidelity(struct spec *s, const char *v)
 	}
 	if (!(optim_caps(s->optimizer) & OPTIM_CAP_ASHA))
 		return strcmp(v, "none") ? -1 : 0;
-	set = s->settings ? cJSON_Duplicate(s->settings, 1)
-			  : cJSON_CreateObject();
-	if (!set)
-		return -1;
-	cJSON_DeleteItemFromObjectCaseSensitive(set, "multi_fidelity");
-	rc = !cJSON_AddStringToObject(set, "multi_fidelity", v) ||
-	     spec_set_settings(s, set);
-	cJSON_Delete(set);
-	return rc ? -1 : 0;
+	return set_setting(s, "multi_fidelity", v);
 }
 
 /*
@@ -57,22 +61,11 @@ static int multi_fidelity(struct spec *s, const char *v)
  */
 static int searcher(struct spec *s, const struct init_over *o, const char *v)
 {
-	cJSON *set;
-	int rc;
-
 	if (!o->opt[OPT_SCHEDULER] && !o->opt[OPT_OPTIMIZER] &&
 	    !(optim_caps(s->optimizer) & OPTIM_CAP_SEARCHER))
 		snprintf(s->optimizer, sizeof(s->optimizer), "%s",
 			 optim_default_scheduler());
-	set = s->settings ? cJSON_Duplicate(s->settings, 1)
-			  : cJSON_CreateObject();
-	if (!set)
-		return -1;
-	cJSON_DeleteItemFromObjectCaseSensitive(set, "searcher");
-	rc = !cJSON_AddStringToObject(set, "searcher", v) ||
-	     spec_set_settings(s, set);
-	cJSON_Delete(set);
-	return rc ? -1 : 0;
+	return set_setting(s, "searcher", v);
 }
 
 /* lead, the optimisers with caps (optim_list), then tail, into buf */

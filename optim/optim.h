@@ -164,16 +164,16 @@ enum optim_cap {
 	OPTIM_CAP_BRACKETS = 1 << 3,	/* runs successive-halving brackets */
 	OPTIM_CAP_ONE_BRACKET = 1 << 4, /* ... of the widest kind only */
 	OPTIM_CAP_MULTIOBJECTIVE = 1 << 5, /* not a member: ops.rescore set */
-	OPTIM_CAP_SEQUENTIAL = 1 << 8,	   /* proposes from a model of every
-					      result: a proposal made before the
-					      last result is in is worse
-					      (dehbq init: prefetch 0) */
-	OPTIM_CAP_RUNGS = 1 << 7,    /* asynchronous rungs: new configurations
-					start at the lowest fidelity, the
-					best 1/eta of a rung go up */
-	OPTIM_CAP_SEARCHER = 1 << 6, /* a scheduler that takes any searcher
-					of search_table (searcher.h): its
-					setting "searcher" */
+	OPTIM_CAP_SEARCHER = 1 << 6,   /* a scheduler that takes any searcher
+					  of search_table (searcher.h): its
+					  setting "searcher" */
+	OPTIM_CAP_RUNGS = 1 << 7,      /* asynchronous rungs: new configurations
+					  start at the lowest fidelity, the
+					  best 1/eta of a rung go up */
+	OPTIM_CAP_SEQUENTIAL = 1 << 8, /* proposes from a model of every
+					  result: a proposal made before the
+					  last result is in is worse (dehbq
+					  init: prefetch 0) */
 };
 
 /*
