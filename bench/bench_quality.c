@@ -71,6 +71,8 @@ static const struct {
 } composed[] = {
 	{"tpe+asha", "tpe", "{\"multi_fidelity\":\"asha\"}"},
 	{"gp+asha", "gp", "{\"multi_fidelity\":\"asha\"}"},
+	{"fifo+halton", "fifo", "{\"searcher\":\"halton\"}"},
+	{"asha+halton", "asha", "{\"searcher\":\"halton\"}"},
 };
 #define QUAL_NCOMPOSED ((int)(sizeof(composed) / sizeof(composed[0])))
 
@@ -315,12 +317,14 @@ static const struct {
 	const char *a, *b;
 	int anytime; /* else the final regret */
 } cmps[] = {
-	{"asha", "hyperband", 1}, {"re", "random", 0},
-	{"tpe", "random", 0},	  {"bohb", "hyperband", 0},
-	{"gp", "random", 0},	  {"gp", "tpe", 0},
-	{"tpe+asha", "asha", 0},  {"tpe+asha", "tpe", 0},
-	{"gp+asha", "asha", 0},	  {"gp+asha", "gp", 0},
-	{"gp+asha", "bohb", 0},
+	{"asha", "hyperband", 1},     {"re", "random", 0},
+	{"tpe", "random", 0},	      {"bohb", "hyperband", 0},
+	{"gp", "random", 0},	      {"gp", "tpe", 0},
+	{"tpe+asha", "asha", 0},      {"tpe+asha", "tpe", 0},
+	{"gp+asha", "asha", 0},	      {"gp+asha", "gp", 0},
+	{"gp+asha", "bohb", 0},	      {"fifo+halton", "random", 0},
+	{"fifo+halton", "random", 1}, {"asha+halton", "asha", 0},
+	{"asha+halton", "asha", 1},
 };
 
 #define QUAL_EARLY 50 /* "small budgets": this many max-fidelity evals */
