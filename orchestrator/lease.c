@@ -164,10 +164,14 @@ int lease_acquire(struct lease *l, const char *root, double secs,
 				  strerror(errno));
 	rc = read_lease(root, &lf, 1, err);
 	if (rc == DEHBQ_OK) {
+		/* a lease naming this very process was written by it: a
+		 * retry after a failed start (its write, or the snapshot's,
+		 * failed after the lease was in place) takes it over */
+		int ours = !strcmp(lf.host, l->host) && lf.pid == l->pid;
 		int dead_here = lease_holder_gone(lf.host, lf.pid);
 		double age = now - lf.mtime;
 
-		if (!dead_here && age < secs)
+		if (!ours && !dead_here && age < secs)
 			return dehbq_errf(
 				err, DEHBQ_EAGAIN,
 				"study is run by another orchestrator "

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static struct spec spec;
 static struct lease lease;
@@ -45,6 +46,35 @@ static void setup(void)
 		lease_acquire(&lease, tu_dir, spec.lease, 0, 0.01, err),
 		DEHBQ_OK);
 }
+
+/*
+ * A start retried after a failure (the lease in place, then a failed
+ * write) takes its own lease over with the next epoch; a live other
+ * process's lease (the parent's pid, on this host) is refused.
+ */
+START_TEST(test_lease_retry_takes_its_own_lease)
+{
+	char err[DEHBQ_ERRLEN], path[4200];
+	struct lease again;
+	FILE *f;
+
+	ck_assert_int_eq(lease_acquire(&again, tu_dir, 60, 0, 0, err),
+			 DEHBQ_OK);
+	ck_assert_int_eq(again.epoch, lease.epoch + 1);
+	snprintf(path, sizeof(path), "%s/state/lease.json", tu_dir);
+	ck_assert_ptr_nonnull(f = fopen(path, "w"));
+	fprintf(f,
+		"{\"format\": \"dehbq-lease/1\", \"epoch\": 9, \"host\": "
+		"\"%s\", \"pid\": %ld, \"started\": "
+		"\"2026-11-27T00:00:00.000Z\", \"nonce\": "
+		"\"0123456789abcdef\"}\n",
+		again.host, (long)getppid());
+	fclose(f);
+	ck_assert_int_eq(lease_acquire(&again, tu_dir, 60, 0, 0, err),
+			 DEHBQ_EAGAIN);
+	ck_assert_msg(strstr(err, "run by another orchestrator"), "%s", err);
+}
+END_TEST
 
 static void teardown(void)
 {
@@ -135,6 +165,7 @@ Suite *sched_suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_sched_reconcile_matches_the_snapshot);
+	tcase_add_test(tc, test_lease_retry_takes_its_own_lease);
 	suite_add_tcase(s, tc);
 	return s;
 }
