@@ -143,7 +143,8 @@ int lease_holder_gone(const char *host, long pid)
 }
 
 int lease_acquire(struct lease *l, const char *root, double secs,
-		  int64_t min_epoch, double settle, char *err)
+		  int64_t min_epoch, double settle, const char *retry,
+		  char *err)
 {
 	struct lease_file lf;
 	unsigned char u[16];
@@ -164,10 +165,10 @@ int lease_acquire(struct lease *l, const char *root, double secs,
 				  strerror(errno));
 	rc = read_lease(root, &lf, 1, err);
 	if (rc == DEHBQ_OK) {
-		/* a lease naming this very process was written by it: a
-		 * retry after a failed start (its write, or the snapshot's,
-		 * failed after the lease was in place) takes it over */
-		int ours = !strcmp(lf.host, l->host) && lf.pid == l->pid;
+		/* the lease this process wrote before a failed start (its
+		 * write, or the snapshot's, failed after the lease was in
+		 * place): its own, by its random nonce */
+		int ours = retry && !strcmp(lf.nonce, retry);
 		int dead_here = lease_holder_gone(lf.host, lf.pid);
 		double age = now - lf.mtime;
 

@@ -38,8 +38,14 @@ struct lease {
 	size_t textlen;		/* its length; 0 before the first write */
 };
 
+/*
+ * retry: NULL on a first start; on a start retried after a failure, the
+ * nonce this process wrote before (a lease that holds it is its own and
+ * is taken over; host and pid alone could be another namespace's).
+ */
 int lease_acquire(struct lease *l, const char *root, double secs,
-		  int64_t min_epoch, double settle, char *err);
+		  int64_t min_epoch, double settle, const char *retry,
+		  char *err);
 int lease_check(struct lease *l, char *err);
 /* 1 when host is this host and process pid no longer exists: a holder
  * that died without stopping (kill -9), whose lease need not expire. */

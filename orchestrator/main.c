@@ -314,12 +314,15 @@ static int open_sched(struct orch *o, char *err)
 	double backoff = 0;
 	int rc;
 
+	char mine[sizeof(o->lease.nonce)] = ""; /* the nonce of a failed try */
+
 	for (;;) {
 		/* the previous holder's epoch + 1; sched_open() raises it past
 		 * the epoch of the snapshot it loads, if that is higher */
 		rc = lease_acquire(&o->lease, o->root, o->spec.lease, 0,
 				   o->spec.poll < 0.2 ? o->spec.poll : 0.2,
-				   err);
+				   mine[0] ? mine : NULL, err);
+		snprintf(mine, sizeof(mine), "%s", o->lease.nonce);
 		if (!rc)
 			rc = sched_open(&o->s, o->root, &o->spec, &o->lease,
 					&o->lg, &o->so, err);

@@ -198,7 +198,7 @@ static void run_study(const char *dir)
 	lg.fd = -1;
 	ck_assert_int_eq(spec_load_study(dir, &spec, err), DEHBQ_OK);
 	testhooks_counting(1);
-	ck_assert_msg(lease_acquire(&lease, dir, spec.lease, 0, 0, err) ==
+	ck_assert_msg(lease_acquire(&lease, dir, spec.lease, 0, 0, NULL, err) ==
 			      DEHBQ_OK,
 		      "%s", err);
 	ck_assert_msg(sched_open(&s, dir, &spec, &lease, &lg, &so, err) ==

@@ -43,24 +43,30 @@ static void setup(void)
 	logmsg_init(&lg, "check_sched");
 	lg.fd = -1;
 	ck_assert_int_eq(
-		lease_acquire(&lease, tu_dir, spec.lease, 0, 0.01, err),
+		lease_acquire(&lease, tu_dir, spec.lease, 0, 0.01, NULL, err),
 		DEHBQ_OK);
 }
 
 /*
  * A start retried after a failure (the lease in place, then a failed
- * write) takes its own lease over with the next epoch; a live other
- * process's lease (the parent's pid, on this host) is refused.
+ * write) takes its own lease over with the next epoch: its nonce says it
+ * is its own.  Host and pid alone do not (another PID namespace may have
+ * the same): without the nonce, and for another live process's lease
+ * (the parent's pid, on this host), the start is refused.
  */
 START_TEST(test_lease_retry_takes_its_own_lease)
 {
-	char err[DEHBQ_ERRLEN], path[4200];
+	char err[DEHBQ_ERRLEN], path[4200], mine[sizeof(lease.nonce)];
 	struct lease again;
 	FILE *f;
 
-	ck_assert_int_eq(lease_acquire(&again, tu_dir, 60, 0, 0, err),
-			 DEHBQ_OK);
+	ck_assert_int_eq(lease_acquire(&again, tu_dir, 60, 0, 0, NULL, err),
+			 DEHBQ_EAGAIN);
+	ck_assert_int_eq(
+		lease_acquire(&again, tu_dir, 60, 0, 0, lease.nonce, err),
+		DEHBQ_OK);
 	ck_assert_int_eq(again.epoch, lease.epoch + 1);
+	snprintf(mine, sizeof(mine), "%s", again.nonce);
 	snprintf(path, sizeof(path), "%s/state/lease.json", tu_dir);
 	ck_assert_ptr_nonnull(f = fopen(path, "w"));
 	fprintf(f,
@@ -70,7 +76,7 @@ START_TEST(test_lease_retry_takes_its_own_lease)
 		"\"0123456789abcdef\"}\n",
 		again.host, (long)getppid());
 	fclose(f);
-	ck_assert_int_eq(lease_acquire(&again, tu_dir, 60, 0, 0, err),
+	ck_assert_int_eq(lease_acquire(&again, tu_dir, 60, 0, 0, mine, err),
 			 DEHBQ_EAGAIN);
 	ck_assert_msg(strstr(err, "run by another orchestrator"), "%s", err);
 }

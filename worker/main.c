@@ -130,24 +130,34 @@ static void beat(void *arg)
 	w->next_beat = timeutil_mono() + w->heartbeat;
 }
 
+static int finished_exists(const struct worker *w)
+{
+	char p[STUDY_PATH_MAX];
+	struct stat st;
+
+	return !study_path(p, sizeof(p), w->root, "FINISHED") &&
+	       lstat(p, &st) == 0;
+}
+
 /*
  * FINISHED exists, and no request that runs the study again is queued: a
  * worker started right after `dehbq extend` or `dehbq requeue` (a SLURM
  * array, before the orchestrator took the request) waits for the trials
- * to come instead of exiting.
+ * to come instead of exiting.  The orchestrator removes FINISHED before
+ * the request file, so FINISHED seen again after no request was listed
+ * means the study is finished (one taken meanwhile removed it first).
  */
 static int finished(struct worker *w)
 {
 	char p[STUDY_PATH_MAX], shown[STUDY_NAME_MAX];
 	struct dirent *e;
-	struct stat st;
 	DIR *d;
 
-	if (study_path(p, sizeof(p), w->root, "FINISHED") || lstat(p, &st))
+	if (!finished_exists(w))
 		return 0;
 	if (study_path(p, sizeof(p), w->root, "state/requests") ||
 	    !(d = opendir(p)))
-		return 1;
+		return finished_exists(w);
 	while ((e = readdir(d)) && !study_request_resumes(e->d_name))
 		;
 	if (e && !w->resume_said++) {
@@ -158,7 +168,7 @@ static int finished(struct worker *w)
 			 shown);
 	}
 	closedir(d);
-	return !e;
+	return !e && finished_exists(w);
 }
 
 static void fill_identity(const struct worker *w, const struct trial *t,
