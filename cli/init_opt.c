@@ -178,7 +178,8 @@ int cli_init_check_objectives(const struct spec *s)
 	char names[512];
 
 	if (!s->obj.n || !optim_find(s->optimizer) ||
-	    (optim_caps(s->optimizer) & OPTIM_CAP_MULTIOBJECTIVE))
+	    (optim_study_caps(s->optimizer, s->settings) &
+	     OPTIM_CAP_MULTIOBJECTIVE))
 		return CLI_OK;
 	optim_list(OPTIM_CAP_MULTIOBJECTIVE, ", ", names, sizeof(names));
 	return cli_fail("init", CLI_EINPUT,
@@ -207,14 +208,23 @@ int cli_init_check_transfer(const struct spec *s, const struct transfer *tr)
 	return CLI_OK;
 }
 
+/* The study's searcher setting, or NULL. */
+static const char *searcher_of(const struct spec *s)
+{
+	return cJSON_GetStringValue(
+		cJSON_GetObjectItemCaseSensitive(s->settings, "searcher"));
+}
+
 void cli_init_prefetch_default(struct spec *s, const struct init_over *o)
 {
 	if (s->prefetch_given || o->opt[OPT_PREFETCH] ||
-	    !(optim_caps(s->optimizer) & OPTIM_CAP_SEQUENTIAL))
+	    !(optim_study_caps(s->optimizer, s->settings) &
+	      OPTIM_CAP_SEQUENTIAL))
 		return;
 	s->prefetch = 0;
-	printf("prefetch 0: %s proposes from every result, so each proposal "
-	       "waits for a worker to ask (a worker idles while the model "
-	       "fits; --prefetch 1 keeps workers busy instead)\n",
-	       s->optimizer);
+	printf("prefetch 0: %s%s%s proposes from every result, so each "
+	       "proposal waits for a worker to ask (a worker idles while the "
+	       "model fits; --prefetch 1 keeps workers busy instead)\n",
+	       s->optimizer, searcher_of(s) ? " with searcher " : "",
+	       searcher_of(s) ? searcher_of(s) : "");
 }

@@ -1,7 +1,8 @@
 /*
  * asha.h - ASHA as the scheduler of another optimiser's proposals: "the
- * optimiser proposes, ASHA schedules" (tpe and gp with multi_fidelity
- * "asha"; OPTIMIZERS.md, TPE section)
+ * optimiser proposes, ASHA schedules" (gp and gcp with multi_fidelity
+ * "asha"; OPTIMIZERS.md, TPE section).  A searcher (searcher.h) needs
+ * none of this: asha takes it as its setting "searcher", as it takes tpe.
  *
  * optim_asha_ops draws each new rung-0 configuration uniformly.  Given a
  * sampler, it asks the sampler instead; promotions are ASHA's own.  The

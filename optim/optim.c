@@ -33,7 +33,8 @@ int optim_settings(const char *name, const cJSON *in, cJSON **out, char *err)
 				  "optimizer: must be an object");
 	jsonbuf_init(&b);
 	jsonbuf_put(&b, "{", 1);
-	if ((rc = ops->settings(in, &b, err))) {
+	if ((rc = ops->preset ? optim_preset_settings(ops, in, &b, err)
+			      : ops->settings(in, &b, err))) {
 		jsonbuf_free(&b);
 		return rc;
 	}
@@ -106,7 +107,8 @@ int optim_setup_check(const struct optim_setup *s, char *err)
 	return DEHBQ_OK;
 }
 
-struct optim *optim_alloc(const struct optim_ops *ops,
+struct optim *optim_alloc(const struct optim_ops *entry,
+			  const struct optim_ops *ops,
 			  const struct optim_setup *s)
 {
 	struct optim *o = calloc(1, sizeof(*o));
@@ -114,6 +116,7 @@ struct optim *optim_alloc(const struct optim_ops *ops,
 
 	if (!o)
 		return NULL;
+	o->name = entry->name;
 	o->ops = ops;
 	o->dim = s->dim;
 	o->min_f = s->min_fidelity;
@@ -140,27 +143,34 @@ struct optim *optim_alloc(const struct optim_ops *ops,
 int optim_open(const char *name, const struct optim_setup *s,
 	       struct optim **out, char *err)
 {
-	const struct optim_ops *ops;
-	struct optim *o;
+	const struct optim_ops *entry, *ops;
+	struct optim_setup su = *s;
+	cJSON *composed = NULL;
+	struct optim *o = NULL;
 	int rc;
 
 	*out = NULL;
-	if ((rc = optim_find_ops(name, &ops, err)) ||
-	    (rc = optim_setup_check(s, err)))
+	if ((rc = optim_find_ops(name, &entry, err)) ||
+	    (rc = optim_setup_check(s, err)) ||
+	    (rc = optim_preset_resolve(entry, s->settings, &ops, &composed,
+				       err)))
 		return rc;
+	if (composed)
+		su.settings = composed;
 	if (s->nobj && !ops->rescore)
-		return dehbq_errf(err, DEHBQ_EUNSUP,
-				  "objectives: the %s optimizer cannot run a "
-				  "multi-objective study",
-				  ops->name);
-	if (!(o = optim_alloc(ops, s)))
-		return dehbq_errf(err, DEHBQ_ENOMEM, "out of memory");
-	if ((rc = ops->open(s, &o->st, err))) {
+		rc = dehbq_errf(err, DEHBQ_EUNSUP,
+				"objectives: the %s optimizer cannot run a "
+				"multi-objective study",
+				entry->name);
+	else if (!(o = optim_alloc(entry, ops, &su)))
+		rc = dehbq_errf(err, DEHBQ_ENOMEM, "out of memory");
+	else if ((rc = ops->open(&su, &o->st, err))) {
 		optim_free(o);
-		return rc;
+		o = NULL;
 	}
+	cJSON_Delete(composed);
 	*out = o;
-	return DEHBQ_OK;
+	return rc;
 }
 
 void optim_free(struct optim *o)
@@ -183,7 +193,7 @@ void optim_free(struct optim *o)
 
 const char *optim_name(const struct optim *o)
 {
-	return o->ops->name;
+	return o->name;
 }
 
 int optim_dim(const struct optim *o)
@@ -334,7 +344,7 @@ int optim_extend(struct optim *o, const struct optim_limits *lim, char *err)
 		return dehbq_errf(err, rc,
 				  "%s: the optimizer cannot take the "
 				  "new limits",
-				  o->ops->name);
+				  o->name);
 	o->lim = *lim;
 	return DEHBQ_OK;
 }
@@ -629,7 +639,7 @@ int optim_best(const struct optim *o, enum optim_best_which which,
 int optim_describe(const struct optim *o, struct jsonbuf *b)
 {
 	jsonbuf_puts(b, "\"name\":");
-	jsonbuf_str(b, o->ops->name);
+	jsonbuf_str(b, o->name);
 	if (o->ops->describe) {
 		jsonbuf_put(b, ",", 1);
 		return o->ops->describe(o->st, b);

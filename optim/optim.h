@@ -211,6 +211,11 @@ enum optim_cap {
  *     NULL: the optimiser refuses multi-objective studies.
  *   Only `brackets`, `done`, `limits`, `describe`, `replay` and
  *   `rescore` may be NULL.
+ *   preset: set on a preset, an entry with no functions but name,
+ *     summary and caps: it names a searcher of search_table, which runs
+ *     under the default scheduler (fifo), or under asha when its setting
+ *     multi_fidelity is "asha"; its other settings are the searcher's
+ *     (preset.c).  optim_name() and snapshots keep the preset's name.
  */
 struct optim_ops {
 	const char *name;    /* --optimizer NAME */
@@ -235,6 +240,7 @@ struct optim_ops {
 	int (*rescore)(void *st, double (*score)(void *arg, int64_t job),
 		       void *arg);
 	void (*free)(void *st);
+	const char *preset; /* a preset: its searcher's name; else NULL */
 };
 
 /* Every optimiser, NULL-terminated; the first is the default. */
@@ -246,6 +252,12 @@ const struct optim_ops *optim_find(const char *name);
 /* name's capabilities (enum optim_cap); 0 for an unknown name. */
 unsigned optim_caps(const char *name);
 /*
+ * The same for a study of name with these settings (NULL: defaults): a
+ * scheduler's searcher adds SEQUENTIAL when it learns, and takes away
+ * MULTIOBJECTIVE when it cannot rescore.
+ */
+unsigned optim_study_caps(const char *name, const struct cJSON *settings);
+/*
  * The names of optim_table's optimisers that have every capability in
  * caps (0: all), in table order, joined by sep, into buf.  DEHBQ_ETOOBIG
  * (buf truncated) when it does not fit.
@@ -254,15 +266,6 @@ int optim_list(unsigned caps, const char *sep, char *buf, size_t size);
 
 /* The scheduler a searcher runs under when none is named (fifo). */
 const char *optim_default_scheduler(void);
-/*
- * A scheduler's searcher: its setting "searcher" in `in` (NULL or absent:
- * search_table's first) into *ops; DEHBQ_EINVAL naming the choices.
- */
-int optim_searcher(const struct cJSON *in, const struct search_ops **ops,
-		   char *err);
-/* The searcher's part of a scheduler's setup. */
-void optim_search_setup(const struct optim_setup *s, struct search_setup *u);
-
 /*
  * Validate name's settings (NULL: none given) and return them complete, as
  * a new cJSON object the caller deletes.  err names the field.

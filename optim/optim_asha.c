@@ -20,9 +20,12 @@
  * configuration count and its searcher's state: the rest comes back at
  * load from the history records (optim_ops.replay), which the searcher
  * observes again, so a save is O(1), not O(n).  A state saved before the
- * searcher interface ({"configs","rng"}) loads as the random searcher's.
+ * searcher interface ({"configs","rng"}) loads as the random searcher's, and
+ * tpe's with multi_fidelity "asha" ({"rng","asha":{"configs"}}) as the
+ * tpe searcher's.
  */
 #include "asha.h"
+#include "held.h"
 #include "optim.h"
 
 #include "err.h"
@@ -62,24 +65,19 @@ struct asha {
 	size_t nre, capre;
 	int64_t *parents; /* replay: jobs whose configuration went up */
 	size_t npar, cappar;
-	struct asha_sampler smp;     /* an owner's sampler (draw NULL: none) */
-	const struct search_ops *so; /* or the searcher, owned */
-	void *ss;
+	struct asha_sampler smp; /* an owner's sampler (draw NULL: none) */
+	struct held h;		 /* or the searcher (h.so NULL: none) */
 };
 
-static const char *const as_keys[] = {"searcher", NULL};
+static const char *const as_keys[] = {"searcher", "search", NULL};
 
 static int as_settings(const cJSON *in, struct jsonbuf *b, char *err)
 {
-	const struct search_ops *so;
 	int rc;
 
-	if ((rc = ostate_set_keys(in, as_keys, "asha", err)) ||
-	    (rc = optim_searcher(in, &so, err)))
+	if ((rc = ostate_set_keys(in, as_keys, "asha", err)))
 		return rc;
-	if (b)
-		jsonbuf_printf(b, "\"searcher\":\"%s\"", so->name);
-	return DEHBQ_OK;
+	return held_settings(in, b, err);
 }
 
 static void as_free(void *st)
@@ -94,8 +92,7 @@ static void as_free(void *st)
 	free(a->x);
 	free(a->reopened);
 	free(a->parents);
-	if (a->so)
-		a->so->free(a->ss);
+	held_free(&a->h);
 	free(a);
 }
 
@@ -118,21 +115,15 @@ static int as_new(const struct optim_setup *s, struct asha **out)
 
 static int as_open(const struct optim_setup *s, void **st, char *err)
 {
-	const struct search_ops *so;
-	struct search_setup u;
 	struct asha *a;
 	int rc;
 
-	if ((rc = as_settings(s->settings, NULL, err)) ||
-	    (rc = optim_searcher(s->settings, &so, err)) ||
-	    (rc = as_new(s, &a)))
+	if ((rc = as_settings(s->settings, NULL, err)) || (rc = as_new(s, &a)))
 		return rc;
-	optim_search_setup(s, &u);
-	if ((rc = so->open(&u, &a->ss, err))) {
+	if ((rc = held_open(s, NULL, &a->h, err))) {
 		as_free(a);
 		return rc;
 	}
-	a->so = so;
 	*st = a;
 	return DEHBQ_OK;
 }
@@ -215,9 +206,9 @@ static int as_ask(void *st, struct optim_job *job, double *vec)
 	} else {
 		enum trial_kind tk;
 
-		if ((rc = a->so->propose(a->ss, a->fid[0],
-					 a->x + (size_t)cfg * (size_t)a->dim,
-					 &tk)))
+		if ((rc = a->h.so->propose(a->h.ss, a->fid[0],
+					   a->x + (size_t)cfg * (size_t)a->dim,
+					   &tk)))
 			return rc;
 		job->kind = (enum optim_kind)tk;
 	}
@@ -268,9 +259,9 @@ static int as_tell(void *st, const struct optim_job *job, const double *vec,
 		return rc;
 	g = &a->rung[job->rung];
 	if ((rc = grow((void **)&g->r, &g->cap, g->n + 1, sizeof(*g->r))) ||
-	    (a->so &&
-	     (rc = a->so->observe(a->ss, (int64_t)job->id, vec, job->fidelity,
-				  status == OPTIM_OK ? loss : INFINITY))))
+	    (a->h.so && (rc = a->h.so->observe(
+				 a->h.ss, (int64_t)job->id, vec, job->fidelity,
+				 status == OPTIM_OK ? loss : INFINITY))))
 		return rc; /* first: nothing below can fail */
 	for (k = 0; k < a->nre; k++)
 		if (a->reopened[k] == (int64_t)job->id)
@@ -303,7 +294,7 @@ int asha_rescore(void *st, double (*score)(void *arg, int64_t job), void *arg)
 		for (i = 0; i < a->rung[k].n; i++)
 			if (!isnan(v = score(arg, a->rung[k].r[i].job)))
 				a->rung[k].r[i].loss = v;
-	return DEHBQ_OK;
+	return a->h.so ? held_rescore(&a->h, score, arg) : DEHBQ_OK;
 }
 
 static int as_reopen(void *st, const struct optim_job *job, const double *vec)
@@ -327,76 +318,53 @@ static int as_save(const void *st, struct jsonbuf *b)
 	int rc = 0;
 
 	jsonbuf_printf(b, "{\"configs\":%" PRId64, a->ncfg);
-	if (a->so) {
-		jsonbuf_printf(b,
-			       ",\"searcher\":\"%s\",\"search\":", a->so->name);
-		rc = a->so->save(a->ss, b);
+	if (a->h.so) {
+		jsonbuf_put(b, ",", 1);
+		rc = held_save(&a->h, b);
 	}
 	jsonbuf_put(b, "}", 1);
 	return rc ? rc : jsonbuf_failed(b);
 }
 
-/* The configurations, and the searcher unless an owner samples. */
+/*
+ * The configurations, and the searcher unless an owner samples.  A state
+ * of 0.4 held the configurations beside the random searcher's rng, or
+ * (tpe with multi_fidelity "asha") under "asha" beside tpe's.
+ */
 static int as_load_with(const struct optim_setup *s, const cJSON *state,
 			int searcher, struct asha **out, char *err)
 {
-	const struct search_ops *so = search_table[0];
-	const cJSON *ss = state;
-	struct search_setup u;
-	const char *name;
+	const cJSON *books = state;
 	struct asha *a;
 	int64_t n;
 	int rc;
 
+	if (searcher && !cJSON_GetObjectItemCaseSensitive(state, "configs") &&
+	    (rc = ostate_get_obj(state, "asha", &books, err)))
+		return rc;
 	if ((rc = as_new(s, &a)))
 		return rc;
 	/* every configuration was asked at least once */
-	if ((rc = ostate_get_i64(state, "configs", 0, s->asked, &n, err)) ||
+	if ((rc = ostate_get_i64(books, "configs", 0, s->asked, &n, err)) ||
 	    (rc = grow((void **)&a->x, &a->capcfg,
-		       (size_t)n * (size_t)a->dim + 1, sizeof(double))))
-		goto fail;
-	a->ncfg = n;
-	/* before 0.5: no "search", the random searcher's rng in state */
-	if (searcher && cJSON_GetObjectItemCaseSensitive(state, "search")) {
-		if ((rc = ostate_get_str(state, "searcher", &name, err)) ||
-		    (rc = ostate_get_obj(state, "search", &ss, err)))
-			goto fail;
-		if (!(so = search_find(name))) {
-			rc = dehbq_errf(err, DEHBQ_EINVAL,
-					"snapshot: 'searcher' names no "
-					"searcher of this dehbq");
-			goto fail;
-		}
+		       (size_t)n * (size_t)a->dim + 1, sizeof(double))) ||
+	    (searcher && (rc = held_open(s, state, &a->h, err)))) {
+		as_free(a);
+		return rc;
 	}
-	optim_search_setup(s, &u);
-	if (searcher && (rc = so->load(&u, ss, &a->ss, err)))
-		goto fail;
-	a->so = searcher ? so : NULL;
+	a->ncfg = n;
 	*out = a;
 	return DEHBQ_OK;
-fail:
-	as_free(a);
-	return rc;
 }
 
 static int as_load(const struct optim_setup *s, const cJSON *state, void **st,
 		   char *err)
 {
-	const struct search_ops *so;
-	struct asha *a;
 	int rc;
 
-	if ((rc = optim_searcher(s->settings, &so, err)) ||
-	    (rc = as_load_with(s, state, 1, &a, err)))
+	if ((rc = as_settings(s->settings, NULL, err)))
 		return rc;
-	if (a->so != so) {
-		as_free(a);
-		return dehbq_errf(err, DEHBQ_EINVAL,
-				  "snapshot: its searcher is not the "
-				  "study's (optimizer.searcher)");
-	}
-	*st = a;
-	return DEHBQ_OK;
+	return as_load_with(s, state, 1, (struct asha **)st, err);
 }
 
 static int cmp_i64(const void *x, const void *y)
@@ -465,12 +433,10 @@ static int as_describe(const void *st, struct jsonbuf *b)
 	const struct asha *a = st;
 	int k;
 
-	if (a->so) {
-		jsonbuf_printf(b, "\"searcher\":\"%s\",\"search\":{",
-			       a->so->name);
-		if (a->so->describe(a->ss, b))
+	if (a->h.so) {
+		if (held_describe(&a->h, b))
 			return DEHBQ_ENOMEM;
-		jsonbuf_put(b, "},", 2);
+		jsonbuf_put(b, ",", 1);
 	}
 	jsonbuf_printf(b, "\"configs\":%" PRId64 ",\"rungs\":[", a->ncfg);
 	for (k = 0; k < a->L; k++) {

@@ -6,9 +6,10 @@
  * space-filling design).
  *
  * Per-trial state "".  The searcher observes every result; fifo keeps no
- * result itself, so its save is the searcher's, and at load the history
- * records (optim_ops.replay) are observed again in tell order.
+ * result itself, so its save is the searcher's (held.h), and at load the
+ * history records (optim_ops.replay) are observed again in tell order.
  */
+#include "held.h"
 #include "optim.h"
 
 #include "err.h"
@@ -21,23 +22,18 @@
 
 struct fifo {
 	double max_f;
-	const struct search_ops *so;
-	void *ss;
+	struct held h;
 };
 
-static const char *const fifo_keys[] = {"searcher", NULL};
+static const char *const fifo_keys[] = {"searcher", "search", NULL};
 
 static int fifo_settings(const cJSON *in, struct jsonbuf *b, char *err)
 {
-	const struct search_ops *so;
 	int rc;
 
-	if ((rc = ostate_set_keys(in, fifo_keys, "fifo", err)) ||
-	    (rc = optim_searcher(in, &so, err)))
+	if ((rc = ostate_set_keys(in, fifo_keys, "fifo", err)))
 		return rc;
-	if (b)
-		jsonbuf_printf(b, "\"searcher\":\"%s\"", so->name);
-	return DEHBQ_OK;
+	return held_settings(in, b, err);
 }
 
 static void fifo_free(void *st)
@@ -46,8 +42,7 @@ static void fifo_free(void *st)
 
 	if (!f)
 		return;
-	if (f->so)
-		f->so->free(f->ss);
+	held_free(&f->h);
 	free(f);
 }
 
@@ -55,33 +50,18 @@ static void fifo_free(void *st)
 static int fifo_new(const struct optim_setup *s, const cJSON *state, void **st,
 		    char *err)
 {
-	const struct search_ops *so;
-	struct search_setup u;
-	const char *name;
-	const cJSON *ss;
 	struct fifo *f;
 	int rc;
 
-	if ((rc = fifo_settings(s->settings, NULL, err)) ||
-	    (rc = optim_searcher(s->settings, &so, err)))
+	if ((rc = fifo_settings(s->settings, NULL, err)))
 		return rc;
-	if (state && ((rc = ostate_get_str(state, "searcher", &name, err)) ||
-		      (rc = ostate_get_obj(state, "search", &ss, err))))
-		return rc;
-	if (state && search_find(name) != so)
-		return dehbq_errf(err, DEHBQ_EINVAL,
-				  "snapshot: its searcher is not the "
-				  "study's (optimizer.searcher)");
 	if (!(f = calloc(1, sizeof(*f))))
 		return DEHBQ_ENOMEM;
 	f->max_f = s->max_fidelity;
-	optim_search_setup(s, &u);
-	if ((rc = state ? so->load(&u, ss, &f->ss, err)
-			: so->open(&u, &f->ss, err))) {
+	if ((rc = held_open(s, state, &f->h, err))) {
 		free(f);
 		return rc;
 	}
-	f->so = so;
 	*st = f;
 	return DEHBQ_OK;
 }
@@ -103,7 +83,7 @@ static int fifo_ask(void *st, struct optim_job *job, double *vec)
 	enum trial_kind tk;
 	int rc;
 
-	if ((rc = f->so->propose(f->ss, f->max_f, vec, &tk)))
+	if ((rc = f->h.so->propose(f->h.ss, f->max_f, vec, &tk)))
 		return rc;
 	job->fidelity = f->max_f;
 	job->bracket = (int64_t)job->id;
@@ -117,8 +97,8 @@ static int fifo_tell(void *st, const struct optim_job *job, const double *vec,
 	struct fifo *f = st;
 
 	(void)cost;
-	return f->so->observe(f->ss, (int64_t)job->id, vec, job->fidelity,
-			      status == OPTIM_OK ? loss : INFINITY);
+	return f->h.so->observe(f->h.ss, (int64_t)job->id, vec, job->fidelity,
+				status == OPTIM_OK ? loss : INFINITY);
 }
 
 static int fifo_reopen(void *st, const struct optim_job *job, const double *vec)
@@ -135,8 +115,8 @@ static int fifo_save(const void *st, struct jsonbuf *b)
 	const struct fifo *f = st;
 	int rc;
 
-	jsonbuf_printf(b, "{\"searcher\":\"%s\",\"search\":", f->so->name);
-	rc = f->so->save(f->ss, b);
+	jsonbuf_put(b, "{", 1);
+	rc = held_save(&f->h, b);
 	jsonbuf_put(b, "}", 1);
 	return rc ? rc : jsonbuf_failed(b);
 }
@@ -156,27 +136,13 @@ static int fifo_replay(void *st, const struct optim_job *job, const double *vec,
 
 static int fifo_describe(const void *st, struct jsonbuf *b)
 {
-	const struct fifo *f = st;
-
-	jsonbuf_printf(b, "\"searcher\":\"%s\",\"search\":{", f->so->name);
-	if (f->so->describe(f->ss, b))
-		return DEHBQ_ENOMEM;
-	jsonbuf_put(b, "}", 1);
-	return jsonbuf_failed(b);
+	return held_describe(&((const struct fifo *)st)->h, b);
 }
 
-/*
- * fifo stores no result, and no searcher of search_table learns yet: a
- * moved score changes nothing.  (The first learning searcher adds a
- * rescore member to search_ops, and this forwards to it.)
- */
 static int fifo_rescore(void *st, double (*score)(void *arg, int64_t job),
 			void *arg)
 {
-	const struct fifo *f = st;
-
-	(void)score, (void)arg;
-	return f->so->caps & SEARCH_CAP_LEARNS ? DEHBQ_EUNSUP : DEHBQ_OK;
+	return held_rescore(&((struct fifo *)st)->h, score, arg);
 }
 
 const struct optim_ops optim_fifo_ops = {

@@ -28,8 +28,9 @@ struct optim_inc {
 };
 
 struct optim {
-	const struct optim_ops *ops;
-	void *st; /* the backend's state */
+	const char *name;	     /* the table entry: a preset's name */
+	const struct optim_ops *ops; /* what runs: a preset's scheduler */
+	void *st;		     /* the backend's state */
 	int dim;
 	double min_f, max_f, eta;
 	uint64_t seed;
@@ -48,12 +49,25 @@ struct optim {
 	struct mobj *mo;	 /* multi-objective results, or NULL */
 };
 
+/*
+ * The optimiser that runs table entry ops with settings in: ops itself
+ * (*composed NULL), or a preset's scheduler, with that scheduler's
+ * settings in *composed (a new object the caller deletes).  preset.c.
+ */
+int optim_preset_resolve(const struct optim_ops *ops, const struct cJSON *in,
+			 const struct optim_ops **run, struct cJSON **composed,
+			 char *err);
+/* optim_ops.settings for a preset. */
+int optim_preset_settings(const struct optim_ops *ops, const struct cJSON *in,
+			  struct jsonbuf *out, char *err);
 /* The ops called name, or DEHBQ_EINVAL with err naming the choices. */
 int optim_find_ops(const char *name, const struct optim_ops **ops, char *err);
 /* Validate a setup; err names the field. */
 int optim_setup_check(const struct optim_setup *s, char *err);
-/* An optimiser with empty books and no backend state; NULL: no memory. */
-struct optim *optim_alloc(const struct optim_ops *ops,
+/* An optimiser with empty books and no backend state, for table entry
+ * `entry` run by ops; NULL: no memory. */
+struct optim *optim_alloc(const struct optim_ops *entry,
+			  const struct optim_ops *ops,
 			  const struct optim_setup *s);
 /* One history record: a told job, its vector and result (y: the nobj
  * objectives of a multi-objective result, NULL otherwise), as a line. */

@@ -103,7 +103,7 @@ int optim_save(const struct optim *o, struct jsonbuf *b)
 	int rc;
 
 	jsonbuf_puts(b, "{\"format\":\"" OPTIM_FORMAT "\",\"name\":");
-	jsonbuf_str(b, o->ops->name);
+	jsonbuf_str(b, o->name);
 	jsonbuf_printf(b, ",\"setup\":{\"dim\":%d,\"min_fidelity\":", o->dim);
 	jsonbuf_num(b, o->min_f);
 	jsonbuf_puts(b, ",\"max_fidelity\":");
@@ -488,7 +488,7 @@ static int replay_all(struct optim *o, const char *h, size_t len, char *err)
 			dehbq_errf(err, rc,
 				   "snapshot: %s's saved state does not fit "
 				   "its %" PRId64 " history records",
-				   o->ops->name, n);
+				   o->name, n);
 		else
 			dehbq_errf(err, rc, "history: %s", dehbq_strerror(rc));
 	}
@@ -499,22 +499,30 @@ static int replay_all(struct optim *o, const char *h, size_t len, char *err)
 int optim_load(const cJSON *json, const struct optim_setup *s,
 	       const char *history, size_t hlen, struct optim **out, char *err)
 {
-	const struct optim_ops *ops;
-	const cJSON *st;
-	struct optim *o;
+	const struct optim_ops *entry, *ops;
 	struct optim_setup su = *s;
+	cJSON *composed = NULL;
+	struct optim *o = NULL;
+	const cJSON *st;
 	int rc;
 
 	*out = NULL;
-	if ((rc = check_kind(json, &ops, err)) ||
+	if ((rc = check_kind(json, &entry, err)) ||
 	    (rc = check_setup(json, s, err)) ||
 	    (rc = load_limits(json, &su.lim, err)) ||
 	    (rc = optim_setup_check(&su, err)))
 		return rc;
 	if (!(st = ostate_get(json, "state", err)))
 		return DEHBQ_EINVAL;
-	if (!(o = optim_alloc(ops, &su)))
+	if ((rc = optim_preset_resolve(entry, s->settings, &ops, &composed,
+				       err)))
+		return rc;
+	if (composed)
+		su.settings = composed;
+	if (!(o = optim_alloc(entry, ops, &su))) {
+		cJSON_Delete(composed);
 		return dehbq_errf(err, DEHBQ_ENOMEM, "out of memory");
+	}
 	if ((rc = load_books(o, json, err)))
 		goto fail;
 	su.asked = o->asked; /* a bound for the backend's own counts */
@@ -523,11 +531,13 @@ int optim_load(const cJSON *json, const struct optim_setup *s,
 	     (rc = replay_all(o, history ? history : "", history ? hlen : 0,
 			      err))))
 		goto fail;
+	cJSON_Delete(composed);
 	*out = o;
 	return DEHBQ_OK;
 fail:
 	if (rc == DEHBQ_ENOMEM)
 		dehbq_errf(err, rc, "out of memory");
+	cJSON_Delete(composed);
 	optim_free(o);
 	return rc;
 }

@@ -1,9 +1,10 @@
 /*
  * optim_table.c - owns the table of optimisers (optim.h): the one list of
- * them, what each can do (caps), the lists computed from it for messages
- * and help, a scheduler's choice of searcher, and the job kinds' names
- * (common/trial.c's)
+ * them, the presets (a searcher under a scheduler, preset.c), what each
+ * can do (caps), the lists computed from it for messages and help, and
+ * the job kinds' names (common/trial.c's)
  */
+#include "held.h"
 #include "optim.h"
 #include "optim_impl.h"
 
@@ -16,8 +17,16 @@
 
 extern const struct optim_ops optim_dehb_ops, optim_random_ops, optim_sh_ops,
 	optim_hyperband_ops, optim_de_ops, optim_asha_ops, optim_re_ops,
-	optim_tpe_ops, optim_bohb_ops, optim_gp_ops, optim_cts_ops,
-	optim_gcp_ops, optim_fifo_ops;
+	optim_bohb_ops, optim_gp_ops, optim_cts_ops, optim_gcp_ops,
+	optim_fifo_ops;
+
+/* The presets: one line each. */
+static const struct optim_ops optim_tpe_ops = {
+	.name = "tpe",
+	.summary = "TPE (Optuna's defaults) at the maximum fidelity",
+	.caps = OPTIM_CAP_ASHA | OPTIM_CAP_SEQUENTIAL,
+	.preset = "tpe",
+};
 
 const struct optim_ops *const optim_table[] = {
 	&optim_dehb_ops, &optim_random_ops,
@@ -45,7 +54,27 @@ unsigned optim_caps(const char *name)
 
 	if (!ops)
 		return 0;
+	if (ops->preset)
+		return ops->caps |
+		       (search_multiobjective(search_find(ops->preset))
+				? OPTIM_CAP_MULTIOBJECTIVE
+				: 0);
 	return ops->caps | (ops->rescore ? OPTIM_CAP_MULTIOBJECTIVE : 0);
+}
+
+unsigned optim_study_caps(const char *name, const cJSON *settings)
+{
+	unsigned c = optim_caps(name);
+	const struct search_ops *so;
+
+	if (!(c & OPTIM_CAP_SEARCHER))
+		return c;
+	so = held_searcher(settings);
+	if (so->caps & SEARCH_CAP_LEARNS)
+		c |= OPTIM_CAP_SEQUENTIAL;
+	if (!search_multiobjective(so))
+		c &= ~(unsigned)OPTIM_CAP_MULTIOBJECTIVE;
+	return c;
 }
 
 int optim_list(unsigned caps, const char *sep, char *buf, size_t size)
@@ -71,30 +100,6 @@ int optim_list(unsigned caps, const char *sep, char *buf, size_t size)
 const char *optim_default_scheduler(void)
 {
 	return optim_fifo_ops.name;
-}
-
-int optim_searcher(const cJSON *in, const struct search_ops **ops, char *err)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(in, "searcher");
-	char list[256];
-
-	*ops = search_table[0];
-	if (!v)
-		return DEHBQ_OK;
-	if (cJSON_IsString(v) && (*ops = search_find(v->valuestring)))
-		return DEHBQ_OK;
-	search_list(0, ", ", list, sizeof(list));
-	return dehbq_errf(err, DEHBQ_EINVAL,
-			  "optimizer.searcher: must be one of %s", list);
-}
-
-void optim_search_setup(const struct optim_setup *s, struct search_setup *u)
-{
-	u->dim = s->dim;
-	u->choices = s->choices;
-	u->seed = s->seed;
-	u->min_fidelity = s->min_fidelity;
-	u->max_fidelity = s->max_fidelity;
 }
 
 /* The kinds are the trial files' (one list of names: common/trial.c). */

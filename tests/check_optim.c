@@ -704,8 +704,15 @@ START_TEST(test_optim_caps_are_true)
 			  (c & OPTIM_CAP_BRACKETS));
 		ck_assert(!(c & OPTIM_CAP_BRACKETS) ||
 			  optim_table[i]->brackets);
+		/* a preset is a searcher under a scheduler, and no more */
+		ck_assert(!optim_table[i]->preset ||
+			  (search_find(optim_table[i]->preset) &&
+			   !optim_table[i]->open && !optim_table[i]->settings));
 		ck_assert(!(c & OPTIM_CAP_MULTIOBJECTIVE) ==
-			  !optim_table[i]->rescore);
+			  !(optim_table[i]->preset
+				    ? search_multiobjective(search_find(
+					      optim_table[i]->preset))
+				    : optim_table[i]->rescore != NULL));
 		/* a scheduler that takes a searcher takes every one */
 		for (k = 0; search_table[k]; k++) {
 			cJSON *sr = cJSON_CreateObject();
@@ -735,7 +742,7 @@ START_TEST(test_search_halton_stratifies)
 {
 	static const int base[3] = {2, 3, 5}, npt[3] = {256, 243, 125};
 	const struct search_ops *h = search_find("halton");
-	struct search_setup u = {3, NULL, 11, 1, 27};
+	struct search_setup u = {3, NULL, 11, 1, 27, NULL};
 	double x[3], y[3], first[3];
 	char err[DEHBQ_ERRLEN], hit[256];
 	enum trial_kind kind;

@@ -183,6 +183,30 @@ const char *ov_name(int i)
 	return composed[i - n][0];
 }
 
+char *ov_label(int i)
+{
+	const char *name = ov_name(i);
+	char *set = cur_settings ? cJSON_PrintUnformatted(cur_settings) : NULL;
+	char *out = malloc(strlen(name) + (set ? strlen(set) : 2) + 40);
+
+	ck_assert_ptr_nonnull(out);
+	sprintf(out, "%s %s %s", name, set ? set : "{}",
+		ov_notransfer  ? "no-transfer"
+		: ov_mode >= 0 ? mobj_mode_name(ov_mode)
+			       : "-");
+	free(set);
+	return out;
+}
+
+uint64_t ov_hash(const char *p, size_t n)
+{
+	uint64_t h = 14695981039346656037ULL;
+
+	while (n--)
+		h = (h ^ (unsigned char)*p++) * 1099511628211ULL;
+	return h;
+}
+
 void ov_done(void)
 {
 	cJSON_Delete(cur_settings);

@@ -41,6 +41,11 @@ int ov_pairs_len(void);	   /* scheduler x searcher pairs, after them */
 /* Pair k's scheduler, and its searcher into *searcher. */
 const char *ov_pair(int k, const char **searcher);
 const char *ov_name(int i);
+/* Variant i's name, settings and objectives as one line (malloc'ed):
+ * what identifies it across versions of this file. */
+char *ov_label(int i);
+/* FNV-1a of n bytes: a short fingerprint of a driver's log. */
+uint64_t ov_hash(const char *p, size_t n);
 void ov_done(void);
 void ov_setup(struct optim_setup *u, uint64_t seed, int64_t fevals);
 struct optim *ov_open(int i, uint64_t seed, int64_t fevals);

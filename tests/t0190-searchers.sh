@@ -17,8 +17,14 @@
 #      every result (tpe: one worker then runs a sequential study, each
 #      trial issued after the last result was told), 1 for the rest; the
 #      spec's value or --prefetch wins; --max-inflight is recorded.
+#  (f) tpe is a searcher, and the preset tpe is it under a scheduler:
+#      --scheduler asha --searcher tpe writes the searcher's settings
+#      (optimizer.search) and prefetch 0, and runs the very study that
+#      --optimizer tpe --multi-fidelity asha runs (the same trials and
+#      the same final optimiser state, but for the name); a bad search
+#      setting is refused naming it.
 . "${DEHBQ_SRC:-.}/tests/lib.sh"
-plan 12
+plan 15
 mkspec "$T/spec.json" 30 '{"lease": 600, "poll": 1}'
 opt() { python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))["optimizer"], sort_keys=True))' "$1/study.json"; }
 
@@ -111,4 +117,35 @@ PY
 )
 diag "(e) tpe, one worker, prefetch 0: trials issued, most in flight at once: $seq"
 check "(e) ... a sequential study: 8 trials, never two in flight" test "$seq" = "8 1"
+
+# (f)
+"$B/dehbq" init "$T/f1" --spec "$T/spec.json" --scheduler asha --searcher tpe >"$T/f1.out" 2>&1
+# prefetch 1: lockstep batches (--once) issue before any worker asks
+"$B/dehbq" init "$T/f1p" --spec "$T/spec.json" --scheduler asha --searcher tpe --prefetch 1 >/dev/null 2>&1
+"$B/dehbq" init "$T/f2" --spec "$T/spec.json" --optimizer tpe --multi-fidelity asha --prefetch 1 >/dev/null 2>&1
+diag "(f) $(opt "$T/f1") / $(opt "$T/f2"); $(grep prefetch "$T/f1.out")"
+check "(f) --scheduler asha --searcher tpe: the searcher's settings in optimizer.search, prefetch 0" \
+	sh -c "test '$(opt "$T/f1")' = '{\"name\": \"asha\", \"search\": {\"n_ei_candidates\": 24, \"n_startup_trials\": 10, \"prior_weight\": 1}, \"searcher\": \"tpe\"}' && grep -q '^prefetch 0: asha with searcher tpe proposes' '$T/f1.out'"
+lockstep_run "$T/f1p" 0 "$TRAINER"
+lockstep_run "$T/f2" 0 "$TRAINER"
+a=$(optim_state "$T/f1p" | sed 's/"name": "asha"/"name": "tpe"/')
+b=$(optim_state "$T/f2")
+"$B/dehbq" export "$T/f1p" --csv "$T/f1.csv" 2>/dev/null
+"$B/dehbq" export "$T/f2" --csv "$T/f2.csv" 2>/dev/null
+cut -d, -f1-6 "$T/f1.csv" >"$T/f1.cut"
+cut -d, -f1-6 "$T/f2.csv" >"$T/f2.cut"
+diag "(f) trials: $(($(wc -l <"$T/f1.cut") - 1)), $(($(wc -l <"$T/f2.cut") - 1))"
+check "(f) ... and runs the study tpe --multi-fidelity asha runs: the same trials, the same final state" \
+	sh -c "test -e '$T/f1p/FINISHED' -a -e '$T/f2/FINISHED' -a -n '$a' && test '$a' = '$b' && cmp -s '$T/f1.cut' '$T/f2.cut' && test \$(wc -l <'$T/f1.cut') -gt 20"
+python3 - "$T/spec.json" "$T/spec-f.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+s["optimizer"] = {"name": "fifo", "searcher": "tpe", "search": {"n_startup_trials": 0}}
+json.dump(s, open(sys.argv[2], "w"))
+PY
+"$B/dehbq" init "$T/f3" --spec "$T/spec-f.json" >"$T/f3.out" 2>&1
+rc=$?
+diag "(f) a bad search setting: exit $rc: $(cat "$T/f3.out")"
+check "(f) a bad search setting is refused, naming it" \
+	sh -c "test $rc = 100 -a ! -e '$T/f3' && grep -q 'optimizer.search.n_startup_trials: must be' '$T/f3.out'"
 exit 0

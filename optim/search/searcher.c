@@ -1,19 +1,26 @@
 /*
  * searcher.c - owns the table of searchers (searcher.h): the one list of
- * them and the lists computed from it for messages and help
+ * them, the lists computed from it for messages and help, and what
+ * several searchers share (settings, the model's fidelity)
  */
 #include "searcher.h"
 
 #include "err.h"
+#include "jsonbuf.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
 
 #include <stdio.h>
 #include <string.h>
 
-extern const struct search_ops search_random_ops, search_halton_ops;
+extern const struct search_ops search_random_ops, search_halton_ops,
+	search_tpe_ops;
 
 const struct search_ops *const search_table[] = {
 	&search_random_ops,
 	&search_halton_ops,
+	&search_tpe_ops,
 	NULL,
 };
 
@@ -45,4 +52,49 @@ int search_list(unsigned caps, const char *sep, char *buf, size_t size)
 		len += (size_t)n;
 	}
 	return DEHBQ_OK;
+}
+
+int search_settings(const struct search_ops *so, const cJSON *in,
+		    struct jsonbuf *out, char *err)
+{
+	if (in && !cJSON_IsObject(in))
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "optimizer.search: must be an object");
+	if (so->settings)
+		return so->settings(in, out, err);
+	if (in && in->child)
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "optimizer.search.%.60s: the %s searcher "
+				  "has no settings; remove it",
+				  in->child->string, so->name);
+	return DEHBQ_OK;
+}
+
+int search_multiobjective(const struct search_ops *so)
+{
+	return !(so->caps & SEARCH_CAP_LEARNS) || so->rescore;
+}
+
+double search_model_level(const double *fid, const double *loss, size_t n,
+			  double at, size_t need)
+{
+	double f = INFINITY, next;
+	size_t i, cnt, fin;
+
+	for (;;) { /* each fidelity above at, from the top down */
+		next = at;
+		for (i = 0; i < n; i++)
+			if (fid[i] > next && fid[i] < f)
+				next = fid[i];
+		if (next == at)
+			return at;
+		f = next;
+		for (i = cnt = fin = 0; i < n; i++)
+			if (fid[i] == f) {
+				cnt++;
+				fin += isfinite(loss[i]) != 0;
+			}
+		if (cnt >= need && fin >= 2)
+			return f;
+	}
 }

@@ -26,8 +26,9 @@
  * bit for bit, and save -> load -> continue is identical to continuing.
  * The contract suites run every scheduler with every searcher.
  *
- * No searcher has settings of its own yet: the first that needs them adds
- * a settings member here, read from optimizer.search.
+ * A searcher's own settings are the study's optimizer.search object
+ * (search_ops.settings validates it and fills in the defaults); a preset
+ * such as tpe takes them beside its own (optim.h).
  *
  * Errors: DEHBQ_OK or an enum dehbq_err code; on failure nothing changed.
  * Ownership: open/load return a state freed with free; the setup's
@@ -52,6 +53,8 @@ struct search_setup {
 	uint64_t seed;	     /* the study's seed */
 	double min_fidelity; /* the ladder's ends */
 	double max_fidelity;
+	const struct cJSON *settings; /* optimizer.search, validated by
+					 settings (NULL: defaults) */
 };
 
 /* What a searcher can do: search_ops.caps. */
@@ -76,6 +79,15 @@ struct search_ops {
 		    void **st, char *err);
 	int (*describe)(const void *st, struct jsonbuf *b); /* "k":v,... */
 	void (*free)(void *st);
+	/* validate a settings object (NULL: none given) and append its
+	 * members with every default filled in ("k":v,...) to out (NULL:
+	 * validate only).  NULL: the searcher takes no settings. */
+	int (*settings)(const struct cJSON *in, struct jsonbuf *out, char *err);
+	/* a multi-objective study's scores moved: every observation's loss
+	 * is now score(arg, its job) (NaN: leave it).  NULL: a searcher
+	 * that learns cannot run a multi-objective study. */
+	int (*rescore)(void *st, double (*score)(void *arg, int64_t job),
+		       void *arg);
 };
 
 /* Every searcher, NULL-terminated; the first is the default. */
@@ -89,5 +101,24 @@ const struct search_ops *search_find(const char *name);
  * (buf truncated) when it does not fit.
  */
 int search_list(unsigned caps, const char *sep, char *buf, size_t size);
+
+/*
+ * Validate so's settings `in` (NULL: none) into out as "k":v,... members
+ * (out NULL: validate only); err names optimizer.search's field.
+ */
+int search_settings(const struct search_ops *so, const struct cJSON *in,
+		    struct jsonbuf *out, char *err);
+/* 1 when so can run a multi-objective study (learns nothing, or rescores). */
+int search_multiobjective(const struct search_ops *so);
+
+/*
+ * The fidelity a model should be fitted at, for a proposal at `at`: the
+ * highest fidelity above `at` with at least `need` of the n results
+ * (fid, loss; failures +inf and counted) of which at least 2 are finite,
+ * else `at` itself.  Under ASHA that is the highest rung with a model's
+ * worth of results; under fifo, always the maximum fidelity.
+ */
+double search_model_level(const double *fid, const double *loss, size_t n,
+			  double at, size_t need);
 
 #endif

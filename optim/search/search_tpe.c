@@ -1,6 +1,6 @@
 /*
- * optim_tpe.c - owns TPE, the tree-structured Parzen estimator (Bergstra
- * et al. 2011), with Optuna's univariate defaults, at the maximum fidelity
+ * search_tpe.c - owns the TPE searcher, the tree-structured Parzen
+ * estimator (Bergstra et al. 2011), with Optuna's univariate defaults
  *
  * The first n_startup_trials (10) results come from uniform samples.  Then
  * the finite results are split by loss: the good set is the best
@@ -14,18 +14,22 @@
  * newest 25 keep 1.  A parameter of K choices uses a categorical
  * distribution instead: prior_weight / K plus the weights of the points in
  * each bin.  n_ei_candidates (24) candidates are drawn from l, one
- * dimension at a time, and the one that maximises log l - log g is asked.
- * Failures are left out of the fit but count towards the start-up trials.
+ * dimension at a time, and the one that maximises log l - log g is
+ * proposed.  Failures are left out of the fit but count towards the
+ * start-up trials.
  *
- * Settings: n_startup_trials, n_ei_candidates, prior_weight.  No per-trial
- * state.  TPE keeps its history (every result) and saves only its random
- * stream: the results come back through optim_ops.replay.
+ * The model is fitted to the results of one fidelity: the highest with
+ * n_startup_trials results (search_model_level), so under fifo the
+ * maximum, and under ASHA the highest rung that has enough.
+ *
+ * Settings: n_startup_trials, n_ei_candidates, prior_weight.  Saves only
+ * its random stream: the results come back through observe at load.
+ * Under fifo this is the tpe preset, under asha tpe with multi_fidelity
+ * "asha": both propose exactly what the tpe optimiser of 0.4 did.
  */
-#include "asha.h"
-#include "optim.h"
+#include "searcher.h"
 
 #include "err.h"
-#include "hb.h"
 #include "jsonbuf.h"
 #include "normal.h"
 #include "ostate.h"
@@ -53,9 +57,8 @@ struct kern {
 };
 
 struct tpe {
-	int dim, nstart, ncand, L;
-	double prior_w, max_f, ladder[HB_MAX_LEVELS];
-	void *mf;     /* multi_fidelity "asha": the ASHA that schedules */
+	int dim, nstart, ncand;
+	double prior_w;
 	int *choices; /* per dimension, 0 = continuous */
 	struct rng rng;
 	size_t n, cap; /* observations, in tell order */
@@ -74,11 +77,10 @@ struct tpe {
 };
 
 static const char *const tpe_keys[] = {"n_startup_trials", "n_ei_candidates",
-				       "prior_weight", "multi_fidelity", NULL};
-static const char *const mf_names[] = {"none", "asha", NULL};
+				       "prior_weight", NULL};
 
 struct tpe_settings {
-	int nstart, ncand, mf;
+	int nstart, ncand;
 	double prior_w;
 };
 
@@ -89,10 +91,7 @@ static int read_settings(const cJSON *in, struct tpe_settings *s, char *err)
 	s->nstart = 10;
 	s->ncand = 24;
 	s->prior_w = 1.0;
-	s->mf = 0;
 	if ((rc = ostate_set_keys(in, tpe_keys, "tpe", err)) ||
-	    (rc = ostate_set_choice(in, "multi_fidelity", mf_names, &s->mf,
-				    err)) ||
 	    (rc = ostate_set_int(in, "n_startup_trials", 1, TPE_MAX_START,
 				 &s->nstart, err)) ||
 	    (rc = ostate_set_int(in, "n_ei_candidates", 1, TPE_MAX_CAND,
@@ -108,12 +107,12 @@ static int tpe_settings(const cJSON *in, struct jsonbuf *b, char *err)
 	struct tpe_settings s;
 	int rc = read_settings(in, &s, err);
 
-	if (rc)
+	if (rc || !b)
 		return rc;
 	jsonbuf_printf(b,
 		       "\"n_startup_trials\":%d,\"n_ei_candidates\":%d,"
-		       "\"multi_fidelity\":\"%s\",\"prior_weight\":",
-		       s.nstart, s.ncand, mf_names[s.mf]);
+		       "\"prior_weight\":",
+		       s.nstart, s.ncand);
 	jsonbuf_num(b, s.prior_w);
 	return jsonbuf_failed(b);
 }
@@ -124,7 +123,6 @@ static void tpe_free(void *st)
 
 	if (!t)
 		return;
-	optim_asha_ops.free(t->mf);
 	free(t->choices);
 	free(t->x);
 	free(t->loss);
@@ -142,8 +140,7 @@ static void tpe_free(void *st)
 	free(t);
 }
 
-/* A new TPE; *mf: whether ASHA schedules it (the caller opens that). */
-static int tpe_new(const struct optim_setup *s, void **st, int *mf, char *err)
+static int tpe_open(const struct search_setup *s, void **st, char *err)
 {
 	struct tpe_settings ts;
 	struct tpe *t;
@@ -151,19 +148,12 @@ static int tpe_new(const struct optim_setup *s, void **st, int *mf, char *err)
 
 	if ((rc = read_settings(s->settings, &ts, err)))
 		return rc;
-	*mf = ts.mf;
 	if (!(t = calloc(1, sizeof(*t))))
 		return DEHBQ_ENOMEM;
-	if (hb_levels(s->min_fidelity, s->max_fidelity, s->eta, &t->L)) {
-		free(t);
-		return DEHBQ_EINVAL;
-	}
-	hb_fidelities(s->max_fidelity, s->eta, t->L, t->ladder);
 	t->dim = s->dim;
 	t->nstart = ts.nstart;
 	t->ncand = ts.ncand;
 	t->prior_w = ts.prior_w;
-	t->max_f = s->max_fidelity;
 	t->choices = calloc((size_t)s->dim, sizeof(int));
 	t->cand = calloc((size_t)ts.ncand * (size_t)s->dim, sizeof(double));
 	t->score = calloc((size_t)ts.ncand, sizeof(double));
@@ -231,13 +221,13 @@ static int reserve(struct tpe *t)
  * failed result stays, as +inf, where no rescore reaches it any more (a
  * multi-objective score given to it since its tell is dropped: a
  * snapshot's replay never saw that score). */
-static void observe(struct tpe *t, const double *vec, double loss, double fid,
-		    uint64_t id)
+static void record(struct tpe *t, const double *vec, double loss, double fid,
+		   int64_t id)
 {
 	size_t i;
 
 	for (i = t->n; i-- > 0;)
-		if (t->job[i] == (int64_t)id) {
+		if (t->job[i] == id) {
 			t->job[i] = -1;
 			t->loss[i] = INFINITY;
 			break;
@@ -245,7 +235,7 @@ static void observe(struct tpe *t, const double *vec, double loss, double fid,
 	memcpy(t->x + t->n * (size_t)t->dim, vec,
 	       (size_t)t->dim * sizeof(double));
 	t->fid[t->n] = fid;
-	t->job[t->n] = (int64_t)id;
+	t->job[t->n] = id;
 	t->loss[t->n++] = loss;
 }
 
@@ -490,7 +480,7 @@ static void split(struct tpe *t, double level, size_t *nall, size_t *nf,
 
 /* A proposal from the results at fidelity level. */
 static void propose(struct tpe *t, double level, double *vec,
-		    enum optim_kind *kind)
+		    enum trial_kind *kind)
 {
 	size_t na, nf, ng, c;
 	struct est l, g;
@@ -500,7 +490,7 @@ static void propose(struct tpe *t, double level, double *vec,
 	if (na < (size_t)t->nstart || nf < 2) {
 		for (d = 0; d < t->dim; d++)
 			vec[d] = rng_uniform(&t->rng);
-		*kind = OPTIM_KIND_RANDOM;
+		*kind = TRIAL_KIND_RANDOM;
 		return;
 	}
 	for (c = 0; c < (size_t)t->ncand; c++)
@@ -526,62 +516,30 @@ static void propose(struct tpe *t, double level, double *vec,
 			best = (int)c;
 	memcpy(vec, t->cand + (size_t)best * (size_t)t->dim,
 	       (size_t)t->dim * sizeof(double));
-	*kind = OPTIM_KIND_TRIAL;
+	*kind = TRIAL_KIND_TRIAL;
 }
 
-/* ASHA's sampler: the model of the highest rung with enough results. */
-static int tpe_draw(void *ctx, double *vec, enum optim_kind *kind)
+static int tpe_propose(void *st, double fidelity, double *vec,
+		       enum trial_kind *kind)
 {
-	struct tpe *t = ctx;
+	struct tpe *t = st;
 
 	propose(t,
-		asha_model_level(t->fid, t->loss, t->n, t->ladder, t->L,
-				 (size_t)t->nstart),
+		search_model_level(t->fid, t->loss, t->n, fidelity,
+				   (size_t)t->nstart),
 		vec, kind);
 	return DEHBQ_OK;
 }
 
-static int tpe_ask(void *st, struct optim_job *job, double *vec)
-{
-	struct tpe *t = st;
-
-	if (t->mf)
-		return optim_asha_ops.ask(t->mf, job, vec);
-	job->fidelity = t->max_f;
-	job->bracket = (int64_t)job->id;
-	propose(t, t->max_f, vec, &job->kind);
-	return DEHBQ_OK;
-}
-
-static int tpe_open(const struct optim_setup *s, void **st, char *err)
-{
-	int rc, mf;
-
-	if ((rc = tpe_new(s, st, &mf, err)))
-		return rc;
-	if (mf) {
-		struct asha_sampler smp = {*st, tpe_draw};
-
-		if ((rc = asha_open(s, &smp, &((struct tpe *)*st)->mf))) {
-			tpe_free(*st);
-			*st = NULL;
-		}
-	}
-	return rc;
-}
-
-static int tpe_tell(void *st, const struct optim_job *job, const double *vec,
-		    enum optim_status status, double loss, double cost)
+static int tpe_observe(void *st, int64_t job, const double *vec,
+		       double fidelity, double loss)
 {
 	struct tpe *t = st;
 	int rc;
 
-	if ((rc = reserve(t)) ||
-	    (t->mf &&
-	     (rc = optim_asha_ops.tell(t->mf, job, vec, status, loss, cost))))
+	if ((rc = reserve(t)))
 		return rc;
-	observe(t, vec, status == OPTIM_OK ? loss : INFINITY, job->fidelity,
-		job->id);
+	record(t, vec, loss, fidelity, job);
 	return DEHBQ_OK;
 }
 
@@ -596,70 +554,32 @@ static int tpe_rescore(void *st, double (*score)(void *arg, int64_t job),
 	for (i = 0; i < t->n; i++)
 		if (t->job[i] >= 0 && !isnan(v = score(arg, t->job[i])))
 			t->loss[i] = v;
-	return t->mf ? asha_rescore(t->mf, score, arg) : DEHBQ_OK;
-}
-
-static int tpe_reopen(void *st, const struct optim_job *job, const double *vec)
-{
-	const struct tpe *t = st;
-
-	if (t->mf)
-		return optim_asha_ops.reopen(t->mf, job, vec);
-	return job->fidelity == t->max_f && !job->state[0] ? DEHBQ_OK
-							   : DEHBQ_EINVAL;
+	return DEHBQ_OK;
 }
 
 static int tpe_save(const void *st, struct jsonbuf *b)
 {
-	const struct tpe *t = st;
-
 	jsonbuf_puts(b, "{\"rng\":");
-	ostate_put_rng(b, &t->rng);
-	if (t->mf) {
-		jsonbuf_puts(b, ",\"asha\":");
-		optim_asha_ops.save(t->mf, b);
-	}
+	ostate_put_rng(b, &((const struct tpe *)st)->rng);
 	jsonbuf_put(b, "}", 1);
 	return jsonbuf_failed(b);
 }
 
-static int tpe_load(const struct optim_setup *s, const cJSON *state, void **st,
+/* state: an object with member "rng" (the tpe optimiser's own state of
+ * 0.4, which also held "asha", loads this way) */
+static int tpe_load(const struct search_setup *s, const cJSON *state, void **st,
 		    char *err)
 {
 	struct tpe *t;
-	int rc, mf;
-
-	if ((rc = tpe_new(s, st, &mf, err)))
-		return rc;
-	t = *st;
-	if ((rc = ostate_get_rng(state, "rng", &t->rng, err)) ||
-	    (mf &&
-	     (rc = asha_load(s, state, &(struct asha_sampler){t, tpe_draw},
-			     &t->mf, err)))) {
-		tpe_free(t);
-		*st = NULL;
-	}
-	return rc;
-}
-
-/* Every told result back, in tell order; ASHA sees the jobs in flight. */
-static int tpe_replay(void *st, const struct optim_job *job, const double *vec,
-		      int told, int reopened, enum optim_status status,
-		      double loss)
-{
-	struct tpe *t = st;
 	int rc;
 
-	if ((rc = reserve(t)) ||
-	    (t->mf && (rc = optim_asha_ops.replay(t->mf, job, vec, told,
-						  reopened, status, loss))))
+	if ((rc = tpe_open(s, (void **)&t, err)))
 		return rc;
-	if (!job || !told)
-		return DEHBQ_OK;
-	if (!t->mf && job->fidelity != t->max_f)
-		return DEHBQ_EINVAL;
-	observe(t, vec, status == OPTIM_OK ? loss : INFINITY, job->fidelity,
-		job->id);
+	if ((rc = ostate_get_rng(state, "rng", &t->rng, err))) {
+		tpe_free(t);
+		return rc;
+	}
+	*st = t;
 	return DEHBQ_OK;
 }
 
@@ -669,26 +589,20 @@ static int tpe_describe(const void *st, struct jsonbuf *b)
 
 	jsonbuf_printf(b, "\"observations\":%zu,\"n_startup_trials\":%d", t->n,
 		       t->nstart);
-	if (t->mf) {
-		jsonbuf_puts(b, ",\"multi_fidelity\":\"asha\",");
-		optim_asha_ops.describe(t->mf, b);
-	}
 	return jsonbuf_failed(b);
 }
 
-const struct optim_ops optim_tpe_ops = {
+const struct search_ops search_tpe_ops = {
 	.name = "tpe",
-	.summary = "TPE (Optuna's defaults) at the maximum fidelity",
-	.caps = OPTIM_CAP_ASHA | OPTIM_CAP_SEQUENTIAL,
+	.summary = "TPE, Optuna's univariate defaults",
+	.caps = SEARCH_CAP_LEARNS,
 	.settings = tpe_settings,
 	.open = tpe_open,
-	.ask = tpe_ask,
-	.tell = tpe_tell,
-	.reopen = tpe_reopen,
+	.propose = tpe_propose,
+	.observe = tpe_observe,
+	.rescore = tpe_rescore,
 	.save = tpe_save,
 	.load = tpe_load,
 	.describe = tpe_describe,
-	.replay = tpe_replay,
-	.rescore = tpe_rescore,
 	.free = tpe_free,
 };

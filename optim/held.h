@@ -1,0 +1,55 @@
+/*
+ * held.h - a scheduler's searcher: what every scheduler that takes one
+ * (OPTIM_CAP_SEARCHER: fifo, asha) shares, so that none of them knows a
+ * searcher's name or settings
+ *
+ * A scheduler's settings name its searcher ("searcher", search_table's
+ * first when absent) and give the searcher's own settings ("search", an
+ * object).  Its saved state holds {"searcher":NAME,"search":STATE}, and
+ * the results come back to the searcher at load through observe.
+ *
+ * Errors: DEHBQ_OK or an enum dehbq_err code, err naming the field.
+ * Ownership: a struct held owns its searcher state; held_free frees it.
+ * setup and JSON arguments are borrowed for the call.
+ */
+#ifndef DEHBQ_HELD_H
+#define DEHBQ_HELD_H
+
+#include "optim.h"
+
+struct held {
+	const struct search_ops *so; /* NULL until opened */
+	void *ss;
+};
+
+/*
+ * Validate the members "searcher" and "search" of a scheduler's settings
+ * `in` (NULL: none) and append them, defaults filled in, as
+ * "searcher":"S"[,"search":{...}] to out (NULL: validate only).  The
+ * scheduler checks its other members itself.
+ */
+int held_settings(const struct cJSON *in, struct jsonbuf *out, char *err);
+
+/* The searcher the settings name (validated by held_settings). */
+const struct search_ops *held_searcher(const struct cJSON *in);
+
+/*
+ * Open the searcher of setup s (state NULL), or load it from a scheduler's
+ * saved state: its "search" member, which "searcher" must say belongs to
+ * the study's searcher; a state of 0.4, before the searcher interface,
+ * has no "search" and is itself the searcher's (its "rng").  A
+ * multi-objective setup needs a searcher that can rescore.
+ */
+int held_open(const struct optim_setup *s, const struct cJSON *state,
+	      struct held *h, char *err);
+
+/* The searcher's part of a saved state: "searcher":"S","search":{...} */
+int held_save(const struct held *h, struct jsonbuf *b);
+/* The same for status.json: "searcher":"S","search":{...} */
+int held_describe(const struct held *h, struct jsonbuf *b);
+/* optim_ops.rescore, forwarded to a searcher that learns. */
+int held_rescore(struct held *h, double (*score)(void *arg, int64_t job),
+		 void *arg);
+void held_free(struct held *h);
+
+#endif
