@@ -497,7 +497,6 @@ int cli_init(int argc, char **argv)
 	transfer_init(&tr, 0);
 	if ((rc = apply(&s, &over)) || (rc = apply_objectives(&s, &over)))
 		goto out;
-	cli_init_prefetch_default(&s, &over);
 	if ((rc = spec_check(&s, what, err)) ||
 	    (rc = cli_init_optimizer_settings(&s, what, err)) ||
 	    (over.ntr &&
@@ -505,6 +504,7 @@ int cli_init(int argc, char **argv)
 		rc = cli_fail("init", cli_exit_code(rc), "%s", err);
 		goto out;
 	}
+	cli_init_prefetch_default(&s, &over);
 	if ((rc = cli_init_check_transfer(&s, &tr)) ||
 	    (rc = check_target(root)) || (rc = create(root, &s, &tr)))
 		goto out;

@@ -173,6 +173,13 @@ int cli_init_optimizer_settings(struct spec *s, const char *file, char *err)
 	return rc ? dehbq_errf(err, rc, "out of memory") : DEHBQ_OK;
 }
 
+/* The study's searcher setting, or NULL. */
+static const char *searcher_of(const struct spec *s)
+{
+	return cJSON_GetStringValue(
+		cJSON_GetObjectItemCaseSensitive(s->settings, "searcher"));
+}
+
 int cli_init_check_objectives(const struct spec *s)
 {
 	char names[512];
@@ -182,6 +189,23 @@ int cli_init_check_objectives(const struct spec *s)
 	     OPTIM_CAP_MULTIOBJECTIVE))
 		return CLI_OK;
 	optim_list(OPTIM_CAP_MULTIOBJECTIVE, ", ", names, sizeof(names));
+	if (optim_caps(s->optimizer) & OPTIM_CAP_MULTIOBJECTIVE) {
+		size_t n = 0;
+		int i;
+
+		names[0] = 0;
+		for (i = 0; search_table[i]; i++)
+			if (search_multiobjective(search_table[i]) &&
+			    n + strlen(search_table[i]->name) + 3 <
+				    sizeof(names))
+				n += (size_t)sprintf(names + n, "%s%s",
+						     n ? ", " : "",
+						     search_table[i]->name);
+		return cli_fail("init", CLI_EINPUT,
+				"--searcher %s cannot run a multi-objective "
+				"study (use %s)",
+				searcher_of(s), names);
+	}
 	return cli_fail("init", CLI_EINPUT,
 			"--optimizer %s cannot run a multi-objective study "
 			"(use %s)",
@@ -206,13 +230,6 @@ int cli_init_check_transfer(const struct spec *s, const struct transfer *tr)
 				"FILE.csv",
 				s->optimizer);
 	return CLI_OK;
-}
-
-/* The study's searcher setting, or NULL. */
-static const char *searcher_of(const struct spec *s)
-{
-	return cJSON_GetStringValue(
-		cJSON_GetObjectItemCaseSensitive(s->settings, "searcher"));
 }
 
 void cli_init_prefetch_default(struct spec *s, const struct init_over *o)

@@ -1,8 +1,8 @@
 /*
  * asha.h - ASHA as the scheduler of another optimiser's proposals: "the
- * optimiser proposes, ASHA schedules" (gp and gcp with multi_fidelity
- * "asha"; OPTIMIZERS.md, TPE section).  A searcher (searcher.h) needs
- * none of this: asha takes it as its setting "searcher", as it takes tpe.
+ * optimiser proposes, ASHA schedules" (gcp with multi_fidelity "asha";
+ * OPTIMIZERS.md, TPE section).  A searcher (searcher.h) needs none of
+ * this: asha takes it as its setting "searcher", as it takes tpe and gp.
  *
  * optim_asha_ops draws each new rung-0 configuration uniformly.  Given a
  * sampler, it asks the sampler instead; promotions are ASHA's own.  The
@@ -33,14 +33,7 @@ int asha_open(const struct optim_setup *s, const struct asha_sampler *smp,
 int asha_load(const struct optim_setup *s, const struct cJSON *owner,
 	      const struct asha_sampler *smp, void **st, char *err);
 
-/*
- * The fidelity a sampler's model should be fitted at: the highest of
- * ladder[0..L-1] with at least `need` results (failures included) of which
- * at least 2 are finite, else ladder[0].  fid and loss: n results.
- */
 /* optim_ops.rescore for an ASHA state (the rungs' stored results). */
 int asha_rescore(void *st, double (*score)(void *arg, int64_t job), void *arg);
-double asha_model_level(const double *fid, const double *loss, size_t n,
-			const double *ladder, int L, size_t need);
 
 #endif

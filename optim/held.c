@@ -30,7 +30,8 @@ static int in_search(char *err, int rc)
 	char tmp[DEHBQ_ERRLEN];
 
 	if (!strncmp(err, pre, sizeof(pre) - 1) &&
-	    strncmp(err, "optimizer.search", 16)) {
+	    strncmp(err, "optimizer.search.", 17) &&
+	    strncmp(err, "optimizer.search:", 17)) {
 		snprintf(tmp, sizeof(tmp), "optimizer.search.%s",
 			 err + sizeof(pre) - 1);
 		memcpy(err, tmp, sizeof(tmp));
@@ -86,8 +87,7 @@ int held_open(const struct optim_setup *s, const cJSON *state, struct held *h,
 		if (strcmp(name, so->name))
 			return dehbq_errf(err, DEHBQ_EINVAL,
 					  "snapshot: its searcher '%.40s' is "
-					  "not the study's (optimizer."
-					  "searcher '%s')",
+					  "not the study's ('%s')",
 					  name, so->name);
 	}
 	u.dim = s->dim;
@@ -128,6 +128,18 @@ int held_rescore(struct held *h, double (*score)(void *arg, int64_t job),
 	if (h->so->rescore)
 		return h->so->rescore(h->ss, score, arg);
 	return h->so->caps & SEARCH_CAP_LEARNS ? DEHBQ_EUNSUP : DEHBQ_OK;
+}
+
+int held_issued(struct held *h, const struct optim_job *job, const double *vec)
+{
+	if (!h->so || !h->so->issued)
+		return DEHBQ_OK;
+	return h->so->issued(h->ss, (int64_t)job->id, vec, job->fidelity);
+}
+
+int held_loaded(struct held *h)
+{
+	return h->so && h->so->loaded ? h->so->loaded(h->ss) : DEHBQ_OK;
 }
 
 void held_free(struct held *h)

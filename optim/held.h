@@ -36,7 +36,7 @@ const struct search_ops *held_searcher(const struct cJSON *in);
 /*
  * Open the searcher of setup s (state NULL), or load it from a scheduler's
  * saved state: its "search" member, which "searcher" must say belongs to
- * the study's searcher; a state of 0.4, before the searcher interface,
+ * the study's searcher; a state of 0.3, before the searcher interface,
  * has no "search" and is itself the searcher's (its "rng").  A
  * multi-objective setup needs a searcher that can rescore.
  */
@@ -47,6 +47,11 @@ int held_open(const struct optim_setup *s, const struct cJSON *state,
 int held_save(const struct held *h, struct jsonbuf *b);
 /* The same for status.json: "searcher":"S","search":{...} */
 int held_describe(const struct held *h, struct jsonbuf *b);
+/* The job is in flight (searcher.h's issued; DEHBQ_ENOMEM only, and
+ * then nothing changed).  A no-op while no searcher is held. */
+int held_issued(struct held *h, const struct optim_job *job, const double *vec);
+/* The history is all in (searcher.h's loaded). */
+int held_loaded(struct held *h);
 /* optim_ops.rescore, forwarded to a searcher that learns. */
 int held_rescore(struct held *h, double (*score)(void *arg, int64_t job),
 		 void *arg);

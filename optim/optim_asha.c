@@ -185,12 +185,15 @@ static int as_ask(void *st, struct optim_job *job, double *vec)
 		if (p < 0)
 			continue;
 		r = &a->rung[k].r[p];
-		r->promoted = 1;
 		cfg = r->cfg;
 		job->fidelity = a->fid[k + 1];
 		job->rung = k + 1;
 		job->kind = OPTIM_KIND_PROMOTION;
 		job->parent = r->job;
+		if ((rc = held_issued(&a->h, job,
+				      a->x + (size_t)cfg * (size_t)a->dim)))
+			return rc;
+		r->promoted = 1;
 		goto fill;
 	}
 	if ((rc = grow((void **)&a->x, &a->capcfg,
@@ -212,9 +215,11 @@ static int as_ask(void *st, struct optim_job *job, double *vec)
 			return rc;
 		job->kind = (enum optim_kind)tk;
 	}
-	a->ncfg++;
 	job->fidelity = a->fid[0];
 	job->rung = 0;
+	if ((rc = held_issued(&a->h, job, a->x + (size_t)cfg * (size_t)a->dim)))
+		return rc;
+	a->ncfg++;
 fill:
 	job->bracket = cfg;
 	memcpy(vec, a->x + (size_t)cfg * (size_t)a->dim,
@@ -303,10 +308,10 @@ static int as_reopen(void *st, const struct optim_job *job, const double *vec)
 	int64_t cfg;
 	int rc;
 
-	(void)vec;
 	if ((rc = job_cfg(a, job, &cfg)) ||
 	    (rc = grow((void **)&a->reopened, &a->capre, a->nre + 1,
-		       sizeof(int64_t))))
+		       sizeof(int64_t))) ||
+	    (rc = held_issued(&a->h, job, vec)))
 		return rc;
 	a->reopened[a->nre++] = (int64_t)job->id;
 	return DEHBQ_OK;
@@ -328,7 +333,7 @@ static int as_save(const void *st, struct jsonbuf *b)
 
 /*
  * The configurations, and the searcher unless an owner samples.  A state
- * of 0.4 held the configurations beside the random searcher's rng, or
+ * of 0.3 held the configurations beside the random searcher's rng, or
  * (tpe with multi_fidelity "asha") under "asha" beside tpe's.
  */
 static int as_load_with(const struct optim_setup *s, const cJSON *state,
@@ -340,6 +345,7 @@ static int as_load_with(const struct optim_setup *s, const cJSON *state,
 	int rc;
 
 	if (searcher && !cJSON_GetObjectItemCaseSensitive(state, "configs") &&
+	    cJSON_GetObjectItemCaseSensitive(state, "asha") &&
 	    (rc = ostate_get_obj(state, "asha", &books, err)))
 		return rc;
 	if ((rc = as_new(s, &a)))
@@ -410,7 +416,7 @@ static int as_replay(void *st, const struct optim_job *job, const double *vec,
 	int rc;
 
 	if (!job)
-		return settle_promotions(a);
+		return (rc = settle_promotions(a)) ? rc : held_loaded(&a->h);
 	if ((rc = job_cfg(a, job, &cfg)))
 		return rc;
 	memcpy(a->x + (size_t)cfg * (size_t)a->dim, vec,
@@ -422,9 +428,12 @@ static int as_replay(void *st, const struct optim_job *job, const double *vec,
 			return rc;
 		a->parents[a->npar++] = job->parent;
 	}
-	if (told == 2 || (told == 0 && reopened)) /* a requeued job */
+	if (told == 2 || (told == 0 && reopened)) { /* a requeued job */
 		if ((rc = as_reopen(a, job, vec)))
 			return rc;
+	} else if (!told && (rc = held_issued(&a->h, job, vec))) {
+		return rc;
+	}
 	return told ? as_tell(a, job, vec, status, loss, 0) : DEHBQ_OK;
 }
 
@@ -451,24 +460,6 @@ static int as_describe(const void *st, struct jsonbuf *b)
 	}
 	jsonbuf_put(b, "]", 1);
 	return jsonbuf_failed(b);
-}
-
-double asha_model_level(const double *fid, const double *loss, size_t n,
-			const double *ladder, int L, size_t need)
-{
-	size_t cnt[HB_MAX_LEVELS] = {0}, fin[HB_MAX_LEVELS] = {0}, i;
-	int k;
-
-	for (i = 0; i < n; i++)
-		for (k = 0; k < L; k++)
-			if (fid[i] == ladder[k]) {
-				cnt[k]++;
-				fin[k] += isfinite(loss[i]) != 0;
-			}
-	for (k = L - 1; k > 0; k--)
-		if (cnt[k] >= need && fin[k] >= 2)
-			break;
-	return ladder[k];
 }
 
 int asha_open(const struct optim_setup *s, const struct asha_sampler *smp,

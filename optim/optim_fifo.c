@@ -83,9 +83,10 @@ static int fifo_ask(void *st, struct optim_job *job, double *vec)
 	enum trial_kind tk;
 	int rc;
 
-	if ((rc = f->h.so->propose(f->h.ss, f->max_f, vec, &tk)))
-		return rc;
 	job->fidelity = f->max_f;
+	if ((rc = f->h.so->propose(f->h.ss, f->max_f, vec, &tk)) ||
+	    (rc = held_issued(&f->h, job, vec)))
+		return rc;
 	job->bracket = (int64_t)job->id;
 	job->kind = (enum optim_kind)tk;
 	return DEHBQ_OK;
@@ -101,13 +102,19 @@ static int fifo_tell(void *st, const struct optim_job *job, const double *vec,
 				status == OPTIM_OK ? loss : INFINITY);
 }
 
+/* A job of this fifo: at the maximum fidelity, with no state. */
+static int fifo_fits(const struct fifo *f, const struct optim_job *job)
+{
+	return job->fidelity == f->max_f && !job->state[0];
+}
+
 static int fifo_reopen(void *st, const struct optim_job *job, const double *vec)
 {
-	const struct fifo *f = st;
+	struct fifo *f = st;
 
-	(void)vec;
-	return job->fidelity == f->max_f && !job->state[0] ? DEHBQ_OK
-							   : DEHBQ_EINVAL;
+	if (!fifo_fits(f, job))
+		return DEHBQ_EINVAL;
+	return held_issued(&f->h, job, vec);
 }
 
 static int fifo_save(const void *st, struct jsonbuf *b)
@@ -121,16 +128,21 @@ static int fifo_save(const void *st, struct jsonbuf *b)
 	return rc ? rc : jsonbuf_failed(b);
 }
 
-/* The history back into the searcher: every told result, in tell order. */
+/* The history back into the searcher: every told result, in tell order,
+ * then every job in flight. */
 static int fifo_replay(void *st, const struct optim_job *job, const double *vec,
 		       int told, int reopened, enum optim_status status,
 		       double loss)
 {
+	struct fifo *f = st;
+
 	(void)reopened;
-	if (!job || !told)
-		return DEHBQ_OK;
-	if (fifo_reopen(st, job, vec))
+	if (!job)
+		return held_loaded(&f->h);
+	if (!fifo_fits(f, job))
 		return DEHBQ_EINVAL;
+	if (!told)
+		return held_issued(&f->h, job, vec);
 	return fifo_tell(st, job, vec, status, loss, 0);
 }
 

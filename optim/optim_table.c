@@ -17,8 +17,7 @@
 
 extern const struct optim_ops optim_dehb_ops, optim_random_ops, optim_sh_ops,
 	optim_hyperband_ops, optim_de_ops, optim_asha_ops, optim_re_ops,
-	optim_bohb_ops, optim_gp_ops, optim_cts_ops, optim_gcp_ops,
-	optim_fifo_ops;
+	optim_bohb_ops, optim_cts_ops, optim_gcp_ops, optim_fifo_ops;
 
 /* The presets: one line each. */
 static const struct optim_ops optim_tpe_ops = {
@@ -26,6 +25,13 @@ static const struct optim_ops optim_tpe_ops = {
 	.summary = "TPE (Optuna's defaults) at the maximum fidelity",
 	.caps = OPTIM_CAP_ASHA | OPTIM_CAP_SEQUENTIAL,
 	.preset = "tpe",
+};
+static const struct optim_ops optim_gp_ops = {
+	.name = "gp",
+	.summary = "GP-based BO (Matern-5/2 ARD, EI or Thompson sampling) "
+		   "at the maximum fidelity",
+	.caps = OPTIM_CAP_ASHA | OPTIM_CAP_SEQUENTIAL,
+	.preset = "gp",
 };
 
 const struct optim_ops *const optim_table[] = {

@@ -7,7 +7,7 @@
  * the maximum fidelity), "asha" under asha.  So {"name":"tpe",
  * "multi_fidelity":"asha","n_startup_trials":5} runs as {"name":"asha",
  * "searcher":"tpe","search":{"n_startup_trials":5}}, and the study.json
- * and snapshots of 0.4, which named tpe, open unchanged.
+ * and snapshots of 0.3, which named tpe or gp, open unchanged.
  */
 #include "optim.h"
 #include "optim_impl.h"

@@ -1,18 +1,19 @@
 #!/bin/sh
 # t0190-searchers.sh - schedulers x searchers (issue 34): dehbq init
 # --scheduler M --searcher S, run to the end in lockstep (one worker,
-# --once batches: no timing), and an ASHA snapshot of 0.4, before the
+# --once batches: no timing), and an ASHA snapshot of 0.3, before the
 # searcher interface, resuming exactly.
 #  (a) --scheduler asha --searcher halton: study.json's optimizer is
 #      {"name": "asha", "searcher": "halton"}; the study finishes; the
 #      checker accepts it; status.json names the searcher.
 #  (b) --searcher halton alone runs under fifo: every trial at the top
 #      fidelity.
-#  (c) an ASHA state of 0.4 ({"configs", "rng"}) loads as the random
+#  (c) an ASHA state of 0.3 ({"configs", "rng"}) loads as the random
 #      searcher's, and the study continues exactly as one never saved in
 #      that form (the same final optimiser state).
 #  (d) bad pairings and names: one line naming what is possible, exit 100,
-#      no study created.
+#      no study created (a searcher that cannot rescore, in a
+#      multi-objective study, too).
 #  (e) runtime.prefetch: 0 by default for an optimiser that proposes from
 #      every result (tpe: one worker then runs a sequential study, each
 #      trial issued after the last result was told), 1 for the rest; the
@@ -24,7 +25,7 @@
 #      the same final optimiser state, but for the name); a bad search
 #      setting is refused naming it.
 . "${DEHBQ_SRC:-.}/tests/lib.sh"
-plan 15
+plan 16
 mkspec "$T/spec.json" 30 '{"lease": 600, "poll": 1}'
 opt() { python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))["optimizer"], sort_keys=True))' "$1/study.json"; }
 
@@ -47,7 +48,7 @@ check "(b) --searcher alone runs under fifo: 30 trials, all at fidelity 9" \
 	sh -c "test '$(opt "$T/b")' = '{\"name\": \"fifo\", \"searcher\": \"halton\"}' && test \$(tail -n +2 '$T/b.csv' | wc -l) = 30 && test \"\$(tail -n +2 '$T/b.csv' | cut -d, -f4 | sort -u)\" = 9"
 
 # (c) two copies of an ASHA study after 12 steps; in one, the newest
-# snapshot's state rewritten as 0.4 wrote it
+# snapshot's state rewritten as 0.3 wrote it
 "$B/dehbq" init "$T/c1" --spec "$T/spec.json" --optimizer asha >/dev/null 2>&1
 LS_MAX_STEPS=12 lockstep_run "$T/c1" 0 "$TRAINER"
 cp -R "$T/c1" "$T/c2"
@@ -66,7 +67,7 @@ lockstep_run "$T/c1" 0 "$TRAINER"
 lockstep_run "$T/c2" 0 "$TRAINER"
 a=$(optim_state "$T/c1")
 b=$(optim_state "$T/c2")
-check "(c) an ASHA state of 0.4 loads and the study ends in the same optimiser state" \
+check "(c) an ASHA state of 0.3 loads and the study ends in the same optimiser state" \
 	test -e "$T/c2/FINISHED" -a -n "$a" -a "$a" = "$b"
 
 # (d)
@@ -87,6 +88,8 @@ check "(d) --optimizer NAME that takes no searcher, with --searcher: names those
 	bad d3 "takes no searcher (the schedulers that do: asha, fifo)" --optimizer dehb --searcher halton
 check "(d) --scheduler with --optimizer: give one" \
 	bad d4 "give one" --scheduler asha --optimizer asha
+check "(d) a multi-objective study with a searcher that cannot rescore: names those that can" \
+	bad d5 "searcher gp cannot run a multi-objective study (use random, halton, tpe)" --scheduler fifo --searcher gp --objective a --objective b
 
 # (e)
 rt() { python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["runtime"]; print(r["prefetch"], r["max_inflight"])' "$1/study.json"; }

@@ -230,6 +230,9 @@ check "(b) no empty or partial file was ever published" test "$nbad" = 0
 check "(b) independent checker (--finished)" python3 "$DEHBQ_SRC/tests/checkstudy.py" "$S" --finished
 nq=$(ls "$S/quarantine" | grep -vc '\.reason$')
 diag "(b) files quarantined: $nq; took $(($(date +%s) - t0))s"
+for r in "$S"/quarantine/*.reason; do
+	[ -e "$r" ] && diag "(b) quarantined ${r##*/}: $(head -c 300 "$r" | tr '\n' ' ')"
+done
 check "(b) nothing quarantined (every published file was whole)" test "$nq" = 0
 
 check_no_leftovers

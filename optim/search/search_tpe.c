@@ -25,7 +25,7 @@
  * Settings: n_startup_trials, n_ei_candidates, prior_weight.  Saves only
  * its random stream: the results come back through observe at load.
  * Under fifo this is the tpe preset, under asha tpe with multi_fidelity
- * "asha": both propose exactly what the tpe optimiser of 0.4 did.
+ * "asha": both propose exactly what the tpe optimiser of 0.3 did.
  */
 #include "searcher.h"
 
@@ -566,7 +566,7 @@ static int tpe_save(const void *st, struct jsonbuf *b)
 }
 
 /* state: an object with member "rng" (the tpe optimiser's own state of
- * 0.4, which also held "asha", loads this way) */
+ * 0.3, which also held "asha", loads this way) */
 static int tpe_load(const struct search_setup *s, const cJSON *state, void **st,
 		    char *err)
 {

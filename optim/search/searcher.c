@@ -15,12 +15,13 @@
 #include <string.h>
 
 extern const struct search_ops search_random_ops, search_halton_ops,
-	search_tpe_ops;
+	search_tpe_ops, search_gp_ops;
 
 const struct search_ops *const search_table[] = {
 	&search_random_ops,
 	&search_halton_ops,
 	&search_tpe_ops,
+	&search_gp_ops,
 	NULL,
 };
 

@@ -12,14 +12,18 @@
  * search/ is below the optimisers: it sees common/ and optim/models/ only.
  *
  * The calling sequence, kept by the scheduler:
- *   open (or load) -> { propose | observe }* -> save -> free
+ *   open (or load) -> { propose | issued | observe }* -> save -> free
  * propose and observe interleave freely: a result may come back for any
- * proposal, at any fidelity, in any order.
+ * proposal, at any fidelity, in any order.  issued tells which jobs are in
+ * flight (every job the scheduler runs, promotions and requeued jobs
+ * included); a job's observe ends it.
  *
  * Observations are not the searcher's to save.  The scheduler keeps the
  * history (optim_ops.replay) and, at load, observes every result again in
- * the order the live run told them; save holds only what proposals
- * consumed (an rng, a sequence index).  A result observed twice for one
+ * the order the live run told them, issues every job still in flight,
+ * and then calls loaded; save holds only what proposals consumed (an
+ * rng, a sequence index) and what no result gives back (a model's
+ * hyperparameters).  A result observed twice for one
  * job (a requeued job's re-run) replaces the first.
  *
  * Determinism: the same setup and the same calls give the same vectors,
@@ -88,6 +92,14 @@ struct search_ops {
 	 * that learns cannot run a multi-objective study. */
 	int (*rescore)(void *st, double (*score)(void *arg, int64_t job),
 		       void *arg);
+	/* job is in flight with vector vec, at fidelity; its observe ends
+	 * it.  Fails only with DEHBQ_ENOMEM, and then changed nothing: a
+	 * scheduler calls it before it commits the job.  NULL: ignored. */
+	int (*issued)(void *st, int64_t job, const double *vec,
+		      double fidelity);
+	/* at load, every result and job in flight is back: DEHBQ_EINVAL when
+	 * the saved state does not fit them.  NULL: nothing to check. */
+	int (*loaded)(void *st);
 };
 
 /* Every searcher, NULL-terminated; the first is the default. */

@@ -1,7 +1,8 @@
 /*
- * optim_gp.c - owns GP-based Bayesian optimisation at the maximum fidelity:
- * the observations, the fit window, the refit schedule, the believers
- * and the acquisition (expected improvement or Thompson sampling)
+ * search_gp.c - owns the GP searcher, Bayesian optimisation with a
+ * Gaussian process: the observations, the fit window, the refit
+ * schedule, the believers and the acquisition (expected improvement or
+ * Thompson sampling)
  *
  * The first n_startup_trials results come from uniform samples.  Then each
  * ask fits the model of gp.c (Matern-5/2 ARD, type-II maximum likelihood)
@@ -13,6 +14,9 @@
  *     5 of them over the continuous dimensions;
  *   - "ts": the argmin of one joint posterior draw over n_candidates points.
  * Failures are left out of the fit but count towards the start-up trials.
+ * The model is fitted to the results of one fidelity (search_model_level):
+ * under fifo the maximum, under ASHA the highest rung with
+ * n_startup_trials results; a change of that fidelity forces a refit.
  *
  * Off the hot path.  The hyperparameters are refitted only when the
  * finite results have grown by max(1, floor(min(n, max_points) / 10))
@@ -23,23 +27,25 @@
  * ask's cost is bounded by max_points, whatever the history, and the model
  * used by an ask is a function of the tell sequence alone.
  *
- * Asks in flight: each job not yet told joins the data (up to max_points /
- * 4 of them, the newest) at the model's mean there, floored at the best
- * output (a kriging believer that never promises an improvement), so that
- * workers asking together are sent to different points.
+ * Jobs in flight (search_ops.issued, promotions included): each job not
+ * yet observed joins the data (up to max_points / 4 of them, the newest)
+ * at the model's mean there, floored at the best output (a kriging
+ * believer that never promises an improvement), so that workers asking
+ * together are sent to different points.
  *
  * Settings: acquisition, output, n_startup_trials, n_candidates,
- * max_points.  No per-trial state.  Saved: the rng, the hyperparameters and
- * the refit schedule; the results come back through optim_ops.replay.
+ * max_points.  Saved: the rng, the hyperparameters and the refit
+ * schedule; the results and the jobs in flight come back at load.  Under
+ * fifo this is the gp preset, under asha gp with multi_fidelity "asha":
+ * both propose exactly what the gp optimiser of 0.3 did, and load its
+ * states ({"rng","fits","next_fit","fit_level","theta"}, and "asha").
  */
-#include "asha.h"
-#include "optim.h"
+#include "searcher.h"
 
 #include "acq.h"
 #include "copula.h"
 #include "err.h"
 #include "gp.h"
-#include "hb.h"
 #include "jsonbuf.h"
 #include "ostate.h"
 #include "rng.h"
@@ -50,6 +56,7 @@
 #include <string.h>
 
 #define GPO_MAX_CAND   100000
+#define GPO_MAX_DIM    4096 /* OPTIM_MAX_DIM */
 #define GPO_MAX_START  100000
 #define GPO_MAX_POINTS 4000
 #define GPO_RESTARTS   5  /* L-BFGS runs of a full fit */
@@ -61,14 +68,12 @@ static const char *const acq_names[] = {"ei", "ts", NULL};
 static const char *const out_names[] = {"standardise", "copula", NULL};
 
 struct pend {
-	uint64_t id;
+	int64_t id;
 	double *x;
 };
 
 struct gpo {
-	int dim, acq, out, nstart, ncand, maxp, L;
-	double max_f, ladder[HB_MAX_LEVELS];
-	void *mf;	  /* multi_fidelity "asha": the ASHA that schedules */
+	int dim, acq, out, nstart, ncand, maxp;
 	double fit_level; /* the fidelity of the last fit's results */
 	int *choices;
 	struct rng rng;
@@ -89,17 +94,12 @@ struct gpo {
 	double *spare;	     /* dim: the next pending vector */
 };
 
-static const char *const gp_keys[] = {"acquisition",
-				      "output",
-				      "n_startup_trials",
-				      "n_candidates",
-				      "max_points",
-				      "multi_fidelity",
-				      NULL};
-static const char *const mf_names[] = {"none", "asha", NULL};
+static const char *const gp_keys[] = {"acquisition",	  "output",
+				      "n_startup_trials", "n_candidates",
+				      "max_points",	  NULL};
 
 struct gp_settings {
-	int acq, out, nstart, ncand, maxp, mf;
+	int acq, out, nstart, ncand, maxp;
 };
 
 static int read_settings(const cJSON *in, struct gp_settings *s, char *err)
@@ -111,10 +111,7 @@ static int read_settings(const cJSON *in, struct gp_settings *s, char *err)
 	s->nstart = 10;
 	s->ncand = 2000;
 	s->maxp = 200;
-	s->mf = 0;
 	if ((rc = ostate_set_keys(in, gp_keys, "gp", err)) ||
-	    (rc = ostate_set_choice(in, "multi_fidelity", mf_names, &s->mf,
-				    err)) ||
 	    (rc = ostate_set_choice(in, "acquisition", acq_names, &s->acq,
 				    err)) ||
 	    (rc = ostate_set_choice(in, "output", out_names, &s->out, err)) ||
@@ -133,14 +130,14 @@ static int gpo_settings(const cJSON *in, struct jsonbuf *b, char *err)
 	struct gp_settings s;
 	int rc = read_settings(in, &s, err);
 
-	if (rc)
+	if (rc || !b)
 		return rc;
 	jsonbuf_printf(b,
 		       "\"acquisition\":\"%s\",\"output\":\"%s\","
 		       "\"n_startup_trials\":%d,\"n_candidates\":%d,"
-		       "\"max_points\":%d,\"multi_fidelity\":\"%s\"",
+		       "\"max_points\":%d",
 		       acq_names[s.acq], out_names[s.out], s.nstart, s.ncand,
-		       s.maxp, mf_names[s.mf]);
+		       s.maxp);
 	return jsonbuf_failed(b);
 }
 
@@ -151,7 +148,6 @@ static void gpo_free(void *st)
 
 	if (!g)
 		return;
-	optim_asha_ops.free(g->mf);
 	for (i = 0; i < g->npend; i++)
 		free(g->pend[i].x);
 	free(g->pend);
@@ -171,8 +167,7 @@ static void gpo_free(void *st)
 	free(g);
 }
 
-/* A new GP-BO; *mf: whether ASHA schedules it (the caller opens that). */
-static int gpo_new(const struct optim_setup *s, void **st, int *mf, char *err)
+static int gpo_open(const struct search_setup *s, void **st, char *err)
 {
 	struct gp_settings gs;
 	struct gpo *g;
@@ -181,14 +176,8 @@ static int gpo_new(const struct optim_setup *s, void **st, int *mf, char *err)
 
 	if ((rc = read_settings(s->settings, &gs, err)))
 		return rc;
-	*mf = gs.mf;
 	if (!(g = calloc(1, sizeof(*g))))
 		return DEHBQ_ENOMEM;
-	if (hb_levels(s->min_fidelity, s->max_fidelity, s->eta, &g->L)) {
-		free(g);
-		return DEHBQ_EINVAL;
-	}
-	hb_fidelities(s->max_fidelity, s->eta, g->L, g->ladder);
 	g->fit_level = s->max_fidelity;
 	g->dim = s->dim;
 	g->acq = gs.acq;
@@ -196,7 +185,6 @@ static int gpo_new(const struct optim_setup *s, void **st, int *mf, char *err)
 	g->nstart = gs.nstart;
 	g->ncand = gs.ncand;
 	g->maxp = gs.maxp;
-	g->max_f = s->max_fidelity;
 	nc = (size_t)gs.ncand;
 	m = (size_t)gs.maxp + (size_t)gs.maxp / 4;
 	g->choices = calloc((size_t)s->dim, sizeof(int));
@@ -222,25 +210,6 @@ static int gpo_new(const struct optim_setup *s, void **st, int *mf, char *err)
 	rng_seed(&g->rng, s->seed);
 	*st = g;
 	return DEHBQ_OK;
-}
-
-static int gpo_draw(void *ctx, double *vec, enum optim_kind *kind);
-
-static int gpo_open(const struct optim_setup *s, void **st, char *err)
-{
-	int rc, mf;
-
-	if ((rc = gpo_new(s, st, &mf, err)))
-		return rc;
-	if (mf) {
-		struct asha_sampler smp = {*st, gpo_draw};
-
-		if ((rc = asha_open(s, &smp, &((struct gpo *)*st)->mf))) {
-			gpo_free(*st);
-			*st = NULL;
-		}
-	}
-	return rc;
 }
 
 /* ---- observations and asks in flight ---- */
@@ -273,7 +242,7 @@ static int reserve(struct gpo *g)
 	return DEHBQ_OK;
 }
 
-static void observe(struct gpo *g, const double *vec, double loss, double fid)
+static void record(struct gpo *g, const double *vec, double loss, double fid)
 {
 	memcpy(g->x + g->n * (size_t)g->dim, vec,
 	       (size_t)g->dim * sizeof(double));
@@ -299,7 +268,7 @@ static int pend_reserve(struct gpo *g)
 }
 
 /* Put job id in flight, kept in id order; pend_reserve came first. */
-static void pend_add(struct gpo *g, uint64_t id, const double *vec)
+static void pend_add(struct gpo *g, int64_t id, const double *vec)
 {
 	double *x = g->spare;
 	size_t i;
@@ -313,7 +282,7 @@ static void pend_add(struct gpo *g, uint64_t id, const double *vec)
 	g->npend++;
 }
 
-static void pend_del(struct gpo *g, uint64_t id)
+static void pend_del(struct gpo *g, int64_t id)
 {
 	size_t i;
 
@@ -499,12 +468,12 @@ static int acquire(struct gpo *g, size_t w, double *vec)
 
 /* A proposal from the results at fidelity level. */
 static int propose(struct gpo *g, double level, double *vec,
-		   enum optim_kind *kind)
+		   enum trial_kind *kind)
 {
 	size_t nf, na = 0, i, w = 0;
 	int rc = DEHBQ_EINVAL;
 
-	*kind = OPTIM_KIND_TRIAL;
+	*kind = TRIAL_KIND_TRIAL;
 	for (i = 0; i < g->n; i++)
 		na += g->fid[i] == level;
 	if (na >= (size_t)g->nstart)
@@ -518,74 +487,54 @@ static int propose(struct gpo *g, double level, double *vec,
 	}
 	if (rc) { /* start-up, or a model that could not be factored */
 		uniform(g, vec, 1);
-		*kind = OPTIM_KIND_RANDOM;
+		*kind = TRIAL_KIND_RANDOM;
 	}
 	return DEHBQ_OK;
 }
 
-/* ASHA's sampler: the model of the highest rung with enough results. */
-static int gpo_draw(void *ctx, double *vec, enum optim_kind *kind)
+static int gpo_propose(void *st, double fidelity, double *vec,
+		       enum trial_kind *kind)
 {
-	struct gpo *g = ctx;
+	struct gpo *g = st;
 
 	return propose(g,
-		       asha_model_level(g->fid, g->loss, g->n, g->ladder, g->L,
-					(size_t)g->nstart),
+		       search_model_level(g->fid, g->loss, g->n, fidelity,
+					  (size_t)g->nstart),
 		       vec, kind);
 }
 
-static int gpo_ask(void *st, struct optim_job *job, double *vec)
+/* A job in flight (its result not yet observed): a believer. */
+static int gpo_issued(void *st, int64_t job, const double *vec, double fidelity)
 {
 	struct gpo *g = st;
 	int rc;
 
+	(void)fidelity;
 	if ((rc = pend_reserve(g)))
 		return rc;
-	if (g->mf) {
-		rc = optim_asha_ops.ask(g->mf, job, vec);
-	} else {
-		job->fidelity = g->max_f;
-		job->bracket = (int64_t)job->id;
-		rc = propose(g, g->max_f, vec, &job->kind);
-	}
-	if (!rc)
-		pend_add(g, job->id, vec);
-	return rc;
-}
-
-static int gpo_tell(void *st, const struct optim_job *job, const double *vec,
-		    enum optim_status status, double loss, double cost)
-{
-	struct gpo *g = st;
-	int rc;
-
-	if ((rc = reserve(g)) ||
-	    (g->mf &&
-	     (rc = optim_asha_ops.tell(g->mf, job, vec, status, loss, cost))))
-		return rc;
-	observe(g, vec, status == OPTIM_OK ? loss : INFINITY, job->fidelity);
-	pend_del(g, job->id);
+	pend_add(g, job, vec);
 	return DEHBQ_OK;
 }
 
-static int gpo_reopen(void *st, const struct optim_job *job, const double *vec)
+/* A result: observed (a re-run's too, beside the first), and no more in
+ * flight. */
+static int gpo_observe(void *st, int64_t job, const double *vec,
+		       double fidelity, double loss)
 {
 	struct gpo *g = st;
 	int rc;
 
-	if (!g->mf && (job->fidelity != g->max_f || job->state[0]))
-		return DEHBQ_EINVAL;
-	if ((rc = pend_reserve(g)) ||
-	    (g->mf && (rc = optim_asha_ops.reopen(g->mf, job, vec))))
+	if ((rc = reserve(g)))
 		return rc;
-	pend_add(g, job->id, vec);
+	record(g, vec, loss, fidelity);
+	pend_del(g, job);
 	return DEHBQ_OK;
 }
 
 static int gpo_save(const void *st, struct jsonbuf *b)
 {
 	const struct gpo *g = st;
-	double th[OPTIM_MAX_DIM + 2];
+	double th[GPO_MAX_DIM + 2];
 
 	gp_get_theta(g->gp, th);
 	jsonbuf_puts(b, "{\"rng\":");
@@ -595,23 +544,20 @@ static int gpo_save(const void *st, struct jsonbuf *b)
 	jsonbuf_num(b, g->fit_level);
 	jsonbuf_puts(b, ",\"theta\":");
 	ostate_put_dbls(b, th, (size_t)g->dim + 2);
-	if (g->mf) {
-		jsonbuf_puts(b, ",\"asha\":");
-		optim_asha_ops.save(g->mf, b);
-	}
 	jsonbuf_put(b, "}", 1);
 	return jsonbuf_failed(b);
 }
 
-static int gpo_load(const struct optim_setup *s, const cJSON *state, void **st,
+/* state: the gp optimiser's of 0.3 loads too (its "asha" is not read) */
+static int gpo_load(const struct search_setup *s, const cJSON *state, void **st,
 		    char *err)
 {
-	double th[OPTIM_MAX_DIM + 2];
+	double th[GPO_MAX_DIM + 2];
 	struct gpo *g;
 	int64_t nx;
-	int rc, mf;
+	int rc;
 
-	if ((rc = gpo_new(s, st, &mf, err)))
+	if ((rc = gpo_open(s, st, err)))
 		return rc;
 	g = *st;
 	if ((rc = ostate_get_rng(state, "rng", &g->rng, err)) ||
@@ -621,10 +567,7 @@ static int gpo_load(const struct optim_setup *s, const cJSON *state, void **st,
 				 err)) ||
 	    (rc = ostate_get_dbl(state, "fit_level", &g->fit_level, err)) ||
 	    (rc = ostate_get_dbls(state, "theta", (size_t)s->dim + 2, th, 0, 0,
-				  err)) ||
-	    (mf &&
-	     (rc = asha_load(s, state, &(struct asha_sampler){g, gpo_draw},
-			     &g->mf, err))))
+				  err)))
 		goto fail;
 	g->next_fit = (size_t)nx;
 	if (gp_set_theta(g->gp, th)) {
@@ -653,34 +596,16 @@ static int next_fit_ok(const struct gpo *g)
 	return g->next_fit <= g->n + (step > 1 ? step : 1);
 }
 
-/* Every told result back in tell order, then the jobs in flight. */
-static int gpo_replay(void *st, const struct optim_job *job, const double *vec,
-		      int told, int reopened, enum optim_status status,
-		      double loss)
+/* Every result and job in flight is back: the schedule must fit them. */
+static int gpo_loaded(void *st)
 {
-	struct gpo *g = st;
-	int rc;
-
-	if ((rc = reserve(g)) || (rc = pend_reserve(g)) ||
-	    (g->mf && (rc = optim_asha_ops.replay(g->mf, job, vec, told,
-						  reopened, status, loss))))
-		return rc;
-	if (!job)
-		return next_fit_ok(g) ? DEHBQ_OK : DEHBQ_EINVAL;
-	if (!g->mf && job->fidelity != g->max_f)
-		return DEHBQ_EINVAL;
-	if (told)
-		observe(g, vec, status == OPTIM_OK ? loss : INFINITY,
-			job->fidelity);
-	else
-		pend_add(g, job->id, vec);
-	return DEHBQ_OK;
+	return next_fit_ok(st) ? DEHBQ_OK : DEHBQ_EINVAL;
 }
 
 static int gpo_describe(const void *st, struct jsonbuf *b)
 {
 	const struct gpo *g = st;
-	double th[OPTIM_MAX_DIM + 2];
+	double th[GPO_MAX_DIM + 2];
 
 	gp_get_theta(g->gp, th);
 	jsonbuf_printf(b,
@@ -690,26 +615,21 @@ static int gpo_describe(const void *st, struct jsonbuf *b)
 		       g->n, g->nstart, acq_names[g->acq], out_names[g->out],
 		       (long long)g->nfits);
 	jsonbuf_num(b, exp(th[g->dim + 1]));
-	if (g->mf) {
-		jsonbuf_puts(b, ",\"multi_fidelity\":\"asha\",");
-		optim_asha_ops.describe(g->mf, b);
-	}
 	return jsonbuf_failed(b);
 }
 
-const struct optim_ops optim_gp_ops = {
+const struct search_ops search_gp_ops = {
 	.name = "gp",
-	.summary = "GP-based BO (Matern-5/2 ARD, EI or Thompson sampling) "
-		   "at the maximum fidelity",
-	.caps = OPTIM_CAP_ASHA | OPTIM_CAP_SEQUENTIAL,
+	.summary = "GP-based BO (Matern-5/2 ARD, EI or Thompson sampling)",
+	.caps = SEARCH_CAP_LEARNS,
 	.settings = gpo_settings,
 	.open = gpo_open,
-	.ask = gpo_ask,
-	.tell = gpo_tell,
-	.reopen = gpo_reopen,
+	.propose = gpo_propose,
+	.observe = gpo_observe,
+	.issued = gpo_issued,
+	.loaded = gpo_loaded,
 	.save = gpo_save,
 	.load = gpo_load,
 	.describe = gpo_describe,
-	.replay = gpo_replay,
 	.free = gpo_free,
 };
