@@ -99,7 +99,7 @@ $(call obj,$(wildcard optim/*.c)): IQUOTE = $(IQUOTE_OPTIM)
 check-layers:
 	@for l in "COMMON:optim.h" "COMMON:gp.h" "MODELS:mobj.h" \
 		"MODELS:optim.h" "MODELS:searcher.h" "MO:optim.h" \
-		"MO:searcher.h" "SEARCH:optim.h" "SEARCH:asha.h"; do \
+		"MO:searcher.h" "SEARCH:optim.h" "SEARCH:held.h"; do \
 		set -- $$(echo $$l | tr : ' '); \
 		case $$1 in COMMON) f="$(IQUOTE_COMMON)";; \
 		MODELS) f="$(IQUOTE_MODELS)";; MO) f="$(IQUOTE_MO)";; \

@@ -214,7 +214,7 @@ int cli_init_check_objectives(const struct spec *s)
 
 int cli_init_check_transfer(const struct spec *s, const struct transfer *tr)
 {
-	unsigned caps = optim_caps(s->optimizer);
+	unsigned caps = optim_study_caps(s->optimizer, s->settings);
 	char names[512];
 
 	optim_list(OPTIM_CAP_TRANSFER, ", ", names, sizeof(names));

@@ -64,8 +64,8 @@ int held_settings(const cJSON *in, struct jsonbuf *out, char *err)
 	return out ? jsonbuf_failed(out) : DEHBQ_OK;
 }
 
-int held_open(const struct optim_setup *s, const cJSON *state, struct held *h,
-	      char *err)
+int held_open(const struct optim_setup *s, const double *ladder, int levels,
+	      const cJSON *state, struct held *h, char *err)
 {
 	const struct search_ops *so = held_searcher(s->settings);
 	const cJSON *ss = state;
@@ -96,6 +96,9 @@ int held_open(const struct optim_setup *s, const cJSON *state, struct held *h,
 	u.min_fidelity = s->min_fidelity;
 	u.max_fidelity = s->max_fidelity;
 	u.settings = cJSON_GetObjectItemCaseSensitive(s->settings, "search");
+	u.ladder = ladder;
+	u.levels = levels;
+	u.transfer = s->transfer;
 	if ((rc = search_settings(so, u.settings, NULL, err)) ||
 	    (rc = state ? so->load(&u, ss, &h->ss, err)
 			: so->open(&u, &h->ss, err)))

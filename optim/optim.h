@@ -253,8 +253,9 @@ const struct optim_ops *optim_find(const char *name);
 unsigned optim_caps(const char *name);
 /*
  * The same for a study of name with these settings (NULL: defaults): a
- * scheduler's searcher adds SEQUENTIAL when it learns, and takes away
- * MULTIOBJECTIVE when it cannot rescore.
+ * scheduler's searcher adds SEQUENTIAL when it learns and TRANSFER when it
+ * uses earlier tasks, and takes away MULTIOBJECTIVE when it cannot
+ * rescore.
  */
 unsigned optim_study_caps(const char *name, const struct cJSON *settings);
 /*

@@ -24,7 +24,6 @@
  * tpe's with multi_fidelity "asha" ({"rng","asha":{"configs"}}) as the
  * tpe searcher's.
  */
-#include "asha.h"
 #include "held.h"
 #include "optim.h"
 
@@ -65,8 +64,7 @@ struct asha {
 	size_t nre, capre;
 	int64_t *parents; /* replay: jobs whose configuration went up */
 	size_t npar, cappar;
-	struct asha_sampler smp; /* an owner's sampler (draw NULL: none) */
-	struct held h;		 /* or the searcher (h.so NULL: none) */
+	struct held h; /* the searcher */
 };
 
 static const char *const as_keys[] = {"searcher", "search", NULL};
@@ -120,7 +118,7 @@ static int as_open(const struct optim_setup *s, void **st, char *err)
 
 	if ((rc = as_settings(s->settings, NULL, err)) || (rc = as_new(s, &a)))
 		return rc;
-	if ((rc = held_open(s, NULL, &a->h, err))) {
+	if ((rc = held_open(s, a->fid, a->L, NULL, &a->h, err))) {
 		as_free(a);
 		return rc;
 	}
@@ -175,6 +173,7 @@ static long promotable(const struct asha *a, int k)
 static int as_ask(void *st, struct optim_job *job, double *vec)
 {
 	struct asha *a = st;
+	enum trial_kind tk;
 	int64_t cfg;
 	int k, rc;
 
@@ -200,21 +199,10 @@ static int as_ask(void *st, struct optim_job *job, double *vec)
 		       ((size_t)a->ncfg + 1) * (size_t)a->dim, sizeof(double))))
 		return rc;
 	cfg = a->ncfg;
-	job->kind = OPTIM_KIND_RANDOM;
-	if (a->smp.draw) {
-		if ((rc = a->smp.draw(a->smp.ctx,
-				      a->x + (size_t)cfg * (size_t)a->dim,
-				      &job->kind)))
-			return rc;
-	} else {
-		enum trial_kind tk;
-
-		if ((rc = a->h.so->propose(a->h.ss, a->fid[0],
-					   a->x + (size_t)cfg * (size_t)a->dim,
-					   &tk)))
-			return rc;
-		job->kind = (enum optim_kind)tk;
-	}
+	if ((rc = a->h.so->propose(a->h.ss, a->fid[0],
+				   a->x + (size_t)cfg * (size_t)a->dim, &tk)))
+		return rc;
+	job->kind = (enum optim_kind)tk;
 	job->fidelity = a->fid[0];
 	job->rung = 0;
 	if ((rc = held_issued(&a->h, job, a->x + (size_t)cfg * (size_t)a->dim)))
@@ -264,9 +252,9 @@ static int as_tell(void *st, const struct optim_job *job, const double *vec,
 		return rc;
 	g = &a->rung[job->rung];
 	if ((rc = grow((void **)&g->r, &g->cap, g->n + 1, sizeof(*g->r))) ||
-	    (a->h.so && (rc = a->h.so->observe(
-				 a->h.ss, (int64_t)job->id, vec, job->fidelity,
-				 status == OPTIM_OK ? loss : INFINITY))))
+	    (rc = a->h.so->observe(a->h.ss, (int64_t)job->id, vec,
+				   job->fidelity,
+				   status == OPTIM_OK ? loss : INFINITY)))
 		return rc; /* first: nothing below can fail */
 	for (k = 0; k < a->nre; k++)
 		if (a->reopened[k] == (int64_t)job->id)
@@ -288,7 +276,8 @@ static int as_tell(void *st, const struct optim_job *job, const double *vec,
 	return DEHBQ_OK;
 }
 
-int asha_rescore(void *st, double (*score)(void *arg, int64_t job), void *arg)
+static int as_rescore(void *st, double (*score)(void *arg, int64_t job),
+		      void *arg)
 {
 	struct asha *a = st;
 	size_t i;
@@ -299,7 +288,7 @@ int asha_rescore(void *st, double (*score)(void *arg, int64_t job), void *arg)
 		for (i = 0; i < a->rung[k].n; i++)
 			if (!isnan(v = score(arg, a->rung[k].r[i].job)))
 				a->rung[k].r[i].loss = v;
-	return a->h.so ? held_rescore(&a->h, score, arg) : DEHBQ_OK;
+	return held_rescore(&a->h, score, arg);
 }
 
 static int as_reopen(void *st, const struct optim_job *job, const double *vec)
@@ -322,29 +311,28 @@ static int as_save(const void *st, struct jsonbuf *b)
 	const struct asha *a = st;
 	int rc = 0;
 
-	jsonbuf_printf(b, "{\"configs\":%" PRId64, a->ncfg);
-	if (a->h.so) {
-		jsonbuf_put(b, ",", 1);
-		rc = held_save(&a->h, b);
-	}
+	jsonbuf_printf(b, "{\"configs\":%" PRId64 ",", a->ncfg);
+	rc = held_save(&a->h, b);
 	jsonbuf_put(b, "}", 1);
 	return rc ? rc : jsonbuf_failed(b);
 }
 
 /*
- * The configurations, and the searcher unless an owner samples.  A state
- * of 0.3 held the configurations beside the random searcher's rng, or
- * (tpe with multi_fidelity "asha") under "asha" beside tpe's.
+ * The configurations and the searcher.  A state of 0.3 held the
+ * configurations beside the random searcher's rng, or (tpe, gp or gcp
+ * with multi_fidelity "asha") under "asha" beside the model's state.
  */
-static int as_load_with(const struct optim_setup *s, const cJSON *state,
-			int searcher, struct asha **out, char *err)
+static int as_load(const struct optim_setup *s, const cJSON *state, void **st,
+		   char *err)
 {
 	const cJSON *books = state;
 	struct asha *a;
 	int64_t n;
 	int rc;
 
-	if (searcher && !cJSON_GetObjectItemCaseSensitive(state, "configs") &&
+	if ((rc = as_settings(s->settings, NULL, err)))
+		return rc;
+	if (!cJSON_GetObjectItemCaseSensitive(state, "configs") &&
 	    cJSON_GetObjectItemCaseSensitive(state, "asha") &&
 	    (rc = ostate_get_obj(state, "asha", &books, err)))
 		return rc;
@@ -354,23 +342,13 @@ static int as_load_with(const struct optim_setup *s, const cJSON *state,
 	if ((rc = ostate_get_i64(books, "configs", 0, s->asked, &n, err)) ||
 	    (rc = grow((void **)&a->x, &a->capcfg,
 		       (size_t)n * (size_t)a->dim + 1, sizeof(double))) ||
-	    (searcher && (rc = held_open(s, state, &a->h, err)))) {
+	    (rc = held_open(s, a->fid, a->L, state, &a->h, err))) {
 		as_free(a);
 		return rc;
 	}
 	a->ncfg = n;
-	*out = a;
+	*st = a;
 	return DEHBQ_OK;
-}
-
-static int as_load(const struct optim_setup *s, const cJSON *state, void **st,
-		   char *err)
-{
-	int rc;
-
-	if ((rc = as_settings(s->settings, NULL, err)))
-		return rc;
-	return as_load_with(s, state, 1, (struct asha **)st, err);
 }
 
 static int cmp_i64(const void *x, const void *y)
@@ -442,11 +420,9 @@ static int as_describe(const void *st, struct jsonbuf *b)
 	const struct asha *a = st;
 	int k;
 
-	if (a->h.so) {
-		if (held_describe(&a->h, b))
-			return DEHBQ_ENOMEM;
-		jsonbuf_put(b, ",", 1);
-	}
+	if (held_describe(&a->h, b))
+		return DEHBQ_ENOMEM;
+	jsonbuf_put(b, ",", 1);
 	jsonbuf_printf(b, "\"configs\":%" PRId64 ",\"rungs\":[", a->ncfg);
 	for (k = 0; k < a->L; k++) {
 		size_t i, p = 0;
@@ -462,34 +438,6 @@ static int as_describe(const void *st, struct jsonbuf *b)
 	return jsonbuf_failed(b);
 }
 
-int asha_open(const struct optim_setup *s, const struct asha_sampler *smp,
-	      void **st)
-{
-	struct asha *a;
-	int rc = as_new(s, &a);
-
-	if (rc)
-		return rc;
-	a->smp = *smp;
-	*st = a;
-	return DEHBQ_OK;
-}
-
-int asha_load(const struct optim_setup *s, const cJSON *owner,
-	      const struct asha_sampler *smp, void **st, char *err)
-{
-	const cJSON *v;
-	struct asha *a;
-	int rc;
-
-	if ((rc = ostate_get_obj(owner, "asha", &v, err)) ||
-	    (rc = as_load_with(s, v, 0, &a, err)))
-		return rc;
-	a->smp = *smp;
-	*st = a;
-	return DEHBQ_OK;
-}
-
 const struct optim_ops optim_asha_ops = {
 	.name = "asha",
 	.summary = "asynchronous successive halving of a searcher's proposals",
@@ -503,6 +451,6 @@ const struct optim_ops optim_asha_ops = {
 	.load = as_load,
 	.describe = as_describe,
 	.replay = as_replay,
-	.rescore = asha_rescore,
+	.rescore = as_rescore,
 	.free = as_free,
 };

@@ -17,7 +17,7 @@
 
 extern const struct optim_ops optim_dehb_ops, optim_random_ops, optim_sh_ops,
 	optim_hyperband_ops, optim_de_ops, optim_asha_ops, optim_re_ops,
-	optim_bohb_ops, optim_cts_ops, optim_gcp_ops, optim_fifo_ops;
+	optim_bohb_ops, optim_cts_ops, optim_fifo_ops;
 
 /* The presets: one line each. */
 static const struct optim_ops optim_tpe_ops = {
@@ -32,6 +32,13 @@ static const struct optim_ops optim_gp_ops = {
 		   "at the maximum fidelity",
 	.caps = OPTIM_CAP_ASHA | OPTIM_CAP_SEQUENTIAL,
 	.preset = "gp",
+};
+static const struct optim_ops optim_gcp_ops = {
+	.name = "gcp",
+	.summary = "Gaussian copula process, with the prior of earlier studies "
+		   "when given (--transfer-from)",
+	.caps = OPTIM_CAP_TRANSFER | OPTIM_CAP_ASHA | OPTIM_CAP_SEQUENTIAL,
+	.preset = "gcp",
 };
 
 const struct optim_ops *const optim_table[] = {
@@ -78,6 +85,8 @@ unsigned optim_study_caps(const char *name, const cJSON *settings)
 	so = held_searcher(settings);
 	if (so->caps & SEARCH_CAP_LEARNS)
 		c |= OPTIM_CAP_SEQUENTIAL;
+	if (so->caps & SEARCH_CAP_TRANSFER)
+		c |= OPTIM_CAP_TRANSFER;
 	if (!search_multiobjective(so))
 		c &= ~(unsigned)OPTIM_CAP_MULTIOBJECTIVE;
 	return c;

@@ -282,6 +282,18 @@ static int log_all_feasible(const char *p)
  * count for no limit, and save -> load -> continue stays identical with
  * them in the history.
  */
+/* Variant i is the pair asha x gcp (earlier tasks in its setup). */
+static int asha_gcp_pair(int i)
+{
+	const char *sched, *sr;
+	int k = i - ov_table_len() - ov_composed_len();
+
+	if (k < 0)
+		return 0;
+	sched = ov_pair(k, &sr);
+	return !strcmp(sched, "asha") && !strcmp(sr, "gcp");
+}
+
 START_TEST(test_optim_forbidden_never_asked)
 {
 	struct optim_setup u;
@@ -325,11 +337,13 @@ START_TEST(test_optim_forbidden_never_asked)
 	ck_assert_int_eq(c.told, 120);
 	/* the prior, fitted on tasks whose optimum is far from the
 	 * forbidden corner, never leads there: CTS, DEHB+prior and ASHA
-	 * with GCP+prior (whose rung-0 asks are mostly CTS's) */
+	 * with GCP+prior (whose rung-0 asks are mostly CTS's), as the
+	 * composition or the pair */
 	ck_assert_msg(
 		c.forbidden > 0 || !strcmp(ov_name(_i), "cts") ||
 			(!strcmp(ov_name(_i), "dehb") && !ov_notransfer) ||
-			_i == ov_table_len() + ov_composed_len() - 1,
+			_i == ov_table_len() + ov_composed_len() - 1 ||
+			asha_gcp_pair(_i),
 		"%s: no forbidden proposal to refuse", ov_name(_i));
 	jsonbuf_free(&da.log);
 	jsonbuf_free(&db.log);
@@ -742,7 +756,13 @@ START_TEST(test_search_halton_stratifies)
 {
 	static const int base[3] = {2, 3, 5}, npt[3] = {256, 243, 125};
 	const struct search_ops *h = search_find("halton");
-	struct search_setup u = {3, NULL, 11, 1, 27, NULL};
+	static const double top = 27;
+	struct search_setup u = {.dim = 3,
+				 .seed = 11,
+				 .min_fidelity = 1,
+				 .max_fidelity = 27,
+				 .ladder = &top,
+				 .levels = 1};
 	double x[3], y[3], first[3];
 	char err[DEHBQ_ERRLEN], hit[256];
 	enum trial_kind kind;

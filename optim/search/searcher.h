@@ -44,6 +44,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "prior.h" /* struct prior_tasks: earlier tasks' results */
 #include "trial.h" /* enum trial_kind: how a proposal was made */
 
 struct cJSON;
@@ -59,11 +60,16 @@ struct search_setup {
 	double max_fidelity;
 	const struct cJSON *settings; /* optimizer.search, validated by
 					 settings (NULL: defaults) */
+	const double *ladder; /* the fidelities the scheduler runs, ascending,
+				 the last the maximum: fifo's is that one */
+	int levels;	      /* 1..HB_MAX_LEVELS entries of ladder */
+	const struct prior_tasks *transfer; /* earlier tasks, or NULL */
 };
 
 /* What a searcher can do: search_ops.caps. */
 enum search_cap {
-	SEARCH_CAP_LEARNS = 1 << 0, /* its proposals depend on results */
+	SEARCH_CAP_LEARNS = 1 << 0,   /* its proposals depend on results */
+	SEARCH_CAP_TRANSFER = 1 << 1, /* uses earlier tasks' results */
 };
 
 struct search_ops {

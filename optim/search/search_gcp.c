@@ -1,11 +1,12 @@
 /*
- * optim_gcp.c - owns the Gaussian copula process, with the transfer prior
- * when the study has earlier tasks (GCP+prior; Salinas, Shen and Perrone,
- * ICML 2020, Algorithm 2; TRANSFER_SPEC.md) and without it otherwise
- * (plain GCP: mu = 0, sigma = 1), at the maximum fidelity; or, with
- * multi_fidelity "asha", as ASHA's sampler of new rung-0 configurations
- * (asha.h; TRANSFER_SPEC.md "ASHA/Hyperband + GCP"), fitted on the results
- * of the highest rung with n_startup_trials of them, 2 finite.  With a
+ * search_gcp.c - owns the GCP searcher: the Gaussian copula process, with
+ * the transfer prior when the study has earlier tasks (GCP+prior; Salinas,
+ * Shen and Perrone, ICML 2020, Algorithm 2; TRANSFER_SPEC.md) and without
+ * it otherwise (plain GCP: mu = 0, sigma = 1).  Under fifo (one level,
+ * the maximum fidelity) it is the gcp preset; under asha (gcp with
+ * multi_fidelity "asha"; TRANSFER_SPEC.md "ASHA/Hyperband + GCP") it
+ * proposes the new rung-0 configurations, fitted on the results of the
+ * highest rung with n_startup_trials of them, 2 finite.  With a
  * prior, only the top rung's: the prior models the earlier tasks' top
  * fidelity, so below it the new configurations are CTS draws (fitted on
  * a lower rung, GCP+prior followed its losses away from the prior and did
@@ -28,14 +29,14 @@
  * Deviation from the paper: EI is maximised over the candidates only (no
  * gradient refinement, since mu and sigma vary with x).
  *
- * State: the rng, theta, the next refit and the level it was fitted at
- * (and ASHA's state); the results are its history (replay).  The prior is
- * fitted at open and at load (prior.h).  Per-trial state "".
+ * State: the rng, theta, the next refit and the level it was fitted at;
+ * the results and jobs in flight come back at load.  The prior is fitted
+ * at open and at load (prior.h).  The gcp optimiser's state of 0.3 loads
+ * (its "asha" member is ASHA's).
  */
-#include "optim.h"
+#include "searcher.h"
 
 #include "acq.h"
-#include "asha.h"
 #include "copula.h"
 #include "err.h"
 #include "gp.h"
@@ -52,13 +53,14 @@
 
 #define GCP_STEP     0.05 /* local candidates: Gaussian steps */
 #define GCP_RESTARTS 3
+#define GCP_MAX_DIM  4096		/* OPTIM_MAX_DIM */
+#define GCP_MAX_ID   ((int64_t)1 << 53) /* OPTIM_MAX_ID */
 
 struct gcp {
 	int dim, ncand, nstart, maxpts;
-	double theta[OPTIM_MAX_DIM + 2]; /* the last fit's hyperparameters */
-	int64_t next_fit;		 /* refit at this many results */
-	int64_t nfits;			 /* refits so far (status) */
-	double max_f;
+	double theta[GCP_MAX_DIM + 2]; /* the last fit's hyperparameters */
+	int64_t next_fit;	       /* refit at this many results */
+	int64_t nfits;		       /* refits so far (status) */
 	int *choices;
 	struct rng rng;
 	struct prior *prior; /* NULL: plain GCP */
@@ -67,19 +69,17 @@ struct gcp {
 	double ladder[HB_MAX_LEVELS];	    /* the fidelity levels, ascending */
 	int L;
 	double fit_level; /* the level theta was last fitted at */
-	void *mf;	  /* multi_fidelity "asha": the ASHA that schedules */
-	uint64_t *pid;	  /* jobs in flight */
+	int mf;		  /* several levels: ASHA schedules */
+	int64_t *pid;	  /* jobs in flight */
 	double *px;
 	size_t np, capp;
 };
 
-static const char *const gcp_keys[] = {"n_candidates",	 "n_startup_trials",
-				       "max_points",	 "prior_steps",
-				       "multi_fidelity", NULL};
-static const char *const gcp_mf[] = {"none", "asha", NULL};
+static const char *const gcp_keys[] = {"n_candidates", "n_startup_trials",
+				       "max_points", "prior_steps", NULL};
 
 struct gcp_set {
-	int ncand, nstart, maxpts, steps, mf;
+	int ncand, nstart, maxpts, steps;
 };
 
 static int gcp_read(const cJSON *in, struct gcp_set *s, char *err)
@@ -88,10 +88,7 @@ static int gcp_read(const cJSON *in, struct gcp_set *s, char *err)
 	s->nstart = 5;
 	s->maxpts = 200;
 	s->steps = 1000;
-	s->mf = 0;
 	return ostate_set_keys(in, gcp_keys, "gcp", err) ||
-			       ostate_set_choice(in, "multi_fidelity", gcp_mf,
-						 &s->mf, err) ||
 			       ostate_set_int(in, "n_candidates", 1, 100000,
 					      &s->ncand, err) ||
 			       ostate_set_int(in, "n_startup_trials", 1, 100000,
@@ -109,13 +106,12 @@ static int gcp_settings(const cJSON *in, struct jsonbuf *b, char *err)
 	struct gcp_set s;
 	int rc = gcp_read(in, &s, err);
 
-	if (rc)
+	if (rc || !b)
 		return rc;
 	jsonbuf_printf(b,
 		       "\"n_candidates\":%d,\"n_startup_trials\":%d,"
-		       "\"max_points\":%d,\"prior_steps\":%d,"
-		       "\"multi_fidelity\":\"%s\"",
-		       s.ncand, s.nstart, s.maxpts, s.steps, gcp_mf[s.mf]);
+		       "\"max_points\":%d,\"prior_steps\":%d",
+		       s.ncand, s.nstart, s.maxpts, s.steps);
 	return jsonbuf_failed(b);
 }
 
@@ -126,7 +122,6 @@ static void gcp_free(void *st)
 
 	if (!c)
 		return;
-	optim_asha_ops.free(c->mf);
 	for (l = 0; l < HB_MAX_LEVELS; l++)
 		prior_obs_free(&c->lv[l]);
 	prior_free(c->prior);
@@ -137,8 +132,7 @@ static void gcp_free(void *st)
 	free(c);
 }
 
-/* A new GCP; *mf: whether ASHA schedules it (the caller opens that). */
-static int gcp_new(const struct optim_setup *s, void **st, int *mf, char *err)
+static int gcp_open(const struct search_setup *s, void **st, char *err)
 {
 	struct gcp_set set;
 	struct gcp *c;
@@ -147,16 +141,17 @@ static int gcp_new(const struct optim_setup *s, void **st, int *mf, char *err)
 	*st = NULL;
 	if ((rc = gcp_read(s->settings, &set, err)))
 		return rc;
-	*mf = set.mf;
+	if (s->levels < 1 || s->levels > HB_MAX_LEVELS ||
+	    s->ladder[s->levels - 1] != s->max_fidelity)
+		return DEHBQ_EINVAL;
 	if (!(c = calloc(1, sizeof(*c))))
 		return DEHBQ_ENOMEM;
-	if (hb_levels(s->min_fidelity, s->max_fidelity, s->eta, &c->L)) {
-		free(c);
-		return DEHBQ_EINVAL;
-	}
-	hb_fidelities(s->max_fidelity, s->eta, c->L, c->ladder);
-	for (k = 0; k < c->L; k++)
+	c->L = s->levels;
+	c->mf = c->L > 1;
+	for (k = 0; k < c->L; k++) {
+		c->ladder[k] = s->ladder[k];
 		c->lv[k].dim = s->dim;
+	}
 	c->fit_level = s->max_fidelity;
 	c->ncand = set.ncand;
 	c->nstart = set.nstart;
@@ -164,7 +159,6 @@ static int gcp_new(const struct optim_setup *s, void **st, int *mf, char *err)
 	c->next_fit = set.nstart;
 	gp_default_theta(s->dim, c->theta);
 	c->dim = s->dim;
-	c->max_f = s->max_fidelity;
 	rng_seed(&c->rng, s->seed);
 	if (!(c->choices = calloc((size_t)s->dim, sizeof(int))) ||
 	    (rc = gp_new(s->dim, s->choices, &c->gp))) {
@@ -182,22 +176,6 @@ static int gcp_new(const struct optim_setup *s, void **st, int *mf, char *err)
 	}
 	*st = c;
 	return DEHBQ_OK;
-}
-
-static int gcp_draw(void *ctx, double *vec, enum optim_kind *kind);
-
-static int gcp_open(const struct optim_setup *s, void **st, char *err)
-{
-	int rc, mf;
-
-	if ((rc = gcp_new(s, st, &mf, err)) || !mf)
-		return rc;
-	if ((rc = asha_open(s, &(struct asha_sampler){*st, gcp_draw},
-			    &((struct gcp *)*st)->mf))) {
-		gcp_free(*st);
-		*st = NULL;
-	}
-	return rc;
 }
 
 /* The level of fidelity f, -1 for none. */
@@ -399,7 +377,7 @@ static int pend_reserve(struct gcp *c)
 }
 
 /* Put job id in flight, in id order (it cannot fail after a reserve). */
-static int pend_add(struct gcp *c, uint64_t id, const double *vec)
+static int pend_add(struct gcp *c, int64_t id, const double *vec)
 {
 	size_t i, d = (size_t)c->dim;
 	int rc;
@@ -416,7 +394,7 @@ static int pend_add(struct gcp *c, uint64_t id, const double *vec)
 	return DEHBQ_OK;
 }
 
-static void pend_del(struct gcp *c, uint64_t id)
+static void pend_del(struct gcp *c, int64_t id)
 {
 	size_t i, d = (size_t)c->dim;
 
@@ -443,106 +421,60 @@ static size_t n_finite(const struct prior_obs *o)
 /* A new configuration from the results at level l: CTS's (uniform
  * without a prior) until there are n_startup_trials of them, then the
  * model's.  Alone, the jobs in flight count towards the start-up. */
-static int propose(struct gcp *c, int l, double *vec, enum optim_kind *kind)
+static int propose(struct gcp *c, int l, double *vec, enum trial_kind *kind)
 {
 	const struct prior_obs *o = &c->lv[l];
 
 	if (c->mf ? o->n < (size_t)c->nstart || n_finite(o) < 2
 		  : o->n + c->np < (size_t)c->nstart || !o->n) {
-		*kind = c->prior ? OPTIM_KIND_PRIOR : OPTIM_KIND_RANDOM;
+		*kind = c->prior ? TRIAL_KIND_PRIOR : TRIAL_KIND_RANDOM;
 		return warm(c, vec);
 	}
-	*kind = OPTIM_KIND_TRIAL;
+	*kind = TRIAL_KIND_TRIAL;
 	return model_ask(c, o, c->ladder[l], vec);
 }
 
-/* ASHA's sampler: the model of the highest rung with n_startup_trials
- * results, 2 of them finite (else rung 0, where it starts up). */
-static int gcp_draw(void *ctx, double *vec, enum optim_kind *kind)
+/*
+ * Alone, the model of the maximum fidelity; under ASHA, of the highest
+ * rung with n_startup_trials results, 2 of them finite (else rung 0,
+ * where it starts up).
+ */
+static int gcp_propose(void *st, double fidelity, double *vec,
+		       enum trial_kind *kind)
 {
-	struct gcp *c = ctx;
+	struct gcp *c = st;
 	int l;
 
+	(void)fidelity;
+	if (!c->mf)
+		return propose(c, c->L - 1, vec, kind);
 	for (l = c->L - 1; l > 0; l--)
 		if (c->lv[l].n >= (size_t)c->nstart && n_finite(&c->lv[l]) >= 2)
 			break;
 	if (c->prior && l < c->L - 1) { /* the prior models the top rung */
-		*kind = OPTIM_KIND_PRIOR;
+		*kind = TRIAL_KIND_PRIOR;
 		return warm(c, vec);
 	}
 	return propose(c, l, vec, kind);
 }
 
-static int gcp_ask(void *st, struct optim_job *job, double *vec)
+static int gcp_issued(void *st, int64_t job, const double *vec, double fidelity)
 {
-	struct gcp *c = st;
-	int rc;
-
-	/* room first: a failure after ASHA's ask would leave it changed */
-	if ((rc = pend_reserve(c)))
-		return rc;
-	if (c->mf) {
-		rc = optim_asha_ops.ask(c->mf, job, vec);
-	} else {
-		rc = propose(c, c->L - 1, vec, &job->kind);
-		job->fidelity = c->max_f;
-		job->bracket = (int64_t)job->id;
-	}
-	return rc ? rc : pend_add(c, job->id, vec);
+	(void)fidelity;
+	return pend_add(st, job, vec);
 }
 
-/* A told result into its level's results. */
-static int observe(struct gcp *c, const struct optim_job *job,
-		   const double *vec, enum optim_status status, double loss)
+/* A result into its level's results. */
+static int gcp_observe(void *st, int64_t job, const double *vec,
+		       double fidelity, double loss)
 {
-	int l = level_of(c, job->fidelity);
+	struct gcp *c = st;
+	int l = level_of(c, fidelity);
 
-	if (l < 0 || (!c->mf && l != c->L - 1))
+	if (l < 0)
 		return DEHBQ_EINVAL;
-	pend_del(c, job->id);
-	return prior_obs_add(&c->lv[l], vec,
-			     status == OPTIM_OK ? loss : INFINITY);
-}
-
-static int gcp_tell(void *st, const struct optim_job *job, const double *vec,
-		    enum optim_status status, double loss, double cost)
-{
-	struct gcp *c = st;
-	int rc;
-
-	if ((rc = observe(c, job, vec, status, loss)))
-		return rc;
-	return c->mf ? optim_asha_ops.tell(c->mf, job, vec, status, loss, cost)
-		     : DEHBQ_OK;
-}
-
-static int gcp_reopen(void *st, const struct optim_job *job, const double *vec)
-{
-	struct gcp *c = st;
-	int rc;
-
-	if (!c->mf && (job->fidelity != c->max_f || job->state[0]))
-		return DEHBQ_EINVAL;
-	if (c->mf && (rc = optim_asha_ops.reopen(c->mf, job, vec)))
-		return rc;
-	return pend_add(c, job->id, vec);
-}
-
-static int gcp_replay(void *st, const struct optim_job *job, const double *vec,
-		      int told, int reopened, enum optim_status status,
-		      double loss)
-{
-	struct gcp *c = st;
-	int rc;
-
-	if (c->mf && (rc = optim_asha_ops.replay(c->mf, job, vec, told,
-						 reopened, status, loss)))
-		return rc;
-	if (!job)
-		return DEHBQ_OK;
-	if (!told)
-		return pend_add(c, job->id, vec);
-	return observe(c, job, vec, status, loss);
+	pend_del(c, job);
+	return prior_obs_add(&c->lv[l], vec, loss);
 }
 
 static int gcp_save(const void *st, struct jsonbuf *b)
@@ -556,42 +488,35 @@ static int gcp_save(const void *st, struct jsonbuf *b)
 	jsonbuf_printf(b, ",\"next_fit\":%lld,\"fits\":%lld,\"fit_level\":",
 		       (long long)c->next_fit, (long long)c->nfits);
 	jsonbuf_num(b, c->fit_level);
-	if (c->mf) {
-		jsonbuf_puts(b, ",\"asha\":");
-		optim_asha_ops.save(c->mf, b);
-	}
 	jsonbuf_put(b, "}", 1);
 	return jsonbuf_failed(b);
 }
 
-static int gcp_load(const struct optim_setup *s, const cJSON *state, void **st,
+static int gcp_load(const struct search_setup *s, const cJSON *state, void **st,
 		    char *err)
 {
 	struct gcp *c;
-	int rc, mf;
+	int rc;
 
-	if ((rc = gcp_new(s, st, &mf, err)))
+	if ((rc = gcp_open(s, st, err)))
 		return rc;
 	c = *st;
 	if ((rc = ostate_get_rng(state, "rng", &c->rng, err)) ||
 	    (rc = ostate_get_dbls(state, "theta", (size_t)c->dim + 2, c->theta,
 				  0, 0, err)) ||
-	    (rc = ostate_get_i64(state, "next_fit", 0, OPTIM_MAX_ID,
-				 &c->next_fit, err)) ||
+	    (rc = ostate_get_i64(state, "next_fit", 0, GCP_MAX_ID, &c->next_fit,
+				 err)) ||
 	    /* older snapshots have no "fit_level" (the maximum) or "fits" */
 	    (cJSON_GetObjectItemCaseSensitive(state, "fit_level") &&
 	     (rc = ostate_get_dbl(state, "fit_level", &c->fit_level, err))) ||
 	    (cJSON_GetObjectItemCaseSensitive(state, "fits") &&
-	     (rc = ostate_get_i64(state, "fits", 0, OPTIM_MAX_ID, &c->nfits,
+	     (rc = ostate_get_i64(state, "fits", 0, GCP_MAX_ID, &c->nfits,
 				  err))) ||
 	    (rc = gp_set_theta(c->gp, c->theta)
 			  ? dehbq_errf(err, DEHBQ_EINVAL,
 				       "snapshot: gcp: 'theta' outside its "
 				       "box")
-			  : DEHBQ_OK) ||
-	    (mf &&
-	     (rc = asha_load(s, state, &(struct asha_sampler){c, gcp_draw},
-			     &c->mf, err)))) {
+			  : DEHBQ_OK)) {
 		gcp_free(c);
 		*st = NULL;
 	}
@@ -612,26 +537,21 @@ static int gcp_describe(const void *st, struct jsonbuf *b)
 		jsonbuf_put(b, ",", 1);
 		prior_describe(c->prior, &c->lv[c->L - 1], b);
 	}
-	if (c->mf) {
-		jsonbuf_puts(b, ",\"multi_fidelity\":\"asha\",");
-		optim_asha_ops.describe(c->mf, b);
-	}
 	return jsonbuf_failed(b);
 }
 
-const struct optim_ops optim_gcp_ops = {
+const struct search_ops search_gcp_ops = {
 	.name = "gcp",
 	.summary = "Gaussian copula process, with the prior of earlier studies "
 		   "when given (--transfer-from)",
-	.caps = OPTIM_CAP_TRANSFER | OPTIM_CAP_ASHA | OPTIM_CAP_SEQUENTIAL,
+	.caps = SEARCH_CAP_LEARNS | SEARCH_CAP_TRANSFER,
 	.settings = gcp_settings,
 	.open = gcp_open,
-	.ask = gcp_ask,
-	.tell = gcp_tell,
-	.reopen = gcp_reopen,
+	.propose = gcp_propose,
+	.observe = gcp_observe,
+	.issued = gcp_issued,
 	.save = gcp_save,
 	.load = gcp_load,
 	.describe = gcp_describe,
-	.replay = gcp_replay,
 	.free = gcp_free,
 };
