@@ -53,7 +53,8 @@ static double now(void)
 
 static struct benchfn fn;
 
-/* The optimiser's "fits" from optim_describe, or 0. */
+/* The optimiser's "fits" from optim_describe (its searcher's, under a
+ * scheduler), or 0. */
 static double fits(const struct optim *o)
 {
 	struct jsonbuf b;
@@ -70,6 +71,11 @@ static double fits(const struct optim *o)
 		return 0;
 	if ((j = cJSON_Parse(t))) {
 		const cJSON *f = cJSON_GetObjectItemCaseSensitive(j, "fits");
+
+		if (!f)
+			f = cJSON_GetObjectItemCaseSensitive(
+				cJSON_GetObjectItemCaseSensitive(j, "search"),
+				"fits");
 
 		if (cJSON_IsNumber(f))
 			v = f->valuedouble;

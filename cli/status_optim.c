@@ -126,13 +126,17 @@ void cli_status_optimizer(FILE *f, const cJSON *o)
 			num(o, "population_size", 0));
 }
 
-/* A transfer optimiser's earlier tasks and its prior's RMSE here. */
+/* A transfer optimiser's earlier tasks and its prior's RMSE here (or
+ * its searcher's, under a scheduler: "search"). */
 void cli_status_transfer(FILE *f, const cJSON *o)
 {
-	const cJSON *r = cJSON_GetObjectItemCaseSensitive(o, "prior_rmse");
+	const cJSON *r;
 
 	if (!cJSON_GetObjectItemCaseSensitive(o, "transfer_tasks"))
+		o = cJSON_GetObjectItemCaseSensitive(o, "search");
+	if (!cJSON_GetObjectItemCaseSensitive(o, "transfer_tasks"))
 		return;
+	r = cJSON_GetObjectItemCaseSensitive(o, "prior_rmse");
 	fprintf(f,
 		"transfer: %.0f earlier tasks, %.0f results (state/"
 		"transfer.jsonl)\n",

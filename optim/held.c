@@ -65,7 +65,7 @@ int held_settings(const cJSON *in, struct jsonbuf *out, char *err)
 }
 
 int held_open(const struct optim_setup *s, const double *ladder, int levels,
-	      const cJSON *state, struct held *h, char *err)
+	      int rungs, const cJSON *state, struct held *h, char *err)
 {
 	const struct search_ops *so = held_searcher(s->settings);
 	const cJSON *ss = state;
@@ -98,6 +98,7 @@ int held_open(const struct optim_setup *s, const double *ladder, int levels,
 	u.settings = cJSON_GetObjectItemCaseSensitive(s->settings, "search");
 	u.ladder = ladder;
 	u.levels = levels;
+	u.rungs = rungs;
 	u.transfer = s->transfer;
 	if ((rc = search_settings(so, u.settings, NULL, err)) ||
 	    (rc = state ? so->load(&u, ss, &h->ss, err)

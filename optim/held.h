@@ -39,10 +39,11 @@ const struct search_ops *held_searcher(const struct cJSON *in);
  * the study's searcher; a state of 0.3, before the searcher interface,
  * has no "search" and is itself the searcher's (its "rng").  A
  * multi-objective setup needs a searcher that can rescore.  ladder: the
- * levels fidelities the scheduler runs (searcher.h), borrowed for the call.
+ * levels fidelities the scheduler runs, and rungs whether configurations
+ * go up it (searcher.h); borrowed for the call.
  */
 int held_open(const struct optim_setup *s, const double *ladder, int levels,
-	      const struct cJSON *state, struct held *h, char *err);
+	      int rungs, const struct cJSON *state, struct held *h, char *err);
 
 /* The searcher's part of a saved state: "searcher":"S","search":{...} */
 int held_save(const struct held *h, struct jsonbuf *b);

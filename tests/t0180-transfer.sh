@@ -5,7 +5,7 @@
 # naming the file, the row and the field, and create nothing; cts without
 # earlier results is refused; kill -9 and deterministic resume hold.
 . "${DEHBQ_SRC:-.}/tests/lib.sh"
-plan 30
+plan 31
 
 mkspec "$T/spec.json" 30 '{"lease": 5, "poll": 0.05}'
 # cts with a short prior fit (the sanitizers make the full one slow)
@@ -143,6 +143,15 @@ check "an optimiser that ignores earlier tasks is refused with them" \
 check "asha --sampler gcp is gcp under ASHA, with the earlier tasks" \
 	sh -c "grep -q '\"multi_fidelity\":.*\"asha\"' '$T/g/study.json' &&
 		grep -q '\"name\":.*\"gcp\"' '$T/g/study.json' && test -s '$T/g/state/transfer.jsonl'"
+# the searcher gcp under fifo: earlier tasks taken, and status reports
+# them from the searcher's part of status.json (one --once batch writes it)
+"$B/dehbq" init "$T/g2" --spec "$T/spec.json" --scheduler fifo --searcher gcp \
+	--transfer-from "$T/a" >"$T/g2.out" 2>&1
+"$B/dehbq-orchestrator" --once "$T/g2" >/dev/null 2>&1
+"$B/dehbq" status "$T/g2" >"$T/g2.status" 2>&1
+diag "fifo + gcp: $(grep -E '^transfer|prior RMSE' "$T/g2.status" | tr '\n' ' ')"
+check "fifo with searcher gcp takes the earlier tasks, and status shows them" \
+	sh -c "test -s '$T/g2/state/transfer.jsonl' && grep -q '^transfer: [0-9]* earlier tasks' '$T/g2.status' && grep -q 'prior RMSE' '$T/g2.status'"
 
 # kill -9 and deterministic resume, one trial in flight.  The gate is a
 # lockstep run (lib.sh) crashed by DEHBQ_TEST_CRASH_AFTER at fixed points,

@@ -53,14 +53,13 @@
 
 #define GCP_STEP     0.05 /* local candidates: Gaussian steps */
 #define GCP_RESTARTS 3
-#define GCP_MAX_DIM  4096		/* OPTIM_MAX_DIM */
 #define GCP_MAX_ID   ((int64_t)1 << 53) /* OPTIM_MAX_ID */
 
 struct gcp {
 	int dim, ncand, nstart, maxpts;
-	double theta[GCP_MAX_DIM + 2]; /* the last fit's hyperparameters */
-	int64_t next_fit;	       /* refit at this many results */
-	int64_t nfits;		       /* refits so far (status) */
+	double theta[SEARCH_MAX_DIM + 2]; /* the last fit's hyperparameters */
+	int64_t next_fit;		  /* refit at this many results */
+	int64_t nfits;			  /* refits so far (status) */
 	int *choices;
 	struct rng rng;
 	struct prior *prior; /* NULL: plain GCP */
@@ -141,13 +140,17 @@ static int gcp_open(const struct search_setup *s, void **st, char *err)
 	*st = NULL;
 	if ((rc = gcp_read(s->settings, &set, err)))
 		return rc;
-	if (s->levels < 1 || s->levels > HB_MAX_LEVELS ||
+	if (s->dim > SEARCH_MAX_DIM || s->levels < 1 ||
+	    s->levels > HB_MAX_LEVELS ||
 	    s->ladder[s->levels - 1] != s->max_fidelity)
-		return DEHBQ_EINVAL;
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "gcp: a ladder of 1..%d fidelities up to "
+				  "the maximum, and at most %d dimensions",
+				  HB_MAX_LEVELS, SEARCH_MAX_DIM);
 	if (!(c = calloc(1, sizeof(*c))))
 		return DEHBQ_ENOMEM;
 	c->L = s->levels;
-	c->mf = c->L > 1;
+	c->mf = s->rungs;
 	for (k = 0; k < c->L; k++) {
 		c->ladder[k] = s->ladder[k];
 		c->lv[k].dim = s->dim;
@@ -443,9 +446,11 @@ static int gcp_propose(void *st, double fidelity, double *vec,
 		       enum trial_kind *kind)
 {
 	struct gcp *c = st;
-	int l;
+	int l, rc;
 
 	(void)fidelity;
+	if ((rc = pend_reserve(c))) /* room for the issued that follows */
+		return rc;
 	if (!c->mf)
 		return propose(c, c->L - 1, vec, kind);
 	for (l = c->L - 1; l > 0; l--)
@@ -469,12 +474,14 @@ static int gcp_observe(void *st, int64_t job, const double *vec,
 		       double fidelity, double loss)
 {
 	struct gcp *c = st;
-	int l = level_of(c, fidelity);
+	int l = level_of(c, fidelity), rc;
 
 	if (l < 0)
 		return DEHBQ_EINVAL;
+	if ((rc = prior_obs_add(&c->lv[l], vec, loss)))
+		return rc; /* it changed nothing */
 	pend_del(c, job);
-	return prior_obs_add(&c->lv[l], vec, loss);
+	return DEHBQ_OK;
 }
 
 static int gcp_save(const void *st, struct jsonbuf *b)

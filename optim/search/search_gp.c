@@ -56,7 +56,6 @@
 #include <string.h>
 
 #define GPO_MAX_CAND   100000
-#define GPO_MAX_DIM    4096 /* OPTIM_MAX_DIM */
 #define GPO_MAX_START  100000
 #define GPO_MAX_POINTS 4000
 #define GPO_RESTARTS   5  /* L-BFGS runs of a full fit */
@@ -176,6 +175,9 @@ static int gpo_open(const struct search_setup *s, void **st, char *err)
 
 	if ((rc = read_settings(s->settings, &gs, err)))
 		return rc;
+	if (s->dim > SEARCH_MAX_DIM)
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "gp: at most %d dimensions", SEARCH_MAX_DIM);
 	if (!(g = calloc(1, sizeof(*g))))
 		return DEHBQ_ENOMEM;
 	g->fit_level = s->max_fidelity;
@@ -496,7 +498,10 @@ static int gpo_propose(void *st, double fidelity, double *vec,
 		       enum trial_kind *kind)
 {
 	struct gpo *g = st;
+	int rc;
 
+	if ((rc = pend_reserve(g))) /* room for the issued that follows */
+		return rc;
 	return propose(g,
 		       search_model_level(g->fid, g->loss, g->n, fidelity,
 					  (size_t)g->nstart),
@@ -534,7 +539,7 @@ static int gpo_observe(void *st, int64_t job, const double *vec,
 static int gpo_save(const void *st, struct jsonbuf *b)
 {
 	const struct gpo *g = st;
-	double th[GPO_MAX_DIM + 2];
+	double th[SEARCH_MAX_DIM + 2];
 
 	gp_get_theta(g->gp, th);
 	jsonbuf_puts(b, "{\"rng\":");
@@ -552,7 +557,7 @@ static int gpo_save(const void *st, struct jsonbuf *b)
 static int gpo_load(const struct search_setup *s, const cJSON *state, void **st,
 		    char *err)
 {
-	double th[GPO_MAX_DIM + 2];
+	double th[SEARCH_MAX_DIM + 2];
 	struct gpo *g;
 	int64_t nx;
 	int rc;
@@ -605,7 +610,7 @@ static int gpo_loaded(void *st)
 static int gpo_describe(const void *st, struct jsonbuf *b)
 {
 	const struct gpo *g = st;
-	double th[GPO_MAX_DIM + 2];
+	double th[SEARCH_MAX_DIM + 2];
 
 	gp_get_theta(g->gp, th);
 	jsonbuf_printf(b,

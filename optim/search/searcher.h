@@ -24,7 +24,8 @@
  * and then calls loaded; save holds only what proposals consumed (an
  * rng, a sequence index) and what no result gives back (a model's
  * hyperparameters).  A result observed twice for one
- * job (a requeued job's re-run) replaces the first.
+ * job (a requeued job's re-run) is the searcher's to weigh: tpe replaces
+ * the first, gp and gcp keep both (each as the optimiser of 0.3 did).
  *
  * Determinism: the same setup and the same calls give the same vectors,
  * bit for bit, and save -> load -> continue is identical to continuing.
@@ -50,9 +51,11 @@
 struct cJSON;
 struct jsonbuf;
 
+#define SEARCH_MAX_DIM 4096 /* OPTIM_MAX_DIM (optim_table.c checks) */
+
 /* What the study fixes for a searcher. */
 struct search_setup {
-	int dim;	     /* 1..OPTIM_MAX_DIM */
+	int dim;	     /* 1..SEARCH_MAX_DIM */
 	const int *choices;  /* per dimension: K choices, 0
 				continuous; NULL: all continuous */
 	uint64_t seed;	     /* the study's seed */
@@ -63,6 +66,9 @@ struct search_setup {
 	const double *ladder; /* the fidelities the scheduler runs, ascending,
 				 the last the maximum: fifo's is that one */
 	int levels;	      /* 1..HB_MAX_LEVELS entries of ladder */
+	int rungs;	      /* 1: configurations start low and go up the
+				 ladder (asha); 0: each runs once, at the
+				 maximum (fifo) */
 	const struct prior_tasks *transfer; /* earlier tasks, or NULL */
 };
 
@@ -78,7 +84,9 @@ struct search_ops {
 	unsigned caps;	     /* enum search_cap */
 	int (*open)(const struct search_setup *s, void **st, char *err);
 	/* a new configuration into vec (dim values in [0, 1]) for a job at
-	 * fidelity, and how it was made */
+	 * fidelity, and how it was made; a searcher that implements issued
+	 * makes room here for the issued that follows, so that it cannot
+	 * fail */
 	int (*propose)(void *st, double fidelity, double *vec,
 		       enum trial_kind *kind);
 	/* job's result at fidelity (loss +inf: failed) */
@@ -100,7 +108,8 @@ struct search_ops {
 		       void *arg);
 	/* job is in flight with vector vec, at fidelity; its observe ends
 	 * it.  Fails only with DEHBQ_ENOMEM, and then changed nothing: a
-	 * scheduler calls it before it commits the job.  NULL: ignored. */
+	 * scheduler calls it before it commits the job (after a propose, it
+	 * cannot fail).  NULL: ignored. */
 	int (*issued)(void *st, int64_t job, const double *vec,
 		      double fidelity);
 	/* at load, every result and job in flight is back: DEHBQ_EINVAL when
