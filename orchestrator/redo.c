@@ -280,8 +280,10 @@ int redo_apply(struct redo *r, unsigned flags, int nosync)
 		dirset_add(&ds, r->e[k].to);
 		entry_free(&r->e[k]);
 	}
-	/* the rest stays queued, for the next batch */
-	memmove(r->e, r->e + k, (r->n - k) * sizeof(*r->e));
+	/* the rest stays queued, for the next batch (r->e is NULL while
+	 * nothing was ever queued: no memmove of it) */
+	if (k < r->n)
+		memmove(r->e, r->e + k, (r->n - k) * sizeof(*r->e));
 	r->n -= k;
 	if (!nosync) {
 		for (i = 0; i < ds.n; i++)
