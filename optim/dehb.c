@@ -22,6 +22,7 @@
 #include "err.h"
 #include "hb.h"
 #include "rng.h"
+#include "searcher.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -388,10 +389,14 @@ int dehb_finished(const struct dehb *d)
 	return dehb_exhausted(d) && d->flcount == 0;
 }
 
-/* Choose (or open) the bracket and rung of the next job. */
-static int pick_bracket(struct dehb *d, int *bi, int *rung)
+/*
+ * Choose the bracket and rung of the next job: an active one (*bi), or a
+ * new one prepared in *nb (*bi -1) that open_bracket adds once the job is
+ * committed, so that a failed ask changes nothing.
+ */
+static int pick_bracket(struct dehb *d, int *bi, int *rung,
+			struct dehb_bracket *nb)
 {
-	struct dehb_bracket nb;
 	int i, s, rc;
 
 	for (i = 0; i < d->nbr; i++) {
@@ -420,44 +425,58 @@ static int pick_bracket(struct dehb *d, int *bi, int *rung)
 	s = d->p.optimizer == DEHB_OPT_SH
 		    ? d->nlevels - 1
 		    : hb_bracket_s(d->nlevels, d->next_bracket);
-	rc = hb_bracket_init(&nb.hb, d->next_bracket, s, d->nlevels, d->p.eta);
+	rc = hb_bracket_init(&nb->hb, d->next_bracket, s, d->nlevels, d->p.eta);
 	if (rc != DEHBQ_OK)
 		return rc;
-	rc = dehb_bracket_alloc(d, &nb);
+	rc = dehb_bracket_alloc(d, nb);
 	if (rc != DEHBQ_OK)
 		return rc;
-	d->br[d->nbr] = nb;
-	*bi = d->nbr++;
-	d->next_bracket++;
+	*bi = -1;
 	*rung = 0;
 	return DEHBQ_OK;
 }
 
-/* SH and Hyperband: a random sample at the base rung, else the next of
- * the rung below's results, best first. */
-static void propose_sh(struct dehb *d, struct dehb_bracket *b, int r,
-		       struct dehb_job *j, double *x)
+/* The bracket pick_bracket prepared becomes active (room was made). */
+static int open_bracket(struct dehb *d, const struct dehb_bracket *nb)
+{
+	d->br[d->nbr] = *nb;
+	d->next_bracket++;
+	return d->nbr++;
+}
+
+/* SH and Hyperband: a searcher's proposal (or a random sample) at the base
+ * rung, else the next of the rung below's results, best first.  Only the
+ * searcher can fail, and then nothing changed. */
+static int propose_sh(struct dehb *d, struct dehb_bracket *b, int r,
+		      struct dehb_job *j, double *x)
 {
 	int dim = d->p.dim, q = b->hb.n[r] - b->hb.pending[r];
 
 	j->slot = q;
 	if (r == 0) {
-		j->config_id = d->next_cid++;
-		if (d->sample) { /* a model's proposal */
-			j->kind = DEHB_KIND_TRIAL;
-			d->sample(d->sample_ctx, x);
-			return;
-		}
 		j->kind = DEHB_KIND_RANDOM;
-		random_vec(&d->rng, dim, x);
-		return;
+		if (d->so) {
+			enum trial_kind tk;
+			int rc = d->so->propose(d->ss, j->fidelity, x, &tk);
+
+			if (rc != DEHBQ_OK)
+				return rc;
+			if (tk != TRIAL_KIND_RANDOM)
+				j->kind = DEHB_KIND_TRIAL;
+		} else {
+			random_vec(&d->rng, dim, x);
+		}
+		j->config_id = d->next_cid++;
+		return DEHBQ_OK;
 	}
 	if (q == 0)
-		rung_sort(d, b, r - 1);
+		rung_sort(d, b, r - 1); /* a total order: sorting again is a
+					   no-op */
 	j->kind = DEHB_KIND_PROMOTION;
 	j->config_id = b->rcid[r - 1][q];
 	j->parent_job = b->rjob[r - 1][q];
 	memcpy(x, b->rx[r - 1] + (size_t)q * dim, (size_t)dim * sizeof(double));
+	return DEHBQ_OK;
 }
 
 /* The DE baseline: the initial population first, then DE trials on the
@@ -508,17 +527,21 @@ static void propose_dehb(struct dehb *d, struct dehb_bracket *b, int r,
 		   j->slot, x);
 }
 
-void dehb_set_sampler(struct dehb *d, void (*fn)(void *ctx, double *x),
-		      void *ctx)
+void dehb_set_searcher(struct dehb *d, const struct search_ops *so, void *ss)
 {
-	d->sample = fn;
-	d->sample_ctx = ctx;
+	d->so = so;
+	d->ss = ss;
+}
+
+const struct rng *dehb_stream(const struct dehb *d)
+{
+	return &d->rng;
 }
 
 int dehb_ask(struct dehb *d, struct dehb_job *job, double *vec)
 {
 	struct dehb_job j;
-	struct dehb_bracket *b = NULL;
+	struct dehb_bracket nb, *b = NULL;
 	int dim = d->p.dim, rc, bi = 0, r = 0;
 	double *x = NULL;
 
@@ -539,10 +562,10 @@ int dehb_ask(struct dehb *d, struct dehb_job *job, double *vec)
 	j.parent_job = -1;
 	j.slot = -1;
 	if (dehb_uses_brackets(d)) {
-		rc = pick_bracket(d, &bi, &r);
+		rc = pick_bracket(d, &bi, &r, &nb);
 		if (rc != DEHBQ_OK)
 			goto fail;
-		b = &d->br[bi];
+		b = bi < 0 ? &nb : &d->br[bi];
 		j.bracket = b->hb.id;
 		j.rung = r;
 		j.level = b->hb.base + r;
@@ -554,7 +577,7 @@ int dehb_ask(struct dehb *d, struct dehb_job *job, double *vec)
 	switch (d->p.optimizer) {
 	case DEHB_OPT_SH:
 	case DEHB_OPT_HYPERBAND:
-		propose_sh(d, b, r, &j, x);
+		rc = propose_sh(d, b, r, &j, x);
 		break;
 	case DEHB_OPT_DE:
 		propose_de(d, &j, x);
@@ -564,6 +587,17 @@ int dehb_ask(struct dehb *d, struct dehb_job *job, double *vec)
 		propose_dehb(d, b, r, &j, x);
 		break;
 	}
+	/* the searcher learns of every job before it commits (after its own
+	 * proposal, issued cannot fail) */
+	if (rc == DEHBQ_OK && d->so && d->so->issued)
+		rc = d->so->issued(d->ss, (int64_t)j.id, x, j.fidelity);
+	if (rc != DEHBQ_OK) {
+		if (bi < 0)
+			dehb_bracket_release(&nb);
+		goto fail;
+	}
+	if (bi < 0)
+		b = &d->br[open_bracket(d, &nb)];
 	if (b)
 		hb_bracket_register(&b->hb, r);
 	dehb_fl_insert(d, &j, x); /* cannot fail: reserved above */

@@ -214,13 +214,18 @@ int dehb_incumbent(const struct dehb *d, enum dehb_inc_which which,
 		   struct dehb_incumbent *inc, double *vec);
 
 /*
- * SH and Hyperband: the new configurations of a bracket's base rung come
- * from fn(ctx, x) instead of uniform draws (BOHB's model).  fn must be
- * deterministic and cannot fail.  Not saved: set it again after
- * dehb_load().  ctx is borrowed.
+ * SH and Hyperband under a searcher (searcher.h): the new configurations
+ * of a bracket's base rung come from so->propose instead of uniform draws,
+ * and every job the engine asks is reported to so->issued before it
+ * commits; an ask the searcher fails changes nothing.  The results are the
+ * caller's to observe.  Not saved: set it again after dehb_load().  so and
+ * ss are borrowed.
  */
-void dehb_set_sampler(struct dehb *d, void (*fn)(void *ctx, double *x),
-		      void *ctx);
+struct search_ops;
+void dehb_set_searcher(struct dehb *d, const struct search_ops *so, void *ss);
+/* The engine's own stream (SH/HB's uniform draws come from it). */
+struct rng;
+const struct rng *dehb_stream(const struct dehb *d);
 
 /*
  * A guide for DE's trials (DEHB+prior, TRANSFER_SPEC.md, "combining with

@@ -75,8 +75,8 @@ struct dehb {
 	int64_t failed;			    /* told as failed */
 	int64_t next_cid;		    /* next new config id */
 	int64_t next_bracket;		    /* next bracket id */
-	void (*sample)(void *, double *);   /* SH/HB base configs, or NULL */
-	void *sample_ctx;		    /* its context, borrowed */
+	const struct search_ops *so;	    /* SH/HB's searcher, or NULL */
+	void *ss;			    /* its state, borrowed */
 	const struct dehb_guide_ops *guide; /* DE's guide, or NULL */
 	void *guide_ctx;		    /* its context, owned */
 	int guide_k;			    /* trials it chooses among */

@@ -65,7 +65,8 @@ int held_settings(const cJSON *in, struct jsonbuf *out, char *err)
 }
 
 int held_open(const struct optim_setup *s, const double *ladder, int levels,
-	      int rungs, const cJSON *state, struct held *h, char *err)
+	      int rungs, const struct rng *stream, const cJSON *state,
+	      struct held *h, char *err)
 {
 	const struct search_ops *so = held_searcher(s->settings);
 	const cJSON *ss = state;
@@ -100,6 +101,7 @@ int held_open(const struct optim_setup *s, const double *ladder, int levels,
 	u.levels = levels;
 	u.rungs = rungs;
 	u.transfer = s->transfer;
+	u.stream = stream;
 	if ((rc = search_settings(so, u.settings, NULL, err)) ||
 	    (rc = state ? so->load(&u, ss, &h->ss, err)
 			: so->open(&u, &h->ss, err)))

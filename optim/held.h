@@ -1,7 +1,7 @@
 /*
  * held.h - a scheduler's searcher: what every scheduler that takes one
- * (OPTIM_CAP_SEARCHER: fifo, asha) shares, so that none of them knows a
- * searcher's name or settings
+ * (OPTIM_CAP_SEARCHER: fifo, asha, sh, hyperband) shares, so that none of them
+ * knows a searcher's name or settings
  *
  * A scheduler's settings name its searcher ("searcher", search_table's
  * first when absent) and give the searcher's own settings ("search", an
@@ -39,11 +39,14 @@ const struct search_ops *held_searcher(const struct cJSON *in);
  * the study's searcher; a state of 0.3, before the searcher interface,
  * has no "search" and is itself the searcher's (its "rng").  A
  * multi-objective setup needs a searcher that can rescore.  ladder: the
- * levels fidelities the scheduler runs, and rungs whether configurations
- * go up it (searcher.h); borrowed for the call.
+ * levels fidelities the scheduler runs, rungs whether configurations go
+ * up it, and stream the scheduler's own random stream or NULL
+ * (searcher.h); borrowed for the call.
  */
+struct rng;
 int held_open(const struct optim_setup *s, const double *ladder, int levels,
-	      int rungs, const struct cJSON *state, struct held *h, char *err);
+	      int rungs, const struct rng *stream, const struct cJSON *state,
+	      struct held *h, char *err);
 
 /* The searcher's part of a saved state: "searcher":"S","search":{...} */
 int held_save(const struct held *h, struct jsonbuf *b);

@@ -213,9 +213,12 @@ enum optim_cap {
  *   `rescore` may be NULL.
  *   preset: set on a preset, an entry with no functions but name,
  *     summary and caps: it names a searcher of search_table, which runs
- *     under the default scheduler (fifo), or under asha when its setting
- *     multi_fidelity is "asha"; its other settings are the searcher's
- *     (preset.c).  optim_name() and snapshots keep the preset's name.
+ *     under the scheduler `under`; its settings are the searcher's, but
+ *     those named in under_keys, which are the scheduler's.  With under
+ *     NULL the scheduler is the default one (fifo: every proposal at the
+ *     maximum fidelity), or asha when its setting multi_fidelity is
+ *     "asha" (preset.c).  optim_name() and snapshots keep the preset's
+ *     name.
  */
 struct optim_ops {
 	const char *name;    /* --optimizer NAME */
@@ -241,6 +244,8 @@ struct optim_ops {
 		       void *arg);
 	void (*free)(void *st);
 	const char *preset; /* a preset: its searcher's name; else NULL */
+	const char *under;  /* a preset's scheduler, or NULL (above) */
+	const char *const *under_keys; /* the settings that are under's */
 };
 
 /* Every optimiser, NULL-terminated; the first is the default. */

@@ -118,7 +118,7 @@ static int as_open(const struct optim_setup *s, void **st, char *err)
 
 	if ((rc = as_settings(s->settings, NULL, err)) || (rc = as_new(s, &a)))
 		return rc;
-	if ((rc = held_open(s, a->fid, a->L, 1, NULL, &a->h, err))) {
+	if ((rc = held_open(s, a->fid, a->L, 1, NULL, NULL, &a->h, err))) {
 		as_free(a);
 		return rc;
 	}
@@ -342,7 +342,7 @@ static int as_load(const struct optim_setup *s, const cJSON *state, void **st,
 	if ((rc = ostate_get_i64(books, "configs", 0, s->asked, &n, err)) ||
 	    (rc = grow((void **)&a->x, &a->capcfg,
 		       (size_t)n * (size_t)a->dim + 1, sizeof(double))) ||
-	    (rc = held_open(s, a->fid, a->L, 1, state, &a->h, err))) {
+	    (rc = held_open(s, a->fid, a->L, 1, NULL, state, &a->h, err))) {
 		as_free(a);
 		return rc;
 	}

@@ -1,6 +1,7 @@
 /*
  * optim_dehb.c - owns the optimisers that run on the DEHB engine (dehb.h)
- * behind the optim.h interface: dehb, sh, hyperband and de.
+ * behind the optim.h interface: dehb and de, and the engine's optim_ops
+ * functions that sh and hyperband (optim_brackets.c) share.
  *
  * The engine keeps its own brackets, populations and in-flight jobs; this
  * file maps settings, jobs and states.  The budget is optim.c's, except
@@ -354,8 +355,4 @@ static void d_free(void *st)
 
 DEHB_FAMILY(dehb, DEHB_OPT_DEHB, OPTIM_CAP_BRACKETS | OPTIM_CAP_TRANSFER,
 	    "DEHB: differential evolution in Hyperband brackets (default)");
-DEHB_FAMILY(sh, DEHB_OPT_SH, OPTIM_CAP_BRACKETS | OPTIM_CAP_ONE_BRACKET,
-	    "successive halving, random sampling");
-DEHB_FAMILY(hyperband, DEHB_OPT_HYPERBAND, OPTIM_CAP_BRACKETS,
-	    "Hyperband: successive halving brackets, random sampling");
 DEHB_FAMILY(de, DEHB_OPT_DE, 0, "asynchronous DE at the maximum fidelity");

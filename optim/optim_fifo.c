@@ -58,7 +58,7 @@ static int fifo_new(const struct optim_setup *s, const cJSON *state, void **st,
 	if (!(f = calloc(1, sizeof(*f))))
 		return DEHBQ_ENOMEM;
 	f->max_f = s->max_fidelity;
-	if ((rc = held_open(s, &f->max_f, 1, 0, state, &f->h, err))) {
+	if ((rc = held_open(s, &f->max_f, 1, 0, NULL, state, &f->h, err))) {
 		free(f);
 		return rc;
 	}

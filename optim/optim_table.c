@@ -17,7 +17,7 @@
 
 extern const struct optim_ops optim_dehb_ops, optim_random_ops, optim_sh_ops,
 	optim_hyperband_ops, optim_de_ops, optim_asha_ops, optim_re_ops,
-	optim_bohb_ops, optim_cts_ops, optim_fifo_ops;
+	optim_cts_ops, optim_fifo_ops;
 
 /* The presets: one line each. */
 static const struct optim_ops optim_tpe_ops = {
@@ -25,6 +25,15 @@ static const struct optim_ops optim_tpe_ops = {
 	.summary = "TPE (Optuna's defaults) at the maximum fidelity",
 	.caps = OPTIM_CAP_ASHA | OPTIM_CAP_SEQUENTIAL,
 	.preset = "tpe",
+};
+static const char *const bohb_under[] = {"max_active_brackets", NULL};
+static const struct optim_ops optim_bohb_ops = {
+	.name = "bohb",
+	.summary = "BOHB: Hyperband with a KDE model per fidelity",
+	.caps = OPTIM_CAP_BRACKETS,
+	.preset = "kde",
+	.under = "hyperband",
+	.under_keys = bohb_under,
 };
 static const struct optim_ops optim_gp_ops = {
 	.name = "gp",

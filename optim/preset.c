@@ -2,9 +2,12 @@
  * preset.c - owns the presets: an entry of optim_table that names a
  * searcher (optim_ops.preset) and runs it under a scheduler.
  *
- * A preset's settings are its searcher's, plus "multi_fidelity": "none"
- * runs the searcher under the default scheduler (fifo: every proposal at
- * the maximum fidelity), "asha" under asha.  So {"name":"tpe",
+ * A preset with a scheduler of its own (optim_ops.under: bohb is kde
+ * under hyperband) takes the settings under_keys names for that
+ * scheduler, and the others for its searcher.  One without takes its
+ * searcher's settings, plus "multi_fidelity": "none" runs the searcher
+ * under the default scheduler (fifo: every proposal at the maximum
+ * fidelity), "asha" under asha.  So {"name":"tpe",
  * "multi_fidelity":"asha","n_startup_trials":5} runs as {"name":"asha",
  * "searcher":"tpe","search":{"n_startup_trials":5}}, and the study.json
  * and snapshots of 0.3, which named tpe or gp, open unchanged.
@@ -17,85 +20,177 @@
 #include "ostate.h"
 
 #include <cjson/cJSON.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* multi_fidelity's choices, and the scheduler each runs under */
 static const char *const mf_names[] = {"none", "asha", NULL};
 
-/* The searcher's settings: a copy of in without "multi_fidelity". */
-static int search_part(const cJSON *in, cJSON **out)
+/* A preset, resolved: its searcher, what runs, and that one's settings. */
+struct parts {
+	const struct search_ops *so;
+	const struct optim_ops *run;
+	cJSON *ss;    /* the searcher's settings, owned (until composed) */
+	cJSON *sched; /* the scheduler's settings, owned */
+	int mf;	      /* multi_fidelity's index; -1 under a fixed one */
+};
+
+static int is_under_key(const struct optim_ops *ops, const char *k)
 {
-	if (!(*out = in ? cJSON_Duplicate(in, 1) : cJSON_CreateObject()))
+	int i;
+
+	for (i = 0; ops->under_keys && ops->under_keys[i]; i++)
+		if (!strcmp(ops->under_keys[i], k))
+			return 1;
+	return 0;
+}
+
+/* in split into the searcher's settings and the scheduler's. */
+static int split(const struct optim_ops *ops, const cJSON *in, struct parts *p)
+{
+	const cJSON *v;
+
+	if (!(p->ss = cJSON_CreateObject()) ||
+	    !(p->sched = cJSON_CreateObject()))
 		return DEHBQ_ENOMEM;
-	cJSON_DeleteItemFromObjectCaseSensitive(*out, "multi_fidelity");
+	cJSON_ArrayForEach(v, in)
+	{
+		int mine = is_under_key(ops, v->string);
+
+		if (!ops->under && !strcmp(v->string, "multi_fidelity"))
+			continue;
+		if (!cJSON_AddItemToObject(mine ? p->sched : p->ss, v->string,
+					   cJSON_Duplicate(v, 1)))
+			return DEHBQ_ENOMEM;
+	}
 	return DEHBQ_OK;
 }
 
-/* A preset's searcher, and multi_fidelity's index into mf. */
+static void parts_free(struct parts *p)
+{
+	cJSON_Delete(p->ss);
+	cJSON_Delete(p->sched);
+	p->ss = p->sched = NULL;
+}
+
+/* Everything about a preset's settings checked, and its parts made. */
 static int preset_read(const struct optim_ops *ops, const cJSON *in,
-		       const struct search_ops **so, cJSON **ss, int *mf,
-		       char *err)
+		       struct parts *p, char *err)
 {
 	int rc;
 
-	*mf = 0;
-	*ss = NULL;
-	if (!(*so = search_find(ops->preset)))
+	memset(p, 0, sizeof(*p));
+	p->mf = -1;
+	if (!(p->so = search_find(ops->preset)) ||
+	    (ops->under && !(p->run = optim_find(ops->under))))
 		return dehbq_errf(err, DEHBQ_EINVAL,
 				  "optimizer: the preset %s names no "
-				  "searcher",
+				  "searcher or scheduler",
 				  ops->name);
-	if ((rc = ostate_set_choice(in, "multi_fidelity", mf_names, mf, err)))
-		return rc;
-	if ((rc = search_part(in, ss)))
-		return dehbq_errf(err, rc, "out of memory");
-	if ((rc = search_settings(*so, *ss, NULL, err))) {
-		cJSON_Delete(*ss);
-		*ss = NULL;
+	if (!ops->under) {
+		p->mf = 0;
+		if ((rc = ostate_set_choice(in, "multi_fidelity", mf_names,
+					    &p->mf, err)))
+			return rc;
+		p->run = optim_find(p->mf ? mf_names[p->mf]
+					  : optim_default_scheduler());
 	}
+	if ((rc = split(ops, in, p))) {
+		parts_free(p);
+		return dehbq_errf(err, rc, "out of memory");
+	}
+	if ((rc = search_settings(p->so, p->ss, NULL, err)))
+		parts_free(p);
 	return rc;
+}
+
+/* The scheduler's settings with the searcher's: {...,"searcher","search"}
+ * (p->ss moves into it). */
+static int compose(struct parts *p, char *err)
+{
+	if (!cJSON_AddStringToObject(p->sched, "searcher", p->so->name) ||
+	    !cJSON_AddItemToObject(p->sched, "search", p->ss))
+		return dehbq_errf(err, DEHBQ_ENOMEM, "out of memory");
+	p->ss = NULL;
+	return DEHBQ_OK;
+}
+
+/* under's keys, with the defaults its scheduler fills in, onto out. */
+static int put_under_keys(const struct optim_ops *ops, struct parts *p,
+			  int comma, struct jsonbuf *out, char *err)
+{
+	struct jsonbuf full;
+	cJSON *all = NULL;
+	char *text = NULL;
+	int rc, i;
+
+	jsonbuf_init(&full);
+	jsonbuf_put(&full, "{", 1);
+	if ((rc = p->run->settings(p->sched, &full, err)))
+		goto out;
+	jsonbuf_put(&full, "}", 1);
+	rc = DEHBQ_ENOMEM;
+	if (jsonbuf_failed(&full) || !(text = jsonbuf_take(&full)) ||
+	    !(all = cJSON_Parse(text)))
+		goto out;
+	for (i = 0; ops->under_keys && ops->under_keys[i]; i++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(
+			all, ops->under_keys[i]);
+		char *t = v ? cJSON_PrintUnformatted(v) : NULL;
+
+		if (!t)
+			goto out;
+		jsonbuf_printf(out, "%s\"%s\":%s", comma || i ? "," : "",
+			       ops->under_keys[i], t);
+		cJSON_free(t);
+	}
+	rc = jsonbuf_failed(out);
+out:
+	jsonbuf_free(&full);
+	free(text);
+	cJSON_Delete(all);
+	return rc == DEHBQ_ENOMEM ? dehbq_errf(err, rc, "out of memory") : rc;
 }
 
 int optim_preset_settings(const struct optim_ops *ops, const cJSON *in,
 			  struct jsonbuf *out, char *err)
 {
-	const struct search_ops *so;
-	cJSON *ss;
-	int rc, mf;
+	struct parts p;
+	int rc, comma;
 
-	if ((rc = preset_read(ops, in, &so, &ss, &mf, err)))
+	if ((rc = preset_read(ops, in, &p, err)))
 		return rc;
-	rc = search_settings(so, ss, out, err);
-	cJSON_Delete(ss);
-	if (rc)
-		return rc;
-	jsonbuf_printf(out, "%s\"multi_fidelity\":\"%s\"",
-		       so->settings ? "," : "", mf_names[mf]);
-	return jsonbuf_failed(out);
+	comma = p.so->settings != NULL;
+	if (!(rc = search_settings(p.so, p.ss, out, err)) &&
+	    !(rc = compose(&p, err))) {
+		if (p.mf >= 0)
+			jsonbuf_printf(out, "%s\"multi_fidelity\":\"%s\"",
+				       comma ? "," : "", mf_names[p.mf]);
+		else
+			rc = put_under_keys(ops, &p, comma, out, err);
+	}
+	parts_free(&p);
+	return rc ? rc : jsonbuf_failed(out);
 }
 
 int optim_preset_resolve(const struct optim_ops *ops, const cJSON *in,
 			 const struct optim_ops **run, cJSON **composed,
 			 char *err)
 {
-	const struct search_ops *so;
-	cJSON *ss, *c;
-	int rc, mf;
+	struct parts p;
+	int rc;
 
 	*run = ops;
 	*composed = NULL;
 	if (!ops->preset)
 		return DEHBQ_OK;
-	if ((rc = preset_read(ops, in, &so, &ss, &mf, err)))
+	if ((rc = preset_read(ops, in, &p, err)))
 		return rc;
-	*run = optim_find(mf ? mf_names[mf] : optim_default_scheduler());
-	if (!(c = cJSON_CreateObject()) ||
-	    !cJSON_AddStringToObject(c, "searcher", so->name) ||
-	    !cJSON_AddItemToObject(c, "search", ss)) {
-		cJSON_Delete(ss);
-		cJSON_Delete(c);
-		return dehbq_errf(err, DEHBQ_ENOMEM, "out of memory");
+	if ((rc = compose(&p, err))) {
+		parts_free(&p);
+		return rc;
 	}
-	*composed = c;
+	*run = p.run;
+	*composed = p.sched;
 	return DEHBQ_OK;
 }

@@ -282,8 +282,9 @@ static int log_all_feasible(const char *p)
  * count for no limit, and save -> load -> continue stays identical with
  * them in the history.
  */
-/* Variant i is the pair asha x gcp (earlier tasks in its setup). */
-static int asha_gcp_pair(int i)
+/* gcp under a scheduler that starts configurations low (asha, sh,
+ * hyperband): its first asks are mostly the prior's. */
+static int gcp_ladder_pair(int i)
 {
 	const char *sched, *sr;
 	int k = i - ov_table_len() - ov_composed_len();
@@ -291,7 +292,8 @@ static int asha_gcp_pair(int i)
 	if (k < 0)
 		return 0;
 	sched = ov_pair(k, &sr);
-	return !strcmp(sched, "asha") && !strcmp(sr, "gcp");
+	return (optim_caps(sched) & (OPTIM_CAP_RUNGS | OPTIM_CAP_BRACKETS)) &&
+	       !strcmp(sr, "gcp");
 }
 
 START_TEST(test_optim_forbidden_never_asked)
@@ -343,7 +345,7 @@ START_TEST(test_optim_forbidden_never_asked)
 		c.forbidden > 0 || !strcmp(ov_name(_i), "cts") ||
 			(!strcmp(ov_name(_i), "dehb") && !ov_notransfer) ||
 			_i == ov_table_len() + ov_composed_len() - 1 ||
-			asha_gcp_pair(_i),
+			gcp_ladder_pair(_i),
 		"%s: no forbidden proposal to refuse", ov_name(_i));
 	jsonbuf_free(&da.log);
 	jsonbuf_free(&db.log);
@@ -717,7 +719,9 @@ START_TEST(test_optim_caps_are_true)
 		ck_assert(!(c & OPTIM_CAP_ONE_BRACKET) ||
 			  (c & OPTIM_CAP_BRACKETS));
 		ck_assert(!(c & OPTIM_CAP_BRACKETS) ||
-			  optim_table[i]->brackets);
+			  (optim_table[i]->preset
+				   ? optim_find(optim_table[i]->under)->brackets
+				   : optim_table[i]->brackets));
 		/* a preset is a searcher under a scheduler, and no more */
 		ck_assert(!optim_table[i]->preset ||
 			  (search_find(optim_table[i]->preset) &&

@@ -1,7 +1,9 @@
 /*
  * search_random.c - owns the random searcher: uniform samples of the unit
  * cube, one rng seeded from the study's seed (ASHA's draws before the
- * searcher interface, bit for bit).  Learns nothing.
+ * searcher interface, bit for bit), or going on from the scheduler's
+ * stream when it gives one (sh's and hyperband's, search_setup.stream).
+ * Learns nothing.
  */
 #include "searcher.h"
 
@@ -25,7 +27,10 @@ static int rnd_open(const struct search_setup *s, void **st, char *err)
 	if (!r)
 		return DEHBQ_ENOMEM;
 	r->dim = s->dim;
-	rng_seed(&r->rng, s->seed);
+	if (s->stream)
+		r->rng = *s->stream;
+	else
+		rng_seed(&r->rng, s->seed);
 	*st = r;
 	return DEHBQ_OK;
 }

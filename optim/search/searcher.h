@@ -50,6 +50,7 @@
 
 struct cJSON;
 struct jsonbuf;
+struct rng;
 
 #define SEARCH_MAX_DIM 4096 /* OPTIM_MAX_DIM (optim_table.c checks) */
 
@@ -70,6 +71,11 @@ struct search_setup {
 				 ladder (asha); 0: each runs once, at the
 				 maximum (fifo) */
 	const struct prior_tasks *transfer; /* earlier tasks, or NULL */
+	const struct rng *stream; /* the scheduler's own random stream, for a
+				     searcher that draws uniformly (random):
+				     its draws go on from there, as the
+				     scheduler's own would; NULL: seed from
+				     seed */
 };
 
 /* What a searcher can do: search_ops.caps. */

@@ -1,0 +1,296 @@
+/*
+ * optim_brackets.c - owns successive halving and Hyperband as schedulers
+ * over a searcher (held.h): the DEHB engine's brackets (dehb.h) decide
+ * what runs, at which fidelity, and what is promoted (the best 1/eta of a
+ * rung, once it is complete); the searcher proposes each bracket's new
+ * configurations and observes every result.  BOHB is hyperband with the
+ * kde searcher (a preset of optim_table.c).
+ *
+ * Settings: max_active_brackets (0: no limit), searcher (random) and
+ * search.  The random searcher goes on from the engine's stream, so sh
+ * and hyperband draw what they drew before the searcher interface.
+ * Per-trial state: the engine's (optim_dehb.c).  Saved state:
+ * {"engine":E,"searcher":S,"search":T}; results come back to the searcher
+ * through replay.  Two layouts of 0.3 load: sh's and hyperband's, the
+ * engine alone (whose stream the random searcher takes up), and bohb's,
+ * {"engine":E,"model_rng":R} (R is kde's stream).
+ */
+#include "held.h"
+#include "optim.h"
+#include "optim_dehb.h"
+
+#include "dehb.h"
+#include "err.h"
+#include "hb.h"
+#include "jsonbuf.h"
+#include "ostate.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+
+struct brk {
+	struct dehb *d; /* the brackets, owned */
+	struct held h;	/* the searcher */
+	double ladder[HB_MAX_LEVELS];
+	int levels;
+};
+
+static const char *const br_keys[] = {"max_active_brackets", "searcher",
+				      "search", NULL};
+
+static int br_read(const char *name, const cJSON *in, int *maxact, char *err)
+{
+	int rc;
+
+	*maxact = 0;
+	if ((rc = ostate_set_keys(in, br_keys, name, err)) ||
+	    (rc = ostate_set_int(in, "max_active_brackets", 0, 1000000, maxact,
+				 err)))
+		return rc;
+	return held_settings(in, NULL, err);
+}
+
+static int br_settings(const char *name, const cJSON *in, struct jsonbuf *b,
+		       char *err)
+{
+	int maxact, rc = br_read(name, in, &maxact, err);
+
+	if (rc)
+		return rc;
+	jsonbuf_printf(b, "\"max_active_brackets\":%d,", maxact);
+	return held_settings(in, b, err);
+}
+
+static void br_free(void *st)
+{
+	struct brk *o = st;
+
+	if (!o)
+		return;
+	held_free(&o->h);
+	dehb_free(o->d);
+	free(o);
+}
+
+/*
+ * The engine (opened, or loaded from `engine`) and the searcher (opened,
+ * or loaded from `search`, a layout held_open reads).
+ */
+static int br_make(enum dehb_optimizer which, const struct optim_setup *s,
+		   const cJSON *engine, const cJSON *search, void **st,
+		   char *err)
+{
+	const char *name = dehb_optimizer_name(which);
+	struct optim_setup es = *s;
+	const struct dehb_params *p;
+	struct brk *o;
+	cJSON *eset;
+	int maxact, rc, l;
+
+	if ((rc = br_read(name, s->settings, &maxact, err)))
+		return rc;
+	if (!(o = calloc(1, sizeof(*o))))
+		return DEHBQ_ENOMEM;
+	/* the engine takes the bracket setting alone */
+	if (!(eset = cJSON_CreateObject()) ||
+	    !cJSON_AddNumberToObject(eset, "max_active_brackets", maxact)) {
+		cJSON_Delete(eset);
+		free(o);
+		return DEHBQ_ENOMEM;
+	}
+	es.settings = eset;
+	rc = engine ? dehb_load(engine, &o->d, err)
+		    : optim_dehb_open_as(which, &es, (void **)&o->d, err);
+	cJSON_Delete(eset);
+	if (!rc) {
+		p = dehb_get_params(o->d);
+		if (p->optimizer != which || p->dim != s->dim ||
+		    p->seed != s->seed || p->max_brackets != s->lim.brackets)
+			rc = dehbq_errf(err, DEHBQ_EINVAL,
+					"snapshot: the engine must run %s "
+					"with the optimizer's setup",
+					name);
+	}
+	if (!rc) {
+		o->levels = dehb_levels(o->d);
+		for (l = 0; l < o->levels; l++)
+			o->ladder[l] = dehb_level_fidelity(o->d, l);
+		rc = held_open(s, o->ladder, o->levels, 1, dehb_stream(o->d),
+			       search, &o->h, err);
+	}
+	if (rc) {
+		br_free(o);
+		return rc;
+	}
+	dehb_set_searcher(o->d, o->h.so, o->h.ss);
+	*st = o;
+	return DEHBQ_OK;
+}
+
+static int br_load(enum dehb_optimizer which, const struct optim_setup *s,
+		   const cJSON *state, void **st, char *err)
+{
+	const cJSON *eng = state, *mr;
+	cJSON *old = NULL;
+	int rc;
+
+	if (cJSON_GetObjectItemCaseSensitive(state, "engine")) {
+		if ((rc = ostate_get_obj(state, "engine", &eng, err)))
+			return rc;
+		mr = cJSON_GetObjectItemCaseSensitive(state, "model_rng");
+		if (mr && !cJSON_GetObjectItemCaseSensitive(state, "search") &&
+		    (!(old = cJSON_CreateObject()) ||
+		     !cJSON_AddItemToObject(old, "rng",
+					    cJSON_Duplicate(mr, 1)))) {
+			cJSON_Delete(old);
+			return dehbq_errf(err, DEHBQ_ENOMEM, "out of memory");
+		}
+	}
+	rc = br_make(which, s, eng, old ? old : state, st, err);
+	cJSON_Delete(old);
+	return rc;
+}
+
+static int br_ask(void *st, struct optim_job *job, double *vec)
+{
+	return optim_dehb_ask(((struct brk *)st)->d, job, vec);
+}
+
+/* The searcher first: it can fail, the engine's tell cannot here. */
+static int br_tell(void *st, const struct optim_job *job, const double *vec,
+		   enum optim_status status, double loss, double cost)
+{
+	struct brk *o = st;
+	int rc;
+
+	if ((rc = o->h.so->observe(o->h.ss, (int64_t)job->id, vec,
+				   job->fidelity,
+				   status == OPTIM_OK ? loss : INFINITY)))
+		return rc;
+	return optim_dehb_tell(o->d, job, vec, status, loss, cost);
+}
+
+/* The searcher learns first (ENOMEM only); a job the engine then refuses
+ * (EINVAL: its state does not fit) stays in flight for the searcher. */
+static int br_reopen(void *st, const struct optim_job *job, const double *vec)
+{
+	struct brk *o = st;
+	int rc;
+
+	if ((rc = held_issued(&o->h, job, vec)))
+		return rc;
+	return optim_dehb_reopen(o->d, job, vec);
+}
+
+static int64_t br_brackets(const void *st)
+{
+	return optim_dehb_brackets(((const struct brk *)st)->d);
+}
+
+static int br_done(const void *st)
+{
+	return optim_dehb_done(((const struct brk *)st)->d);
+}
+
+static int br_limits(void *st, const struct optim_limits *lim)
+{
+	return optim_dehb_limits(((struct brk *)st)->d, lim);
+}
+
+static int br_save(const void *st, struct jsonbuf *b)
+{
+	const struct brk *o = st;
+	int rc;
+
+	jsonbuf_puts(b, "{\"engine\":");
+	if ((rc = dehb_save(o->d, b)))
+		return rc;
+	jsonbuf_put(b, ",", 1);
+	if ((rc = held_save(&o->h, b)))
+		return rc;
+	jsonbuf_put(b, "}", 1);
+	return jsonbuf_failed(b);
+}
+
+/* The searcher's results back, in tell order, then the jobs in flight
+ * (the engine loads whole). */
+static int br_replay(void *st, const struct optim_job *job, const double *vec,
+		     int told, int reopened, enum optim_status status,
+		     double loss)
+{
+	struct brk *o = st;
+
+	(void)reopened;
+	if (!job)
+		return held_loaded(&o->h);
+	if (!told)
+		return held_issued(&o->h, job, vec);
+	return o->h.so->observe(o->h.ss, (int64_t)job->id, vec, job->fidelity,
+				status == OPTIM_OK ? loss : INFINITY);
+}
+
+static int br_describe(const void *st, struct jsonbuf *b)
+{
+	const struct brk *o = st;
+	int rc;
+
+	if ((rc = optim_dehb_describe(o->d, b)))
+		return rc;
+	jsonbuf_put(b, ",", 1);
+	return held_describe(&o->h, b);
+}
+
+static int br_rescore(void *st, double (*score)(void *arg, int64_t job),
+		      void *arg)
+{
+	struct brk *o = st;
+	int rc;
+
+	if ((rc = dehb_rescore(o->d, score, arg)))
+		return rc;
+	return held_rescore(&o->h, score, arg);
+}
+
+#define BRACKETS(NAME, WHICH, CAPS, SUMMARY)                                   \
+	static int NAME##_settings(const cJSON *in, struct jsonbuf *b,         \
+				   char *err)                                  \
+	{                                                                      \
+		return br_settings(#NAME, in, b, err);                         \
+	}                                                                      \
+	static int NAME##_open(const struct optim_setup *s, void **st,         \
+			       char *err)                                      \
+	{                                                                      \
+		return br_make(WHICH, s, NULL, NULL, st, err);                 \
+	}                                                                      \
+	static int NAME##_load(const struct optim_setup *s,                    \
+			       const cJSON *state, void **st, char *err)       \
+	{                                                                      \
+		return br_load(WHICH, s, state, st, err);                      \
+	}                                                                      \
+	const struct optim_ops optim_##NAME##_ops = {                          \
+		.name = #NAME,                                                 \
+		.summary = SUMMARY,                                            \
+		.caps = CAPS | OPTIM_CAP_BRACKETS | OPTIM_CAP_SEARCHER,        \
+		.settings = NAME##_settings,                                   \
+		.open = NAME##_open,                                           \
+		.ask = br_ask,                                                 \
+		.tell = br_tell,                                               \
+		.reopen = br_reopen,                                           \
+		.brackets = br_brackets,                                       \
+		.done = br_done,                                               \
+		.limits = br_limits,                                           \
+		.save = br_save,                                               \
+		.load = NAME##_load,                                           \
+		.describe = br_describe,                                       \
+		.replay = br_replay,                                           \
+		.rescore = br_rescore,                                         \
+		.free = br_free,                                               \
+	}
+
+BRACKETS(sh, DEHB_OPT_SH, OPTIM_CAP_ONE_BRACKET,
+	 "successive halving: one bracket at a time, a searcher's "
+	 "proposals (random) at its base");
+BRACKETS(hyperband, DEHB_OPT_HYPERBAND, 0,
+	 "Hyperband: successive halving brackets, a searcher's proposals "
+	 "(random) at each base");
