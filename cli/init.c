@@ -93,8 +93,6 @@ const char cli_init_usage[] =
 	"                  [--walltime SECS] [--total-cost C] [--seed S]\n"
 	"                  [--optimizer NAME] [--scheduler NAME --searcher "
 	"NAME]\n"
-	"                  [--multi-fidelity none|asha]\n"
-	"                  [--sampler NAME] (with --optimizer asha)\n"
 	"                  [--name NAME] [--lease SECS] [--poll SECS]\n"
 	"                  [--max-attempts N] [--max-failures-in-a-row N]\n"
 	"                  [--prefetch N] [--max-inflight N]\n"

@@ -1,7 +1,8 @@
 /*
  * init_opt.c - owns what `dehbq init`'s options say about the optimiser:
  * --optimizer, the schedulers and searchers (--scheduler, --searcher), the
- * compositions' older spellings (--multi-fidelity, --sampler), the
+ * compositions' older spellings (--multi-fidelity, --sampler: aliases that
+ * the help no longer shows), the
  * settings every optimiser fills in, and which optimisers a
  * multi-objective or transfer study may use.  Every name and list comes
  * from the tables (optim_table, search_table), never from a list here.
@@ -34,20 +35,12 @@ static int set_setting(struct spec *s, const char *key, const char *v)
 }
 
 /*
- * --multi-fidelity: "asha" makes ASHA schedule the proposals of tpe, gp or
- * gcp (their setting multi_fidelity), and turns random into asha, which
- * is random search scheduled by ASHA.  -1: not possible.
- * (--optimizer asha --sampler S is --optimizer S --multi-fidelity asha.)
+ * --multi-fidelity V, 0.3's spelling: the setting multi_fidelity of a
+ * preset that takes it (OPTIM_CAP_ASHA; its settings check V), "none"
+ * for any other.  -1: not possible.
  */
 static int multi_fidelity(struct spec *s, const char *v)
 {
-	if (strcmp(v, "none") && strcmp(v, "asha"))
-		return -1;
-	if (!strcmp(s->optimizer, "random")) {
-		if (!strcmp(v, "asha"))
-			snprintf(s->optimizer, sizeof(s->optimizer), "asha");
-		return 0;
-	}
 	if (!(optim_caps(s->optimizer) & OPTIM_CAP_ASHA))
 		return strcmp(v, "none") ? -1 : 0;
 	return set_setting(s, "multi_fidelity", v);
@@ -99,25 +92,10 @@ int cli_init_optimizer_opt(struct spec *s, const struct init_over *o,
 			return cli_init_bad_opt(
 				op->name, v,
 				names_of(one, sizeof(one),
-					 "'none' or 'asha' (with "
-					 "--optimizer random, ",
+					 "'none' for this optimizer (the "
+					 "presets that take it: ",
 					 OPTIM_CAP_ASHA, ")"));
 		break;
-	case OPT_SAMPLER: /* as --optimizer V --multi-fidelity asha */
-		if (strcmp(s->optimizer, "asha"))
-			return cli_usage_error("init", cli_init_usage,
-					       "--sampler needs "
-					       "--optimizer asha");
-		if (!strcmp(v, "random"))
-			break;
-		if (strlen(v) < sizeof(s->optimizer)) {
-			snprintf(s->optimizer, sizeof(s->optimizer), "%s", v);
-			if (!multi_fidelity(s, "asha"))
-				break;
-		}
-		return cli_init_bad_opt(op->name, v,
-					names_of(one, sizeof(one), "random, ",
-						 OPTIM_CAP_ASHA, ""));
 	case OPT_SCHEDULER:
 		if (o->opt[OPT_OPTIMIZER])
 			return cli_usage_error(
@@ -131,14 +109,22 @@ int cli_init_optimizer_opt(struct spec *s, const struct init_over *o,
 					 OPTIM_CAP_SEARCHER, ""));
 		snprintf(s->optimizer, sizeof(s->optimizer), "%s", v);
 		break;
+	case OPT_SAMPLER: /* 0.3's spelling of --searcher, for asha */
+		if (!(optim_caps(s->optimizer) & OPTIM_CAP_SEARCHER))
+			return cli_usage_error(
+				"init", cli_init_usage,
+				"--sampler needs a scheduler that takes a "
+				"searcher: %s",
+				names_of(one, sizeof(one), "",
+					 OPTIM_CAP_SEARCHER, ""));
+		/* fall through */
 	case OPT_SEARCHER:
 		if (!search_find(v)) {
 			search_list(0, ", ", one, sizeof(one));
 			return cli_usage_error(
 				"init", cli_init_usage,
-				"option '--searcher': '%s' is not one "
-				"of %s",
-				v, one);
+				"option '--%s': '%s' is not one of %s",
+				op->name, v, one);
 		}
 		if (o->opt[OPT_OPTIMIZER] &&
 		    !(optim_caps(s->optimizer) & OPTIM_CAP_SEARCHER)) {
@@ -225,10 +211,12 @@ int cli_init_check_transfer(const struct spec *s, const struct transfer *tr)
 				s->optimizer, names);
 	if ((caps & OPTIM_CAP_NEEDS_TRANSFER) && !tr->ntasks)
 		return cli_fail("init", CLI_EINPUT,
-				"--optimizer %s needs earlier results: "
+				"--optimizer %s%s%s needs earlier results: "
 				"--transfer-from STUDY, FILE.jsonl or "
 				"FILE.csv",
-				s->optimizer);
+				s->optimizer,
+				searcher_of(s) ? " with searcher " : "",
+				searcher_of(s) ? searcher_of(s) : "");
 	return CLI_OK;
 }
 

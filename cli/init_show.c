@@ -29,11 +29,6 @@ void cli_init_print_optimizers(FILE *f)
 
 	optim_list(0, "|", names, sizeof(names));
 	fprintf(f, "\n--optimizer %s\n", names);
-	optim_list(OPTIM_CAP_ASHA, ", ", names, sizeof(names));
-	fprintf(f,
-		"--multi-fidelity asha, or --optimizer asha --sampler S: "
-		"random, %s\n",
-		names);
 	optim_list(OPTIM_CAP_SEARCHER, "|", names, sizeof(names));
 	fprintf(f, "--scheduler %s", names);
 	search_list(0, "|", names, sizeof(names));

@@ -15,16 +15,29 @@
 #include <stdio.h>
 #include <string.h>
 
-extern const struct optim_ops optim_dehb_ops, optim_random_ops, optim_sh_ops,
-	optim_hyperband_ops, optim_de_ops, optim_asha_ops, optim_re_ops,
-	optim_cts_ops, optim_fifo_ops;
+extern const struct optim_ops optim_dehb_ops, optim_sh_ops, optim_hyperband_ops,
+	optim_de_ops, optim_asha_ops, optim_re_ops, optim_fifo_ops;
 
 /* The presets: one line each. */
+static const struct optim_ops optim_random_ops = {
+	.name = "random",
+	.summary = "random search at the maximum fidelity",
+	.caps = OPTIM_CAP_ASHA,
+	.preset = "random",
+};
 static const struct optim_ops optim_tpe_ops = {
 	.name = "tpe",
 	.summary = "TPE (Optuna's defaults) at the maximum fidelity",
 	.caps = OPTIM_CAP_ASHA | OPTIM_CAP_SEQUENTIAL,
 	.preset = "tpe",
+};
+static const struct optim_ops optim_cts_ops = {
+	.name = "cts",
+	.summary = "copula Thompson sampling from a prior fitted on earlier "
+		   "studies (needs --transfer-from)",
+	.caps = OPTIM_CAP_TRANSFER | OPTIM_CAP_NEEDS_TRANSFER,
+	.preset = "cts",
+	.under = "fifo",
 };
 static const char *const bohb_under[] = {"max_active_brackets", NULL};
 static const struct optim_ops optim_bohb_ops = {
@@ -96,6 +109,8 @@ unsigned optim_study_caps(const char *name, const cJSON *settings)
 		c |= OPTIM_CAP_SEQUENTIAL;
 	if (so->caps & SEARCH_CAP_TRANSFER)
 		c |= OPTIM_CAP_TRANSFER;
+	if (so->caps & SEARCH_CAP_NEEDS_TRANSFER)
+		c |= OPTIM_CAP_NEEDS_TRANSFER;
 	if (!search_multiobjective(so))
 		c &= ~(unsigned)OPTIM_CAP_MULTIOBJECTIVE;
 	return c;

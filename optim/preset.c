@@ -99,7 +99,14 @@ static int preset_read(const struct optim_ops *ops, const cJSON *in,
 		parts_free(p);
 		return dehbq_errf(err, rc, "out of memory");
 	}
-	if ((rc = search_settings(p->so, p->ss, NULL, err)))
+	if (!p->so->settings && p->ss->child) /* named as the preset's */
+		rc = dehbq_errf(err, DEHBQ_EINVAL,
+				"optimizer.%.60s: not a setting of %s; "
+				"remove it",
+				p->ss->child->string, ops->name);
+	else
+		rc = search_settings(p->so, p->ss, NULL, err);
+	if (rc)
 		parts_free(p);
 	return rc;
 }

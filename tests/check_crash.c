@@ -24,6 +24,7 @@
 #include "result.h"
 #include "run.h"
 #include "sched.h"
+#include "searcher.h"
 #include "spec.h"
 #include "testhooks.h"
 #include "testutil.h"
@@ -98,7 +99,9 @@ static const struct variant variants[] = {
 #define NVARIANTS ((int)(sizeof(variants) / sizeof(variants[0])))
 
 /* Variant i: the list above, then every scheduler x searcher pair (init
- * --scheduler opt --searcher *searcher; NULL: --optimizer opt). */
+ * --scheduler opt --searcher *searcher; NULL: --optimizer opt).  A
+ * searcher that needs earlier tasks (cts) gets them, its prior's fit
+ * short. */
 static struct variant variant_at(int i, const char **searcher)
 {
 	struct variant v = {NULL, "{}", "", 16, 3};
@@ -107,6 +110,11 @@ static struct variant variant_at(int i, const char **searcher)
 	if (i < NVARIANTS)
 		return variants[i];
 	v.opt = ov_pair(i - NVARIANTS, searcher);
+	if (search_find(*searcher)->caps & SEARCH_CAP_NEEDS_TRANSFER) {
+		v.settings = "{\"search\":{\"n_candidates\":100,"
+			     "\"prior_steps\":20}}";
+		v.mode = "T";
+	}
 	return v;
 }
 

@@ -282,9 +282,10 @@ static int log_all_feasible(const char *p)
  * count for no limit, and save -> load -> continue stays identical with
  * them in the history.
  */
-/* gcp under a scheduler that starts configurations low (asha, sh,
- * hyperband): its first asks are mostly the prior's. */
-static int gcp_ladder_pair(int i)
+/* A pair whose searcher proposes from the prior alone (cts), or gcp under
+ * a scheduler that starts configurations low (asha, sh, hyperband): its
+ * first asks are mostly the prior's. */
+static int prior_pair(int i)
 {
 	const char *sched, *sr;
 	int k = i - ov_table_len() - ov_composed_len();
@@ -292,6 +293,8 @@ static int gcp_ladder_pair(int i)
 	if (k < 0)
 		return 0;
 	sched = ov_pair(k, &sr);
+	if (search_find(sr)->caps & SEARCH_CAP_NEEDS_TRANSFER)
+		return 1;
 	return (optim_caps(sched) & (OPTIM_CAP_RUNGS | OPTIM_CAP_BRACKETS)) &&
 	       !strcmp(sr, "gcp");
 }
@@ -345,7 +348,7 @@ START_TEST(test_optim_forbidden_never_asked)
 		c.forbidden > 0 || !strcmp(ov_name(_i), "cts") ||
 			(!strcmp(ov_name(_i), "dehb") && !ov_notransfer) ||
 			_i == ov_table_len() + ov_composed_len() - 1 ||
-			gcp_ladder_pair(_i),
+			prior_pair(_i),
 		"%s: no forbidden proposal to refuse", ov_name(_i));
 	jsonbuf_free(&da.log);
 	jsonbuf_free(&db.log);

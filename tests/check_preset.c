@@ -47,8 +47,7 @@ START_TEST(test_preset_is_its_composition)
 		if (!p->preset)
 			continue;
 		n++;
-		ov_setup(&u, 11, 40);
-		u.transfer = NULL;
+		ov_setup(&u, 11, 40); /* earlier tasks, for cts and gcp */
 		ck_assert_msg(optim_open(p->name, &u, &a, err) == DEHBQ_OK,
 			      "%s: %s", p->name, err);
 		cJSON_AddStringToObject(set, "searcher", p->preset);

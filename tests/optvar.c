@@ -138,6 +138,8 @@ static const char *small_search(const char *searcher)
 	if (!strcmp(searcher, "gcp"))
 		return ",\"search\":{\"prior_steps\":20,\"n_candidates\":200,"
 		       "\"max_points\":30}";
+	if (!strcmp(searcher, "cts"))
+		return ",\"search\":{\"prior_steps\":20,\"n_candidates\":200}";
 	return "";
 }
 

@@ -140,9 +140,9 @@ check "an optimiser that ignores earlier tasks is refused with them" \
 	sh -c "grep -q 'hyperband does not use earlier results' '$T/f.out' && test ! -e '$T/f/study.json'"
 "$B/dehbq" init "$T/g" --spec "$T/spec.json" --optimizer asha --sampler gcp \
 	--transfer-from "$T/a" >/dev/null 2>&1
-check "asha --sampler gcp is gcp under ASHA, with the earlier tasks" \
-	sh -c "grep -q '\"multi_fidelity\":.*\"asha\"' '$T/g/study.json' &&
-		grep -q '\"name\":.*\"gcp\"' '$T/g/study.json' && test -s '$T/g/state/transfer.jsonl'"
+check "asha --sampler gcp (0.3's spelling) is asha with searcher gcp, with the earlier tasks" \
+	sh -c "grep -q '\"searcher\":.*\"gcp\"' '$T/g/study.json' &&
+		grep -q '\"name\":.*\"asha\"' '$T/g/study.json' && test -s '$T/g/state/transfer.jsonl'"
 # the searcher gcp under fifo: earlier tasks taken, and status reports
 # them from the searcher's part of status.json (one --once batch writes it)
 "$B/dehbq" init "$T/g2" --spec "$T/spec.json" --scheduler fifo --searcher gcp \

@@ -83,13 +83,13 @@ bad() { # bad NAME WANT ARGS...: init refuses with exit 100, one line
 check "(d) --searcher NAME not a searcher: names the searchers" \
 	bad d1 "is not one of random, halton" --searcher sobol
 check "(d) --scheduler NAME that takes no searcher: names those that do" \
-	bad d2 "is not one of asha, fifo" --scheduler dehb --searcher halton
+	bad d2 "is not one of sh, hyperband, asha, fifo" --scheduler dehb --searcher halton
 check "(d) --optimizer NAME that takes no searcher, with --searcher: names those that do" \
-	bad d3 "takes no searcher (the schedulers that do: asha, fifo)" --optimizer dehb --searcher halton
+	bad d3 "takes no searcher (the schedulers that do: sh, hyperband, asha, fifo)" --optimizer dehb --searcher halton
 check "(d) --scheduler with --optimizer: give one" \
 	bad d4 "give one" --scheduler asha --optimizer asha
 check "(d) a multi-objective study with a searcher that cannot rescore: names those that can" \
-	bad d5 "searcher gp cannot run a multi-objective study (use random, halton, tpe)" --scheduler fifo --searcher gp --objective a --objective b
+	bad d5 "searcher gp cannot run a multi-objective study (use random, halton, tpe, cts)" --scheduler fifo --searcher gp --objective a --objective b
 
 # (e)
 rt() { python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["runtime"]; print(r["prefetch"], r["max_inflight"])' "$1/study.json"; }

@@ -82,6 +82,7 @@ struct search_setup {
 enum search_cap {
 	SEARCH_CAP_LEARNS = 1 << 0,   /* its proposals depend on results */
 	SEARCH_CAP_TRANSFER = 1 << 1, /* uses earlier tasks' results */
+	SEARCH_CAP_NEEDS_TRANSFER = 1 << 2, /* ... and runs only with them */
 };
 
 struct search_ops {

@@ -1,18 +1,19 @@
 /*
- * optim_cts.c - owns copula Thompson sampling (Salinas, Shen and Perrone,
- * ICML 2020, Algorithm 1; TRANSFER_SPEC.md "CTS"): each ask draws
- * n_candidates uniform configurations, samples z ~ N(mu(x), sigma(x)^2)
- * from the transfer prior (prior.h) at each, and proposes the argmin, at
- * the maximum fidelity.  It ignores the current task's results, except to
- * report the prior's centred RMSE on them (describe: "prior_rmse";
- * prior.h says why centred).
+ * search_cts.c - owns the cts searcher, copula Thompson sampling (Salinas,
+ * Shen and Perrone, ICML 2020, Algorithm 1; TRANSFER_SPEC.md "CTS"): each
+ * proposal draws n_candidates uniform configurations, samples
+ * z ~ N(mu(x), sigma(x)^2) from the transfer prior (prior.h) at each, and
+ * proposes the argmin, as kind prior.  It ignores the current task's
+ * results, except to report the prior's centred RMSE on them (describe:
+ * "prior_rmse"; prior.h says why centred).  The preset cts runs it under
+ * fifo: every proposal at the maximum fidelity.
  *
  * The prior is fitted at open and again at load, from the study's seed and
- * the transfer data (setup.transfer, required), so a resumed study has the
- * same prior.  State: the rng; the results are its history (replay).
- * Per-trial state "".
+ * the earlier tasks (search_setup.transfer, required), so a resumed study
+ * has the same prior.  State: the rng; the results come back through
+ * observe.
  */
-#include "optim.h"
+#include "searcher.h"
 
 #include "err.h"
 #include "jsonbuf.h"
@@ -27,7 +28,6 @@
 
 struct cts {
 	int dim, ncand;
-	double max_f;
 	int *choices; /* per dimension, 0 = continuous */
 	struct rng rng;
 	struct prior *prior;
@@ -53,7 +53,7 @@ static int cts_settings(const cJSON *in, struct jsonbuf *b, char *err)
 {
 	int ncand, steps, rc = cts_read(in, &ncand, &steps, err);
 
-	if (rc)
+	if (rc || !b)
 		return rc;
 	jsonbuf_printf(b, "\"n_candidates\":%d,\"prior_steps\":%d", ncand,
 		       steps);
@@ -72,7 +72,7 @@ static void cts_free(void *st)
 	free(c);
 }
 
-static int cts_open(const struct optim_setup *s, void **st, char *err)
+static int cts_open(const struct search_setup *s, void **st, char *err)
 {
 	struct cts *c;
 	int steps, rc, k;
@@ -89,7 +89,6 @@ static int cts_open(const struct optim_setup *s, void **st, char *err)
 	c->dim = s->dim;
 	c->obs.dim = s->dim;
 	c->ncand = k;
-	c->max_f = s->max_fidelity;
 	rng_seed(&c->rng, s->seed);
 	c->choices = calloc((size_t)s->dim, sizeof(int));
 	if (!c->choices) {
@@ -107,54 +106,23 @@ static int cts_open(const struct optim_setup *s, void **st, char *err)
 	return DEHBQ_OK;
 }
 
-static int cts_ask(void *st, struct optim_job *job, double *vec)
+static int cts_propose(void *st, double fidelity, double *vec,
+		       enum trial_kind *kind)
 {
 	struct cts *c = st;
-	int rc = prior_thompson(c->prior, &c->rng, c->choices, c->dim, c->ncand,
-				vec);
 
-	if (rc)
-		return rc;
-	job->fidelity = c->max_f;
-	job->bracket = (int64_t)job->id;
-	job->kind = OPTIM_KIND_PRIOR;
-	return DEHBQ_OK;
+	(void)fidelity;
+	*kind = TRIAL_KIND_PRIOR;
+	return prior_thompson(c->prior, &c->rng, c->choices, c->dim, c->ncand,
+			      vec);
 }
 
-static int cts_tell(void *st, const struct optim_job *job, const double *vec,
-		    enum optim_status status, double loss, double cost)
+/* A result: only for the prior's RMSE. */
+static int cts_observe(void *st, int64_t job, const double *vec,
+		       double fidelity, double loss)
 {
-	(void)job, (void)cost;
-	return prior_obs_add(&((struct cts *)st)->obs, vec,
-			     status == OPTIM_OK ? loss : INFINITY);
-}
-
-static int cts_reopen(void *st, const struct optim_job *job, const double *vec)
-{
-	const struct cts *c = st;
-
-	(void)vec;
-	return job->fidelity == c->max_f && !job->state[0] ? DEHBQ_OK
-							   : DEHBQ_EINVAL;
-}
-
-static int cts_replay(void *st, const struct optim_job *job, const double *vec,
-		      int told, int reopened, enum optim_status status,
-		      double loss)
-{
-	(void)reopened;
-	if (!job || !told)
-		return DEHBQ_OK;
-	return prior_obs_add(&((struct cts *)st)->obs, vec,
-			     status == OPTIM_OK ? loss : INFINITY);
-}
-
-/* CTS ignores the results: nothing to rescore but its RMSE's input. */
-static int cts_rescore(void *st, double (*score)(void *arg, int64_t job),
-		       void *arg)
-{
-	(void)st, (void)score, (void)arg;
-	return DEHBQ_OK;
+	(void)job, (void)fidelity;
+	return prior_obs_add(&((struct cts *)st)->obs, vec, loss);
 }
 
 static int cts_save(const void *st, struct jsonbuf *b)
@@ -165,7 +133,7 @@ static int cts_save(const void *st, struct jsonbuf *b)
 	return jsonbuf_failed(b);
 }
 
-static int cts_load(const struct optim_setup *s, const cJSON *state, void **st,
+static int cts_load(const struct search_setup *s, const cJSON *state, void **st,
 		    char *err)
 {
 	int rc;
@@ -187,20 +155,17 @@ static int cts_describe(const void *st, struct jsonbuf *b)
 	return prior_describe(c->prior, &c->obs, b);
 }
 
-const struct optim_ops optim_cts_ops = {
+const struct search_ops search_cts_ops = {
 	.name = "cts",
 	.summary = "copula Thompson sampling from a prior fitted on earlier "
 		   "studies (needs --transfer-from)",
-	.caps = OPTIM_CAP_TRANSFER | OPTIM_CAP_NEEDS_TRANSFER,
-	.settings = cts_settings,
+	.caps = SEARCH_CAP_TRANSFER | SEARCH_CAP_NEEDS_TRANSFER,
 	.open = cts_open,
-	.ask = cts_ask,
-	.tell = cts_tell,
-	.reopen = cts_reopen,
+	.propose = cts_propose,
+	.observe = cts_observe,
 	.save = cts_save,
 	.load = cts_load,
 	.describe = cts_describe,
-	.replay = cts_replay,
-	.rescore = cts_rescore,
 	.free = cts_free,
+	.settings = cts_settings,
 };
