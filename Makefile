@@ -27,19 +27,21 @@ WARN = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 # Our headers are found by #include "..." only: orchestrator/sched.h must
 # not shadow the system's <sched.h>.
 IQUOTE = -iquote common -iquote optim -iquote optim/models -iquote optim/mo \
-	-iquote optim/search \
+	-iquote optim/search -iquote optim/sched \
 	-iquote orchestrator -iquote worker -iquote cli -iquote bench/lib
 # Layers are folders, and a folder's sources see only the folders below
 # it: an include that goes up a layer does not compile (make
 # check-layers shows it).  common/ sees itself; optim/models/ (the
 # numeric models) common/; optim/mo/ (multi-objective) the models;
-# optim/search/ (the searchers) the models and mo; the schedulers and the
-# core in optim/ all four.
+# optim/search/ (the searchers) the models and mo; the core in optim/
+# (the optimiser interface, its books and table) all four; the
+# schedulers in optim/sched/ the core too.
 IQUOTE_COMMON = -iquote common
 IQUOTE_MODELS = $(IQUOTE_COMMON) -iquote optim/models
 IQUOTE_MO     = $(IQUOTE_MODELS) -iquote optim/mo
 IQUOTE_SEARCH = $(IQUOTE_MO) -iquote optim/search
 IQUOTE_OPTIM  = $(IQUOTE_SEARCH) -iquote optim
+IQUOTE_SCHED  = $(IQUOTE_OPTIM) -iquote optim/sched
 DEHBQ_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
 	-D_GNU_SOURCE $(WARN) -MMD -MP $(IQUOTE) \
 	$(shell pkg-config --cflags $(PKGS))
@@ -56,7 +58,7 @@ endif
 
 COMMON_SRCS = $(sort $(wildcard common/*.c))
 OPTIM_SRCS  = $(sort $(wildcard optim/*.c optim/models/*.c optim/mo/*.c \
-	optim/search/*.c))
+	optim/search/*.c optim/sched/*.c))
 ORCH_SRCS   = $(filter-out orchestrator/main.c,$(sort $(wildcard orchestrator/*.c)))
 WORKER_SRCS = $(filter-out worker/main.c,$(sort $(wildcard worker/*.c)))
 CLI_SRCS    = $(filter-out cli/main.c,$(sort $(wildcard cli/*.c)))
@@ -93,17 +95,20 @@ $(call obj,$(wildcard optim/models/*.c)): IQUOTE = $(IQUOTE_MODELS)
 $(call obj,$(wildcard optim/mo/*.c)): IQUOTE = $(IQUOTE_MO)
 $(call obj,$(wildcard optim/search/*.c)): IQUOTE = $(IQUOTE_SEARCH)
 $(call obj,$(wildcard optim/*.c)): IQUOTE = $(IQUOTE_OPTIM)
+$(call obj,$(wildcard optim/sched/*.c)): IQUOTE = $(IQUOTE_SCHED)
 
 # The layers hold: a header of each layer above, included from each
 # layer, must not be found.
 check-layers:
 	@for l in "COMMON:optim.h" "COMMON:gp.h" "MODELS:mobj.h" \
 		"MODELS:optim.h" "MODELS:searcher.h" "MO:optim.h" \
-		"MO:searcher.h" "SEARCH:optim.h" "SEARCH:held.h"; do \
+		"MO:searcher.h" "SEARCH:optim.h" "SEARCH:held.h" \
+		"OPTIM:held.h" "OPTIM:dehb.h"; do \
 		set -- $$(echo $$l | tr : ' '); \
 		case $$1 in COMMON) f="$(IQUOTE_COMMON)";; \
 		MODELS) f="$(IQUOTE_MODELS)";; MO) f="$(IQUOTE_MO)";; \
-		SEARCH) f="$(IQUOTE_SEARCH)";; esac; \
+		SEARCH) f="$(IQUOTE_SEARCH)";; OPTIM) f="$(IQUOTE_OPTIM)";; \
+		esac; \
 		if echo "#include \"$$2\"" | $(CC) $$f -fsyntax-only -x c - \
 			2>/dev/null; then \
 			echo "layers: $$1 can include $$2"; exit 1; fi; \
@@ -229,7 +234,7 @@ install: all
 		echo "python package: $$d/dehbq"; \
 	else echo "python package: SKIPPED ($(PYTHON) not found; set PYDIR=)"; fi
 
-FORMAT_SRCS = $(wildcard common/*.[ch] optim/*.[ch] optim/models/*.[ch] optim/mo/*.[ch] optim/search/*.[ch] \
+FORMAT_SRCS = $(wildcard common/*.[ch] optim/*.[ch] optim/models/*.[ch] optim/mo/*.[ch] optim/search/*.[ch] optim/sched/*.[ch] \
 	orchestrator/*.[ch] worker/*.[ch] \
 	cli/*.[ch] fuzz/*.c examples/*.c bench/*.c bench/lib/*.[ch] tests/check_*.c \
 	tests/testutil.[ch] tests/optvar.[ch])

@@ -4,7 +4,6 @@
  * can do (caps), the lists computed from it for messages and help, and
  * the job kinds' names (common/trial.c's)
  */
-#include "held.h"
 #include "optim.h"
 #include "optim_impl.h"
 
@@ -104,7 +103,7 @@ unsigned optim_study_caps(const char *name, const cJSON *settings)
 
 	if (!(c & OPTIM_CAP_SEARCHER))
 		return c;
-	so = held_searcher(settings);
+	so = search_named(settings);
 	if (so->caps & SEARCH_CAP_LEARNS)
 		c |= OPTIM_CAP_SEQUENTIAL;
 	if (so->caps & SEARCH_CAP_TRANSFER)

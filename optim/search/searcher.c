@@ -33,6 +33,14 @@ const struct search_ops *search_find(const char *name)
 	return NULL;
 }
 
+const struct search_ops *search_named(const cJSON *settings)
+{
+	const struct search_ops *so = search_find(cJSON_GetStringValue(
+		cJSON_GetObjectItemCaseSensitive(settings, "searcher")));
+
+	return so ? so : search_table[0];
+}
+
 int search_list(unsigned caps, const char *sep, char *buf, size_t size)
 {
 	size_t len = 0;

@@ -129,6 +129,9 @@ extern const struct search_ops *const search_table[];
 
 /* The searcher called name, or NULL. */
 const struct search_ops *search_find(const char *name);
+/* The searcher a scheduler's settings name (their member "searcher"), or
+ * the default, search_table[0]. */
+const struct search_ops *search_named(const struct cJSON *settings);
 /*
  * The names of search_table's searchers that have every capability in
  * caps (0: all), in table order, joined by sep, into buf.  DEHBQ_ETOOBIG

@@ -30,9 +30,6 @@ struct held {
  */
 int held_settings(const struct cJSON *in, struct jsonbuf *out, char *err);
 
-/* The searcher the settings name (validated by held_settings). */
-const struct search_ops *held_searcher(const struct cJSON *in);
-
 /*
  * Open the searcher of setup s (state NULL), or load it from a scheduler's
  * saved state: its "search" member, which "searcher" must say belongs to

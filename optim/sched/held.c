@@ -12,14 +12,6 @@
 #include <stdio.h>
 #include <string.h>
 
-const struct search_ops *held_searcher(const cJSON *in)
-{
-	const struct search_ops *so = search_find(cJSON_GetStringValue(
-		cJSON_GetObjectItemCaseSensitive(in, "searcher")));
-
-	return so ? so : search_table[0];
-}
-
 /*
  * A searcher names its fields as a preset's (optimizer.K); under a
  * scheduler they are optimizer.search.K.
@@ -68,7 +60,7 @@ int held_open(const struct optim_setup *s, const double *ladder, int levels,
 	      int rungs, const struct rng *stream, const cJSON *state,
 	      struct held *h, char *err)
 {
-	const struct search_ops *so = held_searcher(s->settings);
+	const struct search_ops *so = search_named(s->settings);
 	const cJSON *ss = state;
 	struct search_setup u;
 	const char *name;
