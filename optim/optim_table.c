@@ -15,7 +15,7 @@
 #include <string.h>
 
 extern const struct optim_ops optim_dehb_ops, optim_sh_ops, optim_hyperband_ops,
-	optim_de_ops, optim_asha_ops, optim_re_ops, optim_fifo_ops;
+	optim_de_ops, optim_asha_ops, optim_fifo_ops;
 
 /* The presets: one line each. */
 static const struct optim_ops optim_random_ops = {
@@ -36,6 +36,12 @@ static const struct optim_ops optim_cts_ops = {
 		   "studies (needs --transfer-from)",
 	.caps = OPTIM_CAP_TRANSFER | OPTIM_CAP_NEEDS_TRANSFER,
 	.preset = "cts",
+	.under = "fifo",
+};
+static const struct optim_ops optim_re_ops = {
+	.name = "re",
+	.summary = "regularized evolution at the maximum fidelity",
+	.preset = "re",
 	.under = "fifo",
 };
 static const char *const bohb_under[] = {"max_active_brackets", NULL};
@@ -139,6 +145,11 @@ const char *optim_default_scheduler(void)
 {
 	return optim_fifo_ops.name;
 }
+
+/* A searcher's limits are the optimiser's. */
+_Static_assert(SEARCH_MAX_DIM == OPTIM_MAX_DIM &&
+		       SEARCH_MAX_JOB == OPTIM_MAX_ID,
+	       "searcher.h's limits are optim.h's");
 
 /* The kinds are the trial files' (one list of names: common/trial.c). */
 _Static_assert((int)OPTIM_KIND_TRIAL == (int)TRIAL_KIND_TRIAL &&

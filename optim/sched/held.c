@@ -68,6 +68,7 @@ int held_open(const struct optim_setup *s, const double *ladder, int levels,
 
 	h->so = NULL;
 	h->ss = NULL;
+	h->replaying = 0;
 	if (s->nobj && !search_multiobjective(so))
 		return dehbq_errf(err, DEHBQ_EUNSUP,
 				  "objectives: the %s searcher cannot run a "
@@ -135,9 +136,21 @@ int held_issued(struct held *h, const struct optim_job *job, const double *vec)
 	return h->so->issued(h->ss, (int64_t)job->id, vec, job->fidelity);
 }
 
-int held_loaded(struct held *h)
+int held_observe(struct held *h, const struct optim_job *job, const double *vec,
+		 double loss)
 {
-	return h->so && h->so->loaded ? h->so->loaded(h->ss) : DEHBQ_OK;
+	if (h->replaying && (h->so->caps & SEARCH_CAP_KEEPS))
+		return DEHBQ_OK;
+	return h->so->observe(h->ss, (int64_t)job->id, vec, job->fidelity,
+			      loss);
+}
+
+int held_replay(struct held *h, const struct optim_job *job)
+{
+	h->replaying = job != NULL;
+	if (job || !h->so || !h->so->loaded)
+		return DEHBQ_OK;
+	return h->so->loaded(h->ss);
 }
 
 void held_free(struct held *h)

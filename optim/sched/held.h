@@ -20,6 +20,7 @@
 struct held {
 	const struct search_ops *so; /* NULL until opened */
 	void *ss;
+	int replaying; /* a load's replay is under way (held_replay) */
 };
 
 /*
@@ -52,8 +53,16 @@ int held_describe(const struct held *h, struct jsonbuf *b);
 /* The job is in flight (searcher.h's issued; DEHBQ_ENOMEM only, and
  * then nothing changed).  A no-op while no searcher is held. */
 int held_issued(struct held *h, const struct optim_job *job, const double *vec);
-/* The history is all in (searcher.h's loaded). */
-int held_loaded(struct held *h);
+/*
+ * A result for the searcher (loss +inf: failed).  While a load replays
+ * the history (held_replay), a searcher that keeps its own state
+ * (SEARCH_CAP_KEEPS) has it already and is not told again.
+ */
+int held_observe(struct held *h, const struct optim_job *job, const double *vec,
+		 double loss);
+/* A scheduler's replay step: job NULL ends the replay (searcher.h's
+ * loaded); any other marks it under way. */
+int held_replay(struct held *h, const struct optim_job *job);
 /* optim_ops.rescore, forwarded to a searcher that learns. */
 int held_rescore(struct held *h, double (*score)(void *arg, int64_t job),
 		 void *arg);

@@ -252,9 +252,8 @@ static int as_tell(void *st, const struct optim_job *job, const double *vec,
 		return rc;
 	g = &a->rung[job->rung];
 	if ((rc = grow((void **)&g->r, &g->cap, g->n + 1, sizeof(*g->r))) ||
-	    (rc = a->h.so->observe(a->h.ss, (int64_t)job->id, vec,
-				   job->fidelity,
-				   status == OPTIM_OK ? loss : INFINITY)))
+	    (rc = held_observe(&a->h, job, vec,
+			       status == OPTIM_OK ? loss : INFINITY)))
 		return rc; /* first: nothing below can fail */
 	for (k = 0; k < a->nre; k++)
 		if (a->reopened[k] == (int64_t)job->id)
@@ -394,7 +393,9 @@ static int as_replay(void *st, const struct optim_job *job, const double *vec,
 	int rc;
 
 	if (!job)
-		return (rc = settle_promotions(a)) ? rc : held_loaded(&a->h);
+		return (rc = settle_promotions(a)) ? rc
+						   : held_replay(&a->h, NULL);
+	held_replay(&a->h, job);
 	if ((rc = job_cfg(a, job, &cfg)))
 		return rc;
 	memcpy(a->x + (size_t)cfg * (size_t)a->dim, vec,

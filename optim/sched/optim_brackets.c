@@ -164,9 +164,8 @@ static int br_tell(void *st, const struct optim_job *job, const double *vec,
 	struct brk *o = st;
 	int rc;
 
-	if ((rc = o->h.so->observe(o->h.ss, (int64_t)job->id, vec,
-				   job->fidelity,
-				   status == OPTIM_OK ? loss : INFINITY)))
+	if ((rc = held_observe(&o->h, job, vec,
+			       status == OPTIM_OK ? loss : INFINITY)))
 		return rc;
 	return optim_dehb_tell(o->d, job, vec, status, loss, cost);
 }
@@ -223,11 +222,12 @@ static int br_replay(void *st, const struct optim_job *job, const double *vec,
 
 	(void)reopened;
 	if (!job)
-		return held_loaded(&o->h);
+		return held_replay(&o->h, NULL);
+	held_replay(&o->h, job);
 	if (!told)
 		return held_issued(&o->h, job, vec);
-	return o->h.so->observe(o->h.ss, (int64_t)job->id, vec, job->fidelity,
-				status == OPTIM_OK ? loss : INFINITY);
+	return held_observe(&o->h, job, vec,
+			    status == OPTIM_OK ? loss : INFINITY);
 }
 
 static int br_describe(const void *st, struct jsonbuf *b)

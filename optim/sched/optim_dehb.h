@@ -1,6 +1,7 @@
 /*
  * optim_dehb.h - the DEHB engine's optim_ops functions (optim_dehb.c), for
- * optimisers built on the engine (optim_bohb.c).  Private to optim/.
+ * the schedulers built on the engine (optim_brackets.c).  Private to
+ * optim/sched/.
  *
  * Each takes the engine (struct dehb *) as its `st`; ownership as optim.h.
  */

@@ -98,8 +98,8 @@ static int fifo_tell(void *st, const struct optim_job *job, const double *vec,
 	struct fifo *f = st;
 
 	(void)cost;
-	return f->h.so->observe(f->h.ss, (int64_t)job->id, vec, job->fidelity,
-				status == OPTIM_OK ? loss : INFINITY);
+	return held_observe(&f->h, job, vec,
+			    status == OPTIM_OK ? loss : INFINITY);
 }
 
 /* A job of this fifo: at the maximum fidelity, with no state. */
@@ -138,7 +138,8 @@ static int fifo_replay(void *st, const struct optim_job *job, const double *vec,
 
 	(void)reopened;
 	if (!job)
-		return held_loaded(&f->h);
+		return held_replay(&f->h, NULL);
+	held_replay(&f->h, job);
 	if (!fifo_fits(f, job))
 		return DEHBQ_EINVAL;
 	if (!told)

@@ -23,7 +23,9 @@
  * the order the live run told them, issues every job still in flight,
  * and then calls loaded; save holds only what proposals consumed (an
  * rng, a sequence index) and what no result gives back (a model's
- * hyperparameters).  A result observed twice for one
+ * hyperparameters).  A searcher whose memory is bounded by design (re's
+ * population) may save it instead, with SEARCH_CAP_KEEPS: it is then not
+ * told the results again at load.  A result observed twice for one
  * job (a requeued job's re-run) is the searcher's to weigh: tpe replaces
  * the first, gp and gcp keep both (each as the optimiser of 0.3 did).
  *
@@ -53,6 +55,7 @@ struct jsonbuf;
 struct rng;
 
 #define SEARCH_MAX_DIM 4096 /* OPTIM_MAX_DIM (optim_table.c checks) */
+#define SEARCH_MAX_JOB ((int64_t)1 << 53) /* OPTIM_MAX_ID, likewise */
 
 /* What the study fixes for a searcher. */
 struct search_setup {
@@ -83,6 +86,9 @@ enum search_cap {
 	SEARCH_CAP_LEARNS = 1 << 0,   /* its proposals depend on results */
 	SEARCH_CAP_TRANSFER = 1 << 1, /* uses earlier tasks' results */
 	SEARCH_CAP_NEEDS_TRANSFER = 1 << 2, /* ... and runs only with them */
+	SEARCH_CAP_KEEPS = 1 << 3,	    /* saves what it learnt (a bounded
+					       population), and is not told the
+					       results again at load */
 };
 
 struct search_ops {

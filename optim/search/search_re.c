@@ -1,21 +1,24 @@
 /*
- * optim_re.c - owns regularized evolution (Real et al., AAAI 2019; the
- * DEHB supplement's D.1 baseline), at the maximum fidelity.
+ * search_re.c - owns the re searcher, regularized evolution (Real et al.,
+ * AAAI 2019; the DEHB supplement's D.1 baseline).  The preset re runs it
+ * under fifo, at the maximum fidelity; under a multi-fidelity scheduler
+ * its population holds results of every fidelity, in tell order.
  *
- * The first population_size asks are uniform samples.  Then each ask
+ * The first population_size proposals are uniform samples.  Then each ask
  * draws sample_size distinct members of the population uniformly, takes
  * the best, and mutates one dimension of it: a continuous dimension is
  * redrawn uniformly, a parameter of K choices moves to a different bin
  * (the paper's "one edge or operator" mutation, generalised).  Each tell
  * adds its configuration to the population and, once it is full, removes
  * the oldest member (ageing follows tell order), never the worst.  While
- * the population is still empty (every initial sample in flight) an ask
- * samples uniformly rather than wait.
+ * the population is still empty (every initial sample in flight) a
+ * proposal samples uniformly rather than wait.
  *
- * Settings: population_size (100), sample_size (10).  Per-trial state "".
- * The state is bounded: the population, not the history.
+ * Settings: population_size (100), sample_size (10).  The state is
+ * bounded and saved whole: the population, not the history
+ * (SEARCH_CAP_KEEPS); 0.3's re saved the same object.
  */
-#include "optim.h"
+#include "searcher.h"
 
 #include "err.h"
 #include "jsonbuf.h"
@@ -31,7 +34,6 @@
 
 struct re {
 	int dim, pop, sample;
-	double max_f;
 	int *choices; /* per dimension, 0 = continuous */
 	struct rng rng;
 	int64_t seeded; /* initial uniform samples asked */
@@ -68,7 +70,7 @@ static int re_settings(const cJSON *in, struct jsonbuf *b, char *err)
 {
 	int pop, sample, rc = re_read(in, &pop, &sample, err);
 
-	if (rc)
+	if (rc || !b)
 		return rc;
 	jsonbuf_printf(b, "\"population_size\":%d,\"sample_size\":%d", pop,
 		       sample);
@@ -89,7 +91,7 @@ static void re_free(void *st)
 	free(r);
 }
 
-static int re_new(const struct optim_setup *s, int pop, int sample,
+static int re_new(const struct search_setup *s, int pop, int sample,
 		  struct re **out)
 {
 	struct re *r = calloc(1, sizeof(*r));
@@ -101,7 +103,6 @@ static int re_new(const struct optim_setup *s, int pop, int sample,
 	r->dim = s->dim;
 	r->pop = pop;
 	r->sample = sample;
-	r->max_f = s->max_fidelity;
 	r->choices = calloc((size_t)s->dim, sizeof(int));
 	r->x = calloc((size_t)pop * (size_t)s->dim, sizeof(double));
 	r->loss = calloc((size_t)pop, sizeof(double));
@@ -118,7 +119,7 @@ static int re_new(const struct optim_setup *s, int pop, int sample,
 	return DEHBQ_OK;
 }
 
-static int re_open(const struct optim_setup *s, void **st, char *err)
+static int re_open(const struct search_setup *s, void **st, char *err)
 {
 	int pop, sample, rc = re_read(s->settings, &pop, &sample, err);
 
@@ -162,34 +163,35 @@ static void mutate(struct re *r, double *vec)
 		vec[d] = rng_uniform(&r->rng);
 }
 
-static int re_ask(void *st, struct optim_job *job, double *vec)
+static int re_propose(void *st, double fidelity, double *vec,
+		      enum trial_kind *kind)
 {
 	struct re *r = st;
 	int i;
 
-	job->fidelity = r->max_f;
-	job->bracket = (int64_t)job->id;
+	(void)fidelity;
 	if (r->seeded < r->pop || r->n == 0) {
 		for (i = 0; i < r->dim; i++)
 			vec[i] = rng_uniform(&r->rng);
 		if (r->seeded < r->pop)
 			r->seeded++;
-		job->kind = OPTIM_KIND_RANDOM;
+		*kind = TRIAL_KIND_RANDOM;
 		return DEHBQ_OK;
 	}
 	memcpy(vec, tournament(r), (size_t)r->dim * sizeof(double));
 	mutate(r, vec);
-	job->kind = OPTIM_KIND_TRIAL;
+	*kind = TRIAL_KIND_TRIAL;
 	return DEHBQ_OK;
 }
 
-static int re_tell(void *st, const struct optim_job *job, const double *vec,
-		   enum optim_status status, double loss, double cost)
+/* A result joins the population; once it is full, the oldest leaves. */
+static int re_observe(void *st, int64_t job, const double *vec, double fidelity,
+		      double loss)
 {
 	struct re *r = st;
 	int at;
 
-	(void)cost;
+	(void)fidelity;
 	if (r->n < r->pop)
 		at = (r->head + r->n++) % r->pop;
 	else {
@@ -198,8 +200,8 @@ static int re_tell(void *st, const struct optim_job *job, const double *vec,
 	}
 	memcpy(r->x + (size_t)at * (size_t)r->dim, vec,
 	       (size_t)r->dim * sizeof(double));
-	r->loss[at] = status == OPTIM_OK ? loss : INFINITY;
-	r->job[at] = (int64_t)job->id;
+	r->loss[at] = loss;
+	r->job[at] = job;
 	return DEHBQ_OK;
 }
 
@@ -214,15 +216,6 @@ static int re_rescore(void *st, double (*score)(void *arg, int64_t job),
 		if (!isnan(v = score(arg, r->job[i])))
 			r->loss[i] = v;
 	return DEHBQ_OK;
-}
-
-static int re_reopen(void *st, const struct optim_job *job, const double *vec)
-{
-	const struct re *r = st;
-
-	(void)vec;
-	return job->fidelity == r->max_f && !job->state[0] ? DEHBQ_OK
-							   : DEHBQ_EINVAL;
 }
 
 static int re_save(const void *st, struct jsonbuf *b)
@@ -246,19 +239,19 @@ static int re_save(const void *st, struct jsonbuf *b)
 
 /* The members' jobs; a snapshot from before they were kept has none
  * (-1: a member no multi-objective rescore can reach, none there is). */
-static int load_jobs(const cJSON *state, struct re *r, int64_t asked, char *err)
+static int load_jobs(const cJSON *state, struct re *r, char *err)
 {
 	int i;
 
 	if (cJSON_GetObjectItemCaseSensitive(state, "job"))
 		return ostate_get_i64s(state, "job", (size_t)r->n, r->job, -1,
-				       asked > 0 ? asked - 1 : 0, err);
+				       SEARCH_MAX_JOB, err);
 	for (i = 0; i < r->n; i++)
 		r->job[i] = -1;
 	return DEHBQ_OK;
 }
 
-static int re_load(const struct optim_setup *s, const cJSON *state, void **st,
+static int re_load(const struct search_setup *s, const cJSON *state, void **st,
 		   char *err)
 {
 	struct re *r = NULL;
@@ -286,7 +279,7 @@ static int re_load(const struct optim_setup *s, const cJSON *state, void **st,
 				  0, 1, err)) ||
 	    (rc = ostate_get_dbls(state, "loss", (size_t)n, r->loss, 1, 0,
 				  err)) ||
-	    (rc = load_jobs(state, r, s->asked, err))) {
+	    (rc = load_jobs(state, r, err))) {
 		re_free(r);
 		return rc;
 	}
@@ -303,17 +296,18 @@ static int re_describe(const void *st, struct jsonbuf *b)
 	return jsonbuf_failed(b);
 }
 
-const struct optim_ops optim_re_ops = {
+const struct search_ops search_re_ops = {
 	.name = "re",
-	.summary = "regularized evolution at the maximum fidelity",
-	.settings = re_settings,
+	.summary = "regularized evolution: mutations of tournament winners "
+		   "from a population of the latest results",
+	.caps = SEARCH_CAP_LEARNS | SEARCH_CAP_KEEPS,
 	.open = re_open,
-	.ask = re_ask,
-	.tell = re_tell,
-	.reopen = re_reopen,
+	.propose = re_propose,
+	.observe = re_observe,
 	.save = re_save,
 	.load = re_load,
 	.describe = re_describe,
-	.rescore = re_rescore,
 	.free = re_free,
+	.settings = re_settings,
+	.rescore = re_rescore,
 };
