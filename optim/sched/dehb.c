@@ -461,8 +461,7 @@ static int propose_sh(struct dehb *d, struct dehb_bracket *b, int r,
 
 			if (rc != DEHBQ_OK)
 				return rc;
-			if (tk != TRIAL_KIND_RANDOM)
-				j->kind = DEHB_KIND_TRIAL;
+			j->kind = (enum dehb_kind)tk; /* the same values */
 		} else {
 			random_vec(&d->rng, dim, x);
 		}
@@ -701,7 +700,7 @@ int dehb_reopen(struct dehb *d, const struct dehb_job *job, const double *vec)
 	if (dehb_fl_find(d, job->id) || d->failed < 1 || d->told < 1)
 		return DEHBQ_ESTATE;
 	if (job->level < 0 || job->level >= d->nlevels ||
-	    (unsigned)job->kind > DEHB_KIND_RANDOM || job->config_id < 0 ||
+	    (unsigned)job->kind > DEHB_KIND_PRIOR || job->config_id < 0 ||
 	    job->config_id >= d->next_cid || job->parent_job >= d->asked)
 		return DEHBQ_EINVAL;
 	n = d->pop[job->level].n;

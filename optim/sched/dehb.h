@@ -70,10 +70,12 @@ enum dehb_boundary {
 	DEHB_BOUND_CLIP,       /* clip to [0, 1] */
 };
 
+/* The trial files' kinds (common/trial.h), value for value. */
 enum dehb_kind {
-	DEHB_KIND_TRIAL = 0, /* new DE trial vector */
+	DEHB_KIND_TRIAL = 0, /* new DE trial vector, or a searcher's proposal */
 	DEHB_KIND_PROMOTION, /* a lower-fidelity survivor re-run higher */
 	DEHB_KIND_RANDOM,    /* a fresh random sample (baselines) */
+	DEHB_KIND_PRIOR,     /* a searcher's proposal from earlier tasks */
 };
 
 enum dehb_status {

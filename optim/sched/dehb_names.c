@@ -96,25 +96,25 @@ int dehb_boundary_parse(const char *s, enum dehb_boundary *b)
 	return rc;
 }
 
-/* The engine's kinds are the first of the trial files' (common/trial.c,
- * the one list of their names). */
+/* The engine's kinds are the trial files' (common/trial.c, the one list
+ * of their names). */
 _Static_assert((int)DEHB_KIND_TRIAL == (int)TRIAL_KIND_TRIAL &&
 		       (int)DEHB_KIND_PROMOTION == (int)TRIAL_KIND_PROMOTION &&
-		       (int)DEHB_KIND_RANDOM == (int)TRIAL_KIND_RANDOM,
-	       "dehb_kind is the start of trial_kind");
+		       (int)DEHB_KIND_RANDOM == (int)TRIAL_KIND_RANDOM &&
+		       (int)DEHB_KIND_PRIOR == (int)TRIAL_KIND_PRIOR &&
+		       TRIAL_KINDS == 4,
+	       "dehb_kind is trial_kind");
 
 const char *dehb_kind_name(enum dehb_kind k)
 {
-	return (unsigned)k <= DEHB_KIND_RANDOM
-		       ? trial_kind_name((enum trial_kind)k)
-		       : "unknown";
+	return trial_kind_name((enum trial_kind)k);
 }
 
 int dehb_kind_parse(const char *s, enum dehb_kind *k)
 {
 	enum trial_kind t;
 
-	if (trial_kind_parse(s, &t) || t > TRIAL_KIND_RANDOM)
+	if (trial_kind_parse(s, &t))
 		return DEHBQ_EINVAL;
 	*k = (enum dehb_kind)t;
 	return DEHBQ_OK;

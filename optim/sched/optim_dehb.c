@@ -161,12 +161,6 @@ int optim_dehb_open_as(enum dehb_optimizer which, const struct optim_setup *su,
 	return rc;
 }
 
-static const enum optim_kind kind_map[] = {
-	[DEHB_KIND_TRIAL] = OPTIM_KIND_TRIAL,
-	[DEHB_KIND_PROMOTION] = OPTIM_KIND_PROMOTION,
-	[DEHB_KIND_RANDOM] = OPTIM_KIND_RANDOM,
-};
-
 int optim_dehb_ask(void *st, struct optim_job *job, double *vec)
 {
 	struct dehb_job j;
@@ -177,7 +171,7 @@ int optim_dehb_ask(void *st, struct optim_job *job, double *vec)
 	job->fidelity = j.fidelity;
 	job->bracket = j.bracket;
 	job->rung = j.rung;
-	job->kind = kind_map[j.kind];
+	job->kind = (enum optim_kind)j.kind; /* both are trial_kind's */
 	if (j.kind == DEHB_KIND_TRIAL && dehb_guide(st)) /* DEHB+prior */
 		job->kind = OPTIM_KIND_PRIOR;
 	job->parent = j.parent_job;
@@ -214,9 +208,7 @@ int optim_dehb_reopen(void *st, const struct optim_job *job, const double *vec)
 		j.fidelity = job->fidelity;
 		j.bracket = job->bracket;
 		j.rung = job->rung;
-		j.kind = job->kind == OPTIM_KIND_PROMOTION ? DEHB_KIND_PROMOTION
-			 : job->kind == OPTIM_KIND_RANDOM  ? DEHB_KIND_RANDOM
-							   : DEHB_KIND_TRIAL;
+		j.kind = (enum dehb_kind)job->kind;
 		j.slot = (int)slot;
 		j.config_id = cid;
 		j.parent_job = job->parent;
