@@ -655,103 +655,6 @@ START_TEST(test_optim_dehb_beats_random_search_on_branin)
 }
 END_TEST
 
-/* The names every message and help text lists are the table's, and the
- * man page lists the same. */
-START_TEST(test_optim_names_are_the_tables)
-{
-	char buf[600], list[512], path[4096], *man;
-	size_t len = 0;
-	int i;
-
-	buf[0] = 0;
-	for (i = 0; optim_table[i]; i++) {
-		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s",
-					i ? "|" : "", optim_table[i]->name);
-		ck_assert_ptr_eq(optim_find(optim_table[i]->name),
-				 optim_table[i]);
-	}
-	ck_assert_int_eq(optim_list(0, "|", list, sizeof(list)), DEHBQ_OK);
-	ck_assert_str_eq(buf, list);
-	ck_assert_int_eq(optim_list(0, "|", list, 8), DEHBQ_ETOOBIG);
-	ck_assert_ptr_null(optim_find("GP"));
-	ck_assert_uint_eq(optim_caps("GP"), 0);
-	/* the man page lists the same names */
-	snprintf(path, sizeof(path), "%s/../../docs/dehbq.1",
-		 getenv("DEHBQ_TESTDATA") ? getenv("DEHBQ_TESTDATA")
-					  : "tests/data");
-	ck_assert_ptr_nonnull(man = tu_read(path, NULL));
-	ck_assert_msg(strstr(man, buf), "docs/dehbq.1 does not list %s", buf);
-	/* and the schedulers that take a searcher, and the searchers */
-	ck_assert_int_eq(
-		optim_list(OPTIM_CAP_SEARCHER, "|", list, sizeof(list)),
-		DEHBQ_OK);
-	snprintf(buf, sizeof(buf), "scheduler \" %s\"", list);
-	ck_assert_msg(strstr(man, buf), "docs/dehbq.1 does not list %s", buf);
-	for (i = 0, len = 0; search_table[i]; i++) {
-		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
-					i ? "|" : "", search_table[i]->name);
-		ck_assert_ptr_eq(search_find(search_table[i]->name),
-				 search_table[i]);
-	}
-	ck_assert_int_eq(search_list(0, "|", buf, sizeof(buf)), DEHBQ_OK);
-	ck_assert_str_eq(buf, list);
-	ck_assert_int_eq(search_list(0, "|", buf, 4), DEHBQ_ETOOBIG);
-	ck_assert_ptr_null(search_find("Halton"));
-	snprintf(buf, sizeof(buf), "searcher \" %s\"", list);
-	ck_assert_msg(strstr(man, buf), "docs/dehbq.1 does not list %s", buf);
-	free(man);
-}
-END_TEST
-
-/* Each capability is what the optimiser does. */
-START_TEST(test_optim_caps_are_true)
-{
-	cJSON *mf = cJSON_Parse("{\"multi_fidelity\":\"asha\"}"), *out;
-	char err[DEHBQ_ERRLEN];
-	int i, k;
-
-	for (i = 0; optim_table[i]; i++) {
-		const char *name = optim_table[i]->name;
-		unsigned c = optim_caps(name);
-		int asha = !optim_settings(name, mf, &out, err);
-
-		cJSON_Delete(asha ? out : NULL);
-		ck_assert_msg(!(c & OPTIM_CAP_ASHA) == !asha, "%s", name);
-		ck_assert(!(c & OPTIM_CAP_NEEDS_TRANSFER) ||
-			  (c & OPTIM_CAP_TRANSFER));
-		ck_assert(!(c & OPTIM_CAP_ONE_BRACKET) ||
-			  (c & OPTIM_CAP_BRACKETS));
-		ck_assert(!(c & OPTIM_CAP_BRACKETS) ||
-			  (optim_table[i]->preset
-				   ? optim_find(optim_table[i]->under)->brackets
-				   : optim_table[i]->brackets));
-		/* a preset is a searcher under a scheduler, and no more */
-		ck_assert(!optim_table[i]->preset ||
-			  (search_find(optim_table[i]->preset) &&
-			   !optim_table[i]->open && !optim_table[i]->settings));
-		ck_assert(!(c & OPTIM_CAP_MULTIOBJECTIVE) ==
-			  !(optim_table[i]->preset
-				    ? search_multiobjective(search_find(
-					      optim_table[i]->preset))
-				    : optim_table[i]->rescore != NULL));
-		/* a scheduler that takes a searcher takes every one */
-		for (k = 0; search_table[k]; k++) {
-			cJSON *sr = cJSON_CreateObject();
-			int ok;
-
-			cJSON_AddStringToObject(sr, "searcher",
-						search_table[k]->name);
-			ok = !optim_settings(name, sr, &out, err);
-			cJSON_Delete(ok ? out : NULL);
-			cJSON_Delete(sr);
-			ck_assert_msg(!(c & OPTIM_CAP_SEARCHER) == !ok, "%s %s",
-				      name, search_table[k]->name);
-		}
-	}
-	cJSON_Delete(mf);
-}
-END_TEST
-
 /*
  * The halton searcher: the first b^k points of dimension j (base b, its
  * prime) put exactly one point in each of the b^k equal intervals of
@@ -984,8 +887,6 @@ Suite *optim_suite(void)
 	tcase_add_loop_test(b, test_optim_model_proposes_asha_schedules, 0, 3);
 	tcase_add_test(b, test_optim_gp_asks_in_flight_differ);
 	tcase_add_checked_fixture(b, NULL, ov_done);
-	tcase_add_test(b, test_optim_names_are_the_tables);
-	tcase_add_test(b, test_optim_caps_are_true);
 	tcase_add_test(b, test_search_halton_stratifies);
 	tcase_add_test(b, test_optim_dehb_beats_random_search_on_branin);
 	suite_add_tcase(s, c);
