@@ -1,5 +1,5 @@
 /*
- * dehb_impl.h - private engine layout shared by dehb.c and dehb_state.c
+ * dehb_impl.h - the engine's private layout, shared by its files (dehb*.c)
  *
  * Not part of the API: only the engine's own files include it.
  *
@@ -90,7 +90,8 @@ struct dehb {
 	double *mutant;	     /* dim */
 };
 
-/* Allocate an engine for validated params, state zeroed (no RNG use). */
+/* Allocate an engine for validated params, state zeroed (no RNG use;
+ * dehb_table.c). */
 int dehb_alloc(const struct dehb_params *p, struct dehb **out, char *err);
 /* In-flight table: insert a job (takes ownership of x) / find by id. */
 int dehb_fl_insert(struct dehb *d, const struct dehb_job *job, double *x);
