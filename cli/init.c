@@ -126,9 +126,10 @@ static const struct option init_opts[] = {
 	{"seed", required_argument, NULL, OPT_SEED},
 	{"optimizer", required_argument, NULL, OPT_OPTIMIZER},
 	{"multi-fidelity", required_argument, NULL, OPT_MF},
-	{"sampler", required_argument, NULL, OPT_SAMPLER},
 	{"scheduler", required_argument, NULL, OPT_SCHEDULER},
 	{"searcher", required_argument, NULL, OPT_SEARCHER},
+	/* applied in this order: --sampler after the scheduler */
+	{"sampler", required_argument, NULL, OPT_SAMPLER},
 	{"prefetch", required_argument, NULL, OPT_PREFETCH},
 	{"max-inflight", required_argument, NULL, OPT_INFLIGHT},
 	{"name", required_argument, NULL, OPT_NAME},

@@ -211,7 +211,7 @@ int cli_init_check_transfer(const struct spec *s, const struct transfer *tr)
 				s->optimizer, names);
 	if ((caps & OPTIM_CAP_NEEDS_TRANSFER) && !tr->ntasks)
 		return cli_fail("init", CLI_EINPUT,
-				"--optimizer %s%s%s needs earlier results: "
+				"%s%s%s needs earlier results: "
 				"--transfer-from STUDY, FILE.jsonl or "
 				"FILE.csv",
 				s->optimizer,

@@ -127,6 +127,9 @@ struct optim *optim_alloc(const struct optim_ops *entry,
 	o->feasible = s->feasible;
 	o->feasible_arg = s->feasible_arg;
 	jsonbuf_init(&o->hist);
+	o->keeps_history =
+		s->nobj > 0 ||
+		(ops->replay && (!ops->history || ops->history(s->settings)));
 	if (s->nobj &&
 	    mobj_new(s->nobj, s->obj_weights, s->scalarise, s->seed, &o->mo)) {
 		optim_free(o);

@@ -197,9 +197,9 @@ enum optim_cap {
  *   save/load: the backend's state as one JSON value, and back.
  *   describe: members for status.json (`"k":v,...`, at least one).
  *   replay: set by an optimiser that keeps its history (every result)
- *     rather than rewrite it in each save.  optim.c then keeps a history
- *     record of every tell (optim_history_pending), and at load, after the
- *     backend's own (bounded) state, replays every record in tell order
+ *     rather than rewrite it in each save (but see history).  optim.c then
+ * keeps a history record of every tell (optim_history_pending), and at load,
+ * after the backend's own (bounded) state, replays every record in tell order
  *     (told 1; told 2 for the re-tell of a requeued job, which replaces
  *     its failed result), then every job still in flight (told 0;
  *     reopened: it was put back by a requeue), then once with job NULL:
@@ -243,6 +243,10 @@ struct optim_ops {
 	int (*rescore)(void *st, double (*score)(void *arg, int64_t job),
 		       void *arg);
 	void (*free)(void *st);
+	/* with replay: whether a study with these settings needs its
+	 * history (a scheduler whose searcher learns nothing needs none);
+	 * NULL: always */
+	int (*history)(const struct cJSON *settings);
 	const char *preset; /* a preset: its searcher's name; else NULL */
 	const char *under;  /* a preset's scheduler, or NULL (above) */
 	const char *const *under_keys; /* the settings that are under's */

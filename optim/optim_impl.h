@@ -47,6 +47,7 @@ struct optim {
 	struct jsonbuf hist;	 /* history records not yet taken */
 	int64_t nhist;		 /* history records made in all */
 	struct mobj *mo;	 /* multi-objective results, or NULL */
+	int keeps_history;	 /* optim_keeps_history() */
 };
 
 /*

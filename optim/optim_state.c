@@ -353,9 +353,12 @@ static int load_books(struct optim *o, const cJSON *json, char *err)
 	if (cJSON_GetObjectItemCaseSensitive(bk, "forbidden"))
 		TRY(ostate_get_i64(bk, "forbidden", 0, o->failed, &o->forbidden,
 				   err));
-	TRY(ostate_get_i64(bk, "history", 0,
-			   optim_keeps_history(o) ? OPTIM_MAX_ID : 0, &o->nhist,
-			   err));
+	/* a backend that replays may have kept records that these settings
+	 * no longer need (fifo with random, before optim_ops.history) */
+	TRY(ostate_get_i64(
+		bk, "history", 0,
+		optim_keeps_history(o) || o->ops->replay ? OPTIM_MAX_ID : 0,
+		&o->nhist, err));
 	TRY(ostate_get_dbl(bk, "cost", &o->cost, err));
 	TRY(ostate_get_dbl(bk, "elapsed", &o->elapsed, err));
 	TRY(ostate_get_arr(bk, "inflight", -1, &a, err));
@@ -544,7 +547,7 @@ fail:
 
 int optim_keeps_history(const struct optim *o)
 {
-	return o->ops->replay != NULL || o->mo != NULL;
+	return o->keeps_history;
 }
 
 void optim_history_pending(const struct optim *o, const char **text,

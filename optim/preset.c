@@ -49,19 +49,23 @@ static int is_under_key(const struct optim_ops *ops, const char *k)
 static int split(const struct optim_ops *ops, const cJSON *in, struct parts *p)
 {
 	const cJSON *v;
+	cJSON *dup;
 
 	if (!(p->ss = cJSON_CreateObject()) ||
 	    !(p->sched = cJSON_CreateObject()))
 		return DEHBQ_ENOMEM;
 	cJSON_ArrayForEach(v, in)
 	{
-		int mine = is_under_key(ops, v->string);
-
 		if (!ops->under && !strcmp(v->string, "multi_fidelity"))
 			continue;
-		if (!cJSON_AddItemToObject(mine ? p->sched : p->ss, v->string,
-					   cJSON_Duplicate(v, 1)))
+		dup = cJSON_Duplicate(v, 1);
+		if (!dup || !cJSON_AddItemToObject(is_under_key(ops, v->string)
+							   ? p->sched
+							   : p->ss,
+						   v->string, dup)) {
+			cJSON_Delete(dup);
 			return DEHBQ_ENOMEM;
+		}
 	}
 	return DEHBQ_OK;
 }
@@ -81,6 +85,9 @@ static int preset_read(const struct optim_ops *ops, const cJSON *in,
 
 	memset(p, 0, sizeof(*p));
 	p->mf = -1;
+	if (in && !cJSON_IsObject(in))
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "optimizer: must be an object");
 	if (!(p->so = search_find(ops->preset)) ||
 	    (ops->under && !(p->run = optim_find(ops->under))))
 		return dehbq_errf(err, DEHBQ_EINVAL,

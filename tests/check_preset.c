@@ -7,9 +7,11 @@
 #include "searcher.h"
 
 #include "err.h"
+#include "jsonbuf.h"
 
 #include <check.h>
 #include <cjson/cJSON.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,10 +44,11 @@ START_TEST(test_preset_is_its_composition)
 		const struct optim_ops *p = optim_table[i];
 		const char *sched =
 			p->under ? p->under : optim_default_scheduler();
-		cJSON *set = cJSON_CreateObject();
+		cJSON *set;
 
 		if (!p->preset)
 			continue;
+		set = cJSON_CreateObject();
 		n++;
 		ov_setup(&u, 11, 40); /* earlier tasks, for cts and gcp */
 		ck_assert_msg(optim_open(p->name, &u, &a, err) == DEHBQ_OK,
@@ -113,6 +116,75 @@ START_TEST(test_preset_bohb_splits_its_settings)
 }
 END_TEST
 
+/* Ask n jobs of o and tell each (job `fail` as failed); the vectors are
+ * appended to log, and job `fail` is kept in *fj, *fx. */
+static void ask_tell(struct optim *o, int n, int64_t fail, struct optim_job *fj,
+		     double *fx, struct jsonbuf *log)
+{
+	struct optim_job j;
+	double x[DIM];
+	int i;
+
+	for (i = 0; i < n; i++) {
+		ck_assert_int_eq(optim_ask(o, &j, x), DEHBQ_OK);
+		jsonbuf_put(log, (const char *)x, sizeof(x));
+		if ((int64_t)j.id == fail) {
+			*fj = j;
+			memcpy(fx, x, sizeof(x));
+		}
+		ck_assert_int_eq(
+			ov_tell(o, j.id,
+				(int64_t)j.id == fail ? OPTIM_FAILED : OPTIM_OK,
+				ov_loss(x, j.fidelity), 1),
+			DEHBQ_OK);
+	}
+}
+
+/*
+ * A requeue the scheduler refuses changes nothing, the searcher's jobs in
+ * flight included: hyperband with searcher gp asks the same afterwards as
+ * the run that never tried it.
+ */
+START_TEST(test_preset_refused_reopen_changes_nothing)
+{
+	struct optim_setup u;
+	struct optim *o[2];
+	struct optim_job fj[2], bad;
+	struct jsonbuf log[2];
+	double fx[2][DIM];
+	char err[DEHBQ_ERRLEN];
+	cJSON *set = cJSON_Parse("{\"searcher\":\"gp\",\"search\":"
+				 "{\"n_candidates\":200,\"max_points\":30,"
+				 "\"n_startup_trials\":4}}");
+	int k;
+
+	ov_setup(&u, 3, 200);
+	u.settings = set;
+	for (k = 0; k < 2; k++) {
+		jsonbuf_init(&log[k]);
+		ck_assert_int_eq(optim_open("hyperband", &u, &o[k], err),
+				 DEHBQ_OK);
+		ask_tell(o[k], 12, 5, &fj[k], fx[k], &log[k]);
+	}
+	bad = fj[0];
+	snprintf(bad.state, sizeof(bad.state), "{\"level\":0,\"slot\":0}");
+	ck_assert_int_ne(optim_reopen(o[0], &bad, fx[0]), DEHBQ_OK);
+	for (k = 0; k < 2; k++) {
+		ck_assert_int_eq(optim_reopen(o[k], &fj[k], fx[k]), DEHBQ_OK);
+		ck_assert_int_eq(ov_tell(o[k], fj[k].id, OPTIM_OK, 0.5, 1),
+				 DEHBQ_OK);
+		ask_tell(o[k], 12, -1, &fj[k], fx[k], &log[k]);
+	}
+	ck_assert_uint_eq(log[0].len, log[1].len);
+	ck_assert(!memcmp(log[0].p, log[1].p, log[0].len));
+	for (k = 0; k < 2; k++) {
+		optim_free(o[k]);
+		jsonbuf_free(&log[k]);
+	}
+	cJSON_Delete(set);
+}
+END_TEST
+
 Suite *preset_suite(void)
 {
 	Suite *s = suite_create("preset");
@@ -121,6 +193,7 @@ Suite *preset_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_preset_is_its_composition);
 	tcase_add_test(tc, test_preset_bohb_splits_its_settings);
+	tcase_add_test(tc, test_preset_refused_reopen_changes_nothing);
 	suite_add_tcase(s, tc);
 	return s;
 }

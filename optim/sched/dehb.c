@@ -565,7 +565,7 @@ int dehb_reopen(struct dehb *d, const struct dehb_job *job, const double *vec)
 {
 	struct dehb_fl *e;
 	double *x;
-	int i, n;
+	int i, n, rc;
 
 	if (job->id >= (uint64_t)d->asked)
 		return DEHBQ_ENOENT;
@@ -586,10 +586,15 @@ int dehb_reopen(struct dehb *d, const struct dehb_job *job, const double *vec)
 	if (!(x = malloc((size_t)d->p.dim * sizeof(*x))))
 		return DEHBQ_ENOMEM;
 	memcpy(x, vec, (size_t)d->p.dim * sizeof(*x));
-	if (dehb_fl_insert(d, job, x)) {
+	/* the searcher learns of it last: nothing below can fail */
+	if ((rc = dehb_fl_reserve(d)) ||
+	    (d->so && d->so->issued &&
+	     (rc = d->so->issued(d->ss, (int64_t)job->id, x,
+				 d->fid[job->level])))) {
 		free(x);
-		return DEHBQ_ENOMEM;
+		return rc;
 	}
+	dehb_fl_insert(d, job, x); /* cannot fail: reserved above */
 	e = dehb_fl_find(d, job->id);
 	e->job.fidelity = d->fid[job->level];
 	e->reopened = 1;

@@ -218,8 +218,9 @@ int dehb_incumbent(const struct dehb *d, enum dehb_inc_which which,
 /*
  * SH and Hyperband under a searcher (searcher.h): the new configurations
  * of a bracket's base rung come from so->propose instead of uniform draws,
- * and every job the engine asks is reported to so->issued before it
- * commits; an ask the searcher fails changes nothing.  The results are the
+ * and every job the engine asks or takes back (dehb_reopen) is reported to
+ * so->issued before it commits; a call the searcher fails changes
+ * nothing.  The results are the
  * caller's to observe.  Not saved: set it again after dehb_load().  so and
  * ss are borrowed.
  */

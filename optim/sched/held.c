@@ -139,10 +139,19 @@ int held_issued(struct held *h, const struct optim_job *job, const double *vec)
 int held_observe(struct held *h, const struct optim_job *job, const double *vec,
 		 double loss)
 {
-	if (h->replaying && (h->so->caps & SEARCH_CAP_KEEPS))
+	if (!h->so->observe ||
+	    (h->replaying && (h->so->caps & SEARCH_CAP_KEEPS)))
 		return DEHBQ_OK;
 	return h->so->observe(h->ss, (int64_t)job->id, vec, job->fidelity,
 			      loss);
+}
+
+int held_history(const cJSON *settings)
+{
+	const struct search_ops *so = search_named(settings);
+
+	return (so->observe && !(so->caps & SEARCH_CAP_KEEPS)) || so->issued ||
+	       so->loaded;
 }
 
 int held_replay(struct held *h, const struct optim_job *job)

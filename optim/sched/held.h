@@ -60,6 +60,13 @@ int held_issued(struct held *h, const struct optim_job *job, const double *vec);
  */
 int held_observe(struct held *h, const struct optim_job *job, const double *vec,
 		 double loss);
+/*
+ * optim_ops.history for a scheduler whose own books are saved whole: 1
+ * when the searcher the settings name needs the results replayed at load
+ * (it observes them and does not keep its own state, or it keeps jobs in
+ * flight, or checks its state at load).
+ */
+int held_history(const struct cJSON *settings);
 /* A scheduler's replay step: job NULL ends the replay (searcher.h's
  * loaded); any other marks it under way. */
 int held_replay(struct held *h, const struct optim_job *job);

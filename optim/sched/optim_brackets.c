@@ -24,6 +24,7 @@
 #include "hb.h"
 #include "jsonbuf.h"
 #include "ostate.h"
+#include "rng.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -131,21 +132,27 @@ static int br_make(enum dehb_optimizer which, const struct optim_setup *s,
 static int br_load(enum dehb_optimizer which, const struct optim_setup *s,
 		   const cJSON *state, void **st, char *err)
 {
-	const cJSON *eng = state, *mr;
-	cJSON *old = NULL;
+	const cJSON *eng = state;
+	cJSON *old = NULL, *mr;
 	int rc;
 
-	if (cJSON_GetObjectItemCaseSensitive(state, "engine")) {
-		if ((rc = ostate_get_obj(state, "engine", &eng, err)))
+	if (cJSON_GetObjectItemCaseSensitive(state, "engine") &&
+	    !cJSON_GetObjectItemCaseSensitive(state, "search")) {
+		/* 0.3's bohb: {"engine","model_rng"}, kde's stream */
+		struct rng r;
+
+		if ((rc = ostate_get_obj(state, "engine", &eng, err)) ||
+		    (rc = ostate_get_rng(state, "model_rng", &r, err)))
 			return rc;
 		mr = cJSON_GetObjectItemCaseSensitive(state, "model_rng");
-		if (mr && !cJSON_GetObjectItemCaseSensitive(state, "search") &&
-		    (!(old = cJSON_CreateObject()) ||
-		     !cJSON_AddItemToObject(old, "rng",
-					    cJSON_Duplicate(mr, 1)))) {
+		if (!(old = cJSON_CreateObject()) ||
+		    !cJSON_AddItemReferenceToObject(old, "rng", mr)) {
 			cJSON_Delete(old);
 			return dehbq_errf(err, DEHBQ_ENOMEM, "out of memory");
 		}
+	} else if (cJSON_GetObjectItemCaseSensitive(state, "engine") &&
+		   (rc = ostate_get_obj(state, "engine", &eng, err))) {
+		return rc;
 	}
 	rc = br_make(which, s, eng, old ? old : state, st, err);
 	cJSON_Delete(old);
@@ -170,16 +177,10 @@ static int br_tell(void *st, const struct optim_job *job, const double *vec,
 	return optim_dehb_tell(o->d, job, vec, status, loss, cost);
 }
 
-/* The searcher learns first (ENOMEM only); a job the engine then refuses
- * (EINVAL: its state does not fit) stays in flight for the searcher. */
+/* The engine tells the searcher, once the job fits (dehb_reopen). */
 static int br_reopen(void *st, const struct optim_job *job, const double *vec)
 {
-	struct brk *o = st;
-	int rc;
-
-	if ((rc = held_issued(&o->h, job, vec)))
-		return rc;
-	return optim_dehb_reopen(o->d, job, vec);
+	return optim_dehb_reopen(((struct brk *)st)->d, job, vec);
 }
 
 static int64_t br_brackets(const void *st)
@@ -286,6 +287,7 @@ static int br_rescore(void *st, double (*score)(void *arg, int64_t job),
 		.replay = br_replay,                                           \
 		.rescore = br_rescore,                                         \
 		.free = br_free,                                               \
+		.history = held_history,                                       \
 	}
 
 BRACKETS(sh, DEHB_OPT_SH, OPTIM_CAP_ONE_BRACKET,

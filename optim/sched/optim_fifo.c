@@ -174,4 +174,5 @@ const struct optim_ops optim_fifo_ops = {
 	.replay = fifo_replay,
 	.rescore = fifo_rescore,
 	.free = fifo_free,
+	.history = held_history,
 };

@@ -28,6 +28,7 @@
 
 struct cts {
 	int dim, ncand;
+	double max_f; /* the prior's fidelity: the RMSE takes results there */
 	int *choices; /* per dimension, 0 = continuous */
 	struct rng rng;
 	struct prior *prior;
@@ -89,6 +90,7 @@ static int cts_open(const struct search_setup *s, void **st, char *err)
 	c->dim = s->dim;
 	c->obs.dim = s->dim;
 	c->ncand = k;
+	c->max_f = s->max_fidelity;
 	rng_seed(&c->rng, s->seed);
 	c->choices = calloc((size_t)s->dim, sizeof(int));
 	if (!c->choices) {
@@ -117,12 +119,17 @@ static int cts_propose(void *st, double fidelity, double *vec,
 			      vec);
 }
 
-/* A result: only for the prior's RMSE. */
+/* A result: only for the prior's RMSE, at the earlier tasks' fidelity
+ * (under a multi-fidelity scheduler, the maximum only). */
 static int cts_observe(void *st, int64_t job, const double *vec,
 		       double fidelity, double loss)
 {
-	(void)job, (void)fidelity;
-	return prior_obs_add(&((struct cts *)st)->obs, vec, loss);
+	struct cts *c = st;
+
+	(void)job;
+	if (fidelity != c->max_f)
+		return DEHBQ_OK;
+	return prior_obs_add(&c->obs, vec, loss);
 }
 
 static int cts_save(const void *st, struct jsonbuf *b)

@@ -121,13 +121,6 @@ static int hal_propose(void *st, double fidelity, double *vec,
 	return DEHBQ_OK;
 }
 
-static int hal_observe(void *st, int64_t job, const double *vec,
-		       double fidelity, double loss)
-{
-	(void)st, (void)job, (void)vec, (void)fidelity, (void)loss;
-	return DEHBQ_OK;
-}
-
 static int hal_save(const void *st, struct jsonbuf *b)
 {
 	jsonbuf_printf(b, "{\"next\":%" PRId64 "}",
@@ -162,7 +155,6 @@ const struct search_ops search_halton_ops = {
 	.summary = "scrambled Halton sequence: a space-filling design",
 	.open = hal_open,
 	.propose = hal_propose,
-	.observe = hal_observe,
 	.save = hal_save,
 	.load = hal_load,
 	.describe = hal_describe,

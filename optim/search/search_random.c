@@ -48,13 +48,6 @@ static int rnd_propose(void *st, double fidelity, double *vec,
 	return DEHBQ_OK;
 }
 
-static int rnd_observe(void *st, int64_t job, const double *vec,
-		       double fidelity, double loss)
-{
-	(void)st, (void)job, (void)vec, (void)fidelity, (void)loss;
-	return DEHBQ_OK;
-}
-
 static int rnd_save(const void *st, struct jsonbuf *b)
 {
 	jsonbuf_puts(b, "{\"rng\":");
@@ -93,7 +86,6 @@ const struct search_ops search_random_ops = {
 	.summary = "uniform random samples",
 	.open = rnd_open,
 	.propose = rnd_propose,
-	.observe = rnd_observe,
 	.save = rnd_save,
 	.load = rnd_load,
 	.describe = rnd_describe,

@@ -102,7 +102,9 @@ struct search_ops {
 	 * fail */
 	int (*propose)(void *st, double fidelity, double *vec,
 		       enum trial_kind *kind);
-	/* job's result at fidelity (loss +inf: failed) */
+	/* job's result at fidelity (loss +inf: failed).  NULL: a searcher
+	 * that learns nothing from results (a scheduler then keeps no
+	 * history for it) */
 	int (*observe)(void *st, int64_t job, const double *vec,
 		       double fidelity, double loss);
 	int (*save)(const void *st, struct jsonbuf *b); /* one JSON value */
