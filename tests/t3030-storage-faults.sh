@@ -233,6 +233,13 @@ diag "(b) files quarantined: $nq; took $(($(date +%s) - t0))s"
 for r in "$S"/quarantine/*.reason; do
 	[ -e "$r" ] && diag "(b) quarantined ${r##*/}: $(head -c 300 "$r" | tr '\n' ' ')"
 done
+# which snapshot each start resumed from, and any it passed over: a trial
+# "never issued" means a start resumed from an older snapshot than the
+# newest durable one
+if [ "$nq" != 0 ]; then
+	grep -h 'skipped\|resumed from snapshot\|started' "$T/orch-b.log" |
+		tail -8 | cut -c1-200 | sed 's/^/# (b) start: /'
+fi
 check "(b) nothing quarantined (every published file was whole)" test "$nq" = 0
 
 check_no_leftovers
