@@ -129,6 +129,9 @@ for w in $w1 $w2; do
 	else
 		delays="$delays $id:never"
 		bad=$((bad + 1))
+		# what the orchestrator said of it, and where its claim went
+		diag "(b) $id of worker $w: $(grep "trial=$id" "$T/orch-b.log" | tail -4 | cut -c1-160 | tr '\n' '|')"
+		diag "(b) $id files: $(ls "$S"/claimed "$S"/pending "$S"/archive/* 2>/dev/null | grep "$id" | tr '\n' ' ')"
 	fi
 done
 diag "(b) skewed workers SIGKILLed mid-trial (+5m, -5m): requeue delays after the last heartbeat:$delays (lease ${LEASE}s)"
