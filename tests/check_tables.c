@@ -29,20 +29,30 @@ static void prose_list(char *buf, size_t size, const char *const *names)
 					names[i]);
 }
 
+/* A document of the source tree (README.md, docs/...), malloc'ed. */
+static char *read_doc(const char *name)
+{
+	const char *data = getenv("DEHBQ_TESTDATA");
+	char path[4096], *doc;
+
+	snprintf(path, sizeof(path), "%s/../../%s", data ? data : "tests/data",
+		 name);
+	ck_assert_msg((doc = tu_read(path, NULL)) != NULL, "%s: unreadable",
+		      path);
+	return doc;
+}
+
 /* README.md and docs/protocol.md list the tables' names too. */
 static void docs_list_the_tables(void)
 {
 	const char *names[64];
-	char path[4096], buf[700], list[512], *doc;
+	char buf[700], list[512], *doc;
 	int i;
 
 	for (i = 0; optim_table[i]; i++)
 		names[i] = optim_table[i]->name;
 	names[i] = NULL;
-	snprintf(path, sizeof(path), "%s/../../docs/protocol.md",
-		 getenv("DEHBQ_TESTDATA") ? getenv("DEHBQ_TESTDATA")
-					  : "tests/data");
-	ck_assert_ptr_nonnull(doc = tu_read(path, NULL));
+	doc = read_doc("docs/protocol.md");
 	prose_list(buf, sizeof(buf), names);
 	ck_assert_msg(strstr(doc, buf), "docs/protocol.md does not list %s",
 		      buf);
@@ -53,10 +63,7 @@ static void docs_list_the_tables(void)
 	ck_assert_msg(strstr(doc, buf), "docs/protocol.md does not list %s",
 		      buf);
 	free(doc);
-	snprintf(path, sizeof(path), "%s/../../README.md",
-		 getenv("DEHBQ_TESTDATA") ? getenv("DEHBQ_TESTDATA")
-					  : "tests/data");
-	ck_assert_ptr_nonnull(doc = tu_read(path, NULL));
+	doc = read_doc("README.md");
 	ck_assert_int_eq(
 		optim_list(OPTIM_CAP_SEARCHER, "|", list, sizeof(list)),
 		DEHBQ_OK);
@@ -72,7 +79,7 @@ static void docs_list_the_tables(void)
  * man page lists the same. */
 START_TEST(test_optim_names_are_the_tables)
 {
-	char buf[600], list[512], path[4096], *man;
+	char buf[600], list[512], *man;
 	size_t len = 0;
 	int i;
 
@@ -89,10 +96,7 @@ START_TEST(test_optim_names_are_the_tables)
 	ck_assert_ptr_null(optim_find("GP"));
 	ck_assert_uint_eq(optim_caps("GP"), 0);
 	/* the man page lists the same names */
-	snprintf(path, sizeof(path), "%s/../../docs/dehbq.1",
-		 getenv("DEHBQ_TESTDATA") ? getenv("DEHBQ_TESTDATA")
-					  : "tests/data");
-	ck_assert_ptr_nonnull(man = tu_read(path, NULL));
+	man = read_doc("docs/dehbq.1");
 	ck_assert_msg(strstr(man, buf), "docs/dehbq.1 does not list %s", buf);
 	/* and the schedulers that take a searcher, and the searchers */
 	ck_assert_int_eq(
