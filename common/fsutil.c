@@ -119,6 +119,13 @@ int fsutil_mkdir_p(const char *path, mode_t mode)
 
 int fsutil_read_file(const char *path, size_t cap, char **out, size_t *len)
 {
+	return fsutil_read_file_with(path, cap, out, len, NULL);
+}
+
+int fsutil_read_file_with(const char *path, size_t cap, char **out, size_t *len,
+			  int (*op)(const char *path, int flags, mode_t mode))
+{
+	const int flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
 	struct stat st;
 	char *buf = NULL;
 	size_t got = 0;
@@ -127,7 +134,7 @@ int fsutil_read_file(const char *path, size_t cap, char **out, size_t *len)
 
 	*out = NULL;
 	*len = 0;
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	fd = op ? op(path, flags, 0) : open(path, flags);
 	if (fd < 0)
 		return DEHBQ_ESYS;
 	if (fstat(fd, &st) < 0)

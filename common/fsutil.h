@@ -34,6 +34,10 @@ int fsutil_mkdir_p(const char *path, mode_t mode);
  * errno = EINVAL) or DEHBQ_ETOOBIG (larger than cap).
  */
 int fsutil_read_file(const char *path, size_t cap, char **out, size_t *len);
+/* The same through another open(2) (atomicfile's fault-injection table);
+ * op NULL: open(2). */
+int fsutil_read_file_with(const char *path, size_t cap, char **out, size_t *len,
+			  int (*op)(const char *path, int flags, mode_t mode));
 
 /* Copy the directory part of path into dir (dirsize bytes); "." if none. */
 int fsutil_dirname(const char *path, char *dir, size_t dirsize);

@@ -306,12 +306,19 @@ int jsonfile_parse(const char *name, const char *text, size_t len,
 int jsonfile_load(const char *path, size_t cap, struct jsonfile **out,
 		  char *err)
 {
+	return jsonfile_load_with(path, cap, NULL, out, err);
+}
+
+int jsonfile_load_with(const char *path, size_t cap,
+		       int (*op)(const char *path, int flags, mode_t mode),
+		       struct jsonfile **out, char *err)
+{
 	char *text;
 	size_t len;
-	int rc;
+	int rc, e;
 
 	*out = NULL;
-	rc = fsutil_read_file(path, cap, &text, &len);
+	rc = fsutil_read_file_with(path, cap, &text, &len, op);
 	if (rc == DEHBQ_ETOOBIG)
 		return dehbq_errf(err, rc, "%s: file larger than %zu bytes",
 				  path, cap);
@@ -320,8 +327,12 @@ int jsonfile_load(const char *path, size_t cap, struct jsonfile **out,
 	if (rc == DEHBQ_ESYS && errno == ELOOP)
 		return dehbq_errf(err, DEHBQ_EINVAL,
 				  "%s: is a symbolic link (refused)", path);
-	if (rc)
-		return dehbq_errf(err, rc, "%s: %s", path, strerror(errno));
+	if (rc) {
+		e = errno;
+		dehbq_errf(err, rc, "%s: %s", path, strerror(e));
+		errno = e;
+		return rc;
+	}
 	return parse_owned(path, text, len, out, err);
 }
 

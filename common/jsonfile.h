@@ -34,6 +34,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <cjson/cJSON.h>
 
@@ -47,6 +48,11 @@ struct jsonfile;
  */
 int jsonfile_load(const char *path, size_t cap, struct jsonfile **out,
 		  char *err);
+/* The same through another open(2) (fsutil_read_file_with); on
+ * DEHBQ_ESYS, errno is the read's. */
+int jsonfile_load_with(const char *path, size_t cap,
+		       int (*op)(const char *path, int flags, mode_t mode),
+		       struct jsonfile **out, char *err);
 /* Parse len bytes of text (copied); name is used in messages. */
 int jsonfile_parse(const char *name, const char *text, size_t len,
 		   struct jsonfile **out, char *err);

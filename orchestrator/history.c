@@ -62,25 +62,32 @@ int history_read(const char *root, const char *name, int64_t bytes, char **text,
 	/* only the bytes the snapshot names: the file may be longer (a crash
 	 * after an append), and is never read whole.  A missing or short
 	 * file is not the snapshot's fault: DEHBQ_ESYS skips the snapshot
-	 * without quarantining it. */
-	if ((fd = open(p, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
-		return dehbq_errf(err, DEHBQ_ESYS,
+	 * without quarantining it.  Any other failure to read it (EIO,
+	 * EMFILE, ESTALE) may pass: DEHBQ_EAGAIN.  Through the atomicfile
+	 * seam, so that fault tests reach the read. */
+	if ((fd = atomicfile_get_ops()->open(
+		     p, O_RDONLY | O_NOFOLLOW | O_CLOEXEC, 0)) < 0)
+		return dehbq_errf(err,
+				  errno == ENOENT ? DEHBQ_ESYS : DEHBQ_EAGAIN,
 				  "state/%s: %s (the history its snapshot "
 				  "names)",
 				  name, strerror(errno));
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    (int64_t)st.st_size < bytes) {
+	if (fstat(fd, &st) < 0) {
+		rc = dehbq_errf(err, DEHBQ_EAGAIN, "state/%s: %s", name,
+				strerror(errno));
+	} else if (!S_ISREG(st.st_mode) || (int64_t)st.st_size < bytes) {
 		rc = dehbq_errf(err, DEHBQ_ESYS,
 				"state/%s: %lld bytes, its snapshot names %lld",
 				name, (long long)st.st_size, (long long)bytes);
 		errno = EIO;
 	} else if (!(*text = malloc((size_t)bytes + 1))) {
 		rc = dehbq_errf(err, DEHBQ_ENOMEM, "out of memory");
-	} else if (fsutil_read_all(fd, *text, (size_t)bytes, &got) ||
-		   got != (size_t)bytes) {
-		rc = dehbq_errf(err, DEHBQ_ESYS, "state/%s: %s", name,
-				got != (size_t)bytes ? "shorter than named"
-						     : strerror(errno));
+	} else if (fsutil_read_all(fd, *text, (size_t)bytes, &got)) {
+		rc = dehbq_errf(err, DEHBQ_EAGAIN, "state/%s: %s", name,
+				strerror(errno));
+	} else if (got != (size_t)bytes) {
+		rc = dehbq_errf(err, DEHBQ_ESYS, "state/%s: shorter than named",
+				name);
 	}
 	close(fd);
 	if (rc) {

@@ -40,8 +40,9 @@ int history_parse_name(const char *name, int64_t *epoch);
 
 /*
  * The first `bytes` bytes of state/NAME.  DEHBQ_ESYS with err when the
- * file cannot be read or is shorter (errno EIO): the snapshot that names it
- * is skipped, not quarantined.
+ * file is missing, not a file or shorter: the snapshot that names it is
+ * skipped, not quarantined.  DEHBQ_EAGAIN when it could not be read now
+ * (EIO, EMFILE, ESTALE): try again later, never an older snapshot.
  */
 int history_read(const char *root, const char *name, int64_t bytes, char **text,
 		 char *err);

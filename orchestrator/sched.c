@@ -493,6 +493,13 @@ int sched_open(struct sched **out, const char *root, struct spec *spec,
 			   "of state/)",
 			   root, warn);
 		goto fail;
+	} else if (rc == DEHBQ_EAGAIN) {
+		/* a storage error: main.c retries the start with backoff */
+		rc = dehbq_errf(err, DEHBQ_ESYS,
+				"%s; will retry (an older snapshot would "
+				"lose what this one holds)",
+				warn);
+		goto fail;
 	} else if (rc) {
 		dehbq_errf(err, rc, "unable to read snapshots in '%s/state'",
 			   root);

@@ -266,9 +266,13 @@ static int load_one(const char *root, const char *path, const char *study,
 	*redo = NULL;
 	memset(m, 0, sizeof(*m));
 	*torn = 0;
-	if ((rc = jsonfile_load(path, SNAPSHOT_CAP, &jf, err))) {
+	/* through the atomicfile seam, so that fault tests reach the read */
+	if ((rc = jsonfile_load_with(path, SNAPSHOT_CAP,
+				     atomicfile_get_ops()->open, &jf, err))) {
 		*torn = rc == DEHBQ_EINVAL; /* not JSON, or not a file */
-		return rc;
+		/* gone (pruned, or moved by hand): pass over it; any other
+		 * failure to read it (EIO, EMFILE, ESTALE) may pass */
+		return rc == DEHBQ_ESYS && errno != ENOENT ? DEHBQ_EAGAIN : rc;
 	}
 	r = jsonfile_root(jf);
 	if ((rc = check_version(jf, err)) ||
@@ -368,9 +372,11 @@ static void quarantine_snapshot(const char *root, const char *name,
  * snapshot_load(), and the CLI's reading (read_only: move nothing, and
  * fall back past any snapshot that does not load).  The orchestrator
  * falls back past a torn or foreign snapshot (moved to quarantine once an
- * older one has loaded) or one whose history cannot be read (left); it
- * stops at one this dehbq refuses, leaving every file in place: such a
- * snapshot is the optimiser's state, and only its loader is wrong.
+ * older one has loaded) or one whose history is missing or short (left);
+ * it stops at one this dehbq refuses, leaving every file in place: such a
+ * snapshot is the optimiser's state, and only its loader is wrong.  It
+ * also stops, with DEHBQ_EAGAIN, at one it could not read now (EIO,
+ * EMFILE): an older snapshot would lose what this one holds.
  */
 static int load_newest(const char *root, const char *study,
 		       const struct optim_setup *setup, struct snapshot_meta *m,
@@ -394,9 +400,13 @@ static int load_newest(const char *root, const char *study,
 			continue;
 		rc = load_one(root, p, study, setup, m, inf, n, eng, history,
 			      redo, &torn[i], why[i]);
-		if (rc == DEHBQ_ENOMEM || rc == DEHBQ_EUNSUP)
+		if (rc == DEHBQ_EAGAIN && read_only)
+			rc = DEHBQ_ESYS;
+		if (rc == DEHBQ_ENOMEM || rc == DEHBQ_EUNSUP ||
+		    rc == DEHBQ_EAGAIN)
 			memcpy(warn, why[i], DEHBQ_ERRLEN);
-		if (rc == DEHBQ_OK || rc == DEHBQ_ENOMEM || rc == DEHBQ_EUNSUP)
+		if (rc == DEHBQ_OK || rc == DEHBQ_ENOMEM ||
+		    rc == DEHBQ_EUNSUP || rc == DEHBQ_EAGAIN)
 			break;
 		if (!(*skipped)++ || (!read_only && !torn[i]))
 			snprintf(warn, DEHBQ_ERRLEN, "state/%s: %s", v[i].name,

@@ -73,8 +73,11 @@ int snapshot_write(const char *root, const struct snapshot_meta *m,
  *   - Torn (not JSON, not a regular file) or foreign (another study's):
  *     passed over, and moved to quarantine/state.NAME with a .reason file
  *     once an older snapshot has loaded (never the only state).
- *   - Its history unreadable (an I/O error, a short file): passed over,
- *     left in place.
+ *   - Gone since the listing, or its history missing or short: passed
+ *     over, left in place.
+ *   - Unreadable now (EIO, EMFILE, ESTALE on it or its history):
+ *     DEHBQ_EAGAIN, warn says why; nothing is moved or passed over: an
+ *     older snapshot would lose what this one holds, so try again later.
  *   - Refused by this dehbq (a value out of range, a state that does not
  *     fit): DEHBQ_EINVAL, with warn naming it and why; nothing is moved
  *     or passed over, so a dehbq that loads it resumes the study exactly.
