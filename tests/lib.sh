@@ -245,6 +245,26 @@ print(json.dumps(e, sort_keys=True))
 PY
 }
 
+# xstudy DIR: a study on a one-parameter space (x), for tests that play the
+# orchestrator with put_trial; sets SID
+xstudy() {
+	cat >"$T/xspace.json" <<'EOF'
+{"format": "dehbq-space/1", "parameters": [
+ {"name": "x", "type": "float", "low": 0, "high": 1}]}
+EOF
+	"$DEHBQ_BIN/dehbq" init "$1" --space "$T/xspace.json" --min-budget 1 \
+		--max-budget 9 --fevals 20 --lease 4 >/dev/null || exit 1
+	SID=$(study_id "$1")
+}
+
+# put_trial DIR ID [ATTEMPT]: publish a rung-0 trial of xstudy DIR straight
+# into pending/, as an orchestrator would
+put_trial() {
+	printf '{"format": "dehbq-trial/1", "id": "%s", "study": "%s", "epoch": 1, "bracket": 0, "rung": 0, "fidelity": 1, "kind": "trial", "parent": null, "attempt": %d, "created": "2026-11-22T04:30:00.123Z", "seed": 1, "config": {"x": 0.5}, "vector": [0.5]}\n' \
+		"$2" "$SID" "${3:-1}" >"$1/pending/.$2.tmp"
+	mv "$1/pending/.$2.tmp" "$1/pending/99-$2.json"
+}
+
 study_id() { sed -n 's/.*"study":[[:space:]]*"\([0-9a-f-]*\)".*/\1/p' "$1/study.json" | head -1; }
 
 # check_no_leftovers: kill everything this test started (and the children

@@ -8,22 +8,11 @@
 . "${DEHBQ_SRC:-$(cd "$(dirname "$0")/.." && pwd)}/tests/lib.sh"
 BGPID=
 
-cat >"$T/space.json" <<'EOF'
-{"format": "dehbq-space/1", "parameters": [
- {"name": "x", "type": "float", "low": 0, "high": 1}]}
-EOF
 S=$T/s
-"$DEHBQ_BIN/dehbq" init "$S" --space "$T/space.json" --min-budget 1 \
-	--max-budget 9 --fevals 10 --lease 4 >/dev/null || exit 1
-SID=$(sed -n 's/^[[:space:]]*"study":[[:space:]]*"\([^"]*\)".*/\1/p' \
-	"$S/study.json")
+xstudy "$S"
 
 # trial ID [ATTEMPT]: publish a rung-0 trial
-trial() {
-	printf '{"format": "dehbq-trial/1", "id": "%s", "study": "%s", "epoch": 1, "bracket": 0, "rung": 0, "fidelity": 1, "kind": "trial", "parent": null, "attempt": %d, "created": "2026-11-22T04:30:00.123Z", "seed": 1, "config": {"x": 0.5}, "vector": [0.5]}\n' \
-		"$1" "$SID" "${2:-1}" >"$S/pending/.$1.tmp"
-	mv "$S/pending/.$1.tmp" "$S/pending/99-$1.json"
-}
+trial() { put_trial "$S" "$@"; }
 # one ID TRAINER...: run one trial with the given trainer
 one() {
 	id=$1
@@ -186,7 +175,7 @@ rc=$?
 check "--max-failures-in-a-row: an ok trial restarts the count" eval \
 	'[ $rc = 0 ] && [ "$(ls "$S/results" | grep -c "^0000007")" = 4 ]'
 # the default is the study's runtime.max_failures_in_a_row; 0 = never
-"$DEHBQ_BIN/dehbq" init "$T/s2" --space "$T/space.json" --min-budget 1 \
+"$DEHBQ_BIN/dehbq" init "$T/s2" --space "$T/xspace.json" --min-budget 1 \
 	--max-budget 9 --fevals 10 --lease 4 --max-failures-in-a-row 2 \
 	>/dev/null || exit 1
 S=$T/s2

@@ -43,6 +43,7 @@
 #include "result.h"
 #include "rng.h"
 #include "run.h"
+#include "slots.h"
 #include "space.h"
 #include "spec.h"
 #include "study.h"
@@ -77,6 +78,8 @@ struct worker {
 	int resume_said;	     /* said why FINISHED does not stop it */
 	double next_beat;	     /* monotonic time of next idle beat */
 	double heartbeat;	     /* seconds between beats */
+	int slot;		     /* this slot (slots.h), -1: none */
+	char gpus[4096];	     /* its devices, "" when none */
 	long fail_run;		     /* trials that failed in a row */
 	char fail_last[256];	     /* the last one, for the exit message */
 };
@@ -323,6 +326,7 @@ static enum step run_claimed(struct worker *w, struct claim *c)
 		.root = w->root,
 		.study = w->spec.study,
 		.obj = &w->spec.obj,
+		.gpus = w->gpus,
 	};
 	struct result r;
 	char err[DEHBQ_ERRLEN], fid[40];
@@ -598,6 +602,10 @@ int main(int argc, char **argv)
 		w.o.max_fail = w.spec.max_failures_in_a_row;
 	if (!(w.heartbeat > 0.01))
 		w.heartbeat = 0.01;
+	w.slot = -1;
+	if (slots_wanted(&w.o) && slots_start(&w.o, &w.wk, &w.lg, &w.slot,
+					      w.gpus, sizeof(w.gpus), &code))
+		goto out;
 	id_host(w.cx.host);
 	id_worker_new(w.cx.worker);
 	w.cx.pid = (long)getpid();
@@ -629,9 +637,12 @@ int main(int argc, char **argv)
 			strerror(errno));
 		goto out;
 	}
-	if (registry_init(&w.rg, w.root, w.cx.host, w.cx.pid, w.cx.worker,
-			  w.o.cmd[0]) ||
-	    registry_write(&w.rg, NULL)) {
+	rc = registry_init(&w.rg, w.root, w.cx.host, w.cx.pid, w.cx.worker,
+			   w.o.cmd[0]);
+	w.rg.slot = w.slot; /* a slot's entry says so (slots.h) */
+	w.rg.parent = (long)getppid();
+	w.rg.gpus = w.gpus;
+	if (rc || registry_write(&w.rg, NULL)) {
 		fprintf(stderr,
 			"dehbq-worker: fatal: unable to write '%s/workers': "
 			"%s\n",
@@ -644,6 +655,9 @@ int main(int argc, char **argv)
 	w.next_beat = timeutil_mono() + w.heartbeat;
 	logmsg_i(&w.lg, "worker=%s host=%s study=%s started, command '%s'",
 		 w.cx.worker, w.cx.host, w.root, w.o.cmd[0]);
+	if (w.slot >= 0 || w.gpus[0])
+		logmsg_i(&w.lg, "slot %d of worker pid %ld, GPUs '%s'", w.slot,
+			 w.rg.parent, w.gpus);
 	code = loop(&w);
 	if (registry_remove(&w.rg))
 		logmsg_w(&w.lg, "cannot remove '%s': %s", w.rg.path,

@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <cjson/cJSON.h>
+
 #include "err.h"
 #include "fsutil.h"
 #include "objectives.h"
@@ -203,6 +205,33 @@ static int from_report(struct result *r, const struct outcome_in *in)
 	return DEHBQ_OK;
 }
 
+/* info.gpus = gpus, unless the trainer's info has its own. */
+static int info_gpus(struct result *r, const char *gpus)
+{
+	cJSON *o = cJSON_Parse(r->info ? r->info : "{}");
+	char *txt = NULL;
+
+	if (!o)
+		return DEHBQ_ENOMEM; /* r->info is valid JSON (result.h) */
+	if (cJSON_IsObject(o) && !cJSON_GetObjectItemCaseSensitive(o, "gpus") &&
+	    (!cJSON_AddStringToObject(o, "gpus", gpus) ||
+	     !(txt = cJSON_PrintUnformatted(o)))) {
+		cJSON_Delete(o);
+		return DEHBQ_ENOMEM;
+	}
+	cJSON_Delete(o);
+	if (txt) {
+		char *copy = strdup(txt);
+
+		cJSON_free(txt);
+		if (!copy)
+			return DEHBQ_ENOMEM;
+		free(r->info);
+		r->info = copy;
+	}
+	return DEHBQ_OK;
+}
+
 int outcome_classify(struct result *r, const struct outcome_in *in)
 {
 	int rc;
@@ -243,5 +272,7 @@ int outcome_classify(struct result *r, const struct outcome_in *in)
 		free(r->stderr_tail);
 		r->stderr_tail = tl;
 	}
+	if (!rc && in->gpus && in->gpus[0])
+		rc = info_gpus(r, in->gpus);
 	return rc;
 }

@@ -52,12 +52,14 @@ struct outcome_in {
 	size_t outlen;		      /* bytes at out */
 	const char *errt;	      /* the last bytes of stderr */
 	size_t errlen;		      /* bytes at errt */
+	const char *gpus; /* the slot's devices, added to info as "gpus"
+			     unless the trainer reported one; NULL: none */
 };
 
 /*
  * Fill r's status, exit_code, signal, cost (the report's, else r's
- * wall_time, which the caller set), loss, info, objectives, error and
- * stderr_tail.  DEHBQ_OK or DEHBQ_ENOMEM.
+ * wall_time, which the caller set), loss, info (with the devices),
+ * objectives, error and stderr_tail.  DEHBQ_OK or DEHBQ_ENOMEM.
  */
 int outcome_classify(struct result *r, const struct outcome_in *in);
 

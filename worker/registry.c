@@ -43,6 +43,7 @@ int registry_init(struct registry *rg, const char *root, const char *host,
 	snprintf(rg->worker, sizeof(rg->worker), "%s", worker);
 	snprintf(rg->command, sizeof(rg->command), "%s", command);
 	rg->pid = pid;
+	rg->slot = -1;
 	rg->started = timeutil_now();
 	return DEHBQ_OK;
 }
@@ -76,6 +77,11 @@ int registry_render(const struct registry *rg, char **out)
 		bad |= !cJSON_AddStringToObject(o, "trial", rg->trial);
 	else
 		bad |= !cJSON_AddNullToObject(o, "trial");
+	if (rg->slot >= 0)
+		bad |= jsonfile_add_number(o, "slot", rg->slot) |
+		       jsonfile_add_number(o, "parent_pid", (double)rg->parent);
+	if (rg->gpus && rg->gpus[0])
+		bad |= !cJSON_AddStringToObject(o, "gpus", rg->gpus);
 	bad |= add_env(o, "slurm_job_id", "SLURM_JOB_ID") |
 	       add_env(o, "slurm_array_job_id", "SLURM_ARRAY_JOB_ID") |
 	       add_env(o, "slurm_array_task_id", "SLURM_ARRAY_TASK_ID") |

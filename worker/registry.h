@@ -4,6 +4,7 @@
  * Calling sequence:
  *   struct registry rg;
  *   registry_init(&rg, root, host, pid, worker, argv0);
+ *   rg.slot = i; rg.parent = ppid; rg.gpus = "3,5";   a slot (slots.h)
  *   registry_write(&rg, NULL);          idle
  *   registry_write(&rg, "00000042");    running a trial
  *   registry_touch(&rg);                heartbeat (every lease / 4)
@@ -33,6 +34,10 @@ struct registry {
 	double started;		    /* unix time the worker started */
 	char command[1024];	    /* argv[0] of the trainer */
 	char trial[ID_TRIAL_LEN];   /* current trial id, "" when idle */
+	int slot;		    /* slot of a --slots worker, -1: none */
+	long parent;		    /* ... the pid of its worker */
+	const char *gpus;	    /* its devices ("" or NULL: none),
+				       borrowed */
 };
 
 int registry_init(struct registry *rg, const char *root, const char *host,

@@ -458,6 +458,7 @@ int run_trial(const struct run_opts *o, const struct run_job *j,
 					   .outlen = a.so.tail.len,
 					   .errt = a.se.tail.buf,
 					   .errlen = a.se.tail.len,
+					   .gpus = j->gpus,
 				   });
 		if (rc == DEHBQ_ENOMEM)
 			dehbq_errf(err, rc, "out of memory");

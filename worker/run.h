@@ -61,6 +61,8 @@ struct run_job {
 	const char *study;	      /* study id */
 	const struct objectives *obj; /* the declared objectives (n 0: one
 					 loss); NULL: none */
+	const char *gpus;	      /* the slot's devices, DEHBQ_GPUS and the
+					 result's info.gpus; NULL or "": none */
 };
 
 int run_trial(const struct run_opts *o, const struct run_job *j,

@@ -110,7 +110,7 @@ static int ours(const char *entry)
 		"DEHBQ_TRIAL_ID=", "DEHBQ_BUDGET=",	"DEHBQ_CONFIG=",
 		"DEHBQ_RESULT=",   "DEHBQ_WORKDIR=",	"DEHBQ_STUDY=",
 		"DEHBQ_ATTEMPT=",  "DEHBQ_SEED=",	"DEHBQ_PARENT_WORKDIR=",
-		"DEHBQ_P_",	   "DEHBQ_OBJECTIVES=",
+		"DEHBQ_P_",	   "DEHBQ_OBJECTIVES=", "DEHBQ_GPUS=",
 	};
 	size_t i;
 
@@ -146,6 +146,8 @@ static int env_build(struct runenv *e, const struct run_job *j)
 	    (rc = env_add(e, "DEHBQ_ATTEMPT", e->vars.attempt)) ||
 	    (rc = env_add(e, "DEHBQ_SEED", e->vars.seed)) ||
 	    (rc = env_add(e, "DEHBQ_PARENT_WORKDIR", e->vars.parent_workdir)))
+		return rc;
+	if (j->gpus && j->gpus[0] && (rc = env_add(e, "DEHBQ_GPUS", j->gpus)))
 		return rc;
 	if (j->obj && j->obj->n) {
 		objectives_env(j->obj, val, sizeof(val));

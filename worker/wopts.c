@@ -14,6 +14,7 @@
 
 #include "claim.h"
 #include "run.h"
+#include "slots.h"
 #include "spec.h"
 #include "version.h"
 
@@ -46,6 +47,15 @@ static const char usage[] =
 	"0 never\n"
 	"                       (default: the study's "
 	"runtime.max_failures_in_a_row)\n"
+	"  --slots N            run up to N trials at once, each slot a "
+	"worker\n"
+	"                       of its own (default: the GPUs / K, else 1)\n"
+	"  --gpus LIST|auto     GPUs to share out, e.g. 0,1,2,3; auto: the\n"
+	"                       inherited CUDA_VISIBLE_DEVICES (SLURM's),\n"
+	"                       else what nvidia-smi -L lists\n"
+	"  --gpus-per-trial K   GPUs of each slot (default 1)\n"
+	"  --cpus-per-trial C   pin each slot to C cores of its own\n"
+	"  --mem-per-trial SIZE RLIMIT_AS of each slot, suffix K/M/G allowed\n"
 	"  -v, --verbose        log debug records too\n"
 	"  -h, --help           show this help\n"
 	"      --version        print the release and exit\n"
@@ -72,7 +82,7 @@ static int num(const char *opt, const char *s, double *out)
 	return 0;
 }
 
-static int bytes(const char *s, size_t *out)
+static int bytes(const char *opt, const char *s, size_t *out)
 {
 	char *end;
 	double v, m = 1;
@@ -87,12 +97,30 @@ static int bytes(const char *s, size_t *out)
 		m = 1024.0 * 1024 * 1024, end++;
 	if (errno || end == s || *end || !(v >= 0) || v * m > 1e15) {
 		fprintf(stderr,
-			"dehbq-worker: option '--log-cap': '%s' is not a "
-			"size\n",
-			s);
+			"dehbq-worker: option '--%s': '%s' is not a size "
+			"(bytes, suffix K/M/G allowed)\n",
+			opt, s);
 		return -1;
 	}
 	*out = (size_t)(v * m);
+	return 0;
+}
+
+/* An integer option in 1 ... max. */
+static int count(const char *opt, const char *s, int max, int *out)
+{
+	double v;
+
+	if (num(opt, s, &v))
+		return -1;
+	if (v != floor(v) || v < 1 || v > max) {
+		fprintf(stderr,
+			"dehbq-worker: option '--%s': '%s' is not an integer "
+			"in 1 ... %d\n",
+			opt, s, max);
+		return -1;
+	}
+	*out = (int)v;
 	return 0;
 }
 
@@ -110,12 +138,18 @@ int wopts_parse(int argc, char **argv, struct wopts *o)
 		{"heartbeat", required_argument, NULL, 'b'},
 		{"pick", required_argument, NULL, 'k'},
 		{"max-failures-in-a-row", required_argument, NULL, 'F'},
+		{"slots", required_argument, NULL, 'S'},
+		{"gpus", required_argument, NULL, 'G'},
+		{"gpus-per-trial", required_argument, NULL, 'K'},
+		{"cpus-per-trial", required_argument, NULL, 'C'},
+		{"mem-per-trial", required_argument, NULL, 'M'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
 	double d;
+	size_t sz;
 	int c, idx;
 
 	memset(o, 0, sizeof(*o));
@@ -139,7 +173,7 @@ int wopts_parse(int argc, char **argv, struct wopts *o)
 				return -1;
 			break;
 		case 'l':
-			if (bytes(optarg, &o->log_cap))
+			if (bytes("log-cap", optarg, &o->log_cap))
 				return -1;
 			break;
 		case 'p':
@@ -181,6 +215,35 @@ int wopts_parse(int argc, char **argv, struct wopts *o)
 				return -1;
 			}
 			o->max_fail = (long)d;
+			break;
+		case 'S':
+			if (count("slots", optarg, SLOTS_MAX, &o->slots))
+				return -1;
+			break;
+		case 'G':
+			o->gpus = optarg;
+			break;
+		case 'K':
+			if (count("gpus-per-trial", optarg, SLOTS_DEV_MAX,
+				  &o->gpus_per))
+				return -1;
+			break;
+		case 'C':
+			if (count("cpus-per-trial", optarg, SLOTS_CPU_MAX,
+				  &o->cpus_per))
+				return -1;
+			break;
+		case 'M':
+			if (bytes("mem-per-trial", optarg, &sz))
+				return -1;
+			if (sz < (1u << 20)) {
+				fprintf(stderr,
+					"dehbq-worker: option "
+					"'--mem-per-trial': '%s' is below 1M\n",
+					optarg);
+				return -1;
+			}
+			o->mem_per = sz;
 			break;
 		case 'v':
 			o->verbose = 1;

@@ -26,8 +26,13 @@ struct wopts {
 	int pick;	      /* k of the random choice */
 	long max_fail;	      /* failures in a row before exit; -1 = spec's */
 	int verbose;	      /* -v */
-	char **cmd;	      /* argv after "--"; relative file names are
-				 replaced by resolve_relative_args() */
+	int slots;	      /* --slots N, 0: not given */
+	const char *gpus;     /* --gpus LIST|auto, or NULL */
+	int gpus_per;	      /* --gpus-per-trial K, 0: not given (1) */
+	int cpus_per;	      /* --cpus-per-trial C, 0: no pinning */
+	unsigned long long mem_per; /* --mem-per-trial bytes, 0: none */
+	char **cmd;		    /* argv after "--"; relative file names are
+				       replaced by resolve_relative_args() */
 };
 
 /* Parse argv into o, defaults first. */
