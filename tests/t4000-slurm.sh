@@ -21,7 +21,7 @@ for c in slurmctld slurmd sbatch squeue scontrol munged mungekey bash; do
 		skip_all "$c not installed (apt-get install slurmctld slurmd slurm-client munge)"
 done
 
-plan 15
+plan 16
 # munged wants every directory above its socket to be searchable by all
 chmod 755 "$T"
 export SLURM_BASE="$T/slurm"
@@ -116,24 +116,28 @@ check "at least 2 array tasks ran trials (tasks: $(tr '\n' ' ' <"$T/tasks"))" \
 	test "$(wc -l <"$T/tasks")" -ge 2 -a -z "$(grep -v -x '[1-4]' "$T/tasks")"
 
 # SIGTERM through SLURM: scancel --batch --signal=TERM reaches the worker
-# because the sbatch script execs it; the worker releases its claim.
+# because the sbatch script execs it; the worker is a --slots 2 worker
+# (issue 37), and both slots release their claims.
 "$B/dehbq" init "$T/s2" --space "$DEHBQ_SRC/examples/space_branin.json" \
 	--min-budget 1 --max-budget 9 --eta 3 --fevals 3 --seed 3 \
 	--lease 10 --poll 0.2 >/dev/null
 bg "$B/dehbq-orchestrator" "$T/s2" 2>"$T/orch2.log"
-jid2=$(sbatch --parsable --time=5 -o "$T/job2-%j.out" \
-	"$DEHBQ_SRC/deploy/slurm/dehbq-worker.sbatch" "$T/s2" --max-poll 0.5 \
-	-- "$B/bench_trainer" branin '{config}' '{budget}' \
+jid2=$(sbatch --parsable --array=1 --time=5 -o "$T/job2-%A_%a.out" \
+	"$DEHBQ_SRC/deploy/slurm/dehbq-worker.sbatch" "$T/s2" --slots 2 \
+	--max-poll 0.5 -- "$B/bench_trainer" branin '{config}' '{budget}' \
 	--sleep-per-unit 10 2>>"$T/sbatch.err")
-claimed() { [ -n "$(ls "$T/s2/claimed" 2>/dev/null)" ]; }
+claimed() { [ "$(ls "$T/s2/claimed" 2>/dev/null | wc -l)" = 2 ]; }
 wait_for 60 claimed
-check "a single worker job claims a (long) trial" claimed
+check "a --slots 2 worker job claims two (long) trials at once" claimed
+check "its two slots are two workers in workers/, slots 0 and 1" \
+	sh -c "cat '$T/s2'/workers/*.json | grep '\"slot\":' | tr -dc '01\n' | sort | tr '\n' ' ' | grep -qx '0 1 '"
+
 scancel --batch --signal=TERM "$jid2"
 done2() { [ -z "$(squeue -h -j "$jid2" 2>/dev/null)" ]; }
 wait_for 60 done2
 check "SIGTERM: the job ends, COMPLETED with exit 0" \
 	sh -c "scontrol -o show job $jid2 | grep -q 'JobState=COMPLETED.*ExitCode=0:0'"
-check "SIGTERM: the worker released its claim to pending/" \
+check "SIGTERM: both slots released their claims to pending/" \
 	sh -c "test -z \"\$(ls '$T/s2/claimed')\" && test -n \"\$(ls '$T/s2/pending')\""
 
 SLURM_UP=0
