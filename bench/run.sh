@@ -14,7 +14,8 @@
 #      n results, asks/s sustained with 1,000 simulated workers)
 #   4c. multi-objective: bench_mo (hypervolume error at equal cost on
 #      multi-fidelity ZDT1 and ZDT2: random and DEHB's scalarisations) and
-#      bench_mocost (what a tell costs at 1k, 10k, 100k results)
+#      bench_mocost (what a tell costs at 1k, 10k, 100k results);
+#      bench_importance (what dehbq importance costs at 1k and 10k results)
 #   4d. transfer: bench_transfer (leave one task out on the shipped tabular
 #      benchmark: RS, GP, GCP, CTS, GCP+prior, DEHB, DEHB+prior, ASHA,
 #      ASHA+GCP)
@@ -130,6 +131,12 @@ run_workers() {
 		return 1
 	fi
 	rw_i=0 rw_pids=
+	if [ "${RW_SLOTS:-0}" = 1 ]; then # one worker of rw_k slots
+		"$B/dehbq-worker" --study "$rw_d" --slots "$rw_k" --idle-exit 60 \
+			--max-poll 1 -- "$B/noop_trainer" "$@" 2>>"$rw_d.wlog" &
+		rw_pids=$!
+		rw_i=$rw_k
+	fi
 	while [ $rw_i -lt "$rw_k" ]; do
 		"$B/dehbq-worker" --study "$rw_d" --idle-exit 60 --max-poll 1 \
 			-- "$B/noop_trainer" "$@" 2>>"$rw_d.wlog" &
@@ -342,29 +349,32 @@ rm -rf "$d" "$d".*
 echo
 
 # ---------------------------------------------------------------- 3. utilisation
-echo "== 3. utilisation (W dehbq-workers, fixed trial time) =="
+echo "== 3. utilisation (W dehbq-workers, or one worker of W slots, fixed trial time) =="
+# FORM: workers (W processes) or slots (one dehbq-worker --slots W)
 if [ "$MODE" = full ]; then
-	UCASES="64:0.5:10 256:0.5:10 64:2:5 256:2:5"
+	UCASES="64:0.5:10 256:0.5:10 64:2:5 256:2:5 16:0.5:10:slots 64:0.5:10:slots"
 else
-	UCASES="16:0.2:8"
+	UCASES="16:0.2:8 16:0.2:8:slots"
 fi
 UT=$OUT/utilisation.csv
-echo "fs,workers,trial_s,trials,makespan_s,busy_s,utilisation,idle_startup,idle_gaps,idle_tail,lat_p50_ms,lat_p99_ms" >"$UT"
-printf '%-6s %5s %7s %6s %10s %9s %7s %8s %8s %8s %7s %7s\n' fs W trial_s trials makespan_s busy_s util startup gaps tail p50_ms p99_ms
+echo "fs,workers,trial_s,trials,makespan_s,busy_s,utilisation,idle_startup,idle_gaps,idle_tail,lat_p50_ms,lat_p99_ms,form" >"$UT"
+printf '%-6s %5s %7s %6s %10s %9s %7s %8s %8s %8s %7s %7s %7s\n' fs W trial_s trials makespan_s busy_s util startup gaps tail p50_ms p99_ms form
 UROOT=${WSHM:-$WDISK}
 UFS=$(fstype "$UROOT")
 for c in $UCASES; do
 	w=${c%%:*} rest=${c#*:}
 	s=${rest%%:*} reps=${rest#*:}
+	form=workers
+	case $reps in *:slots) reps=${reps%:slots} form=slots ;; esac
 	n=$((w * reps))
-	d=$UROOT/util-$w-$s
-	if run_workers "$d" "$w" "$n" 0 "$s"; then
+	d=$UROOT/util-$w-$s-$form
+	if RW_SLOTS=$([ $form = slots ] && echo 1 || echo 0) run_workers "$d" "$w" "$n" 0 "$s"; then
 		u=$(sget util)
-		printf '%-6s %5s %7s %6s %10s %9s %7s %8s %8s %8s %7s %7s\n' "$UFS" "$w" "$s" "$n" \
+		printf '%-6s %5s %7s %6s %10s %9s %7s %8s %8s %8s %7s %7s %7s\n' "$UFS" "$w" "$s" "$n" \
 			"$(sget makespan_s)" "$(sget busy_s)" "$u" "$(sget idle_startup)" \
-			"$(sget idle_gaps)" "$(sget idle_tail)" "$(sget lat_p50_ms)" "$(sget lat_p99_ms)"
-		echo "$UFS,$w,$s,$n,$(sget makespan_s),$(sget busy_s),$u,$(sget idle_startup),$(sget idle_gaps),$(sget idle_tail),$(sget lat_p50_ms),$(sget lat_p99_ms)" >>"$UT"
-		goal "utilisation W=$w with ${s} s trials" "$(calc "$u * 100" %.1f)%" ">= 98%" "$u >= 0.98"
+			"$(sget idle_gaps)" "$(sget idle_tail)" "$(sget lat_p50_ms)" "$(sget lat_p99_ms)" "$form"
+		echo "$UFS,$w,$s,$n,$(sget makespan_s),$(sget busy_s),$u,$(sget idle_startup),$(sget idle_gaps),$(sget idle_tail),$(sget lat_p50_ms),$(sget lat_p99_ms),$form" >>"$UT"
+		goal "utilisation W=$w ($form) with ${s} s trials" "$(calc "$u * 100" %.1f)%" ">= 98%" "$u >= 0.98"
 	fi
 	rm -rf "$d" "$d".*
 done
@@ -490,6 +500,21 @@ if "$B/bench_mocost" $MC >"$OUT/mocost.txt" 2>&1; then
 else
 	cat "$OUT/mocost.txt"
 	broken "bench_mocost"
+fi
+# what dehbq importance costs: the fANOVA forest at 1,000 and 10,000 results
+if [ "$MODE" = full ]; then BI="--sizes 1000,10000,20000"; else BI="--sizes 1000,10000"; fi
+# shellcheck disable=SC2086
+if "$B/bench_importance" $BI >"$OUT/importance.txt" 2>&1; then
+	cat "$OUT/importance.txt"
+	# rows: results params seconds imp_a imp_b
+	for n in 1000 10000; do
+		s=$(awk -v n=$n '!/^#/ && $1 == n { print $3 }' "$OUT/importance.txt")
+		lim=$([ $n = 1000 ] && echo 1 || echo 10)
+		goal "dehbq importance (fANOVA, 64 trees) at $n results" "${s:-nan} s" "< $lim s" "${s:-1e9} < $lim"
+	done
+else
+	cat "$OUT/importance.txt"
+	broken "bench_importance"
 fi
 echo
 

@@ -40,6 +40,7 @@ int cli_stop(int argc, char **argv);
 int cli_requeue(int argc, char **argv);
 int cli_extend(int argc, char **argv);
 int cli_pareto(int argc, char **argv);
+int cli_importance(int argc, char **argv);
 
 /* Print "dehbq <cmd>: <msg>" to stderr; returns code. */
 int cli_fail(const char *cmd, int code, const char *fmt, ...)

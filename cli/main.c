@@ -23,6 +23,7 @@ static const char usage[] =
 	"  export STUDY        every evaluation as CSV or JSON lines\n"
 	"  best STUDY          the best configuration as JSON\n"
 	"  pareto STUDY        a multi-objective study's Pareto front\n"
+	"  importance STUDY    which hyperparameters mattered (fANOVA)\n"
 	"  plot STUDY -o F.svg incumbent and evaluations as an SVG\n"
 	"  report STUDY -o F.html  everything about a study in one HTML page\n"
 	"  workers STUDY       the worker registry\n"
@@ -38,13 +39,21 @@ static const struct {
 	const char *name;		   /* subcommand */
 	int (*run)(int argc, char **argv); /* its entry point */
 } commands[] = {
-	{"init", cli_init},	{"validate", cli_validate},
-	{"status", cli_status}, {"trials", cli_trials},
-	{"show", cli_show},	{"export", cli_export},
-	{"best", cli_best},	{"plot", cli_plot},
-	{"report", cli_report}, {"workers", cli_workers},
-	{"stop", cli_stop},	{"requeue", cli_requeue},
-	{"extend", cli_extend}, {"pareto", cli_pareto},
+	{"init", cli_init},
+	{"validate", cli_validate},
+	{"status", cli_status},
+	{"trials", cli_trials},
+	{"show", cli_show},
+	{"export", cli_export},
+	{"best", cli_best},
+	{"plot", cli_plot},
+	{"report", cli_report},
+	{"workers", cli_workers},
+	{"stop", cli_stop},
+	{"requeue", cli_requeue},
+	{"extend", cli_extend},
+	{"pareto", cli_pareto},
+	{"importance", cli_importance},
 };
 
 int main(int argc, char **argv)

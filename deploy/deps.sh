@@ -17,7 +17,7 @@ build="gcc make pkg-config libcjson-dev uuid-dev check liblapacke-dev libopenbla
 test="clang libclang-rt-14-dev clang-format python3 perl procps psmisc
 	util-linux iproute2 bc slurmctld slurmd slurm-client munge
 	sshfs openssh-server openssh-client fuse3 faketime strace inotify-tools
-	python3-pandas python3-sklearn python3-scipy chromium"
+	python3-pandas python3-sklearn python3-scipy python3-optuna chromium"
 case $what in
 build) pkgs=$build ;;
 test) pkgs="$build $test" ;;

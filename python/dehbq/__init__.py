@@ -5,9 +5,10 @@
     rows = dehbq.load_study("study") # every evaluation (a DataFrame when
                                      # pandas is installed)
     cfg = dehbq.best("study")        # the best configuration, as a dict
+    imp = dehbq.importance("study")  # {"lr": 0.61, ...}: which mattered
 
-load_study() and best() run the dehbq command (dehbq export --jsonl -,
-dehbq best) without a shell, so they see exactly what the command sees and
+load_study(), best() and importance() run the dehbq command (dehbq export
+--jsonl -, dehbq best, dehbq importance) without a shell, so they see exactly what the command sees and
 need it: on PATH, in $DEHBQ_CLI, or given as cli=.  Pure Python, no
 dependency; pandas is optional.
 """
@@ -20,7 +21,8 @@ import subprocess
 from . import trial
 
 __version__ = "0.3.0"
-__all__ = ["trial", "load_study", "best", "StudyError", "__version__"]
+__all__ = ["trial", "load_study", "best", "importance", "StudyError",
+           "__version__"]
 
 
 class StudyError(RuntimeError):
@@ -83,3 +85,27 @@ def best(path, any_fidelity=False, cli=None):
     if any_fidelity:
         args.append("--any-fidelity")
     return json.loads(_run(cli, args))
+
+
+def importance(path, fidelity=None, objective=None, detail=False, cli=None):
+    """Each parameter's fANOVA importance at one fidelity, as a dict
+    {parameter: fraction of the loss's variance it explains on its own},
+    most important first (dehbq importance: a random forest of 64 trees
+    with the study's seed, so the same study gives the same numbers).
+
+    fidelity: None is the highest fidelity with enough ok results; a
+    number is that fidelity.  objective: which objective of a
+    multi-objective study (default the first declared).  detail=True gives
+    the rows instead: dicts with parameter, importance, std (over the
+    trees), fidelity, results and trees.  StudyError when no fidelity has
+    enough results."""
+    args = ["importance", os.fspath(path), "--format", "jsonl"]
+    if fidelity is not None:
+        args += ["--fidelity", repr(float(fidelity))]
+    if objective is not None:
+        args += ["--objective", str(objective)]
+    rows = [json.loads(line) for line in _run(cli, args).splitlines()
+            if line]
+    if detail:
+        return rows
+    return {r["parameter"]: r["importance"] for r in rows}
