@@ -143,6 +143,35 @@ int cli_scan_trials(const char *cmd, const char *root, const struct spec *s,
 		    unsigned flags, int (*fn)(void *arg, struct cli_row *row),
 		    void *arg);
 
+/*
+ * The points of dehbq importance (importance.c), which the report's
+ * importance section shares: a study's ok results as unit-cube vectors
+ * (as the optimiser drew them: an inactive parameter keeps its draw) and
+ * the loss, or objective obj (>= 0) of a multi-objective study.
+ * Ownership: the arrays are the struct's (cli_imp_free); s is borrowed.
+ */
+struct cli_imp {
+	const struct spec *s;
+	int dim, obj;
+	size_t n, cap;
+	double *fid, *x, *y; /* n, n x dim, n */
+};
+void cli_imp_init(struct cli_imp *c, const struct spec *s, int obj);
+/* Add row when it is an ok result with a finite value; -1: no memory. */
+int cli_imp_add(struct cli_imp *c, const struct cli_row *row);
+void cli_imp_free(struct cli_imp *c);
+/* Results that are enough at a fidelity: max(10, 2 x parameters). */
+size_t cli_imp_need(int dim);
+/*
+ * The fANOVA importances of the points at fidelity fid (forest.h: 64
+ * trees of depth 64, the study's seed) into mean and sd (dim each); *m
+ * points, *used trees.  DEHBQ_EINVAL with fewer than 2 points.
+ */
+int cli_imp_fit(const struct cli_imp *c, double fid, double *mean, double *sd,
+		int *m, int *used);
+/* ord: the dimensions by importance, most first (ties: space order). */
+void cli_imp_order(const double *mean, int dim, int *ord);
+
 /* ---- front.c: a multi-objective study's Pareto front ---- */
 
 /* Results with every objective (at the maximum fidelity, or any), by

@@ -48,20 +48,30 @@ static const char imp_usage[] =
 	"multi-objective study (default the first declared).  Inactive\n"
 	"conditional parameters are imputed with the optimiser's draw.\n";
 
-/* The ok results, as points. */
-struct imp_ctx {
-	const struct spec *s; /* borrowed */
-	int obj;	      /* objective index, -1: the loss */
-	int dim;
-	size_t n, cap;
-	double *fid; /* n */
-	double *x;   /* n x dim */
-	double *y;   /* n */
-};
-
-static int imp_row(void *arg, struct cli_row *row)
+size_t cli_imp_need(int dim)
 {
-	struct imp_ctx *c = arg;
+	return 2 * (size_t)dim > IMP_MIN_RESULTS ? 2 * (size_t)dim
+						 : IMP_MIN_RESULTS;
+}
+
+void cli_imp_init(struct cli_imp *c, const struct spec *s, int obj)
+{
+	memset(c, 0, sizeof(*c));
+	c->s = s;
+	c->obj = obj;
+	c->dim = space_dim(s->space);
+}
+
+void cli_imp_free(struct cli_imp *c)
+{
+	free(c->fid);
+	free(c->x);
+	free(c->y);
+	memset(c, 0, sizeof(*c));
+}
+
+int cli_imp_add(struct cli_imp *c, const struct cli_row *row)
+{
 	double y[OBJECTIVES_MAX], v = row->r.loss;
 	char why[256];
 
@@ -99,6 +109,36 @@ static int imp_row(void *arg, struct cli_row *row)
 	return 0;
 }
 
+int cli_imp_fit(const struct cli_imp *c, double fid, double *mean, double *sd,
+		int *m, int *used)
+{
+	double *x = malloc((c->n + 1) * (size_t)c->dim * sizeof(double));
+	double *y = malloc((c->n + 1) * sizeof(double));
+	struct forest_opts fo = {64, 64, c->s->seed};
+	size_t i;
+	int rc = DEHBQ_ENOMEM;
+
+	*m = *used = 0;
+	if (x && y) {
+		for (i = 0; i < c->n; i++)
+			if (c->fid[i] == fid) {
+				memcpy(x + (size_t)*m * c->dim,
+				       c->x + i * (size_t)c->dim,
+				       (size_t)c->dim * sizeof(double));
+				y[(*m)++] = c->y[i];
+			}
+		rc = forest_importance(x, y, *m, c->dim, &fo, mean, sd, used);
+	}
+	free(x);
+	free(y);
+	return rc;
+}
+
+static int imp_row(void *arg, struct cli_row *row)
+{
+	return cli_imp_add(arg, row);
+}
+
 struct imp_out {
 	int format; /* 0 table, 1 csv, 2 jsonl */
 	const struct spec *s;
@@ -106,32 +146,17 @@ struct imp_out {
 };
 
 /* The importances at fidelity f, printed. */
-static int imp_at(struct imp_ctx *c, struct imp_out *o, double f)
+static int imp_at(struct cli_imp *c, struct imp_out *o, double f)
 {
-	double *x = malloc(c->n * (size_t)c->dim * sizeof(double));
-	double *y = malloc(c->n * sizeof(double));
 	double *mean = malloc((size_t)c->dim * sizeof(double));
 	double *sd = malloc((size_t)c->dim * sizeof(double));
 	int *ord = malloc((size_t)c->dim * sizeof(int));
-	struct forest_opts fo = {64, 64, c->s->seed};
-	int i, j, k, m = 0, used = 0, rc = DEHBQ_ENOMEM;
+	int j, k, m = 0, used = 0, rc = DEHBQ_ENOMEM;
 
-	if (!x || !y || !mean || !sd || !ord)
+	if (!mean || !sd || !ord ||
+	    (rc = cli_imp_fit(c, f, mean, sd, &m, &used)))
 		goto out;
-	for (i = 0; i < (int)c->n; i++)
-		if (c->fid[i] == f) {
-			memcpy(x + (size_t)m * c->dim,
-			       c->x + (size_t)i * c->dim,
-			       (size_t)c->dim * sizeof(double));
-			y[m++] = c->y[i];
-		}
-	if ((rc = forest_importance(x, y, m, c->dim, &fo, mean, sd, &used)))
-		goto out;
-	for (j = 0; j < c->dim; j++) { /* by importance, then space order */
-		for (k = j; k > 0 && mean[ord[k - 1]] < mean[j]; k--)
-			ord[k] = ord[k - 1];
-		ord[k] = j;
-	}
+	cli_imp_order(mean, c->dim, ord);
 	if (o->format == 0 && !o->rows++)
 		printf("%-24s %10s %8s %10s %8s\n", "parameter", "importance",
 		       "std", "fidelity", "results");
@@ -156,12 +181,21 @@ static int imp_at(struct imp_ctx *c, struct imp_out *o, double f)
 		}
 	}
 out:
-	free(x);
-	free(y);
 	free(mean);
 	free(sd);
 	free(ord);
 	return rc;
+}
+
+void cli_imp_order(const double *mean, int dim, int *ord)
+{
+	int j, k;
+
+	for (j = 0; j < dim; j++) { /* by importance, then space order */
+		for (k = j; k > 0 && mean[ord[k - 1]] < mean[j]; k--)
+			ord[k] = ord[k - 1];
+		ord[k] = j;
+	}
 }
 
 static int cmp_fid_desc(const void *a, const void *b)
@@ -176,7 +210,7 @@ static int cmp_fid_desc(const void *a, const void *b)
  * all with enough results; -1: the highest with enough), highest first.
  * need: results that are enough.
  */
-static int imp_pick(const struct imp_ctx *c, double want, size_t need,
+static int imp_pick(const struct cli_imp *c, double want, size_t need,
 		    double *fids, size_t *nf)
 {
 	size_t i, j, k = 0;
@@ -220,7 +254,7 @@ int cli_importance(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	struct imp_ctx c;
+	struct cli_imp c;
 	struct imp_out o = {0, NULL, 0};
 	const char *objname = NULL;
 	double want = -1, *fids = NULL;
@@ -268,12 +302,9 @@ int cli_importance(int argc, char **argv)
 				       "need exactly one STUDY");
 	if ((rc = cli_open_study("importance", argv[optind], &s)))
 		return rc;
-	memset(&c, 0, sizeof(c));
-	c.s = &s;
 	o.s = &s;
-	c.dim = space_dim(s.space);
-	need = 2 * (size_t)c.dim > IMP_MIN_RESULTS ? 2 * (size_t)c.dim
-						   : IMP_MIN_RESULTS;
+	cli_imp_init(&c, &s, -1);
+	need = cli_imp_need(c.dim);
 	if (imp_objective(&s, objname, &c.obj)) {
 		rc = cli_fail("importance", CLI_EINPUT,
 			      "--objective '%s': not an objective of %s "
@@ -307,9 +338,7 @@ int cli_importance(int argc, char **argv)
 		rc = cli_fail("importance", CLI_ESYS, "out of memory");
 out:
 	free(fids);
-	free(c.fid);
-	free(c.x);
-	free(c.y);
+	cli_imp_free(&c);
 	spec_release(&s);
 	return rc;
 }

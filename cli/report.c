@@ -6,8 +6,8 @@
  * earlier attempts of requeued trials too) into struct rep, and the page:
  * a summary with the best configurations, then one <section> per view,
  * each with a fixed id (summary, progress, evaluations, parameters,
- * parallel, workers, failures, brackets).  Charts are inline SVG drawn
- * by report_charts.c; hovering a point shows its <title>.  No script, no
+ * importance, parallel, workers, failures, brackets).  Charts are inline SVG
+ * drawn by report_charts.c; hovering a point shows its <title>.  No script, no
  * style sheet and no font come from anywhere else: the file opens offline.
  *
  * Memory: one struct rep_eval and dim doubles per evaluation, plus each
@@ -37,9 +37,10 @@ static const char report_usage[] =
 	"\n"
 	"Write one self-contained HTML page about the study: the best\n"
 	"configurations, the incumbent over wall time and over cost per\n"
-	"fidelity, every evaluation, each parameter against the loss,\n"
-	"parallel coordinates, the worker timeline with its outages, the\n"
-	"failures and the brackets.  No network access is needed to view it.\n"
+	"fidelity, every evaluation, each parameter against the loss, which\n"
+	"parameters mattered (dehbq importance), parallel coordinates, the\n"
+	"worker timeline with its outages, the failures and the brackets.\n"
+	"No network access is needed to view it.\n"
 	"FILE '-' is standard output; a FILE is replaced atomically.\n";
 
 void rep_free(struct rep *r)
@@ -56,6 +57,7 @@ void rep_free(struct rep *r)
 	free(r->vec);
 	free(r->best_cfg[0]);
 	free(r->best_cfg[1]);
+	cli_imp_free(&r->imp);
 }
 
 const char *rep_fid_color(const struct rep *r, double fid)
@@ -149,7 +151,7 @@ static int collect(void *arg, struct cli_row *row)
 
 	if (!row->has_result)
 		return 0;
-	if ((r->n == r->cap && grow(r)) ||
+	if (cli_imp_add(&r->imp, row) || (r->n == r->cap && grow(r)) ||
 	    (w = worker_index(r, row->r.host, row->r.worker)) < 0)
 		goto oom;
 	e = &r->ev[r->n];
@@ -436,6 +438,13 @@ static int write_all(void *arg, FILE *f)
 	      "against the loss</h2>\n",
 	      f);
 	rep_chart_params(f, r);
+	fputs("</section>\n<section id=\"importance\"><h2>Which "
+	      "parameters mattered</h2>\n",
+	      f);
+	if (rep_chart_importance(f, r)) {
+		r->oom = 1;
+		return cli_fail("report", CLI_ESYS, "fatal: out of memory");
+	}
 	fputs("</section>\n<section id=\"parallel\"><h2>Parallel "
 	      "coordinates</h2>\n",
 	      f);
@@ -490,6 +499,7 @@ int cli_report(int argc, char **argv)
 	r.spec = &s;
 	r.dim = space_dim(s.space);
 	r.best_i[0] = r.best_i[1] = -1;
+	cli_imp_init(&r.imp, &s, s.obj.n ? 0 : -1);
 	if (cli_scan_trials("report", argv[optind], &s,
 			    CLI_SCAN_ARCHIVE | CLI_SCAN_ATTEMPTS, collect,
 			    &r) ||

@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cli.h" /* struct cli_imp */
+
 #define REP_MAXFID 64 /* distinct fidelities kept apart; more share black */
 
 struct spec;
@@ -38,8 +40,10 @@ struct rep {
 	int nworkers, capw;
 	double fids[REP_MAXFID]; /* distinct fidelities, ascending */
 	int nfid;
-	char *best_cfg[2]; /* config JSON of the best at max / any, owned */
-	long best_i[2];	   /* their index in ev, -1: none */
+	char *best_cfg[2];  /* config JSON of the best at max / any, owned */
+	long best_i[2];	    /* their index in ev, -1: none */
+	struct cli_imp imp; /* the ok results, as dehbq importance reads
+			       them (its own order) */
 	int oom;
 };
 
@@ -54,5 +58,8 @@ void rep_chart_params(FILE *f, const struct rep *r);
 void rep_chart_parallel(FILE *f, const struct rep *r);
 /* Returns -1 when out of memory. */
 int rep_chart_workers(FILE *f, const struct rep *r);
+/* A bar chart of the fANOVA importances per fidelity with enough
+ * results, as dehbq importance --fidelity all; -1 when out of memory. */
+int rep_chart_importance(FILE *f, const struct rep *r);
 
 #endif

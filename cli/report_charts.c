@@ -7,6 +7,7 @@
  * and the worker timeline with utilisation and outages.  Every point and
  * bar carries a <title>, which a browser shows on hover.
  */
+#include "err.h"
 #include "report.h"
 
 #include "space.h"
@@ -398,4 +399,102 @@ int rep_chart_workers(FILE *f, const struct rep *r)
 		fprintf(f, "<p>the first %d of %d workers</p>\n", lanes,
 			r->nworkers);
 	return 0;
+}
+
+/* One panel of bars: the importances at one fidelity, most first. */
+static void importance_panel(FILE *f, const struct rep *r,
+			     const struct svg_panel *p, const double *mean,
+			     const double *sd, const int *ord, double fid,
+			     int m)
+{
+	char title[96];
+	int k;
+
+	snprintf(title, sizeof(title), "fidelity %g (%d results)", fid, m);
+	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-weight=\"bold\">", p->x0,
+		p->y0 - 8);
+	svg_text(f, title);
+	fputs("</text>\n", f);
+	for (k = 0; k < r->dim; k++) {
+		int j = ord[k];
+		double y = p->y0 + 22 * k, w = (p->x1 - p->x0) * mean[j];
+		double lo = mean[j] - sd[j] < 0 ? 0 : mean[j] - sd[j];
+		double hi = mean[j] + sd[j] > 1 ? 1 : mean[j] + sd[j];
+
+		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">",
+			p->x0 - 6, y + 13);
+		svg_text(f, space_param_name(r->spec->space, j));
+		fprintf(f,
+			"</text>\n<rect class=\"imp\" x=\"%.1f\" y=\"%.1f\" "
+			"width=\"%.1f\" height=\"16\" fill=\"%s\"><title>",
+			p->x0, y + 2, w, rep_fid_color(r, fid));
+		svg_text(f, space_param_name(r->spec->space, j));
+		fprintf(f,
+			": %.4f &#177; %.4f</title></rect>\n<line x1=\"%.1f\" "
+			"y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+			"stroke=\"#333\"/>\n"
+			"<text x=\"%.1f\" y=\"%.1f\">%.3f</text>\n",
+			mean[j], sd[j], p->x0 + (p->x1 - p->x0) * lo, y + 10,
+			p->x0 + (p->x1 - p->x0) * hi, y + 10,
+			p->x0 + (p->x1 - p->x0) * hi + 4, y + 14, mean[j]);
+	}
+}
+
+int rep_chart_importance(FILE *f, const struct rep *r)
+{
+	const struct cli_imp *c = &r->imp;
+	size_t need = cli_imp_need(r->dim), cnt;
+	double *mean = malloc((size_t)r->dim * sizeof(double));
+	double *sd = malloc((size_t)r->dim * sizeof(double));
+	int *ord = malloc((size_t)r->dim * sizeof(int));
+	int i, k, panels = 0, m, used, rc = -1;
+	size_t j;
+
+	if (!mean || !sd || !ord)
+		goto out;
+	fprintf(f,
+		"<p>fANOVA: the fraction of the loss's variance each parameter "
+		"explains on its own, from a random forest (64 trees, the "
+		"study's seed) fitted to the ok results at each fidelity with "
+		"at least %zu of them; the line is one standard deviation over "
+		"the trees; the rest of the variance is interactions.  The "
+		"numbers are <code>dehbq importance --fidelity all</code>'s."
+		"</p>\n",
+		need);
+	for (i = 0; i < r->nfid; i++) {
+		for (j = cnt = 0; j < c->n; j++)
+			cnt += c->fid[j] == r->fids[i];
+		panels += cnt >= need;
+	}
+	if (!panels) {
+		none(f, "not enough ok results at any fidelity yet");
+		rc = 0;
+		goto out;
+	}
+	svg_open(f, 1100, ((panels + 1) / 2) * (22 * r->dim + 50) + 10);
+	for (i = r->nfid - 1, k = 0; i >= 0; i--) {
+		struct svg_panel p;
+
+		for (j = cnt = 0; j < c->n; j++)
+			cnt += c->fid[j] == r->fids[i];
+		if (cnt < need)
+			continue;
+		if (cli_imp_fit(c, r->fids[i], mean, sd, &m, &used) ==
+		    DEHBQ_ENOMEM)
+			goto out;
+		cli_imp_order(mean, r->dim, ord);
+		p.x0 = 170 + (k % 2) * 550;
+		p.x1 = p.x0 + 320;
+		p.y0 = 30 + (k / 2) * (22 * r->dim + 50);
+		p.y1 = p.y0 + 22 * r->dim;
+		importance_panel(f, r, &p, mean, sd, ord, r->fids[i], m);
+		k++;
+	}
+	fputs("</svg>\n", f);
+	rc = 0;
+out:
+	free(mean);
+	free(sd);
+	free(ord);
+	return rc;
 }

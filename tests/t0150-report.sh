@@ -1,8 +1,9 @@
 #!/bin/sh
 # t0150: dehbq report.  A finished study with failures (one of them
 # reports hostile text) gives one self-contained HTML page: every section
-# is there, nothing is fetched from elsewhere, the failures and the best
-# agree with dehbq trials and dehbq best, and hostile text is escaped.
+# is there (the importance section too, issue 39), nothing is fetched
+# from elsewhere, the failures and the best agree with dehbq trials and
+# dehbq best, and hostile text is escaped.
 # Then a real browser (headless Chromium) loads it: it renders, the DOM
 # has every section and its charts, no script runs, and the console is
 # clean.
@@ -39,8 +40,8 @@ best=$("$B/dehbq" best "$T/s" | sed 's/.*"id":"\([0-9]*\)".*/\1/')
 check "the page has every section, the failures ($nfail) and the best ($best)" python3 -c '
 import sys
 from html.parser import HTMLParser
-want = ["summary", "progress", "evaluations", "parameters", "parallel",
-        "workers", "failures", "brackets"]
+want = ["summary", "progress", "evaluations", "parameters", "importance",
+        "parallel", "workers", "failures", "brackets"]
 class P(HTMLParser):
     def __init__(s):
         super().__init__(); s.ids = []; s.svg = 0; s.bad = []
@@ -54,7 +55,7 @@ class P(HTMLParser):
 text = open(sys.argv[1]).read()
 p = P(); p.feed(text)
 assert p.ids == want, p.ids
-assert p.svg >= 5, p.svg
+assert p.svg >= 6, p.svg
 assert not p.bad, p.bad
 assert "Failures (%s)" % sys.argv[2] in text, "failure count"
 assert "trial %s, fidelity 9" % sys.argv[3] in text, "best"
@@ -93,10 +94,13 @@ check "chromium loads the page" test -s "$T/dom.html"
 check "... its DOM has every section, with charts" python3 -c '
 import sys, re
 d = open(sys.argv[1]).read()
-for s in ["summary", "progress", "evaluations", "parameters", "parallel",
-          "workers", "failures", "brackets"]:
+for s in ["summary", "progress", "evaluations", "parameters", "importance",
+          "parallel", "workers", "failures", "brackets"]:
     assert re.search(r"<section id=\"%s\"" % s, d), s
-assert d.count("<svg") >= 5 and d.count("<circle") >= 20
+assert d.count("<svg") >= 6 and d.count("<circle") >= 20
+# the importance section: a bar per parameter (3) per fidelity charted
+imp = d.split("<section id=\"importance\"")[1].split("</section>")[0]
+assert imp.count("class=\"imp\"") >= 3 and imp.count("class=\"imp\"") % 3 == 0, imp[:300]
 ' "$T/dom.html"
 check "... and no script element" sh -c "! grep -q '<script' '$T/dom.html'"
 cr --screenshot="$T/r.png" --window-size=1200,2400 "file://$T/r.html" >/dev/null
