@@ -11,15 +11,18 @@
 
 . "${DEHBQ_SRC:-$(cd "$(dirname "$0")/.." && pwd)}/tests/lib.sh"
 trap cleanup EXIT
-plan 19
+plan 20
+# the worker sets these per slot unless the operator did: start without
+unset OMP_NUM_THREADS OPENBLAS_NUM_THREADS MKL_NUM_THREADS
 
 # The trainer: logs "ID start|end CUDA_VISIBLE_DEVICES DEHBQ_GPUS cores"
 # (one short O_APPEND write each), and the first BARRIER trials wait
 # until all of them have started.
 cat >"$T/trainer.sh" <<'EOF'
 #!/bin/sh
+echo $$ >>"$LOG.pids"
 cores=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status)
-echo "$DEHBQ_TRIAL_ID start ${CUDA_VISIBLE_DEVICES-unset} ${DEHBQ_GPUS-unset} $cores ${OMP_NUM_THREADS-unset}" >>"$LOG"
+echo "$DEHBQ_TRIAL_ID start ${CUDA_VISIBLE_DEVICES-unset} ${DEHBQ_GPUS-unset} $cores ${OMP_NUM_THREADS-unset} $(ulimit -v)" >>"$LOG"
 id=$(expr "$DEHBQ_TRIAL_ID" + 0)
 if [ "$id" -lt "$BARRIER" ]; then
 	touch "$BAR/$id"
@@ -73,7 +76,7 @@ run_slots() {
 # end order from the log's lines, which are appended in time order)
 no_shared_device() {
 	awk '
-	$2 == "start" { n = split($3, d, ","); for (i = 1; i <= n; i++) { if (busy[d[i]]) bad = bad " " d[i]; busy[d[i]] = $1 } }
+	$2 == "start" { n = split($3, d, ","); for (i = 1; i <= n; i++) { if (busy[d[i]]) bad = bad " " d[i]; busy[d[i]] = 1 } }
 	$2 == "end" { n = split($3, d, ","); for (i = 1; i <= n; i++) busy[d[i]] = 0 }
 	END { if (bad != "") { print "# shared:" bad; exit 1 } }' "$1"
 }
@@ -123,9 +126,12 @@ check "(c) --gpus auto with CUDA_VISIBLE_DEVICES=3,5: two slots, devices 3 and 5
 )
 check "(d) --gpus auto: nvidia-smi's 3 GPUs, one slot each" \
 	eval '[ "$(grep " start " "$T/d.trials" | cut -d" " -f3 | sort | tr "\n" " ")" = "0 1 2 " ]'
+mkdir -p "$T/nogpu" # an nvidia-smi that finds no GPU, before any real one
+printf '#!/bin/sh\necho "NVIDIA-SMI has failed" >&2\nexit 9\n' >"$T/nogpu/nvidia-smi"
+chmod +x "$T/nogpu/nvidia-smi"
 (
 	unset CUDA_VISIBLE_DEVICES
-	PATH=/usr/bin:/bin run_slots e 2 1 --gpus auto
+	PATH=$T/nogpu:$PATH run_slots e 2 1 --gpus auto
 )
 check "(e) --gpus auto with no nvidia-smi: one slot, no GPU, one warning" \
 	eval '[ "$(grep -c "no GPU found" "$T/e.log")" = 1 ] &&
@@ -138,12 +144,18 @@ if [ "$ncpu" -ge 2 ]; then
 	check "(f) --cpus-per-trial 1: two trials at once on disjoint single cores, OMP_NUM_THREADS=1" \
 		eval '[ "$(grep " start " "$LOG" | cut -d" " -f5 | sort -u | wc -l)" = 2 ] &&
 		! grep " start " "$LOG" | cut -d" " -f5 | grep -q "[,-]" &&
-		[ "$(grep -c " 1$" "$LOG")" = 2 ]'
+		[ "$(grep " start " "$LOG" | cut -d" " -f6 | tr "\n" " ")" = "1 1 " ]'
 else
 	run_slots f 2 1 --slots 2 --cpus-per-trial 1
 	check "(f) --cpus-per-trial 1 with one core: --slots 2 is refused" \
 		grep -q "need 2 cores" "$T/f.log"
 fi
+
+# --mem-per-trial: the trainer's address-space limit, not the worker's
+run_slots m 2 1 --mem-per-trial 512M
+check "(m) --mem-per-trial 512M: each trainer's ulimit -v is 524288 KiB, and both trials ran" \
+	eval '[ "$(grep " start " "$LOG" | cut -d" " -f7 | tr "\n" " ")" = "524288 524288 " ] &&
+	[ "$(ls "$S/results" | wc -l)" = 2 ]'
 
 # 6. Bad options: one line naming the option, exit 100, nothing run
 bad() {
@@ -157,7 +169,9 @@ check "(g) a bad device id, a repeated one, --gpus-per-trial without --gpus" \
 	eval 'bad --gpus "0;rm" && grep -q "not a device id" "$T/bad.log" &&
 	bad --gpus 1,1 && grep -q "listed twice" "$T/bad.log" &&
 	bad --gpus-per-trial 2 && grep -q "needs --gpus" "$T/bad.log" &&
-	bad --slots 0 && grep -q "slots" "$T/bad.log"'
+	bad --slots 0 && grep -q "slots" "$T/bad.log" &&
+	bad --gpus 0 --gpus-per-trial 2 && grep -q "needs more than" "$T/bad.log" &&
+	bad --gpus all && grep -q "not a device id" "$T/bad.log"'
 
 # 7. SIGTERM releases every claim; kill -9 kills every slot and leaves
 # the claims to expire (their heartbeats stop)
@@ -188,8 +202,11 @@ hold k
 slots=$(sed -n 's/.*"pid":[[:space:]]*\([0-9]*\).*/\1/p' "$S"/workers/*.json)
 kill -9 $wpid
 wait $wpid 2>/dev/null
-gone() {
-	for p in $slots; do kill -0 "$p" 2>/dev/null && return 1; done
+gone() { # a zombie that no init reaps is gone too
+	for p in $slots; do
+		kill -0 "$p" 2>/dev/null && ! grep -q '^State:.*Z' /proc/"$p"/status 2>/dev/null &&
+			return 1
+	done
 	return 0
 }
 wait_for 60 gone
@@ -197,6 +214,7 @@ check "(k) kill -9 of the worker kills both slots (2 pids: $(echo $slots))" \
 	eval '[ "$(echo $slots | wc -w)" = 2 ] && gone'
 check "(k) their claims stay in claimed/, for the lease to expire" \
 	eval '[ "$(ls "$S/claimed" | wc -l)" = 2 ]'
-# the trainers of the killed slots were orphaned, as a killed worker's are
-pkill -f "$T/trainer.sh"
+# the trainers of the killed slots were orphaned, as a killed worker's
+# are: end their process groups (each its own, the trainer's pid)
+for p in $(cat "$T"/k.trials.pids 2>/dev/null); do kill -9 "-$p" 2>/dev/null; done
 check_no_leftovers

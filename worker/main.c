@@ -319,6 +319,7 @@ static enum step run_claimed(struct worker *w, struct claim *c)
 		.tick_arg = w,
 		.wake_fd = w->wk.pipe_r,
 		.stop = &wake_stop,
+		.mem_limit = w->o.mem_per,
 	};
 	struct run_job job = {
 		.trial = &c->trial,
@@ -632,7 +633,7 @@ int main(int argc, char **argv)
 		code = EXIT_USAGE;
 		goto out;
 	}
-	if (wake_signals(&w.wk) < 0) {
+	if (w.wk.pipe_r < 0 && wake_signals(&w.wk) < 0) { /* a slot's are set */
 		fprintf(stderr, "dehbq-worker: fatal: signals: %s\n",
 			strerror(errno));
 		goto out;
@@ -655,9 +656,11 @@ int main(int argc, char **argv)
 	w.next_beat = timeutil_mono() + w.heartbeat;
 	logmsg_i(&w.lg, "worker=%s host=%s study=%s started, command '%s'",
 		 w.cx.worker, w.cx.host, w.root, w.o.cmd[0]);
-	if (w.slot >= 0 || w.gpus[0])
+	if (w.slot >= 0)
 		logmsg_i(&w.lg, "slot %d of worker pid %ld, GPUs '%s'", w.slot,
 			 w.rg.parent, w.gpus);
+	else if (w.gpus[0])
+		logmsg_i(&w.lg, "GPUs '%s'", w.gpus);
 	code = loop(&w);
 	if (registry_remove(&w.rg))
 		logmsg_w(&w.lg, "cannot remove '%s': %s", w.rg.path,

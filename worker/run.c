@@ -123,7 +123,7 @@ static void stream_read(struct stream *s)
 
 /* In the child: never returns. */
 static void child(char *const *argv, char *const *envp, const char *cwd,
-		  int out, int errfd, int report)
+		  int out, int errfd, int report, unsigned long long mem)
 {
 	sigset_t none;
 	int fd, e;
@@ -142,6 +142,16 @@ static void child(char *const *argv, char *const *envp, const char *cwd,
 	}
 	if (dup2(out, 1) < 0 || dup2(errfd, 2) < 0 || chdir(cwd) < 0)
 		goto fail;
+	if (mem) { /* --mem-per-trial: the trainer's, never the worker's */
+		struct rlimit rl;
+
+		if (getrlimit(RLIMIT_AS, &rl) < 0)
+			goto fail;
+		if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > (rlim_t)mem)
+			rl.rlim_cur = (rlim_t)mem;
+		if (setrlimit(RLIMIT_AS, &rl) < 0)
+			goto fail;
+	}
 	execvpe(argv[0], argv, envp);
 fail:
 	e = errno;
@@ -260,7 +270,8 @@ static int attempt_open(struct attempt *a, const struct run_opts *o,
 }
 
 /* Start the trainer and learn whether execvpe failed. */
-static int spawn(struct attempt *a, struct result *r, char *err)
+static int spawn(struct attempt *a, const struct run_opts *o, struct result *r,
+		 char *err)
 {
 	ssize_t nr;
 	int e;
@@ -271,7 +282,7 @@ static int spawn(struct attempt *a, struct result *r, char *err)
 		return dehbq_errf(err, DEHBQ_ESYS, "fork: %s", strerror(errno));
 	if (a->pid == 0)
 		child(a->env.argv, a->env.envp, a->env.workdir, a->outp[1],
-		      a->errp[1], a->exp_[1]);
+		      a->errp[1], a->exp_[1], o->mem_limit);
 	setpgid(a->pid, a->pid); /* also in the child: whichever runs first */
 	xclose(&a->outp[1]);
 	xclose(&a->errp[1]);
@@ -441,7 +452,8 @@ int run_trial(const struct run_opts *o, const struct run_job *j,
 
 	*stopped = 0;
 	err[0] = 0;
-	if (!(rc = attempt_open(&a, o, j, err)) && !(rc = spawn(&a, r, err))) {
+	if (!(rc = attempt_open(&a, o, j, err)) &&
+	    !(rc = spawn(&a, o, r, err))) {
 		rc = supervise(&a, o, stopped, err);
 		reap(&a, r);
 		if (!rc && !*stopped)

@@ -50,6 +50,9 @@ struct run_opts {
 	void *tick_arg;		 /* its argument */
 	int wake_fd;		 /* self-pipe read end (signals), or -1 */
 	const volatile sig_atomic_t *stop; /* set: stop and release */
+	unsigned long long mem_limit;	   /* the trainer's RLIMIT_AS in
+					      bytes (--mem-per-trial), 0:
+					      none */
 };
 
 struct objectives;

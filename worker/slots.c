@@ -27,18 +27,25 @@ int slots_wanted(const struct wopts *o)
 	       o->mem_per > 0;
 }
 
-/* A device id: a number, or a GPU-/MIG- UUID (letters, digits, - _ :). */
+/* A device id: a number, or a GPU- or MIG- UUID (hex digits and '-',
+ * and '/' in the old MIG-GPU-UUID/GI/CI form). */
 static int dev_ok(const char *s, size_t n)
 {
-	size_t i;
+	size_t i = 0;
 
 	if (n == 0 || n >= SLOTS_DEV_LEN)
 		return 0;
+	if (n > 4 && (!strncmp(s, "GPU-", 4) || !strncmp(s, "MIG-", 4))) {
+		for (i = 4; i < n; i++)
+			if (!((s[i] >= '0' && s[i] <= '9') ||
+			      (s[i] >= 'a' && s[i] <= 'z') ||
+			      (s[i] >= 'A' && s[i] <= 'Z') || s[i] == '-' ||
+			      s[i] == '/'))
+				return 0;
+		return 1;
+	}
 	for (i = 0; i < n; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') ||
-		      (s[i] >= 'a' && s[i] <= 'z') ||
-		      (s[i] >= 'A' && s[i] <= 'Z') || s[i] == '-' ||
-		      s[i] == '_' || s[i] == ':'))
+		if (s[i] < '0' || s[i] > '9')
 			return 0;
 	return 1;
 }
@@ -117,10 +124,11 @@ static void dev_nvidia_smi(struct slot_plan *p)
 		;
 	for (line = strtok_r(buf, "\n", &save); line && p->ndev < SLOTS_DEV_MAX;
 	     line = strtok_r(NULL, "\n", &save)) {
-		size_t n = strspn(line + 4, "0123456789");
+		size_t n = strncmp(line, "GPU ", 4)
+				   ? 0
+				   : strspn(line + 4, "0123456789");
 
-		if (!strncmp(line, "GPU ", 4) && n > 0 && n < 8 &&
-		    line[4 + n] == ':') {
+		if (n > 0 && n < 8 && line[4 + n] == ':') {
 			memcpy(p->dev[p->ndev], line + 4, n);
 			p->dev[p->ndev++][n] = 0;
 		}
@@ -202,6 +210,15 @@ int slots_plan(const struct wopts *o, struct slot_plan *p, struct logmsg *lg,
 	       : p->ndev > 0	 ? p->ndev / p->gpus_per
 	       : p->cpus_per > 0 ? p->ncpu / p->cpus_per
 				 : 1;
+	if (p->n < 1)
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "one slot of %d %s needs more than the %d "
+				  "this worker has: give a smaller %s",
+				  p->ndev > 0 ? p->gpus_per : p->cpus_per,
+				  p->ndev > 0 ? "GPUs" : "cores",
+				  p->ndev > 0 ? p->ndev : p->ncpu,
+				  p->ndev > 0 ? "--gpus-per-trial"
+					      : "--cpus-per-trial");
 	if (p->ndev > 0 && (long)p->n * p->gpus_per > p->ndev)
 		return dehbq_errf(err, DEHBQ_EINVAL,
 				  "%d slot(s) of %d GPU(s) each need %ld "
@@ -262,18 +279,6 @@ int slots_apply(const struct slot_plan *p, int i, char *gpus, size_t size,
 				return dehbq_errf(err, DEHBQ_ESYS, "setenv: %s",
 						  strerror(errno));
 	}
-	if (p->mem) {
-		struct rlimit rl;
-
-		if (getrlimit(RLIMIT_AS, &rl) < 0)
-			return dehbq_errf(err, DEHBQ_ESYS, "getrlimit: %s",
-					  strerror(errno));
-		rl.rlim_cur = (rlim_t)p->mem;
-		if (setrlimit(RLIMIT_AS, &rl) < 0)
-			return dehbq_errf(err, DEHBQ_ESYS,
-					  "setrlimit(RLIMIT_AS): %s",
-					  strerror(errno));
-	}
 	return DEHBQ_OK;
 }
 
@@ -290,10 +295,12 @@ static void forward(const pid_t *pid, int n, int sig)
 /* The parent: wait for every slot, forwarding SIGTERM and SIGINT. */
 static int supervise(pid_t *pid, int n, struct wake *wk, struct logmsg *lg)
 {
-	int alive = n, code = 0, sent = 0, st, i;
+	int alive = 0, code = 0, sent = 0, st, i;
 	struct pollfd pf;
 	pid_t w;
 
+	for (i = 0; i < n; i++)
+		alive += pid[i] > 0;
 	pf.fd = wk->pipe_r;
 	pf.events = POLLIN;
 	while (alive > 0) {
@@ -343,12 +350,17 @@ int slots_run(const struct slot_plan *p, struct wake *wk, struct logmsg *lg,
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &block, &old);
+	signal(SIGCHLD, SIG_DFL); /* an inherited SIG_IGN would reap them */
 	for (i = 0; i < p->n; i++) {
 		if ((pid[i] = fork()) == 0) {
 			free(pid);
 			prctl(PR_SET_PDEATHSIG, SIGKILL);
 			if (getppid() != parent)
 				_exit(111); /* the parent died already */
+			/* a forwarded SIGTERM waits for the slot's own
+			 * handlers: it stops the slot, never kills it */
+			if (wake_signals(wk) < 0)
+				_exit(111);
 			sigprocmask(SIG_SETMASK, &old, NULL);
 			*slot = i;
 			return DEHBQ_OK;
@@ -356,13 +368,14 @@ int slots_run(const struct slot_plan *p, struct wake *wk, struct logmsg *lg,
 		if (pid[i] < 0) {
 			e = errno;
 			pid[i] = 0;
-			logmsg_e(lg, "fork of slot %d: %s", i, strerror(e));
 			if (i == 0) {
 				sigprocmask(SIG_SETMASK, &old, NULL);
 				free(pid);
 				errno = e;
 				return DEHBQ_ESYS;
 			}
+			logmsg_e(lg, "fork of slot %d: %s; running %d slot(s)",
+				 i, strerror(e), i);
 			break; /* run the slots that started */
 		}
 	}

@@ -14,7 +14,9 @@
  *     of the worker's own affinity mask (SLURM's allocation), and
  *     OMP_NUM_THREADS, OPENBLAS_NUM_THREADS and MKL_NUM_THREADS are C
  *     unless the operator set them;
- *   - memory: RLIMIT_AS of the slot process and so of its trainers.
+ *   - memory: --mem-per-trial is the RLIMIT_AS of each trainer (run.c
+ *     sets it in the trainer's process; this file only checks it against
+ *     the hard limit).
  * A slot runs one trial at a time, so no device or core is ever given to
  * two running trials.
  *
@@ -22,7 +24,10 @@
  * slot (each releases its claim) and exits when all have exited, with
  * the first non-zero exit code.  A slot dies with its parent
  * (PR_SET_PDEATHSIG SIGKILL): kill -9 of the worker is kill -9 of every
- * slot, and their claims are requeued after the lease.
+ * slot, and their claims are requeued after the lease; their trainers,
+ * each in a process group of its own, run on to their end as a killed
+ * single worker's do (under SLURM the job's cgroup ends them).  A slot
+ * that exits is not replaced.
  *
  * Error handling: slots_plan() returns DEHBQ_EINVAL with one line in err
  * naming the option; DEHBQ_ESYS (errno) from the system calls.  Warnings
@@ -38,10 +43,11 @@ struct logmsg;
 struct wake;
 struct wopts;
 
-#define SLOTS_MAX     1024 /* --slots */
-#define SLOTS_DEV_MAX 256  /* devices in a list */
-#define SLOTS_DEV_LEN 64   /* bytes of one device id, NUL included */
-#define SLOTS_CPU_MAX 4096 /* cores of an affinity mask */
+#define SLOTS_MAX	   1024 /* --slots */
+#define SLOTS_DEV_MAX	   256	/* devices in a list */
+#define SLOTS_DEV_LEN	   64	/* bytes of one device id, NUL included */
+#define SLOTS_CPU_MAX	   4096 /* cores of an affinity mask */
+#define SLOTS_GPUS_PER_MAX 64	/* --gpus-per-trial: the list fits 4 KiB */
 
 struct slot_plan {
 	int n;					/* slots, >= 1 */
@@ -75,7 +81,7 @@ int slots_run(const struct slot_plan *p, struct wake *wk, struct logmsg *lg,
 	      int *slot, int *code);
 
 /*
- * In slot i's process: set its environment, affinity and memory limit.
+ * In slot i's process: set its environment and affinity.
  * gpus (size bytes) gets its device list ("" when none).
  */
 int slots_apply(const struct slot_plan *p, int i, char *gpus, size_t size,

@@ -49,13 +49,14 @@ static const char usage[] =
 	"runtime.max_failures_in_a_row)\n"
 	"  --slots N            run up to N trials at once, each slot a "
 	"worker\n"
-	"                       of its own (default: the GPUs / K, else 1)\n"
+	"                       of its own (default: the GPUs / K, else the\n"
+	"                       cores / C, else 1)\n"
 	"  --gpus LIST|auto     GPUs to share out, e.g. 0,1,2,3; auto: the\n"
 	"                       inherited CUDA_VISIBLE_DEVICES (SLURM's),\n"
 	"                       else what nvidia-smi -L lists\n"
 	"  --gpus-per-trial K   GPUs of each slot (default 1)\n"
 	"  --cpus-per-trial C   pin each slot to C cores of its own\n"
-	"  --mem-per-trial SIZE RLIMIT_AS of each slot, suffix K/M/G allowed\n"
+	"  --mem-per-trial SIZE RLIMIT_AS of each trainer, suffix K/M/G\n"
 	"  -v, --verbose        log debug records too\n"
 	"  -h, --help           show this help\n"
 	"      --version        print the release and exit\n"
@@ -224,7 +225,7 @@ int wopts_parse(int argc, char **argv, struct wopts *o)
 			o->gpus = optarg;
 			break;
 		case 'K':
-			if (count("gpus-per-trial", optarg, SLOTS_DEV_MAX,
+			if (count("gpus-per-trial", optarg, SLOTS_GPUS_PER_MAX,
 				  &o->gpus_per))
 				return -1;
 			break;
@@ -236,10 +237,11 @@ int wopts_parse(int argc, char **argv, struct wopts *o)
 		case 'M':
 			if (bytes("mem-per-trial", optarg, &sz))
 				return -1;
-			if (sz < (1u << 20)) {
+			if (sz < (16u << 20)) {
 				fprintf(stderr,
 					"dehbq-worker: option "
-					"'--mem-per-trial': '%s' is below 1M\n",
+					"'--mem-per-trial': '%s' is below 16M, "
+					"too little to start a trainer\n",
 					optarg);
 				return -1;
 			}
