@@ -88,7 +88,8 @@ int cli_validate(int argc, char **argv)
 
 const char cli_init_usage[] =
 	"usage: dehbq init STUDY --spec FILE\n"
-	"   or: dehbq init STUDY --space FILE --min-budget X --max-budget Y\n"
+	"   or: dehbq init STUDY --space FILE [--min-budget X --max-budget Y"
+	" | --budget V]\n"
 	"                  [--eta E] [--fevals N] [--brackets N]\n"
 	"                  [--walltime SECS] [--total-cost C] [--seed S]\n"
 	"                  [--optimizer NAME] [--scheduler NAME --searcher "
@@ -108,6 +109,10 @@ const char cli_init_usage[] =
 	"JSON-lines file of evaluations, into STUDY/state/transfer.jsonl for\n"
 	"the optimisers that use them (below).\n"
 	"\n"
+	"Without --min-budget and --max-budget the study has one fidelity\n"
+	"(--budget V, default 1: {budget} is V), and its optimiser defaults\n"
+	"to one for such studies; the multi-fidelity ones refuse it.\n"
+	"\n"
 	"Create the study directory STUDY.  Options given with --spec "
 	"override\n"
 	"the spec's values.  At least one termination option is required.\n"
@@ -118,6 +123,7 @@ static const struct option init_opts[] = {
 	{"space", required_argument, NULL, OPT_SPACE},
 	{"min-budget", required_argument, NULL, OPT_MIN},
 	{"max-budget", required_argument, NULL, OPT_MAX},
+	{"budget", required_argument, NULL, OPT_BUDGET},
 	{"eta", required_argument, NULL, OPT_ETA},
 	{"fevals", required_argument, NULL, OPT_FEVALS},
 	{"brackets", required_argument, NULL, OPT_BRACKETS},
@@ -190,6 +196,12 @@ static int apply(struct spec *s, const struct init_over *o)
 		if (!v)
 			continue;
 		switch (op->val) {
+		case OPT_BUDGET:
+			if (cli_parse_double(v, &dv) || !(dv > 0))
+				return cli_init_bad_opt(op->name, v,
+							"a number > 0");
+			s->min_fidelity = s->max_fidelity = dv;
+			break;
 		case OPT_MIN:
 		case OPT_MAX:
 		case OPT_ETA:
@@ -420,10 +432,22 @@ static int load_spec(const char *specf, const char *spacef,
 		return CLI_OK;
 	}
 	spec_defaults(s);
-	if (!o->opt[OPT_MIN] || !o->opt[OPT_MAX])
+	s->min_fidelity = s->max_fidelity = 1; /* one fidelity, unless */
+	if (!o->opt[OPT_MIN] != !o->opt[OPT_MAX])
 		return cli_usage_error("init", cli_init_usage,
-				       "--space needs --min-budget and "
-				       "--max-budget");
+				       "give both --min-budget and "
+				       "--max-budget, or --budget V (or "
+				       "neither) for a study of one fidelity");
+	if (o->opt[OPT_BUDGET] && o->opt[OPT_MIN])
+		return cli_usage_error("init", cli_init_usage,
+				       "--budget is a study of one fidelity: "
+				       "give it or --min-budget and "
+				       "--max-budget, not both");
+	if (!o->opt[OPT_MIN] && !o->opt[OPT_OPTIMIZER] &&
+	    !o->opt[OPT_SCHEDULER] && !o->opt[OPT_SEARCHER] &&
+	    !o->opt[OPT_SAMPLER] && !o->opt[OPT_MF])
+		snprintf(s->optimizer, sizeof(s->optimizer), "%s",
+			 optim_default_one_fidelity());
 	if ((rc = space_load(spacef, &s->space, err)))
 		return cli_fail("init", cli_exit_code(rc), "%s", err);
 	return CLI_OK;
@@ -498,6 +522,7 @@ int cli_init(int argc, char **argv)
 		goto out;
 	if ((rc = spec_check(&s, what, err)) ||
 	    (rc = cli_init_optimizer_settings(&s, what, err)) ||
+	    (rc = cli_init_check_fidelity(&s, what, err)) ||
 	    (over.ntr &&
 	     (rc = cli_transfer_import(&s, over.trv, over.ntr, &tr, err)))) {
 		rc = cli_fail("init", cli_exit_code(rc), "%s", err);

@@ -22,6 +22,7 @@ enum {
 	OPT_SPACE,
 	OPT_MIN,
 	OPT_MAX,
+	OPT_BUDGET,
 	OPT_ETA,
 	OPT_FEVALS,
 	OPT_BRACKETS,
@@ -64,6 +65,9 @@ int cli_init_optimizer_opt(struct spec *s, const struct init_over *o,
 			   const struct option *op, const char *v);
 /* The optimiser's settings checked, with every default, into s; err says
  * why not (prefixed with file). */
+/* A study of one fidelity needs an optimiser that can run one; err
+ * names file and the optimisers that can. */
+int cli_init_check_fidelity(const struct spec *s, const char *file, char *err);
 int cli_init_optimizer_settings(struct spec *s, const char *file, char *err);
 /*
  * runtime.prefetch when neither the spec nor --prefetch gives it: 0 for

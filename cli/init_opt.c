@@ -159,6 +159,17 @@ int cli_init_optimizer_settings(struct spec *s, const char *file, char *err)
 	return rc ? dehbq_errf(err, rc, "out of memory") : DEHBQ_OK;
 }
 
+int cli_init_check_fidelity(const struct spec *s, const char *file, char *err)
+{
+	char e[DEHBQ_ERRLEN];
+	int rc;
+
+	if ((rc = optim_check_fidelity(s->optimizer, s->settings,
+				       s->min_fidelity, s->max_fidelity, e)))
+		return dehbq_errf(err, rc, "%s: %s", file, e);
+	return DEHBQ_OK;
+}
+
 /* The study's searcher setting, or NULL. */
 static const char *searcher_of(const struct spec *s)
 {

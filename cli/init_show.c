@@ -92,6 +92,14 @@ void cli_init_print_ladder(const struct spec *s)
 
 	if (hb_levels(s->min_fidelity, s->max_fidelity, s->eta, &L))
 		return;
+	if (L == 1) {
+		printf("one fidelity: every trial runs at fidelity %g "
+		       "(optimizer %s%s%s)\n",
+		       s->max_fidelity, s->optimizer,
+		       cJSON_IsString(sr) ? ", searcher " : "",
+		       cJSON_IsString(sr) ? sr->valuestring : "");
+		return;
+	}
 	hb_fidelities(s->max_fidelity, s->eta, L, fid);
 	printf("fidelity ladder (eta %g):", s->eta);
 	for (k = 0; k < L; k++)

@@ -21,8 +21,12 @@ int hb_levels(double min_f, double max_f, double eta, int *nlevels)
 
 	*nlevels = 0;
 	if (!isfinite(min_f) || !isfinite(max_f) || !isfinite(eta) ||
-	    min_f <= 0 || max_f <= min_f || eta <= 1)
+	    min_f <= 0 || max_f < min_f || eta <= 1)
 		return DEHBQ_EINVAL;
+	if (max_f == min_f) { /* a study of one fidelity */
+		*nlevels = 1;
+		return DEHBQ_OK;
+	}
 	while (max_f * pow(eta, -(double)(s + 1)) >= min_f * (1 - 1e-9)) {
 		s++;
 		if (s + 1 > HB_MAX_LEVELS)

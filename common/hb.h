@@ -31,7 +31,8 @@
 /*
  * Number of levels L = s_max + 1, with the robust convention: s_max is the
  * largest s such that max * eta^-s >= min * (1 - 1e-9).  Requires
- * 0 < min < max and eta > 1 (all finite).
+ * 0 < min <= max and eta > 1 (all finite); min = max (a study of one
+ * fidelity) is one level.
  */
 int hb_levels(double min_f, double max_f, double eta, int *nlevels);
 

@@ -267,22 +267,27 @@ static int parse_fields(const struct jsonfile *jf, int allow_path,
 			"field 'created': expected a UTC "
 			"time like 2026-01-31T12:00:00.000Z");
 
-	/* fidelity */
-	if ((rc = jsonfile_get_object(jf, root, "fidelity", JSONFILE_REQUIRED,
+	/* fidelity: none is a study of one fidelity, 1; min = max is one of
+	 * that fidelity */
+	o = NULL;
+	s->min_fidelity = s->max_fidelity = 1;
+	if ((rc = jsonfile_get_object(jf, root, "fidelity", JSONFILE_OPTIONAL,
 				      &o, err)) ||
-	    (rc = jsonfile_check_keys(jf, o, fid_keys, err)) ||
-	    (rc = jsonfile_get_number(jf, o, "min", JSONFILE_REQUIRED, 1e-300,
-				      1e300, &s->min_fidelity, err)) ||
-	    (rc = jsonfile_get_number(jf, o, "max", JSONFILE_REQUIRED, 1e-300,
-				      1e300, &s->max_fidelity, err)) ||
-	    (rc = jsonfile_get_number(jf, o, "eta", JSONFILE_OPTIONAL,
-				      SPEC_ETA_MIN, SPEC_ETA_MAX, &s->eta,
-				      err)))
+	    (o &&
+	     ((rc = jsonfile_check_keys(jf, o, fid_keys, err)) ||
+	      (rc = jsonfile_get_number(jf, o, "min", JSONFILE_REQUIRED, 1e-300,
+					1e300, &s->min_fidelity, err)) ||
+	      (rc = jsonfile_get_number(jf, o, "max", JSONFILE_REQUIRED, 1e-300,
+					1e300, &s->max_fidelity, err)) ||
+	      (rc = jsonfile_get_number(jf, o, "eta", JSONFILE_OPTIONAL,
+					SPEC_ETA_MIN, SPEC_ETA_MAX, &s->eta,
+					err)))))
 		return rc == DEHBQ_ENOENT ? DEHBQ_EINVAL : rc;
-	if (s->min_fidelity >= s->max_fidelity)
+	if (s->min_fidelity > s->max_fidelity)
 		return jsonfile_errf(
 			jf, cJSON_GetObjectItemCaseSensitive(o, "max"), err,
-			"fidelity: 'min' (%g) must be < 'max' (%g)",
+			"fidelity: 'min' (%g) must be <= 'max' (%g) (equal: a "
+			"study of one fidelity)",
 			s->min_fidelity, s->max_fidelity);
 
 	if ((rc = objectives_parse(jf, root, &s->obj, err)))
@@ -448,10 +453,10 @@ int spec_check(const struct spec *s, const char *name, char *err)
 			      s->max_failures_in_a_row, 0, SPEC_FAILURES_MAX,
 			      err)))
 		return rc;
-	if (s->min_fidelity <= 0 || s->max_fidelity <= s->min_fidelity)
+	if (s->min_fidelity <= 0 || s->max_fidelity < s->min_fidelity)
 		return dehbq_errf(err, DEHBQ_EINVAL,
-				  "%s: fidelity: 'min' (%g) must be > 0 and < "
-				  "'max' (%g)",
+				  "%s: fidelity: 'min' (%g) must be > 0 and <= "
+				  "'max' (%g) (equal: a study of one fidelity)",
 				  name, s->min_fidelity, s->max_fidelity);
 	/* the rung is part of pending file names */
 	levels = spec_levels(s);

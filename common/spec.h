@@ -50,7 +50,8 @@ struct spec {
 	double created;		  /* unix time of init; 0 until then */
 	struct space *space;	  /* owned */
 	double min_fidelity;	  /* > 0 */
-	double max_fidelity;	  /* > min_fidelity */
+	double max_fidelity;	  /* >= min_fidelity (equal: a study of
+				     one fidelity) */
 	double eta;		  /* > 1 */
 	char optimizer[SPEC_OPTIMIZER_MAX]; /* optimizer.name: [a-z0-9_]+ */
 	struct cJSON *settings; /* the rest of "optimizer", owned; NULL when

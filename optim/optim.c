@@ -69,9 +69,9 @@ int optim_setup_check(const struct optim_setup *s, char *err)
 		return dehbq_errf(err, DEHBQ_EINVAL, "dim: must be in 1..%d",
 				  OPTIM_MAX_DIM);
 	if (!(isfinite(s->min_fidelity) && s->min_fidelity > 0 &&
-	      isfinite(s->max_fidelity) && s->max_fidelity > s->min_fidelity))
+	      isfinite(s->max_fidelity) && s->max_fidelity >= s->min_fidelity))
 		return dehbq_errf(err, DEHBQ_EINVAL,
-				  "fidelity: need 0 < min < max, finite");
+				  "fidelity: need 0 < min <= max, finite");
 	if (!(isfinite(s->eta) && s->eta > 1))
 		return dehbq_errf(err, DEHBQ_EINVAL,
 				  "eta: must be finite and > 1");
@@ -143,6 +143,43 @@ struct optim *optim_alloc(const struct optim_ops *entry,
 	return o;
 }
 
+int optim_fidelity_check(const struct optim_ops *entry,
+			 const struct optim_ops *ops,
+			 const struct optim_setup *s, char *err)
+{
+	char names[256];
+
+	if (s->min_fidelity < s->max_fidelity ||
+	    (ops->caps & OPTIM_CAP_ONE_FIDELITY))
+		return DEHBQ_OK;
+	optim_list(OPTIM_CAP_ONE_FIDELITY, ", ", names, sizeof(names));
+	return dehbq_errf(err, DEHBQ_EINVAL,
+			  "fidelity: the %s optimizer%s%s needs a range of "
+			  "fidelities (min < max), and this study has one "
+			  "(%g); with one fidelity use one of: %s",
+			  entry->name, ops != entry ? " under " : "",
+			  ops != entry ? ops->name : "", s->max_fidelity,
+			  names);
+}
+
+int optim_check_fidelity(const char *name, const cJSON *settings, double min_f,
+			 double max_f, char *err)
+{
+	const struct optim_ops *entry, *ops;
+	struct optim_setup su;
+	cJSON *composed = NULL;
+	int rc;
+
+	memset(&su, 0, sizeof(su));
+	su.min_fidelity = min_f;
+	su.max_fidelity = max_f;
+	if ((rc = optim_find_ops(name, &entry, err)) ||
+	    (rc = optim_preset_resolve(entry, settings, &ops, &composed, err)))
+		return rc;
+	cJSON_Delete(composed);
+	return optim_fidelity_check(entry, ops, &su, err);
+}
+
 int optim_open(const char *name, const struct optim_setup *s,
 	       struct optim **out, char *err)
 {
@@ -160,7 +197,9 @@ int optim_open(const char *name, const struct optim_setup *s,
 		return rc;
 	if (composed)
 		su.settings = composed;
-	if (s->nobj && !ops->rescore)
+	if ((rc = optim_fidelity_check(entry, ops, s, err)))
+		;
+	else if (s->nobj && !ops->rescore)
 		rc = dehbq_errf(err, DEHBQ_EUNSUP,
 				"objectives: the %s optimizer cannot run a "
 				"multi-objective study",

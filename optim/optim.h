@@ -174,6 +174,9 @@ enum optim_cap {
 					  result: a proposal made before the
 					  last result is in is worse (dehbq
 					  init: prefetch 0) */
+	OPTIM_CAP_ONE_FIDELITY = 1 << 9, /* runs a study of one fidelity
+					    (min = max): what it proposes
+					    runs at the maximum */
 };
 
 /*
@@ -276,6 +279,15 @@ int optim_list(unsigned caps, const char *sep, char *buf, size_t size);
 
 /* The scheduler a searcher runs under when none is named (fifo). */
 const char *optim_default_scheduler(void);
+/* The optimiser of a study of one fidelity when none is named (tpe). */
+const char *optim_default_one_fidelity(void);
+/*
+ * A study of one fidelity (min_f = max_f) runs only under an optimiser
+ * that can (OPTIM_CAP_ONE_FIDELITY, of the scheduler a preset's settings
+ * resolve to): DEHBQ_EINVAL naming name and those that can.
+ */
+int optim_check_fidelity(const char *name, const struct cJSON *settings,
+			 double min_f, double max_f, char *err);
 /*
  * Validate name's settings (NULL: none given) and return them complete, as
  * a new cJSON object the caller deletes.  err names the field.

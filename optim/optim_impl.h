@@ -65,6 +65,12 @@ int optim_preset_settings(const struct optim_ops *ops, const struct cJSON *in,
 int optim_find_ops(const char *name, const struct optim_ops **ops, char *err);
 /* Validate a setup; err names the field. */
 int optim_setup_check(const struct optim_setup *s, char *err);
+/* A study of one fidelity (min = max) runs only under an optimiser ops
+ * with OPTIM_CAP_ONE_FIDELITY; DEHBQ_EINVAL naming entry and those that
+ * can. */
+int optim_fidelity_check(const struct optim_ops *entry,
+			 const struct optim_ops *ops,
+			 const struct optim_setup *s, char *err);
 /* An optimiser with empty books and no backend state, for table entry
  * `entry` run by ops; NULL: no memory. */
 struct optim *optim_alloc(const struct optim_ops *entry,

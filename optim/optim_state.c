@@ -522,6 +522,10 @@ int optim_load(const cJSON *json, const struct optim_setup *s,
 		return rc;
 	if (composed)
 		su.settings = composed;
+	if ((rc = optim_fidelity_check(entry, ops, s, err))) {
+		cJSON_Delete(composed);
+		return rc;
+	}
 	if (!(o = optim_alloc(entry, ops, &su))) {
 		cJSON_Delete(composed);
 		return dehbq_errf(err, DEHBQ_ENOMEM, "out of memory");

@@ -21,26 +21,28 @@ extern const struct optim_ops optim_dehb_ops, optim_sh_ops, optim_hyperband_ops,
 static const struct optim_ops optim_random_ops = {
 	.name = "random",
 	.summary = "random search at the maximum fidelity",
-	.caps = OPTIM_CAP_ASHA,
+	.caps = OPTIM_CAP_ASHA | OPTIM_CAP_ONE_FIDELITY,
 	.preset = "random",
 };
 static const struct optim_ops optim_tpe_ops = {
 	.name = "tpe",
 	.summary = "TPE (Optuna's defaults) at the maximum fidelity",
-	.caps = OPTIM_CAP_ASHA | OPTIM_CAP_SEQUENTIAL,
+	.caps = OPTIM_CAP_ASHA | OPTIM_CAP_SEQUENTIAL | OPTIM_CAP_ONE_FIDELITY,
 	.preset = "tpe",
 };
 static const struct optim_ops optim_cts_ops = {
 	.name = "cts",
 	.summary = "copula Thompson sampling from a prior fitted on earlier "
 		   "studies (needs --transfer-from)",
-	.caps = OPTIM_CAP_TRANSFER | OPTIM_CAP_NEEDS_TRANSFER,
+	.caps = OPTIM_CAP_TRANSFER | OPTIM_CAP_NEEDS_TRANSFER |
+		OPTIM_CAP_ONE_FIDELITY,
 	.preset = "cts",
 	.under = "fifo",
 };
 static const struct optim_ops optim_re_ops = {
 	.name = "re",
 	.summary = "regularized evolution at the maximum fidelity",
+	.caps = OPTIM_CAP_ONE_FIDELITY,
 	.preset = "re",
 	.under = "fifo",
 };
@@ -57,14 +59,15 @@ static const struct optim_ops optim_gp_ops = {
 	.name = "gp",
 	.summary = "GP-based BO (Matern-5/2 ARD, EI or Thompson sampling) "
 		   "at the maximum fidelity",
-	.caps = OPTIM_CAP_ASHA | OPTIM_CAP_SEQUENTIAL,
+	.caps = OPTIM_CAP_ASHA | OPTIM_CAP_SEQUENTIAL | OPTIM_CAP_ONE_FIDELITY,
 	.preset = "gp",
 };
 static const struct optim_ops optim_gcp_ops = {
 	.name = "gcp",
 	.summary = "Gaussian copula process, with the prior of earlier studies "
 		   "when given (--transfer-from)",
-	.caps = OPTIM_CAP_TRANSFER | OPTIM_CAP_ASHA | OPTIM_CAP_SEQUENTIAL,
+	.caps = OPTIM_CAP_TRANSFER | OPTIM_CAP_ASHA | OPTIM_CAP_SEQUENTIAL |
+		OPTIM_CAP_ONE_FIDELITY,
 	.preset = "gcp",
 };
 
@@ -144,6 +147,11 @@ int optim_list(unsigned caps, const char *sep, char *buf, size_t size)
 const char *optim_default_scheduler(void)
 {
 	return optim_fifo_ops.name;
+}
+
+const char *optim_default_one_fidelity(void)
+{
+	return optim_tpe_ops.name;
 }
 
 /* A searcher's limits are the optimiser's. */

@@ -177,7 +177,8 @@ START_TEST(test_hb_bad_arguments_return_einval)
 	int L, n[HB_MAX_LEVELS];
 	struct hb_bracket b;
 
-	ck_assert_int_eq(hb_levels(1, 1, 3, &L), DEHBQ_EINVAL);
+	ck_assert_int_eq(hb_levels(1, 1, 3, &L), DEHBQ_OK); /* one fidelity */
+	ck_assert_int_eq(L, 1);
 	ck_assert_int_eq(hb_levels(2, 1, 3, &L), DEHBQ_EINVAL);
 	ck_assert_int_eq(hb_levels(0, 1, 3, &L), DEHBQ_EINVAL);
 	ck_assert_int_eq(hb_levels(1, 27, 1, &L), DEHBQ_EINVAL);

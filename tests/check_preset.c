@@ -1,6 +1,8 @@
 /*
  * check_preset.c - the presets (optim/preset.c): each runs as its searcher
- * under its scheduler, ask for ask, and splits its settings between them
+ * under its scheduler, ask for ask, and splits its settings between them;
+ * and a study of one fidelity (min = max), which every optimiser of
+ * OPTIM_CAP_ONE_FIDELITY runs at that fidelity and every other refuses
  */
 #include "optim.h"
 #include "optvar.h"
@@ -185,6 +187,71 @@ START_TEST(test_preset_refused_reopen_changes_nothing)
 }
 END_TEST
 
+/*
+ * A study of one fidelity: the optimisers with OPTIM_CAP_ONE_FIDELITY run
+ * it to the end, every job at that fidelity, and save -> load gives the
+ * same state; the others refuse to open (and to load), naming why.
+ */
+START_TEST(test_one_fidelity_runs_or_is_refused)
+{
+	struct optim_setup u;
+	struct optim *o, *l;
+	char err[DEHBQ_ERRLEN];
+	int i, ran = 0, refused = 0;
+
+	for (i = 0; optim_table[i]; i++) {
+		const char *name = optim_table[i]->name;
+		int can = !!(optim_caps(name) & OPTIM_CAP_ONE_FIDELITY);
+		struct drv d;
+		struct jsonbuf h;
+		char *saved, *again;
+		cJSON *j;
+		int k;
+
+		jsonbuf_init(&h);
+		ov_setup(&u, 11, 40);
+		u.min_fidelity = u.max_fidelity = 7;
+		if (!can) {
+			ck_assert_msg(
+				optim_open(name, &u, &o, err) == DEHBQ_EINVAL,
+				"%s opened a study of one fidelity", name);
+			ck_assert_msg(
+				strstr(err, "needs a range of fidelities"),
+				"%s: %s", name, err);
+			refused++;
+			continue;
+		}
+		ck_assert_msg(optim_open(name, &u, &o, err) == DEHBQ_OK,
+			      "%s: %s", name, err);
+		drv_init(&d, o, 2, 3);
+		for (k = 0; k < 12 && drv_step(&d); k++)
+			;
+		for (k = 0; k < d.n; k++)
+			ck_assert_msg(d.jb[k].fidelity == 7, "%s: fidelity %g",
+				      name, d.jb[k].fidelity);
+		ov_take_history(o, &h);
+		saved = ov_save_text(o);
+		ck_assert_ptr_nonnull(j = cJSON_Parse(saved));
+		ck_assert_msg(optim_load(j, &u, h.p, h.len, &l, err) ==
+				      DEHBQ_OK,
+			      "%s: %s", name, err);
+		again = ov_save_text(l);
+		ck_assert_msg(!strcmp(saved, again), "%s: load changed it",
+			      name);
+		free(again);
+		jsonbuf_free(&h);
+		optim_free(l);
+		cJSON_Delete(j);
+		free(saved);
+		jsonbuf_free(&d.log);
+		optim_free(o);
+		ran++;
+	}
+	ck_assert_int_ge(ran, 6);
+	ck_assert_int_ge(refused, 5);
+}
+END_TEST
+
 Suite *preset_suite(void)
 {
 	Suite *s = suite_create("preset");
@@ -194,6 +261,7 @@ Suite *preset_suite(void)
 	tcase_add_test(tc, test_preset_is_its_composition);
 	tcase_add_test(tc, test_preset_bohb_splits_its_settings);
 	tcase_add_test(tc, test_preset_refused_reopen_changes_nothing);
+	tcase_add_test(tc, test_one_fidelity_runs_or_is_refused);
 	suite_add_tcase(s, tc);
 	return s;
 }

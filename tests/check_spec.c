@@ -36,10 +36,8 @@ static const struct {
 	 ":1:2: field 'format': expected "
 	 "\"dehbq-study/1\""},
 	{"min_ge_max", DEHBQ_EINVAL,
-	 ":2:26: fidelity: 'min' (27) must be < 'max' (9)"},
-	{"no_fidelity", DEHBQ_EINVAL,
-	 ":1:1: missing required field "
-	 "'fidelity'"},
+	 ":2:26: fidelity: 'min' (27) must be <= 'max' (9) (equal: a study "
+	 "of one fidelity)"},
 	{"no_space", DEHBQ_EINVAL, "missing required field 'space'"},
 	{"no_termination", DEHBQ_EINVAL,
 	 "termination: set at least one of 'fevals', 'brackets', 'walltime', "
@@ -191,6 +189,32 @@ START_TEST(test_spec_defaults_and_exact_round_trip)
 }
 END_TEST
 
+/* No fidelity is a study of one fidelity, 1 (issue 39); min = max one of
+ * that fidelity, which renders and parses back the same. */
+START_TEST(test_spec_one_fidelity)
+{
+	char path[512], err[DEHBQ_ERRLEN], *text;
+	struct spec a, b;
+
+	snprintf(path, sizeof(path), "%s/spec_one_fidelity.json", tu_datadir());
+	ck_assert_msg(spec_load(path, 1, &a, err) == DEHBQ_OK, "%s", err);
+	ck_assert(a.min_fidelity == 1 && a.max_fidelity == 1);
+	ck_assert_int_eq(spec_levels(&a), 1);
+	ck_assert_int_eq(spec_check(&a, "x", err), DEHBQ_OK);
+	a.min_fidelity = a.max_fidelity = 50;
+	ck_assert_int_eq(spec_render(&a, &text), DEHBQ_OK);
+	ck_assert_int_eq(spec_parse("r.json", text, strlen(text), 0, &b, err),
+			 DEHBQ_OK);
+	ck_assert(b.min_fidelity == 50 && b.max_fidelity == 50);
+	a.min_fidelity = 51;
+	ck_assert_int_eq(spec_check(&a, "x", err), DEHBQ_EINVAL);
+	ck_assert_msg(strstr(err, "must be > 0 and <= 'max'"), "%s", err);
+	free(text);
+	spec_release(&a);
+	spec_release(&b);
+}
+END_TEST
+
 START_TEST(test_spec_study_json_must_embed_space)
 {
 	char err[DEHBQ_ERRLEN];
@@ -333,6 +357,7 @@ Suite *spec_suite(void)
 	TCase *limits = tcase_create("limits");
 
 	tcase_add_test(core, test_spec_defaults_and_exact_round_trip);
+	tcase_add_test(core, test_spec_one_fidelity);
 	tcase_add_test(core, test_spec_settings_defaults_filled_in);
 	tcase_add_loop_test(
 		core, test_spec_settings_are_the_optimizers, 0,

@@ -162,7 +162,7 @@ const struct optim_ops optim_fifo_ops = {
 	.name = "fifo",
 	.summary = "each of a searcher's proposals once, at the maximum "
 		   "fidelity",
-	.caps = OPTIM_CAP_SEARCHER,
+	.caps = OPTIM_CAP_SEARCHER | OPTIM_CAP_ONE_FIDELITY,
 	.settings = fifo_settings,
 	.open = fifo_open,
 	.ask = fifo_ask,
