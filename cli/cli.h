@@ -202,10 +202,11 @@ int cli_front_on(const struct cli_front *f, uint64_t id);
  * front's summary and where to list it. */
 void cli_front_status(FILE *f, const char *root, const struct spec *s);
 struct svg_panel;
-/* The front of the first two objectives in panel p: the dominated points
- * grey, the front red, as reported (a "max" goal stays maximised). */
+/* The front of the first two objectives in panel p, titled: the
+ * dominated points grey, the front red, as reported (a "max" goal stays
+ * maximised). */
 void cli_front_svg(FILE *out, const struct cli_front *f, const struct spec *s,
-		   const struct svg_panel *p);
+		   const struct svg_panel *p, const char *title);
 /* "front: N points of M ..., hypervolume H (reference ...)" and newline. */
 void cli_front_summary(FILE *out, const struct cli_front *f,
 		       const struct spec *s);

@@ -192,7 +192,7 @@ static int by_first(const void *a, const void *b, void *arg)
 }
 
 void cli_front_svg(FILE *out, const struct cli_front *f, const struct spec *s,
-		   const struct svg_panel *p)
+		   const struct svg_panel *p, const char *title)
 {
 	struct svg_axis ax = {INFINITY, -INFINITY, 0, 0, 0},
 			ay = {INFINITY, -INFINITY, 0, 0, 0};
@@ -215,7 +215,7 @@ void cli_front_svg(FILE *out, const struct cli_front *f, const struct spec *s,
 		 s->obj.maximise[0] ? "max" : "min");
 	snprintf(yl, sizeof(yl), "%s (%s)", s->obj.name[1],
 		 s->obj.maximise[1] ? "max" : "min");
-	svg_frame(out, p, "Pareto front at the maximum fidelity", xl, yl);
+	svg_frame(out, p, title, xl, yl);
 	fputs("<g fill=\"#bbb\">\n", out); /* dominated: grey */
 	for (i = 0; i < f->n; i++)
 		if (!f->on[i])

@@ -379,7 +379,8 @@ static int write_svg(void *arg, FILE *f)
 	legend_incumbent(f, &pa, sp.ntop, maxf);
 	ay2 = ay;
 	if (x->front.m) { /* panel B: the front */
-		cli_front_svg(f, &x->front, x->spec, &pb);
+		cli_front_svg(f, &x->front, x->spec, &pb,
+			      "Pareto front at the maximum fidelity");
 	} else { /* panel B: incumbent vs cumulative budget */
 		svg_axes(f, &pb, &ab, &ay2, 1);
 		svg_frame(f, &pb, "incumbent vs cumulative budget",

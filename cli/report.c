@@ -6,7 +6,9 @@
  * earlier attempts of requeued trials too) into struct rep, and the page:
  * a summary with the best configurations, then one <section> per view,
  * each with a fixed id (summary, progress, evaluations, parameters,
- * importance, parallel, workers, failures, brackets).  Charts are inline SVG
+ * importance, parallel, workers, failures, brackets; and objectives for
+ * a multi-objective study, transfer for one with earlier tasks,
+ * report_study.c).  Charts are inline SVG
  * drawn by report_charts.c; hovering a point shows its <title>.  No script, no
  * style sheet and no font come from anywhere else: the file opens offline.
  *
@@ -39,8 +41,10 @@ static const char report_usage[] =
 	"configurations, the incumbent over wall time and over cost per\n"
 	"fidelity, every evaluation, each parameter against the loss, which\n"
 	"parameters mattered (dehbq importance), parallel coordinates, the\n"
-	"worker timeline with its outages, the failures and the brackets.\n"
-	"No network access is needed to view it.\n"
+	"worker timeline with its outages, the failures and the brackets;\n"
+	"a multi-objective study's fronts and hypervolume, a transfer\n"
+	"study's earlier tasks and prior.  No network access is needed to\n"
+	"view it.\n"
 	"FILE '-' is standard output; a FILE is replaced atomically.\n";
 
 void rep_free(struct rep *r)
@@ -160,6 +164,7 @@ static int collect(void *arg, struct cli_row *row)
 	e->attempt = row->r.attempt;
 	e->bracket = row->t.bracket;
 	e->rung = row->t.rung;
+	e->kind = (int)row->t.kind;
 	e->fid = row->t.fidelity;
 	e->ok = row->r.status == RESULT_OK;
 	e->loss = e->ok ? row->r.loss : NAN;
@@ -445,9 +450,13 @@ static int write_all(void *arg, FILE *f)
 		r->oom = 1;
 		return cli_fail("report", CLI_ESYS, "fatal: out of memory");
 	}
-	fputs("</section>\n<section id=\"parallel\"><h2>Parallel "
-	      "coordinates</h2>\n",
-	      f);
+	fputs("</section>\n", f);
+	if (rep_section_objectives(f, r, p->root) ||
+	    rep_section_transfer(f, r, p->root)) {
+		r->oom = 1;
+		return cli_fail("report", CLI_ESYS, "fatal: out of memory");
+	}
+	fputs("<section id=\"parallel\"><h2>Parallel coordinates</h2>\n", f);
 	rep_chart_parallel(f, r);
 	fputs("</section>\n<section id=\"workers\"><h2>Workers</h2>\n", f);
 	if (rep_chart_workers(f, r)) {

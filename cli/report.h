@@ -22,6 +22,7 @@ struct spec;
 struct rep_eval {
 	uint64_t id;
 	int attempt, rung, ok; /* ok: status ok (loss valid) */
+	int kind;	       /* enum trial_kind: how it was proposed */
 	int64_t bracket;
 	double fid, loss, cost; /* loss: NAN unless ok */
 	double t0, t1;		/* started, finished: seconds since creation */
@@ -58,6 +59,11 @@ void rep_chart_params(FILE *f, const struct rep *r);
 void rep_chart_parallel(FILE *f, const struct rep *r);
 /* Returns -1 when out of memory. */
 int rep_chart_workers(FILE *f, const struct rep *r);
+/* The sections of some studies only (report_study.c): a multi-objective
+ * study's "objectives", a transfer study's "transfer"; nothing for the
+ * others.  -1 when out of memory. */
+int rep_section_objectives(FILE *f, const struct rep *r, const char *root);
+int rep_section_transfer(FILE *f, const struct rep *r, const char *root);
 /* A bar chart of the fANOVA importances per fidelity with enough
  * results, as dehbq importance --fidelity all; -1 when out of memory. */
 int rep_chart_importance(FILE *f, const struct rep *r);

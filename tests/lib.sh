@@ -265,6 +265,15 @@ put_trial() {
 	mv "$1/pending/.$2.tmp" "$1/pending/99-$2.json"
 }
 
+# cr ARGS...: headless Chromium (CHROME; empty when none is installed), its
+# log in $T/chrome.log; e.g. cr --dump-dom file://$T/r.html >$T/dom.html
+CHROME=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
+cr() {
+	timeout 120 "$CHROME" --headless --no-sandbox --disable-gpu \
+		--hide-scrollbars --no-first-run --user-data-dir="$T/chrome" \
+		--enable-logging=stderr --v=0 "$@" 2>>"$T/chrome.log"
+}
+
 study_id() { sed -n 's/.*"study":[[:space:]]*"\([0-9a-f-]*\)".*/\1/p' "$1/study.json" | head -1; }
 
 # check_no_leftovers: kill everything this test started (and the children

@@ -79,16 +79,10 @@ check "a study with no result yet gives a page that says so" \
 	grep -q 'no successful evaluation yet' "$T/e.html"
 
 # a real browser
-CHROME=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
 if [ -z "$CHROME" ]; then
 	for i in 1 2 3 4 5; do skip "no chromium (apt-get install chromium)"; done
 	exit 0
 fi
-cr() {
-	timeout 120 "$CHROME" --headless --no-sandbox --disable-gpu \
-		--hide-scrollbars --no-first-run --user-data-dir="$T/chrome" \
-		--enable-logging=stderr --v=0 "$@" 2>>"$T/chrome.log"
-}
 cr --dump-dom "file://$T/r.html" >"$T/dom.html"
 check "chromium loads the page" test -s "$T/dom.html"
 check "... its DOM has every section, with charts" python3 -c '

@@ -6,7 +6,7 @@
 # flag, and kill -9 with deterministic resume (DEHB with copula
 # scalarisation, and ASHA with Pareto selection).
 . "${DEHBQ_SRC:-.}/tests/lib.sh"
-plan 20
+plan 21
 
 ZDT="sh $DEHBQ_SRC/examples/train_zdt.sh"
 cat >"$T/spec.json" <<SP
@@ -84,6 +84,23 @@ check "export has a column per objective and a pareto flag" \
 check "plot draws the front, $n points red, the rest grey" \
 	sh -c "grep -q 'Pareto front at the maximum fidelity' '$T/a.svg' && test \$(grep -c '<title>trial ' '$T/a.svg') = $n"
 
+# the report's objectives section, in a real browser: the front of each
+# fidelity, the hypervolume over the results, each objective against the
+# parameters (issue 39)
+"$B/dehbq" report "$T/a" -o "$T/a.html" >/dev/null 2>&1
+cr --dump-dom "file://$T/a.html" >"$T/a.dom" 2>/dev/null
+check "report: an objectives section with the front per fidelity, the hypervolume and the scatter (Chromium's DOM)" \
+	python3 - "$T/a.dom" "$T/front.txt" <<'PY'
+import re, sys
+d = open(sys.argv[1]).read()
+sec = d.split('<section id="objectives"')[1].split("</section>")[0]
+fronts = re.findall(r"fidelity (\d+): front (\d+) of (\d+)", sec)
+assert sorted(f[0] for f in fronts) == ["1", "3", "9"], fronts
+top = [f for f in fronts if f[0] == "9"][0]
+n = sum(1 for l in open(sys.argv[2]) if re.match(r"\s*0000", l))
+assert int(top[1]) == n, (top, n)  # dehbq pareto's front at fidelity 9
+assert 'class="hv"' in sec and sec.count('class="obj"') > 20
+PY
 "$B/dehbq" best "$T/a" >"$T/best.out" 2>&1
 rc=$?
 check "best refuses a multi-objective study, pointing at pareto" \

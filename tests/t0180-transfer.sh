@@ -5,7 +5,7 @@
 # naming the file, the row and the field, and create nothing; cts without
 # earlier results is refused; kill -9 and deterministic resume hold.
 . "${DEHBQ_SRC:-.}/tests/lib.sh"
-plan 31
+plan 32
 
 mkspec "$T/spec.json" 30 '{"lease": 5, "poll": 0.05}'
 # cts with a short prior fit (the sanitizers make the full one slow)
@@ -70,6 +70,22 @@ wait_for 30 test -e "$T/u/FINISHED"
 "$B/dehbq" status "$T/u" >"$T/u.status" 2>&1
 check "a task unlike the earlier ones: status shows an RMSE above 1, and says so" \
 	sh -c "grep -q 'prior RMSE on this study.s results: [1-9]' '$T/u.status' && grep -q 'warning: above 1' '$T/u.status'"
+# the report's transfer section (issue 39), in a real browser: the earlier
+# tasks and their sizes, the prior's RMSE with its warning, the trials the
+# prior proposed
+"$B/dehbq" report "$T/u" -o "$T/u.html" >/dev/null 2>&1
+cr --dump-dom "file://$T/u.html" >"$T/u.dom" 2>/dev/null
+check "report: a transfer section with the 2 tasks and their 30 results each, the RMSE and its warning, the prior's 20 trials (Chromium's DOM)" \
+	python3 - "$T/u.dom" <<'PY'
+import re, sys
+d = open(sys.argv[1]).read()
+sec = d.split('<section id="transfer"')[1].split("</section>")[0]
+rows = re.findall(r"<tr><td>([^<]*)</td><td>(\d+)</td></tr>", sec)
+assert rows == [("task-a", "30"), ("task-b", "30")], rows
+assert re.search(r"prior RMSE on this study.s results: [1-9]", sec), sec
+assert "warning: above 1" in sec
+assert re.search(r'class="prior">20<', sec), sec
+PY
 
 # bad imports: one line naming the file, the row and the field; no study
 bad() { # NAME LINE EXPECT
