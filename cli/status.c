@@ -102,9 +102,9 @@ struct wk_scan {
 static void worker_row(const char *root, const char *name, struct wk_scan *w)
 {
 	char p[STUDY_PATH_MAX], err[DEHBQ_ERRLEN], age[32];
-	char host[ID_HOST_LEN], wid[ID_WORKER_LEN];
+	char host[ID_HOST_LEN], wid[ID_WORKER_LEN], slot[48];
 	struct jsonfile *jf;
-	const cJSON *o, *tr;
+	const cJSON *o, *tr, *sl, *pp;
 	double mt;
 	long pid;
 	int live;
@@ -133,6 +133,12 @@ static void worker_row(const char *root, const char *name, struct wk_scan *w)
 	w->stale += !live;
 	fmt_dur(age, sizeof(age), w->now - mt < 0 ? 0 : w->now - mt);
 	tr = cJSON_GetObjectItemCaseSensitive(o, "trial");
+	sl = cJSON_GetObjectItemCaseSensitive(o, "slot");
+	pp = cJSON_GetObjectItemCaseSensitive(o, "parent_pid");
+	if (cJSON_IsNumber(sl) && cJSON_IsNumber(pp)) /* a --slots worker's */
+		snprintf(slot, sizeof(slot), "%.0f", sl->valuedouble);
+	else
+		snprintf(slot, sizeof(slot), "-");
 	if (w->table) {
 		const char *aj = str(o, "slurm_array_job_id", "");
 		const char *at = str(o, "slurm_array_task_id", "");
@@ -144,14 +150,20 @@ static void worker_row(const char *root, const char *name, struct wk_scan *w)
 		else
 			snprintf(slurm, sizeof(slurm), "%s",
 				 str(o, "slurm_job_id", "-"));
-		fprintf(w->f, "%-20s %8ld %-12s %-18s %-8s %-24s %8s %s\n",
-			host, pid, wid, slurm,
+		fprintf(w->f,
+			"%-20s %8ld %-12s %-12s %-12s %-18s %-8s %-24s %8s "
+			"%s\n",
+			host, pid, wid, slot, str(o, "gpus", "-"), slurm,
 			cJSON_IsString(tr) ? tr->valuestring : "-",
 			str(o, "started", "?"), age, live ? "live" : "stale");
 	} else if (live) {
-		fprintf(w->f, "  %s:%ld %s  trial %s  heartbeat %s ago\n", host,
-			pid, wid, cJSON_IsString(tr) ? tr->valuestring : "idle",
-			age);
+		fprintf(w->f,
+			"  %s:%ld %s  trial %s  heartbeat %s ago%s%s%s%s\n",
+			host, pid, wid,
+			cJSON_IsString(tr) ? tr->valuestring : "idle", age,
+			*slot != '-' ? "  slot " : "", *slot != '-' ? slot : "",
+			*str(o, "gpus", "") ? "  GPUs " : "",
+			str(o, "gpus", ""));
 	}
 	jsonfile_free(jf);
 }
@@ -582,8 +594,9 @@ int cli_workers(int argc, char **argv)
 	w.now = cli_fs_now(argv[1], &local);
 	w.lease = s.lease;
 	w.table = 1;
-	printf("%-20s %8s %-12s %-18s %-8s %-24s %8s %s\n", "host", "pid",
-	       "worker", "slurm", "trial", "started", "hbeat", "state");
+	printf("%-20s %8s %-12s %-12s %-12s %-18s %-8s %-24s %8s %s\n", "host",
+	       "pid", "worker", "slot", "gpus", "slurm", "trial", "started",
+	       "hbeat", "state");
 	scan_workers(argv[1], &w);
 	printf("%d live, %d stale (lease %gs%s)\n", w.live, w.stale, s.lease,
 	       local ? ", local clock" : "");

@@ -11,7 +11,7 @@
 
 . "${DEHBQ_SRC:-$(cd "$(dirname "$0")/.." && pwd)}/tests/lib.sh"
 trap cleanup EXIT
-plan 20
+plan 21
 # the worker sets these per slot unless the operator did: start without
 unset OMP_NUM_THREADS OPENBLAS_NUM_THREADS MKL_NUM_THREADS
 
@@ -32,13 +32,16 @@ if [ "$id" -lt "$BARRIER" ]; then
 		[ $n -gt 3000 ] && exit 3 # 5 minutes: the others never came
 		sleep 0.1
 	done
-	[ "$id" = 0 ] && cat "$DEHBQ_STUDY"/workers/*.json >"$LOG.workers"
+	[ "$id" = 0 ] && cat "$DEHBQ_STUDY"/workers/*.json >"$LOG.workers" &&
+		"$DQ" workers "$DEHBQ_STUDY" >"$LOG.table"
 fi
 [ -n "${HOLD:-}" ] && sleep 600
 echo "$DEHBQ_TRIAL_ID end ${CUDA_VISIBLE_DEVICES-unset}" >>"$LOG"
 echo '{"loss": 0.5}'
 EOF
 chmod +x "$T/trainer.sh"
+DQ=$DEHBQ_BIN/dehbq
+export DQ
 # a fake nvidia-smi that lists three GPUs
 mkdir -p "$T/bin"
 cat >"$T/bin/nvidia-smi" <<'EOF'
@@ -98,6 +101,8 @@ check "(a) the result's info names the device" \
 check "(a) workers/ had 4 entries, one per slot, with slot and gpus" \
 	eval '[ "$(grep -c "\"slot\":" "$LOG.workers")" = 4 ] &&
 	[ "$(grep "\"gpus\":" "$LOG.workers" | sort -u | wc -l)" = 4 ]'
+check "(a) dehbq workers lists the 4 slots, each with its slot and device" \
+	eval '[ "$(awk "\$4 ~ /^[0-3]\$/ && \$5 == \$4 && / live\$/" "$LOG.table" | wc -l)" = 4 ]'
 check "(a) the worker exits once every slot has exited" \
 	eval '[ "$(grep -c "slot [0-3] exited (code 0)" "$T/a.log")" = 4 ]'
 
