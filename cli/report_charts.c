@@ -25,16 +25,6 @@
 #define REP_MAXLANES  64  /* worker lanes drawn */
 #define REP_MAXGAPS   16  /* outages shaded */
 
-static void svg_open(FILE *f, int w, int h)
-{
-	fprintf(f,
-		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
-		"height=\"%d\" viewBox=\"0 0 %d %d\" "
-		"font-family=\"sans-serif\" "
-		"font-size=\"12\">\n",
-		w, h, w, h);
-}
-
 /* The loss axis over the ok evaluations: log10 when they are positive
  * and span more than two decades.  0 when there is none. */
 static int loss_axis(const struct rep *r, struct svg_axis *a)

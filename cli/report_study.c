@@ -33,16 +33,6 @@
 #define RS_PANELS_PARAM 6 /* ... and parameters */
 #define RS_HV_POINTS	100
 
-static void svg_begin(FILE *f, int w, int h)
-{
-	fprintf(f,
-		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
-		"height=\"%d\" viewBox=\"0 0 %d %d\" "
-		"font-family=\"sans-serif\" "
-		"font-size=\"12\">\n",
-		w, h, w, h);
-}
-
 /* The points of all at fidelity fid as a front of their own (cfg not
  * copied); -1 when out of memory. */
 static int sub_front(const struct cli_front *all, double fid,
@@ -155,7 +145,7 @@ static int scatter(FILE *f, const struct rep *r, const struct cli_front *all)
 			idx[n++][1] = i;
 		}
 	qsort(idx, n, sizeof(*idx), by_id);
-	svg_begin(f, 1100, mo * 200 + 20);
+	svg_open(f, 1100, mo * 200 + 20);
 	for (l = 0; l < mo; l++)
 		for (k = 0; k < d; k++) {
 			struct svg_panel p = {70 + k * 175, 30 + l * 200,
@@ -224,7 +214,7 @@ int rep_section_objectives(FILE *f, const struct rep *r, const char *root)
 	      "reference above), then each objective against the parameters "
 	      "(colour: fidelity).</p>\n",
 	      f);
-	svg_begin(f, 1100, ((r->nfid + 2) / 3) * 300 + 20);
+	svg_open(f, 1100, ((r->nfid + 2) / 3) * 300 + 20);
 	for (i = r->nfid - 1; i >= 0; i--) {
 		struct svg_panel p = {70 + (k % 3) * 360, 30 + (k / 3) * 300,
 				      70 + (k % 3) * 360 + 270,
@@ -251,7 +241,7 @@ int rep_section_objectives(FILE *f, const struct rep *r, const char *root)
 	if (top.hv_ok) {
 		struct svg_panel p = {90, 30, 700, 250};
 
-		svg_begin(f, 760, 300);
+		svg_open(f, 760, 300);
 		hv_chart(f, &top, r->spec, &p);
 		fputs("</svg>\n", f);
 	}

@@ -11,6 +11,15 @@ const char *const svg_palette[SVG_NCOLORS] = {
 	"#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
 };
 
+void svg_open(FILE *f, int w, int h)
+{
+	fprintf(f,
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+		"height=\"%d\" viewBox=\"0 0 %d %d\" "
+		"font-family=\"sans-serif\" font-size=\"12\">\n",
+		w, h, w, h);
+}
+
 double svg_map(const struct svg_axis *a, double v)
 {
 	double f;

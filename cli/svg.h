@@ -33,6 +33,9 @@ struct svg_gap {
 #define SVG_OUTAGE_MIN 10.0 /* seconds: shorter gaps are not outages */
 extern const char *const svg_palette[SVG_NCOLORS];
 
+/* An inline <svg> element of w x h pixels, 12 px sans-serif; the caller
+ * closes it. */
+void svg_open(FILE *f, int w, int h);
 double svg_map(const struct svg_axis *a, double v);
 /* Widen to nice tick multiples (log: to whole decades). */
 void svg_axis_nice(struct svg_axis *a);
