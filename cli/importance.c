@@ -157,6 +157,12 @@ static int imp_at(struct cli_imp *c, struct imp_out *o, double f)
 	    (rc = cli_imp_fit(c, f, mean, sd, &m, &used)))
 		goto out;
 	cli_imp_order(mean, c->dim, ord);
+	if (!used)
+		cli_warn("importance",
+			 "the loss is the same for all %d results at fidelity "
+			 "%g: no parameter explains anything (every importance "
+			 "is 0)",
+			 m, f);
 	if (o->format == 0 && !o->rows++)
 		printf("%-24s %10s %8s %10s %8s\n", "parameter", "importance",
 		       "std", "fidelity", "results");
@@ -220,7 +226,8 @@ static int imp_pick(const struct cli_imp *c, double want, size_t need,
 	for (i = 0; i < c->n; i = j) {
 		for (j = i; j < c->n && fids[j] == fids[i]; j++)
 			;
-		if (want >= 0 ? fids[i] == want : j - i >= need)
+		if (want >= 0 ? fabs(fids[i] - want) <= 1e-9 * want
+			      : j - i >= need) /* as printed, %g: near */
 			fids[k++] = fids[i];
 		if (k && want < 0 && !isnan(want))
 			break;

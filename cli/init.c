@@ -59,7 +59,9 @@ int cli_validate(int argc, char **argv)
 
 		jsonfile_free(jf);
 		if ((rc = spec_load(argv[1], 1, &s, err)) ||
-		    (rc = cli_init_optimizer_settings(&s, argv[1], err))) {
+		    (cli_init_one_fidelity_default(&s, &(struct init_over){0}),
+		     (rc = cli_init_optimizer_settings(&s, argv[1], err))) ||
+		    (rc = cli_init_check_fidelity(&s, argv[1], err))) {
 			spec_release(&s);
 			return cli_fail("validate", cli_exit_code(rc), "%s",
 					err);
@@ -418,6 +420,16 @@ static int load_spec(const char *specf, const char *spacef,
 	char err[DEHBQ_ERRLEN];
 	int rc;
 
+	if (!o->opt[OPT_MIN] != !o->opt[OPT_MAX])
+		return cli_usage_error("init", cli_init_usage,
+				       "give both --min-budget and "
+				       "--max-budget, or --budget V (or "
+				       "neither) for a study of one fidelity");
+	if (o->opt[OPT_BUDGET] && o->opt[OPT_MIN])
+		return cli_usage_error("init", cli_init_usage,
+				       "--budget is a study of one fidelity: "
+				       "give it or --min-budget and "
+				       "--max-budget, not both");
 	if (specf) {
 		if ((rc = spec_load(specf, 1, s, err)))
 			return cli_fail("init", cli_exit_code(rc), "%s", err);
@@ -433,21 +445,6 @@ static int load_spec(const char *specf, const char *spacef,
 	}
 	spec_defaults(s);
 	s->min_fidelity = s->max_fidelity = 1; /* one fidelity, unless */
-	if (!o->opt[OPT_MIN] != !o->opt[OPT_MAX])
-		return cli_usage_error("init", cli_init_usage,
-				       "give both --min-budget and "
-				       "--max-budget, or --budget V (or "
-				       "neither) for a study of one fidelity");
-	if (o->opt[OPT_BUDGET] && o->opt[OPT_MIN])
-		return cli_usage_error("init", cli_init_usage,
-				       "--budget is a study of one fidelity: "
-				       "give it or --min-budget and "
-				       "--max-budget, not both");
-	if (!o->opt[OPT_MIN] && !o->opt[OPT_OPTIMIZER] &&
-	    !o->opt[OPT_SCHEDULER] && !o->opt[OPT_SEARCHER] &&
-	    !o->opt[OPT_SAMPLER] && !o->opt[OPT_MF])
-		snprintf(s->optimizer, sizeof(s->optimizer), "%s",
-			 optim_default_one_fidelity());
 	if ((rc = space_load(spacef, &s->space, err)))
 		return cli_fail("init", cli_exit_code(rc), "%s", err);
 	return CLI_OK;
@@ -520,6 +517,7 @@ int cli_init(int argc, char **argv)
 	transfer_init(&tr, 0);
 	if ((rc = apply(&s, &over)) || (rc = apply_objectives(&s, &over)))
 		goto out;
+	cli_init_one_fidelity_default(&s, &over);
 	if ((rc = spec_check(&s, what, err)) ||
 	    (rc = cli_init_optimizer_settings(&s, what, err)) ||
 	    (rc = cli_init_check_fidelity(&s, what, err)) ||

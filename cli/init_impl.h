@@ -67,6 +67,9 @@ int cli_init_optimizer_opt(struct spec *s, const struct init_over *o,
  * why not (prefixed with file). */
 /* A study of one fidelity needs an optimiser that can run one; err
  * names file and the optimisers that can. */
+/* A study of one fidelity whose spec and options name no optimiser runs
+ * the default for one (optim_default_one_fidelity). */
+void cli_init_one_fidelity_default(struct spec *s, const struct init_over *o);
 int cli_init_check_fidelity(const struct spec *s, const char *file, char *err);
 int cli_init_optimizer_settings(struct spec *s, const char *file, char *err);
 /*

@@ -159,6 +159,15 @@ int cli_init_optimizer_settings(struct spec *s, const char *file, char *err)
 	return rc ? dehbq_errf(err, rc, "out of memory") : DEHBQ_OK;
 }
 
+void cli_init_one_fidelity_default(struct spec *s, const struct init_over *o)
+{
+	if (s->min_fidelity == s->max_fidelity && !s->optimizer_named &&
+	    !o->opt[OPT_OPTIMIZER] && !o->opt[OPT_SCHEDULER] &&
+	    !o->opt[OPT_SEARCHER] && !o->opt[OPT_SAMPLER] && !o->opt[OPT_MF])
+		snprintf(s->optimizer, sizeof(s->optimizer), "%s",
+			 optim_default_one_fidelity());
+}
+
 int cli_init_check_fidelity(const struct spec *s, const char *file, char *err)
 {
 	char e[DEHBQ_ERRLEN];

@@ -86,24 +86,42 @@ static void hv_chart(FILE *f, const struct cli_front *top, const struct spec *s,
 		     const struct svg_panel *p)
 {
 	double yref[OBJECTIVES_MAX], hv[RS_HV_POINTS + 1];
-	size_t at[RS_HV_POINTS + 1], i;
+	size_t at[RS_HV_POINTS + 1], i, k, nf = 0, m = (size_t)top->m;
 	struct svg_axis ax = {0, 1, 0, 0, 0}, ay = {0, 0, 0, 0, 0};
+	double *fr = malloc((top->n + 1) * m * sizeof(double));
 	int l, n = 0;
 
+	if (!fr)
+		return;
 	for (l = 0; l < top->m; l++)
 		yref[l] = s->obj.maximise[l] ? -top->ref[l] : top->ref[l];
-	for (i = 1; i <= top->n && n <= RS_HV_POINTS; i++) {
-		size_t k = top->n <= RS_HV_POINTS
-				   ? i
-				   : (top->n * (size_t)(n + 1)) / RS_HV_POINTS;
+	/* the prefix's non-dominated points, kept as results come in: the
+	 * hypervolume is theirs, and only they are summed */
+	for (i = 0; i < top->n && n <= RS_HV_POINTS; i++) {
+		const double *y = top->y + i * m;
+		int dominated = 0;
 
-		if (k < i)
-			continue;
-		if (pareto_hypervolume(top->y, k, top->m, yref, &hv[n]))
+		for (k = 0; k < nf && !dominated; k++)
+			dominated = pareto_dominates(fr + k * m, y, top->m);
+		if (!dominated) {
+			for (k = 0; k < nf;)
+				if (pareto_dominates(y, fr + k * m, top->m))
+					memcpy(fr + k * m, fr + --nf * m,
+					       m * sizeof(double));
+				else
+					k++;
+			memcpy(fr + nf++ * m, y, m * sizeof(double));
+		}
+		if (top->n > RS_HV_POINTS &&
+		    i + 1 < (top->n * (size_t)(n + 1)) / RS_HV_POINTS)
+			continue; /* draw about RS_HV_POINTS points */
+		if (pareto_hypervolume(fr, nf, top->m, yref, &hv[n])) {
+			free(fr);
 			return;
-		at[n++] = k;
-		i = k;
+		}
+		at[n++] = i + 1;
 	}
+	free(fr);
 	if (!n)
 		return;
 	ax.hi = (double)at[n - 1];
@@ -245,7 +263,7 @@ int rep_section_objectives(FILE *f, const struct rep *r, const char *root)
 		hv_chart(f, &top, r->spec, &p);
 		fputs("</svg>\n", f);
 	}
-	rc = scatter(f, r, &all);
+	rc = all.n ? scatter(f, r, &all) : 0;
 out:
 	fputs("</section>\n", f);
 	cli_front_free(&all);
@@ -314,10 +332,11 @@ int rep_section_transfer(FILE *f, const struct rep *r, const char *root)
 	transfer_release(&t);
 	/* the prior's RMSE and its warning, as dehbq status says them */
 	if (!study_path(p, sizeof(p), root, "state/status.json") &&
-	    !statusfile_load(p, &st, err) &&
-	    (mem = open_memstream(&text, &len))) {
-		cli_status_transfer(mem, st.optimizer);
-		fclose(mem);
+	    !statusfile_load(p, &st, err)) {
+		if ((mem = open_memstream(&text, &len))) {
+			cli_status_transfer(mem, st.optimizer);
+			fclose(mem);
+		}
 		if (text && *text) { /* line by line: svg_text drops '\n' */
 			char *line, *save = NULL;
 

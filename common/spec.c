@@ -298,6 +298,7 @@ static int parse_fields(const struct jsonfile *jf, int allow_path,
 	if ((rc = jsonfile_get_object(jf, root, "optimizer", JSONFILE_OPTIONAL,
 				      &o, err)))
 		return rc;
+	s->optimizer_named = o != NULL;
 	if (o && (rc = get_optimizer(jf, o, s, err)))
 		return rc;
 
@@ -453,11 +454,12 @@ int spec_check(const struct spec *s, const char *name, char *err)
 			      s->max_failures_in_a_row, 0, SPEC_FAILURES_MAX,
 			      err)))
 		return rc;
-	if (s->min_fidelity <= 0 || s->max_fidelity < s->min_fidelity)
-		return dehbq_errf(err, DEHBQ_EINVAL,
-				  "%s: fidelity: 'min' (%g) must be > 0 and <= "
-				  "'max' (%g) (equal: a study of one fidelity)",
-				  name, s->min_fidelity, s->max_fidelity);
+	if (!(s->min_fidelity >= 1e-300) || s->max_fidelity < s->min_fidelity)
+		return dehbq_errf(
+			err, DEHBQ_EINVAL,
+			"%s: fidelity: 'min' (%g) must be >= 1e-300 and <= "
+			"'max' (%g) (equal: a study of one fidelity)",
+			name, s->min_fidelity, s->max_fidelity);
 	/* the rung is part of pending file names */
 	levels = spec_levels(s);
 	if (levels > SPEC_MAX_LEVELS)

@@ -54,6 +54,10 @@ struct spec {
 				     one fidelity) */
 	double eta;		  /* > 1 */
 	char optimizer[SPEC_OPTIMIZER_MAX]; /* optimizer.name: [a-z0-9_]+ */
+	int optimizer_named;		    /* the file named it (else the
+					       default, which dehbq init may
+					       choose: a study of one
+					       fidelity) */
 	struct cJSON *settings; /* the rest of "optimizer", owned; NULL when
 				   it has nothing else */
 	uint64_t seed;		/* 0 .. 2^53 */

@@ -108,6 +108,35 @@ START_TEST(test_forest_constant_and_determinism)
 }
 END_TEST
 
+/* A large offset in the loss changes nothing (the scores keep their
+ * precision); two neighbouring doubles still split (the midpoint would
+ * round up to the larger and leave one side empty). */
+START_TEST(test_forest_offset_and_neighbours)
+{
+	struct forest_opts o = {16, 64, 3};
+	double mean[3], sd[3], px[4], py[2];
+	int i, used;
+
+	points(3, 1);
+	for (i = 0; i < N; i++)
+		y[i] = 1e9 + sin(6 * x[i * 3 + 1]);
+	importance(3, mean, sd, &used);
+	ck_assert_msg(mean[1] > 0.95 && mean[0] < 0.02, "x0 %g x1 %g", mean[0],
+		      mean[1]);
+	px[0] = nextafter(0.5, 1); /* an odd mantissa: the midpoint rounds
+				      to the even neighbour above */
+	px[1] = 0.25;
+	px[2] = nextafter(px[0], 1);
+	px[3] = 0.25;
+	py[0] = 0;
+	py[1] = 1;
+	ck_assert_int_eq(forest_importance(px, py, 2, 2, &o, mean, sd, &used),
+			 DEHBQ_OK);
+	ck_assert_msg(used > 0 && mean[0] > 0.99 && mean[1] == 0,
+		      "used %d x0 %g x1 %g", used, mean[0], mean[1]);
+}
+END_TEST
+
 START_TEST(test_forest_refuses_bad_input)
 {
 	struct forest_opts o = {4, 8, 1}, bad = {0, 8, 1};
@@ -139,6 +168,7 @@ Suite *forest_suite(void)
 	tcase_add_test(tc, test_forest_additive_main_effects_sum_to_one);
 	tcase_add_test(tc, test_forest_pure_interaction_has_no_main_effect);
 	tcase_add_test(tc, test_forest_constant_and_determinism);
+	tcase_add_test(tc, test_forest_offset_and_neighbours);
 	tcase_add_test(tc, test_forest_refuses_bad_input);
 	suite_add_tcase(s, tc);
 	return s;

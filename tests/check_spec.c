@@ -208,7 +208,7 @@ START_TEST(test_spec_one_fidelity)
 	ck_assert(b.min_fidelity == 50 && b.max_fidelity == 50);
 	a.min_fidelity = 51;
 	ck_assert_int_eq(spec_check(&a, "x", err), DEHBQ_EINVAL);
-	ck_assert_msg(strstr(err, "must be > 0 and <= 'max'"), "%s", err);
+	ck_assert_msg(strstr(err, "must be >= 1e-300 and <= 'max'"), "%s", err);
 	free(text);
 	spec_release(&a);
 	spec_release(&b);

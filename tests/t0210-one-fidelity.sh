@@ -9,9 +9,10 @@
 #  (d) the multi-fidelity optimisers refuse such a study at init, in one
 #      line naming the optimiser and those that can run it; no study is
 #      created.  Half a range (--min-budget alone) is refused too.
-#  (e) a spec file without "fidelity" is a study of one fidelity.
+#  (e) a spec file without "fidelity" is a study of one fidelity, and
+#      runs tpe unless it names an optimiser.
 . "${DEHBQ_SRC:-.}/tests/lib.sh"
-plan 9
+plan 10
 write_space "$T/space.json"
 ONE='awk -v x="$DEHBQ_P_X" -v b="$DEHBQ_BUDGET" -v a="{budget}" "BEGIN{printf \"{\\\"loss\\\": %.10g, \\\"info\\\": {\\\"b\\\": \\\"%s\\\", \\\"arg\\\": \\\"%s\\\"}}\\n\", (x-0.3)^2, b, a}"'
 
@@ -69,6 +70,12 @@ EOF
 "$B/dehbq" init "$T/e" --spec "$T/e.json" >"$T/e.out" 2>&1
 check "(e) a spec without fidelity is a study of one fidelity" \
 	grep -q 'one fidelity: every trial runs at fidelity 1 (optimizer gp)' "$T/e.out"
+sed 's/ "optimizer": {"name": "gp"},//' "$T/e.json" >"$T/e3.json"
+"$B/dehbq" validate "$T/e3.json" >"$T/e3.val" 2>&1
+"$B/dehbq" init "$T/e3" --spec "$T/e3.json" >"$T/e3.out" 2>&1
+check "(e) ... naming no optimiser, it runs tpe (validate and init say so)" \
+	sh -c "grep -q 'fidelity 1..1, eta 3, optimizer tpe' '$T/e3.val' &&
+	grep -q 'one fidelity: every trial runs at fidelity 1 (optimizer tpe)' '$T/e3.out'"
 sed 's/"gp"/"dehb"/' "$T/e.json" >"$T/e2.json"
 "$B/dehbq" init "$T/e2" --spec "$T/e2.json" >/dev/null 2>"$T/e2.err"
 check "(e) ... and with dehb it is refused, naming the file" \

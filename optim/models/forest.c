@@ -94,6 +94,9 @@ static void best_split(struct grow *g, const int *idx, int m, double sum,
 				best = score;
 				*bd = j;
 				*bt = a + (b - a) / 2;
+				if (!(*bt < b)) /* neighbours: the midpoint
+						   rounds up to b */
+					*bt = a;
 			}
 		}
 	}
@@ -157,37 +160,41 @@ static int cut_at(const double *c, int k, double v)
  * (as a fraction of V), from its leaves.  cuts and acc are scratch of
  * 2 * nleaf + 1 doubles.  0 when the tree is constant (V = 0).
  */
-static int decompose(const struct grow *g, double *f, double *cuts, double *acc)
+static int decompose(const struct grow *g, double *f, double *cuts, double *acc,
+		     double *vol)
 {
 	size_t w = 1 + 2 * (size_t)g->dim;
 	double mean = 0, var = 0;
-	int l, j, k, q;
+	int l, j, k, q, cut;
 
 	for (l = 0; l < g->nleaf; l++) {
 		const double *L = g->leaf + (size_t)l * w;
-		double vol = 1;
 
+		vol[l] = 1;
 		for (j = 0; j < g->dim; j++)
-			vol *= L[1 + g->dim + j] - L[1 + j];
-		mean += vol * L[0];
+			vol[l] *= L[1 + g->dim + j] - L[1 + j];
+		mean += vol[l] * L[0];
 	}
 	for (l = 0; l < g->nleaf; l++) {
 		const double *L = g->leaf + (size_t)l * w;
-		double vol = 1;
 
-		for (j = 0; j < g->dim; j++)
-			vol *= L[1 + g->dim + j] - L[1 + j];
-		var += vol * (L[0] - mean) * (L[0] - mean);
+		var += vol[l] * (L[0] - mean) * (L[0] - mean);
 	}
 	if (!(var > 0))
 		return 0;
 	for (j = 0; j < g->dim; j++) {
 		double a = 0, vj = 0;
 
-		for (l = k = 0; l < g->nleaf; l++) {
-			cuts[k++] = g->leaf[(size_t)l * w + 1 + j];
-			cuts[k++] = g->leaf[(size_t)l * w + 1 + g->dim + j];
+		for (l = k = cut = 0; l < g->nleaf; l++) {
+			const double *L = g->leaf + (size_t)l * w;
+
+			cuts[k++] = L[1 + j];
+			cuts[k++] = L[1 + g->dim + j];
+			cut |= L[1 + j] > 0 || L[1 + g->dim + j] < 1;
 		}
+		f[j] = 0;
+		if (!cut) /* no split on j: a_j is the mean everywhere */
+			continue;
 		qsort(cuts, (size_t)k, sizeof(*cuts), cmp_double);
 		for (l = q = 0; l < k; l++)
 			if (!q || cuts[l] != cuts[q - 1])
@@ -196,14 +203,11 @@ static int decompose(const struct grow *g, double *f, double *cuts, double *acc)
 		/* a leaf adds v * vol / width_j to a_j over [lo_j, hi_j) */
 		for (l = 0; l < g->nleaf; l++) {
 			const double *L = g->leaf + (size_t)l * w;
-			double vol = 1;
-			int i;
+			double c =
+				L[0] * vol[l] / (L[1 + g->dim + j] - L[1 + j]);
 
-			for (i = 0; i < g->dim; i++)
-				if (i != j)
-					vol *= L[1 + g->dim + i] - L[1 + i];
-			acc[cut_at(cuts, q, L[1 + j])] += L[0] * vol;
-			acc[cut_at(cuts, q, L[1 + g->dim + j])] -= L[0] * vol;
+			acc[cut_at(cuts, q, L[1 + j])] += c;
+			acc[cut_at(cuts, q, L[1 + g->dim + j])] -= c;
 		}
 		for (l = 0; l + 1 < q; l++) {
 			a += acc[l];
@@ -220,7 +224,8 @@ int forest_importance(const double *x, const double *y, int n, int dim,
 {
 	struct grow g;
 	struct rng r;
-	double *f = NULL, *cuts = NULL, *acc = NULL, *sq = NULL;
+	double *f = NULL, *cuts = NULL, *acc = NULL, *sq = NULL, *vol = NULL;
+	double *ys = NULL, ym = 0, ysd = 0;
 	int t, i, j, rc = DEHBQ_ENOMEM;
 
 	*used = 0;
@@ -235,9 +240,21 @@ int forest_importance(const double *x, const double *y, int n, int dim,
 			      x[(size_t)i * dim + j] <= 1))
 				return DEHBQ_EINVAL;
 	}
+	/* the losses centred and scaled: the split scores (sums of squares)
+	 * keep their precision under a large offset, and the fractions are
+	 * unchanged */
+	if (!(ys = malloc((size_t)n * sizeof(double))))
+		return DEHBQ_ENOMEM;
+	for (i = 0; i < n; i++)
+		ym += (y[i] - ym) / (i + 1);
+	for (i = 0; i < n; i++)
+		ysd += (y[i] - ym) * (y[i] - ym);
+	ysd = sqrt(ysd / n);
+	for (i = 0; i < n; i++)
+		ys[i] = ysd > 0 ? (y[i] - ym) / ysd : 0;
 	memset(&g, 0, sizeof(g));
 	g.x = x;
-	g.y = y;
+	g.y = ys;
 	g.dim = dim;
 	g.max_depth = o->max_depth;
 	g.idx = malloc((size_t)n * sizeof(int));
@@ -264,11 +281,13 @@ int forest_importance(const double *x, const double *y, int n, int dim,
 		rc = DEHBQ_ENOMEM;
 		free(cuts);
 		free(acc);
+		free(vol);
 		cuts = malloc((2 * (size_t)g.nleaf + 1) * sizeof(double));
 		acc = malloc((2 * (size_t)g.nleaf + 1) * sizeof(double));
-		if (!cuts || !acc)
+		vol = malloc(((size_t)g.nleaf + 1) * sizeof(double));
+		if (!cuts || !acc || !vol)
 			goto out;
-		if (!decompose(&g, f, cuts, acc))
+		if (!decompose(&g, f, cuts, acc, vol))
 			continue;
 		++*used;
 		for (j = 0; j < dim; j++) {
@@ -295,5 +314,7 @@ out:
 	free(sq);
 	free(cuts);
 	free(acc);
+	free(vol);
+	free(ys);
 	return rc;
 }

@@ -10,7 +10,9 @@
  * chosen among all dimensions to minimise the squared error, its
  * threshold the midpoint between two consecutive distinct values.  No
  * permissive Debian library decomposes a forest's variance, so this is
- * ours.
+ * ours.  One difference: a categorical parameter is one dimension here
+ * (its unit-cube bins, an arbitrary order the trees split as any other),
+ * where Optuna one-hot encodes it.
  *
  * The decomposition is exact for each tree: its leaves partition
  * [0, 1]^dim into boxes, and under the uniform measure on the cube (every

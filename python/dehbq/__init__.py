@@ -94,13 +94,17 @@ def importance(path, fidelity=None, objective=None, detail=False, cli=None):
     with the study's seed, so the same study gives the same numbers).
 
     fidelity: None is the highest fidelity with enough ok results; a
-    number is that fidelity.  objective: which objective of a
-    multi-objective study (default the first declared).  detail=True gives
-    the rows instead: dicts with parameter, importance, std (over the
-    trees), fidelity, results and trees.  StudyError when no fidelity has
-    enough results."""
+    number is that fidelity; "all" is every fidelity with enough, and
+    gives the rows (as detail=True does).  objective: which objective of
+    a multi-objective study (default the first declared).  detail=True
+    gives the rows instead: dicts with parameter, importance, std (over
+    the trees), fidelity, results and trees.  StudyError when no fidelity
+    has enough results."""
     args = ["importance", os.fspath(path), "--format", "jsonl"]
-    if fidelity is not None:
+    if fidelity == "all":
+        args += ["--fidelity", "all"]
+        detail = True
+    elif fidelity is not None:
         args += ["--fidelity", repr(float(fidelity))]
     if objective is not None:
         args += ["--objective", str(objective)]
