@@ -108,9 +108,14 @@ for w in $w1 $w2; do
 	wait "$w" 2>/dev/null
 done
 # delay ID PID: seconds from the last heartbeat of PID's claim of ID (the
-# stale claim's mtime) to the log line that requeued it
+# stale claim's mtime) to the log line that requeued it.  The line comes
+# first and the stale claim reaches the archive after it: wait for both
+# (seen once: the claim was looked for between the two, and the trial
+# counted as never requeued).
+stale_of() { ls "$S"/archive/*/claimed."$1"@*."$2".*.stale.json 2>/dev/null | head -1; }
 delay() {
-	f=$(ls "$S"/archive/*/claimed."$1"@*."$2".*.stale.json 2>/dev/null | head -1)
+	wait_for 60 sh -c "ls '$S'/archive/*/claimed.$1@*.$2.*.stale.json >/dev/null 2>&1"
+	f=$(stale_of "$1" "$2")
 	tl=$(grep "trial=$1 claim by [^ ]*:$2 expired" "$T/orch-b.log" | tail -1 | cut -d' ' -f1)
 	[ -n "$f" ] && [ -n "$tl" ] || return 1
 	awk -v a="$(stat -c %.9Y "$f")" -v b="$(epoch_of "$tl")" 'BEGIN{printf "%.3f", b - a}'
