@@ -239,17 +239,10 @@ static int imp_pick(const struct cli_imp *c, double want, size_t need,
 /* --objective NAME: its index, -1 for a single-objective study. */
 static int imp_objective(const struct spec *s, const char *name, int *obj)
 {
-	int l;
-
 	*obj = s->obj.n ? 0 : -1;
-	if (!name)
-		return DEHBQ_OK;
-	for (l = 0; l < s->obj.n; l++)
-		if (!strcmp(s->obj.name[l], name)) {
-			*obj = l;
-			return DEHBQ_OK;
-		}
-	return DEHBQ_EINVAL;
+	if (name && (*obj = objectives_find(&s->obj, name)) < 0)
+		return DEHBQ_EINVAL;
+	return DEHBQ_OK;
 }
 
 int cli_importance(int argc, char **argv)
