@@ -297,3 +297,16 @@ int ostate_set_int(const cJSON *in, const char *k, int lo, int hi, int *v,
 	*v = (int)it->valuedouble;
 	return DEHBQ_OK;
 }
+
+int ostate_set_bool(const cJSON *in, const char *k, int *v, char *err)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(in, k);
+
+	if (!it)
+		return DEHBQ_OK;
+	if (!cJSON_IsBool(it))
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "optimizer.%s: must be true or false", k);
+	*v = cJSON_IsTrue(it) ? 1 : 0;
+	return DEHBQ_OK;
+}

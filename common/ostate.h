@@ -69,5 +69,7 @@ int ostate_set_num(const struct cJSON *in, const char *k, double lo, double hi,
 /* An integer in [lo, hi]; *v keeps its default. */
 int ostate_set_int(const struct cJSON *in, const char *k, int lo, int hi,
 		   int *v, char *err);
+/* true or false, as 1 or 0; *v keeps its default. */
+int ostate_set_bool(const struct cJSON *in, const char *k, int *v, char *err);
 
 #endif

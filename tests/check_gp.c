@@ -199,6 +199,51 @@ START_TEST(test_acq_ei_sign)
 }
 END_TEST
 
+/*
+ * Local candidates: every coordinate in [0, 1]; continuous ones a step
+ * from one of the centres (sigma at most ACQ_LOCAL_SMAX, so within 5 of
+ * it but for one draw in millions); a lone categorical one always redrawn
+ * (probability 1 / 1), so it leaves its centre's value; no centre, no
+ * candidate written.
+ */
+START_TEST(test_acq_local_around_centres)
+{
+	static const int cont[2] = {0, 2};
+	static const double c0[3] = {0.1, 0.25, 0.9}, c1[3] = {0.7, 0.75, 0.4};
+	const double *ctr[2] = {c0, c1};
+	struct acq_space sp = {3, cont, 2};
+	double cand[600 * 3], near = 0;
+	struct rng r;
+	int i, moved = 0, used[2] = {0, 0};
+
+	rng_seed(&r, 3);
+	for (i = 0; i < 600 * 3; i++)
+		cand[i] = -1;
+	acq_local(ctr, 0, &sp, &r, cand, 600);
+	ck_assert(cand[0] == -1);
+	acq_local(ctr, 2, &sp, &r, cand, 600);
+	for (i = 0; i < 600; i++) {
+		const double *v = cand + 3 * i;
+		double d0 = fabs(v[0] - c0[0]) + fabs(v[2] - c0[2]),
+		       d1 = fabs(v[0] - c1[0]) + fabs(v[2] - c1[2]);
+		int k = d0 < d1 ? 0 : 1;
+
+		ck_assert(v[0] >= 0 && v[0] <= 1 && v[1] >= 0 && v[1] < 1 &&
+			  v[2] >= 0 && v[2] <= 1);
+		ck_assert_msg(fmin(d0, d1) < 2 * 5 * ACQ_LOCAL_SMAX,
+			      "candidate %d is %g from its centre", i,
+			      fmin(d0, d1));
+		used[k]++;
+		near += fmin(d0, d1) / 600;
+		moved += v[1] != ctr[k][1];
+	}
+	ck_assert_int_gt(used[0], 200);
+	ck_assert_int_gt(used[1], 200);
+	ck_assert_int_eq(moved, 600);
+	ck_assert_msg(near < 0.15, "mean distance %g", near);
+}
+END_TEST
+
 START_TEST(test_gp_refuses)
 {
 	double th[D + 2];
@@ -257,6 +302,7 @@ Suite *gp_suite(void)
 	tcase_add_test(c, test_gp_fit_finds_the_relevant_dimensions);
 	tcase_add_test(c, test_gp_joint_sample);
 	tcase_add_test(c, test_gp_refuses);
+	tcase_add_test(c, test_acq_local_around_centres);
 	tcase_add_test(c, test_copula_psi_by_hand);
 	suite_add_tcase(s, c);
 	return s;

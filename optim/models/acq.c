@@ -158,3 +158,31 @@ int acq_ts(struct gp *g, const double *cand, size_t nc,
 	free(f);
 	return rc;
 }
+
+void acq_local(const double *const *centres, size_t k,
+	       const struct acq_space *sp, struct rng *r, double *cand,
+	       size_t n)
+{
+	size_t c, D = (size_t)sp->dim, ncat = D - (size_t)sp->ncont;
+	double span = log(ACQ_LOCAL_SMAX / ACQ_LOCAL_SMIN);
+
+	for (c = 0; k && c < n; c++) {
+		const double *x = centres[(size_t)(rng_uniform(r) * (double)k)];
+		double *v = cand + c * D,
+		       sg = ACQ_LOCAL_SMIN * exp(rng_uniform(r) * span);
+		size_t d;
+		int j = 0; /* the next continuous coordinate in sp->cont */
+
+		for (d = 0; d < D; d++) {
+			if (j < sp->ncont && (size_t)sp->cont[j] == d) {
+				j++;
+				v[d] = fmin(fmax(x[d] + sg * rng_normal(r), 0),
+					    1);
+			} else {
+				v[d] = rng_uniform(r) * (double)ncat < 1
+					       ? rng_uniform(r)
+					       : x[d];
+			}
+		}
+	}
+}

@@ -9,6 +9,8 @@
  *     evaluations each.  The best point found.
  *   acq_ts: Thompson sampling, the argmin of one joint posterior draw
  *     over the candidates.
+ *   acq_local: candidates around given points, for either (local search
+ *     in one step, where uniform candidates thin out with the dimension).
  *
  * Deterministic: a function of the model, the candidates and (for acq_ts)
  * the caller's rng.  Ownership: scratch is allocated and freed per call;
@@ -44,5 +46,19 @@ int acq_ei(struct gp *g, const double *cand, size_t nc,
 	   const struct acq_space *sp, double ymin, double *vec);
 int acq_ts(struct gp *g, const double *cand, size_t nc,
 	   const struct acq_space *sp, struct rng *r, double *vec);
+
+#define ACQ_LOCAL_SMIN 0.005 /* a local step's sigma: log-uniform in */
+#define ACQ_LOCAL_SMAX 0.2   /* [SMIN, SMAX] of the unit interval */
+/*
+ * n local candidates into cand (n * dim): each perturbs one of the k
+ * centres (dim values each; k > 0, else nothing is written), drawn
+ * uniformly: every continuous coordinate by a normal step of one sigma,
+ * log-uniform in [ACQ_LOCAL_SMIN, ACQ_LOCAL_SMAX], clipped to [0, 1];
+ * each categorical coordinate redrawn uniformly with probability 1 /
+ * (the number of categorical coordinates).
+ */
+void acq_local(const double *const *centres, size_t k,
+	       const struct acq_space *sp, struct rng *r, double *cand,
+	       size_t n);
 
 #endif

@@ -55,11 +55,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define GPO_MAX_CAND   100000
-#define GPO_MAX_START  100000
-#define GPO_MAX_POINTS 4000
-#define GPO_RESTARTS   5  /* L-BFGS runs of a full fit */
-#define GPO_FULL_EVERY 10 /* every 10th fit is full; the others warm */
+#define GPO_MAX_CAND	  100000
+#define GPO_MAX_START	  100000
+#define GPO_MAX_POINTS	  4000
+#define GPO_RESTARTS	  5	/* L-BFGS runs of a full fit */
+#define GPO_FULL_EVERY	  10	/* every 10th fit is full; the others warm */
+#define GPO_LOCAL_CENTRES 5	/* local candidates perturb the best 5 */
+#define GPO_LOCAL_DEFAULT 0.5	/* a new study's local_fraction */
+#define GPO_LOCAL_SMIN	  0.005 /* their step's sigma, log-uniform in */
+#define GPO_LOCAL_SMAX	  0.2	/* [SMIN, SMAX] */
 
 enum { ACQ_EI, ACQ_TS };
 enum { OUT_STANDARD, OUT_COPULA };
@@ -73,6 +77,7 @@ struct pend {
 
 struct gpo {
 	int dim, acq, out, nstart, ncand, maxp;
+	int nlocal;	  /* candidates around the best results */
 	double fit_level; /* the fidelity of the last fit's results */
 	int *choices;
 	struct rng rng;
@@ -93,14 +98,24 @@ struct gpo {
 	double *spare;	     /* dim: the next pending vector */
 };
 
-static const char *const gp_keys[] = {"acquisition",	  "output",
-				      "n_startup_trials", "n_candidates",
-				      "max_points",	  NULL};
+static const char *const gp_keys[] = {"acquisition",
+				      "output",
+				      "n_startup_trials",
+				      "n_candidates",
+				      "max_points",
+				      "local_fraction",
+				      NULL};
 
 struct gp_settings {
 	int acq, out, nstart, ncand, maxp;
+	double local;
 };
 
+/*
+ * A study's settings; `local_fraction` absent is 0, as in 0.4, whose
+ * studies have no such member, while a new study's settings get
+ * GPO_LOCAL_DEFAULT (gpo_settings).
+ */
 static int read_settings(const cJSON *in, struct gp_settings *s, char *err)
 {
 	int rc;
@@ -110,7 +125,9 @@ static int read_settings(const cJSON *in, struct gp_settings *s, char *err)
 	s->nstart = 10;
 	s->ncand = 2000;
 	s->maxp = 200;
+	s->local = 0;
 	if ((rc = ostate_set_keys(in, gp_keys, "gp", err)) ||
+	    (rc = ostate_set_num(in, "local_fraction", 0, 1, &s->local, err)) ||
 	    (rc = ostate_set_choice(in, "acquisition", acq_names, &s->acq,
 				    err)) ||
 	    (rc = ostate_set_choice(in, "output", out_names, &s->out, err)) ||
@@ -131,12 +148,15 @@ static int gpo_settings(const cJSON *in, struct jsonbuf *b, char *err)
 
 	if (rc || !b)
 		return rc;
+	if (!cJSON_GetObjectItemCaseSensitive(in, "local_fraction"))
+		s.local = GPO_LOCAL_DEFAULT;
 	jsonbuf_printf(b,
 		       "\"acquisition\":\"%s\",\"output\":\"%s\","
 		       "\"n_startup_trials\":%d,\"n_candidates\":%d,"
-		       "\"max_points\":%d",
+		       "\"max_points\":%d,\"local_fraction\":",
 		       acq_names[s.acq], out_names[s.out], s.nstart, s.ncand,
 		       s.maxp);
+	jsonbuf_num(b, s.local);
 	return jsonbuf_failed(b);
 }
 
@@ -187,6 +207,7 @@ static int gpo_open(const struct search_setup *s, void **st, char *err)
 	g->nstart = gs.nstart;
 	g->ncand = gs.ncand;
 	g->maxp = gs.maxp;
+	g->nlocal = (int)floor(gs.local * gs.ncand);
 	nc = (size_t)gs.ncand;
 	m = (size_t)gs.maxp + (size_t)gs.maxp / 4;
 	g->choices = calloc((size_t)s->dim, sizeof(int));
@@ -453,6 +474,37 @@ static void uniform(struct gpo *g, double *v, size_t n)
 		v[i] = rng_uniform(&g->rng);
 }
 
+/*
+ * The first nlocal candidates around the best GPO_LOCAL_CENTRES finite
+ * results of the window w (acq_local): local search, where uniform
+ * candidates thin out with the dimension.
+ */
+static void local(struct gpo *g, size_t w)
+{
+	struct acq_space sp = {g->dim, g->cont, g->ncont};
+	const double *ctr[GPO_LOCAL_CENTRES];
+	size_t top[GPO_LOCAL_CENTRES], nt = 0, i, k;
+
+	for (i = 0; i < w; i++) { /* the best few, best first */
+		double l = g->loss[g->win[i]];
+
+		if (!isfinite(l))
+			continue;
+		k = nt < GPO_LOCAL_CENTRES ? nt++ : GPO_LOCAL_CENTRES;
+		if (k == GPO_LOCAL_CENTRES &&
+		    !(l < g->loss[g->win[top[k - 1]]]))
+			continue;
+		if (k == GPO_LOCAL_CENTRES)
+			k--;
+		for (; k > 0 && l < g->loss[g->win[top[k - 1]]]; k--)
+			top[k] = top[k - 1];
+		top[k] = i;
+	}
+	for (i = 0; i < nt; i++)
+		ctr[i] = g->x + g->win[top[i]] * (size_t)g->dim;
+	acq_local(ctr, nt, &sp, &g->rng, g->cand, (size_t)g->nlocal);
+}
+
 /* The acquisition's choice among fresh candidates (acq.c). */
 static int acquire(struct gpo *g, size_t w, double *vec)
 {
@@ -482,6 +534,7 @@ static int propose(struct gpo *g, double level, double *vec,
 		w = window(g, level, &nf);
 	if (w >= 2) {
 		uniform(g, g->cand, (size_t)g->ncand);
+		local(g, w);
 		if (!(rc = model(g, level, nf, w)))
 			rc = acquire(g, w, vec);
 		if (rc == DEHBQ_ENOMEM)

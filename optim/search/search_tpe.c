@@ -33,6 +33,7 @@
 #include "jsonbuf.h"
 #include "normal.h"
 #include "ostate.h"
+#include "parzen.h"
 #include "rng.h"
 
 #include <cjson/cJSON.h>
@@ -40,12 +41,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TPE_GAMMA_CAP 25 /* most points in the good set */
-#define TPE_FLAT_TAIL 25 /* newest points that keep weight 1 */
-#define TPE_MAX_CAND  10000
-#define TPE_MAX_START 100000
-#define TPE_SIGMA_MAX 1.0 /* the range of the unit interval */
-#define TPE_TN_TRIES  64  /* rejection draws before clipping */
+#define TPE_GAMMA_CAP	  25 /* most points in the good set */
+#define TPE_FLAT_TAIL	  25 /* newest points that keep weight 1 */
+#define TPE_MAX_CAND	  10000
+#define TPE_MAX_START	  100000
+#define TPE_SIGMA_MAX	  1.0 /* the range of the unit interval */
+#define TPE_TN_TRIES	  64  /* rejection draws before clipping */
+#define TPE_MULTI_DEFAULT 0   /* a new study's multivariate */
 #define TPE_REACH                                                              \
 	9 /* sigmas beyond which a kernel is left out:                         \
 	     phi(9) / phi(0) < 3e-18, below a double's                         \
@@ -57,7 +59,7 @@ struct kern {
 };
 
 struct tpe {
-	int dim, nstart, ncand;
+	int dim, nstart, ncand, multi;
 	double prior_w;
 	int *choices; /* per dimension, 0 = continuous */
 	struct rng rng;
@@ -74,16 +76,23 @@ struct tpe {
 	double *cat;	      /* a categorical estimator: max K bins */
 	double *cand;	      /* ncand * dim */
 	double *score;	      /* ncand */
+	/* multivariate: each set's weights (n + 1) and normalisers */
+	double *wl, *wg, *nl, *ng; /* nl, ng: (n + 1) * dim */
 };
 
 static const char *const tpe_keys[] = {"n_startup_trials", "n_ei_candidates",
-				       "prior_weight", NULL};
+				       "prior_weight", "multivariate", NULL};
 
 struct tpe_settings {
-	int nstart, ncand;
+	int nstart, ncand, multi;
 	double prior_w;
 };
 
+/*
+ * A study's settings; `multivariate` absent is false, as in 0.4, whose
+ * studies have no such member, while a new study's settings get
+ * TPE_MULTI_DEFAULT (tpe_settings).
+ */
 static int read_settings(const cJSON *in, struct tpe_settings *s, char *err)
 {
 	int rc;
@@ -91,7 +100,9 @@ static int read_settings(const cJSON *in, struct tpe_settings *s, char *err)
 	s->nstart = 10;
 	s->ncand = 24;
 	s->prior_w = 1.0;
+	s->multi = 0;
 	if ((rc = ostate_set_keys(in, tpe_keys, "tpe", err)) ||
+	    (rc = ostate_set_bool(in, "multivariate", &s->multi, err)) ||
 	    (rc = ostate_set_int(in, "n_startup_trials", 1, TPE_MAX_START,
 				 &s->nstart, err)) ||
 	    (rc = ostate_set_int(in, "n_ei_candidates", 1, TPE_MAX_CAND,
@@ -109,10 +120,12 @@ static int tpe_settings(const cJSON *in, struct jsonbuf *b, char *err)
 
 	if (rc || !b)
 		return rc;
+	if (!cJSON_GetObjectItemCaseSensitive(in, "multivariate"))
+		s.multi = TPE_MULTI_DEFAULT;
 	jsonbuf_printf(b,
 		       "\"n_startup_trials\":%d,\"n_ei_candidates\":%d,"
-		       "\"prior_weight\":",
-		       s.nstart, s.ncand);
+		       "\"multivariate\":%s,\"prior_weight\":",
+		       s.nstart, s.ncand, s.multi ? "true" : "false");
 	jsonbuf_num(b, s.prior_w);
 	return jsonbuf_failed(b);
 }
@@ -137,6 +150,10 @@ static void tpe_free(void *st)
 	free(t->cat);
 	free(t->cand);
 	free(t->score);
+	free(t->wl);
+	free(t->wg);
+	free(t->nl);
+	free(t->ng);
 	free(t);
 }
 
@@ -154,6 +171,7 @@ static int tpe_open(const struct search_setup *s, void **st, char *err)
 	t->nstart = ts.nstart;
 	t->ncand = ts.ncand;
 	t->prior_w = ts.prior_w;
+	t->multi = ts.multi;
 	t->choices = calloc((size_t)s->dim, sizeof(int));
 	t->cand = calloc((size_t)ts.ncand * (size_t)s->dim, sizeof(double));
 	t->score = calloc((size_t)ts.ncand, sizeof(double));
@@ -213,6 +231,20 @@ static int reserve(struct tpe *t)
 	if (!(kern = realloc(t->kern, (c + 1) * sizeof(*kern))))
 		return DEHBQ_ENOMEM;
 	t->kern = kern;
+	if (t->multi) {
+		if (!(w = realloc(t->wl, (c + 1) * sizeof(double))))
+			return DEHBQ_ENOMEM;
+		t->wl = w;
+		if (!(w = realloc(t->wg, (c + 1) * sizeof(double))))
+			return DEHBQ_ENOMEM;
+		t->wg = w;
+		if (!(w = realloc(t->nl, (c + 1) * d * sizeof(double))))
+			return DEHBQ_ENOMEM;
+		t->nl = w;
+		if (!(w = realloc(t->ng, (c + 1) * d * sizeof(double))))
+			return DEHBQ_ENOMEM;
+		t->ng = w;
+	}
 	t->cap = c;
 	return DEHBQ_OK;
 }
@@ -478,19 +510,83 @@ static void split(struct tpe *t, double level, size_t *nall, size_t *nf,
 	*ngood = g;
 }
 
+/* The candidate of best score. */
+static size_t argmax(const double *score, size_t n)
+{
+	size_t c, best = 0;
+
+	for (c = 1; c < n; c++)
+		if (score[c] > score[best])
+			best = c;
+	return best;
+}
+
+/*
+ * The joint estimator of the m observations set[] (in tell order) into p:
+ * Optuna's weights (the ramp, then prior_weight, normalised into w) and
+ * normalisers nrm ((m + 1) * dim).
+ */
+static void joint(struct tpe *t, const size_t *set, size_t m, double *w,
+		  double *nrm, struct parzen *p)
+{
+	double tot = 0;
+	size_t i;
+
+	for (i = 0; i < m; i++)
+		tot += w[i] = ramp(i, m);
+	tot += w[m] = t->prior_w;
+	for (i = 0; i <= m; i++)
+		w[i] /= tot;
+	p->dim = t->dim;
+	p->choices = t->choices;
+	p->x = t->x;
+	p->set = set;
+	p->m = m;
+	p->w = w;
+	p->sigma = parzen_bandwidth(m, t->dim);
+	p->cat = t->prior_w / (double)(m + 1);
+	p->lognorm = nrm;
+	parzen_fit(p);
+}
+
+/* Multivariate TPE: candidates from the good set's joint estimator, the
+ * one that maximises log l - log g into vec. */
+static void propose_joint(struct tpe *t, size_t ng, size_t nf, double *vec)
+{
+	struct parzen l, g;
+	size_t c, d = (size_t)t->dim;
+
+	joint(t, t->ord, ng, t->wl, t->nl, &l);
+	joint(t, t->ord + ng, nf - ng, t->wg, t->ng, &g);
+	for (c = 0; c < (size_t)t->ncand; c++) {
+		double *v = t->cand + c * d;
+
+		parzen_sample(&l, &t->rng, v);
+		t->score[c] =
+			parzen_log_density(&l, v) - parzen_log_density(&g, v);
+	}
+	c = argmax(t->score, (size_t)t->ncand);
+	memcpy(vec, t->cand + c * d, d * sizeof(double));
+}
+
 /* A proposal from the results at fidelity level. */
 static void propose(struct tpe *t, double level, double *vec,
 		    enum trial_kind *kind)
 {
 	size_t na, nf, ng, c;
 	struct est l, g;
-	int d, best = 0;
+	int d;
 
 	split(t, level, &na, &nf, &ng);
 	if (na < (size_t)t->nstart || nf < 2) {
 		for (d = 0; d < t->dim; d++)
 			vec[d] = rng_uniform(&t->rng);
 		*kind = TRIAL_KIND_RANDOM;
+		return;
+	}
+	*kind = TRIAL_KIND_TRIAL;
+	if (t->multi) {
+		propose_joint(t, ng, nf, vec);
 		return;
 	}
 	for (c = 0; c < (size_t)t->ncand; c++)
@@ -511,12 +607,9 @@ static void propose(struct tpe *t, double level, double *vec,
 							 (size_t)d]),
 				     1e-300));
 	}
-	for (c = 1; c < (size_t)t->ncand; c++)
-		if (t->score[c] > t->score[best])
-			best = (int)c;
-	memcpy(vec, t->cand + (size_t)best * (size_t)t->dim,
+	c = argmax(t->score, (size_t)t->ncand);
+	memcpy(vec, t->cand + c * (size_t)t->dim,
 	       (size_t)t->dim * sizeof(double));
-	*kind = TRIAL_KIND_TRIAL;
 }
 
 static int tpe_propose(void *st, double fidelity, double *vec,
