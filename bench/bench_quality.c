@@ -3,11 +3,12 @@
  * in flight
  *
  * Runs every optimiser of optim_table[] in process on the problems of
- * bench/lib/benchfn.h.  J simulated workers: each job takes its fidelity
- * as its cost and its time; the next tell is the job that finishes first
- * (ties: lowest id), so with J > 1 the optimiser asks while J - 1 results
- * are still out, as a multi-worker study does.  A run stops when the told
- * cost reaches the budget, in maximum-fidelity evaluations.  Its regret at
+ * bench/lib/benchfn.h, each with the settings dehbq init gives a new
+ * study (optim_settings fills in the defaults).  J simulated workers: each job
+ * takes its fidelity as its cost and its time; the next tell is the job that
+ * finishes first (ties: lowest id), so with J > 1 the optimiser asks while J -
+ * 1 results are still out, as a multi-worker study does.  A run stops when the
+ * told cost reaches the budget, in maximum-fidelity evaluations.  Its regret at
  * a point is the noise-free regret of the incumbent at the maximum
  * fidelity (OPTIM_BEST_MAX), or of the any-fidelity one while nothing has
  * reached the maximum.
@@ -73,6 +74,8 @@ static const struct {
 	{"gp+asha", "gp", "{\"multi_fidelity\":\"asha\"}"},
 	{"fifo+halton", "fifo", "{\"searcher\":\"halton\"}"},
 	{"asha+halton", "asha", "{\"searcher\":\"halton\"}"},
+	{"gp-uniform", "gp", "{\"local_fraction\":0}"},
+	{"bohb-mbw0.3", "bohb", "{\"min_bandwidth\":0.3}"},
 };
 #define QUAL_NCOMPOSED ((int)(sizeof(composed) / sizeof(composed[0])))
 
@@ -127,6 +130,7 @@ static int qual_open(const struct benchfn *f, const char *name, uint64_t seed,
 	int ch[512], i, rc;
 	struct optim_setup u;
 	char err[DEHBQ_ERRLEN];
+	cJSON *full = NULL;
 
 	memset(&u, 0, sizeof(u));
 	for (i = 0; i < QUAL_NCOMPOSED; i++)
@@ -136,16 +140,21 @@ static int qual_open(const struct benchfn *f, const char *name, uint64_t seed,
 			if (!u.settings)
 				return DEHBQ_ENOMEM;
 		}
-	for (i = 0; i < f->dim && i < 512; i++) /* counting ones: bits */
-		ch[i] = f->kind == BENCHFN_COUNTINGONES && i < f->n ? 2 : 0;
+	for (i = 0; i < f->dim && i < 512; i++)
+		ch[i] = benchfn_choices(f, i);
 	u.dim = f->dim;
 	u.min_fidelity = f->min_budget;
 	u.max_fidelity = f->max_budget;
 	u.eta = 3;
 	u.seed = seed;
 	u.choices = ch;
-	rc = optim_open(name, &u, o, err);
+	/* the settings a new study gets (dehbq init fills in the defaults) */
+	rc = optim_settings(name, u.settings, &full, err);
 	cJSON_Delete((cJSON *)u.settings);
+	u.settings = full;
+	if (!rc)
+		rc = optim_open(name, &u, o, err);
+	cJSON_Delete(full);
 	if (rc) {
 		fprintf(stderr, "bench_quality: fatal: %s\n", err);
 		return DEHBQ_EINVAL;
@@ -324,7 +333,9 @@ static const struct {
 	{"gp+asha", "asha", 0},	      {"gp+asha", "gp", 0},
 	{"gp+asha", "bohb", 0},	      {"fifo+halton", "random", 0},
 	{"fifo+halton", "random", 1}, {"asha+halton", "asha", 0},
-	{"asha+halton", "asha", 1},
+	{"asha+halton", "asha", 1},   {"gp", "gp-uniform", 0},
+	{"gp", "gp-uniform", 1},      {"bohb-mbw0.3", "bohb", 0},
+	{"bohb-mbw0.3", "bohb", 1},
 };
 
 #define QUAL_EARLY 50 /* "small budgets": this many max-fidelity evals */

@@ -19,6 +19,9 @@
 #   4d. transfer: bench_transfer (leave one task out on the shipped tabular
 #      benchmark: RS, GP, GCP, CTS, GCP+prior, DEHB, DEHB+prior, ASHA,
 #      ASHA+GCP)
+#   4e. side by side with Optuna 3.1's TPE: bench_seq and peer_tpe.py on the
+#      same problems at one fidelity, regret after 20 and 60 evaluations
+#      (seqcompare.py: medians, Mann-Whitney U; issue 38)
 #   5. peer: Optuna JournalFileStorage, k processes, zero-cost objective
 # Tables go to stdout, CSV/SVG to bench/results/ (full) or
 # bench/results/quick/ (quick).  Goals are printed as MET or MISSED; the exit
@@ -541,6 +544,34 @@ if gzip -dc "$HERE/data/gbtab.csv.gz" >"$WDISK/gbtab.csv" &&
 else
 	cat "$OUT/transfer.txt" 2>/dev/null
 	broken "bench_transfer"
+fi
+echo
+
+# ---------------------------------------------------------------- 4e. side by side
+echo "== 4e. side by side with Optuna 3.1's TPE (one fidelity, 20 and 60 evaluations) =="
+if [ "$MODE" = full ]; then
+	SS=50 SP="branin hartmann6 levy4 rosenbrock4 levy10 rosenbrock10 mixed4"
+	SM="random=random default=default tpe-multi=tpe:{\"multivariate\":true} gp=gp gp-uniform=gp:{\"local_fraction\":0}"
+	SO="optuna-uni optuna-multi optuna-uni-fixed optuna-multi-fixed"
+else
+	SS=20 SP="branin levy4" SM="default=default gp=gp" SO="optuna-multi"
+fi
+if $OPY -c 'import optuna, scipy' 2>/dev/null; then
+	# shellcheck disable=SC2086
+	if "$B/bench_seq" --seeds $SS $SM -- $SP >"$OUT/seq_dehbq.csv" 2>"$WDISK/seq.err" &&
+		$OPY "$HERE/peer_tpe.py" --seeds $SS $SO -- $SP >"$OUT/seq_optuna.csv" 2>>"$WDISK/seq.err" &&
+		$OPY "$HERE/seqcompare.py" --goal default "$OUT/seq_dehbq.csv" "$OUT/seq_optuna.csv" \
+			>"$OUT/seq.md" 2>>"$WDISK/seq.err"; then
+		cat "$OUT/seq.md"
+		sw=$(awk '/^goal default/ { print $6 }' "$OUT/seq.md")
+		sn=$(awk '/^goal default/ { print $8 }' "$OUT/seq.md")
+		goal "one-fidelity default at or ahead of Optuna's multivariate TPE (tables worse)" \
+			"$sw of $sn" "0" "${sw:-1} == 0"
+	else
+		broken "side by side: $(tail -1 "$WDISK/seq.err")"
+	fi
+else
+	echo "optuna or scipy: NOT INSTALLED (apt-get install -y python3-optuna python3-scipy); no figure"
 fi
 echo
 

@@ -24,6 +24,11 @@
  *                 [0, 1]; N from --n, from the problem name (countingones8)
  *                 or from the config (half its number of keys);
  *                 budget in [576/2N, 93312/2N]
+ *   levyN         x_0 .. x_{N-1} float [-10, 10]; budget in [1, 100]
+ *   rosenbrockN   x_0 .. x_{N-1} float [-5, 10]; budget in [1, 100]
+ *   mixed4        lr float [1e-5, 1] (log), layers integer [1, 8], act
+ *                 categorical {0, 1, 2}, dropout float [0, 0.8]; budget
+ *                 in [1, 100]
  * Every parameter must be present and in range; extra keys are refused,
  * so a space that does not match the problem fails at the first trial.
  * Budgets outside the problem's range are clipped by benchfn.
@@ -50,7 +55,8 @@
 #define BT_USAGE                                                               \
 	"usage: bench_trainer PROBLEM CONFIG BUDGET [--sleep-per-unit SECS] "  \
 	"[--seed S] [--n N]\n"                                                 \
-	"PROBLEM: branin, hartmann6, countingones or countingonesN\n"
+	"PROBLEM: branin, hartmann6, countingones, countingonesN, levyN, "     \
+	"rosenbrockN or mixed4\n"
 
 #define BT_EXIT_USAGE 100 /* bad arguments or configuration */
 #define BT_EXIT_SYS   111 /* out of memory, write error */
@@ -223,6 +229,24 @@ static void bt_config_to_unit(const struct jsonfile *jf,
 			snprintf(key, sizeof(key), "X_%d", i);
 			bt_get_float(jf, key, 0, 1, &u[i]);
 		}
+		break;
+	case BENCHFN_LEVY:
+	case BENCHFN_ROSENBROCK:
+		for (i = 0; i < f->n; i++) {
+			snprintf(key, sizeof(key), "x_%d", i);
+			bt_get_float(jf, key,
+				     f->kind == BENCHFN_LEVY ? -10 : -5, 10,
+				     &u[i]);
+		}
+		break;
+	case BENCHFN_MIXED: /* each value to the middle of its cell */
+		bt_get_float(jf, "lr", 1e-5, 1, &u[0]);
+		u[0] = (log10(fmax(u[0] * (1 - 1e-5) + 1e-5, 1e-5)) + 5) / 5;
+		bt_get_float(jf, "layers", 1, 8, &u[1]);
+		u[1] = (floor(u[1] * 7 + 0.5) + 0.5) / 8;
+		bt_get_float(jf, "act", 0, 2, &u[2]);
+		u[2] = (floor(u[2] * 2 + 0.5) + 0.5) / 3;
+		bt_get_float(jf, "dropout", 0, 0.8, &u[3]);
 		break;
 	case BENCHFN_COUNTINGONES:
 		for (i = 0; i < f->n; i++) {

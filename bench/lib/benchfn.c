@@ -57,9 +57,30 @@ int benchfn_init(struct benchfn *f, const char *name, char *err)
 			return DEHBQ_OK;
 		}
 	}
+	if (!strcmp(name, "mixed4")) {
+		f->kind = BENCHFN_MIXED;
+		f->dim = 4;
+		f->min_budget = 1;
+		f->max_budget = 100;
+		return DEHBQ_OK;
+	}
+	if (!strncmp(name, "levy", 4) || !strncmp(name, "rosenbrock", 10)) {
+		size_t k = name[0] == 'l' ? 4 : 10;
+		char *end;
+		long n = strtol(name + k, &end, 10);
+
+		if (end != name + k && !*end && n >= 2 && n <= 64) {
+			f->kind = k == 4 ? BENCHFN_LEVY : BENCHFN_ROSENBROCK;
+			f->n = (int)n;
+			f->dim = (int)n;
+			f->min_budget = 1;
+			f->max_budget = 100;
+			return DEHBQ_OK;
+		}
+	}
 	return dehbq_errf(err, DEHBQ_EINVAL,
 			  "benchmark '%s': unknown (branin, hartmann6, "
-			  "countingonesN)",
+			  "countingonesN, levyN, rosenbrockN, mixed4)",
 			  name);
 }
 
@@ -100,6 +121,62 @@ static double hartmann6(const double *u, double s)
 	return h;
 }
 
+/* Levy (Laguna and Marti 2005) on x = -10 + 20 u. */
+static double levy(const double *u, int n)
+{
+	const double pi = 3.14159265358979323846;
+	double w[64] = {0}, s, t;
+	int i;
+
+	for (i = 0; i < n; i++)
+		w[i] = 1 + (-10 + 20 * u[i] - 1) / 4;
+	t = sin(pi * w[0]);
+	s = t * t;
+	for (i = 0; i + 1 < n; i++) {
+		t = sin(pi * w[i] + 1);
+		s += (w[i] - 1) * (w[i] - 1) * (1 + 10 * t * t);
+	}
+	t = sin(2 * pi * w[n - 1]);
+	return s + (w[n - 1] - 1) * (w[n - 1] - 1) * (1 + t * t);
+}
+
+/* Rosenbrock on x = -5 + 15 u. */
+static double rosenbrock(const double *u, int n)
+{
+	double s = 0, a, b;
+	int i;
+
+	for (i = 0; i + 1 < n; i++) {
+		a = -5 + 15 * u[i];
+		b = -5 + 15 * u[i + 1];
+		s += 100 * (b - a * a) * (b - a * a) + (1 - a) * (1 - a);
+	}
+	return s;
+}
+
+/*
+ * mixed4: rate r = 10^(-5 + 5 u0), layers 1 + floor(8 u1), choice
+ * floor(3 u2), dropout 0.8 u3; with a = log10 r + 3.2 and b = layers - 3,
+ * 0.5 a^2 + 0.08 b^2 + 0.1 a b (positive definite) + the choice's penalty
+ * (0.4, 0, 0.7) + 3 (dropout - 0.15)^2.
+ */
+static double mixed(const double *u)
+{
+	static const double pen[3] = {0.4, 0, 0.7};
+	double a = -5 + 5 * u[0] + 3.2, b = fmin(floor(8 * u[1]), 7) + 1 - 3,
+	       d = 0.8 * u[3] - 0.15;
+	int c = (int)fmin(floor(3 * u[2]), 2);
+
+	return 0.5 * a * a + 0.08 * b * b + 0.1 * a * b + pen[c] + 3 * d * d;
+}
+
+int benchfn_choices(const struct benchfn *f, int d)
+{
+	if (f->kind == BENCHFN_COUNTINGONES)
+		return d < f->n ? 2 : 0;
+	return f->kind == BENCHFN_MIXED && d == 2 ? 3 : 0;
+}
+
 double benchfn_loss(const struct benchfn *f, const double *u, double b,
 		    struct rng *r)
 {
@@ -117,6 +194,12 @@ double benchfn_loss(const struct benchfn *f, const double *u, double b,
 	case BENCHFN_HARTMANN6:
 		s = fid_s(f, b);
 		return hartmann6(u, s) + 0.1 * (1 - s) * fabs(rng_normal(r));
+	case BENCHFN_LEVY:
+	case BENCHFN_ROSENBROCK:
+	case BENCHFN_MIXED:
+		s = fid_s(f, b);
+		return benchfn_true_loss(f, u) *
+		       (1 + 0.2 * (1 - s) * rng_normal(r));
 	case BENCHFN_COUNTINGONES:
 	default: {
 		long n = (long)floor(b + 1e-6), k, hits;
@@ -145,6 +228,12 @@ double benchfn_true_loss(const struct benchfn *f, const double *u)
 		return branin(u, 1);
 	case BENCHFN_HARTMANN6:
 		return hartmann6(u, 1);
+	case BENCHFN_LEVY:
+		return levy(u, f->n);
+	case BENCHFN_ROSENBROCK:
+		return rosenbrock(u, f->n);
+	case BENCHFN_MIXED:
+		return mixed(u);
 	case BENCHFN_COUNTINGONES:
 	default:
 		for (i = 0; i < f->n; i++)
@@ -160,6 +249,10 @@ double benchfn_optimum(const struct benchfn *f)
 		return 0.397887357729738; /* 5 / (4 pi) */
 	case BENCHFN_HARTMANN6:
 		return -3.322368011415513;
+	case BENCHFN_LEVY:
+	case BENCHFN_ROSENBROCK:
+	case BENCHFN_MIXED:
+		return 0;
 	case BENCHFN_COUNTINGONES:
 	default:
 		return -(double)f->dim;

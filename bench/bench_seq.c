@@ -1,0 +1,217 @@
+/*
+ * bench_seq.c - single-fidelity search, evaluation by evaluation: the
+ * regret of the best configuration so far after every evaluation, per
+ * seed, as CSV for bench/seqcompare.py
+ *
+ * The side-by-side half of issue #38: bench/peer_tpe.py writes the same
+ * rows for Optuna 3.1's TPE on the same problems (bench/lib/benchfn.h, at
+ * the maximum budget, where they are noise-free), so that a model's
+ * regret after 20 and 60 evaluations can be compared seed against seed.
+ *
+ * A METHOD is LABEL=OPTIMISER or LABEL=OPTIMISER:SETTINGS, SETTINGS a JSON
+ * object given to the optimiser as the study's optimizer settings, with
+ * the defaults a new study gets filled in (as dehbq init does).  The
+ * OPTIMISER "default" is the one dehbq init picks for a study of one
+ * fidelity when none is named (optim_default_one_fidelity).  The
+ * study has one fidelity (the problem's maximum), so only optimisers that
+ * can run one open.  With --jobs J, J evaluations are in flight: each ask
+ * is made while the J - 1 asked before it are still out, and results come
+ * back oldest first, as J equal workers return them.
+ *
+ * Usage: bench_seq [--seeds N] [--evals N] [--jobs J] METHOD... -- PROBLEM...
+ * Output (stdout): problem,method,seed,jobs,evals,regret
+ * Exit codes: 0 ok, 100 usage, 111 optimiser failure.
+ */
+#include "benchfn.h"
+#include "err.h"
+#include "gp.h"
+#include "optim.h"
+#include "rng.h"
+
+#include <cjson/cJSON.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SEQ_MAXJOBS 256
+#define SEQ_MAXDIM  512
+
+struct seq_method {
+	char label[64];
+	char opt[64];
+	cJSON *settings; /* NULL: the optimiser's defaults */
+};
+
+static int seq_long(const char *s, long lo, long hi, long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtol(s, &end, 10);
+	return errno || end == s || *end || *v < lo || *v > hi;
+}
+
+static int seq_method_parse(const char *arg, struct seq_method *m)
+{
+	const char *eq = strchr(arg, '='), *colon;
+	size_t n;
+
+	memset(m, 0, sizeof(*m));
+	if (!eq || eq == arg || (size_t)(eq - arg) >= sizeof(m->label))
+		return -1;
+	memcpy(m->label, arg, (size_t)(eq - arg));
+	colon = strchr(eq + 1, ':');
+	n = colon ? (size_t)(colon - eq - 1) : strlen(eq + 1);
+	if (!n || n >= sizeof(m->opt))
+		return -1;
+	memcpy(m->opt, eq + 1, n);
+	if (!strcmp(m->opt, "default"))
+		snprintf(m->opt, sizeof(m->opt), "%s",
+			 optim_default_one_fidelity());
+	if (colon && !(m->settings = cJSON_Parse(colon + 1)))
+		return -1;
+	return 0;
+}
+
+static int seq_open(const struct benchfn *f, const struct seq_method *m,
+		    uint64_t seed, struct optim **o)
+{
+	int ch[SEQ_MAXDIM], i, rc;
+	struct optim_setup u;
+	char err[DEHBQ_ERRLEN];
+	cJSON *full = NULL;
+
+	memset(&u, 0, sizeof(u));
+	for (i = 0; i < f->dim && i < SEQ_MAXDIM; i++)
+		ch[i] = benchfn_choices(f, i);
+	u.dim = f->dim;
+	u.min_fidelity = f->max_budget;
+	u.max_fidelity = f->max_budget;
+	u.eta = 3;
+	u.seed = seed;
+	u.choices = ch;
+	/* the settings a new study gets (dehbq init fills in the defaults) */
+	if (!(rc = optim_settings(m->opt, m->settings, &full, err))) {
+		u.settings = full;
+		rc = optim_open(m->opt, &u, o, err);
+		cJSON_Delete(full);
+	}
+	if (rc)
+		fprintf(stderr, "bench_seq: fatal: %s: %s\n", m->label, err);
+	return rc;
+}
+
+/* One run: a CSV row after every evaluation. */
+static int seq_run(const char *prob, const struct benchfn *f,
+		   const struct seq_method *m, uint64_t seed, long evals,
+		   long jobs)
+{
+	static double x[SEQ_MAXJOBS][SEQ_MAXDIM];
+	static uint64_t id[SEQ_MAXJOBS];
+	struct optim *o = NULL;
+	struct optim_job j;
+	struct rng r;
+	double best = INFINITY, reg;
+	long told = 0, head = 0, n = 0, asked = 0;
+	int rc;
+
+	if (seq_open(f, m, seed, &o))
+		return DEHBQ_EINVAL;
+	rng_seed(&r, seed);
+	while (told < evals) {
+		while (n < jobs && asked < evals) { /* a ring, oldest at head */
+			long k = (head + n) % jobs;
+
+			rc = optim_ask(o, &j, x[k]);
+			if (rc == DEHBQ_EAGAIN || rc == DEHBQ_EDONE)
+				break;
+			if (rc)
+				goto fail;
+			id[k] = j.id;
+			n++;
+			asked++;
+		}
+		if (!n) {
+			rc = DEHBQ_ESTATE;
+			goto fail;
+		}
+		reg = benchfn_regret(f, x[head]);
+		rc = optim_tell(o, id[head], OPTIM_OK,
+				benchfn_loss(f, x[head], f->max_budget, &r), 1);
+		if (rc)
+			goto fail;
+		head = (head + 1) % jobs;
+		n--;
+		told++;
+		best = fmin(best, reg);
+		printf("%s,%s,%llu,%ld,%ld,%.10g\n", prob, m->label,
+		       (unsigned long long)seed, jobs, told, best);
+	}
+	optim_free(o);
+	return DEHBQ_OK;
+fail:
+	fprintf(stderr, "bench_seq: fatal: %s seed %llu: %s\n", m->label,
+		(unsigned long long)seed, dehbq_strerror(rc));
+	optim_free(o);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	static struct seq_method ms[64];
+	static struct benchfn fs[16];
+	const char *probs[16];
+	char err[DEHBQ_ERRLEN];
+	long seeds = 20, evals = 60, jobs = 1;
+	int nm = 0, np = 0, ai, p, i, rc = 0, dash = 0;
+	long s;
+
+	gp_blas_single_thread();
+	for (ai = 1; ai < argc; ai++) {
+		const char *a = argv[ai];
+
+		if (!dash && !strcmp(a, "--seeds") && ai + 1 < argc) {
+			if (seq_long(argv[++ai], 1, 10000, &seeds))
+				goto usage;
+		} else if (!dash && !strcmp(a, "--evals") && ai + 1 < argc) {
+			if (seq_long(argv[++ai], 1, 1000000, &evals))
+				goto usage;
+		} else if (!dash && !strcmp(a, "--jobs") && ai + 1 < argc) {
+			if (seq_long(argv[++ai], 1, SEQ_MAXJOBS, &jobs))
+				goto usage;
+		} else if (!dash && !strcmp(a, "--")) {
+			dash = 1;
+		} else if (!dash && nm < 64) {
+			if (seq_method_parse(a, &ms[nm++]))
+				goto usage;
+		} else if (dash && np < 16) {
+			if (benchfn_init(&fs[np], a, err)) {
+				fprintf(stderr, "bench_seq: %s\n", err);
+				return 100;
+			}
+			if (fs[np].dim > SEQ_MAXDIM)
+				goto usage;
+			probs[np++] = a;
+		} else {
+			goto usage;
+		}
+	}
+	if (!nm || !np)
+		goto usage;
+	printf("problem,method,seed,jobs,evals,regret\n");
+	for (p = 0; p < np && !rc; p++)
+		for (i = 0; i < nm && !rc; i++)
+			for (s = 0; s < seeds && !rc; s++)
+				rc = seq_run(probs[p], &fs[p], &ms[i],
+					     (uint64_t)s, evals, jobs);
+	for (i = 0; i < nm; i++)
+		cJSON_Delete(ms[i].settings);
+	return rc ? 111 : 0;
+usage:
+	fprintf(stderr, "usage: bench_seq [--seeds N] [--evals N] [--jobs J] "
+			"LABEL=OPTIMISER[:SETTINGS]... -- PROBLEM...\n");
+	return 100;
+}
