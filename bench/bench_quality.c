@@ -76,6 +76,7 @@ static const struct {
 	{"asha+halton", "asha", "{\"searcher\":\"halton\"}"},
 	{"gp-uniform", "gp", "{\"local_fraction\":0}"},
 	{"bohb-mbw0.3", "bohb", "{\"min_bandwidth\":0.3}"},
+	{"re-0.4", "re", "{\"population_size\":100,\"sample_size\":10}"},
 };
 #define QUAL_NCOMPOSED ((int)(sizeof(composed) / sizeof(composed[0])))
 
@@ -335,7 +336,8 @@ static const struct {
 	{"fifo+halton", "random", 1}, {"asha+halton", "asha", 0},
 	{"asha+halton", "asha", 1},   {"gp", "gp-uniform", 0},
 	{"gp", "gp-uniform", 1},      {"bohb-mbw0.3", "bohb", 0},
-	{"bohb-mbw0.3", "bohb", 1},
+	{"bohb-mbw0.3", "bohb", 1},   {"re", "re-0.4", 0},
+	{"re", "re-0.4", 1},
 };
 
 #define QUAL_EARLY 50 /* "small budgets": this many max-fidelity evals */

@@ -95,6 +95,8 @@ static const struct variant variants[] = {
 	{"random", "{}", "copula", 16, 3},
 	{"tpe", "{\"n_startup_trials\":3,\"multi_fidelity\":\"asha\"}",
 	 "pareto", 16, 3},
+	{"gp", "{\"n_startup_trials\":3,\"n_candidates\":100}",
+	 "random-weights", 16, 3},
 };
 #define NVARIANTS ((int)(sizeof(variants) / sizeof(variants[0])))
 

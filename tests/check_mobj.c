@@ -181,7 +181,7 @@ START_TEST(test_mobj_through_optim)
 	u.lim.fevals = 40;
 	u.nobj = 2;
 	u.scalarise = MOBJ_COPULA;
-	ck_assert_int_eq(optim_open("gp", &u, &o, err), DEHBQ_EUNSUP);
+	ck_assert_int_eq(optim_open("bohb", &u, &o, err), DEHBQ_EUNSUP);
 	ck_assert_msg(strstr(err, "objectives"), "%s", err);
 	ck_assert_int_eq(optim_open("asha", &u, &o, err), DEHBQ_OK);
 	ck_assert_int_eq(optim_objectives(o), 2);

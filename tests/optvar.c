@@ -46,6 +46,11 @@ static const char *const composed[][3] = {
 	{"random", "{}", "copula"},
 	{"gcp", "{\"n_candidates\":200,\"max_points\":30}", "no-transfer"},
 	{"tpe", "{}", "copula"},
+	{"gp", "{\"n_candidates\":200,\"max_points\":30}", "copula"},
+	{"gp",
+	 "{\"multi_fidelity\":\"asha\",\"n_candidates\":200,"
+	 "\"max_points\":30}",
+	 "pareto"},
 	{"tpe", "{\"multi_fidelity\":\"asha\"}", "pareto"},
 	{"dehb", "{}", "no-transfer"},
 	{"gcp",
@@ -130,9 +135,9 @@ const char *ov_pair(int k, const char **searcher)
 }
 
 /* A searcher's models kept small in the pairs, as in the table's
- * entries: the contract is not about them.  The table's tpe and gp run
- * with 0.4's settings (no member: univariate, no local candidates); the
- * pairs run with the new ones. */
+ * entries: the contract is not about them.  The table's tpe, gp and re
+ * run with 0.4's settings (no member: univariate, no local candidates,
+ * 100 and 10); the pairs run with the new ones. */
 static const char *small_search(const char *searcher)
 {
 	if (!strcmp(searcher, "gp"))
@@ -140,6 +145,8 @@ static const char *small_search(const char *searcher)
 		       "\"local_fraction\":0.5}";
 	if (!strcmp(searcher, "tpe"))
 		return ",\"search\":{\"multivariate\":true}";
+	if (!strcmp(searcher, "re"))
+		return ",\"search\":{\"population_size\":20}";
 	if (!strcmp(searcher, "gcp"))
 		return ",\"search\":{\"prior_steps\":20,\"n_candidates\":200,"
 		       "\"max_points\":30}";

@@ -9,14 +9,14 @@ plan 21
 
 "$B/dehbq" init --help >"$T/help" 2>&1
 check "init --help lists every optimiser with its settings and defaults" \
-	sh -c "grep -q '^  bohb .*KDE' '$T/help' && grep -q '\"top_n_percent\":15' '$T/help' && grep -q '\"population_size\":100' '$T/help' && grep -q '^  asha ' '$T/help'"
+	sh -c "grep -q '^  bohb .*KDE' '$T/help' && grep -q '\"top_n_percent\":15' '$T/help' && grep -q '\"population_size\":20' '$T/help' && grep -q '^  asha ' '$T/help'"
 
 # ---- RE on the deterministic trainer
 mkspec "$T/spec.json" 60
 "$B/dehbq" init "$T/re" --spec "$T/spec.json" --optimizer re >"$T/out" 2>&1
 check "init --optimizer re says every trial runs at the maximum fidelity" \
 	grep -q 'every trial runs at fidelity 9 (optimizer re)' "$T/out"
-grep -q '"population_size":[[:space:]]*100' "$T/re/study.json" &&
+grep -q '"population_size":[[:space:]]*20' "$T/re/study.json" &&
 	grep -q '"sample_size":[[:space:]]*10' "$T/re/study.json"
 check "study.json records RE's settings with their defaults" test $? = 0
 bg "$B/dehbq-orchestrator" "$T/re" 2>"$T/re.orch.log"

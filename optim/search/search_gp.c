@@ -86,6 +86,7 @@ struct gpo {
 	size_t next_fit;   /* refit when this many finite results */
 	size_t n, cap;	   /* observations, in tell order */
 	double *x, *loss;  /* n * dim, n (+inf failures) */
+	int64_t *job;	   /* n: the job of each (-1: a re-run's first) */
 	double *fid;	   /* n, the fidelity of each */
 	struct pend *pend; /* in flight, by id */
 	size_t npend, cappend;
@@ -174,6 +175,7 @@ static void gpo_free(void *st)
 	free(g->choices);
 	free(g->x);
 	free(g->loss);
+	free(g->job);
 	free(g->fid);
 	free(g->win);
 	free(g->fx);
@@ -243,6 +245,7 @@ static int reserve(struct gpo *g)
 	if (g->n == g->cap) {
 		size_t c = g->cap ? g->cap * 2 : 64;
 		double *x, *l, *f, *z;
+		int64_t *jb;
 		size_t *w;
 
 		if (!(x = realloc(g->x, c * (size_t)g->dim * sizeof(double))))
@@ -251,6 +254,9 @@ static int reserve(struct gpo *g)
 		if (!(l = realloc(g->loss, c * sizeof(double))))
 			return DEHBQ_ENOMEM;
 		g->loss = l;
+		if (!(jb = realloc(g->job, c * sizeof(int64_t))))
+			return DEHBQ_ENOMEM;
+		g->job = jb;
 		if (!(f = realloc(g->fid, c * sizeof(double))))
 			return DEHBQ_ENOMEM;
 		g->fid = f;
@@ -265,11 +271,25 @@ static int reserve(struct gpo *g)
 	return DEHBQ_OK;
 }
 
-static void record(struct gpo *g, const double *vec, double loss, double fid)
+/* Record job id's result; reserve(g) came first.  A re-run's first
+ * result stays beside it as the failure it was (+inf), out of rescore's
+ * reach, as tpe.c's does: a multi-objective score given to it since its
+ * tell is dropped, since a snapshot's replay never saw that score. */
+static void record(struct gpo *g, const double *vec, double loss, double fid,
+		   int64_t id)
 {
+	size_t i;
+
+	for (i = g->n; i-- > 0;)
+		if (g->job[i] == id) {
+			g->job[i] = -1;
+			g->loss[i] = INFINITY;
+			break;
+		}
 	memcpy(g->x + g->n * (size_t)g->dim, vec,
 	       (size_t)g->dim * sizeof(double));
 	g->fid[g->n] = fid;
+	g->job[g->n] = id;
 	g->loss[g->n++] = loss;
 }
 
@@ -584,8 +604,23 @@ static int gpo_observe(void *st, int64_t job, const double *vec,
 
 	if ((rc = reserve(g)))
 		return rc;
-	record(g, vec, loss, fidelity);
+	record(g, vec, loss, fidelity, job);
 	pend_del(g, job);
+	return DEHBQ_OK;
+}
+
+/* Multi-objective: every observation's loss is its job's score now; the
+ * next ask's outputs (standardised or psi) follow. */
+static int gpo_rescore(void *st, double (*score)(void *arg, int64_t job),
+		       void *arg)
+{
+	struct gpo *g = st;
+	size_t i;
+	double v;
+
+	for (i = 0; i < g->n; i++)
+		if (g->job[i] >= 0 && !isnan(v = score(arg, g->job[i])))
+			g->loss[i] = v;
 	return DEHBQ_OK;
 }
 
@@ -685,6 +720,7 @@ const struct search_ops search_gp_ops = {
 	.propose = gpo_propose,
 	.observe = gpo_observe,
 	.issued = gpo_issued,
+	.rescore = gpo_rescore,
 	.loaded = gpo_loaded,
 	.save = gpo_save,
 	.load = gpo_load,
