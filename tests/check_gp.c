@@ -187,6 +187,43 @@ START_TEST(test_gp_joint_sample)
 }
 END_TEST
 
+/*
+ * The confidence bound: with kappa 0 the candidate of least posterior
+ * mean, with a large kappa the one of largest variance (an acq_space that
+ * lists no continuous dimension skips the refinement, so the candidate
+ * itself is asked); kappa grows with the candidates and the step, as
+ * Srinivas et al.'s beta_t.
+ */
+START_TEST(test_acq_lcb_trades_mean_for_spread)
+{
+	double x[N * D], y[N], xs[60 * D], s[60], mu[60], var[60], v[D];
+	struct acq_space sp = {D, NULL, 0};
+	struct gp *gp;
+	int i, lo = 0, hi = 0;
+
+	data(x, y, N, 4);
+	data(xs, s, 60, 6);
+	ck_assert_int_eq(gp_new(D, NULL, &gp), DEHBQ_OK);
+	ck_assert_int_eq(gp_condition(gp, x, y, N), DEHBQ_OK);
+	ck_assert_int_eq(gp_predict(gp, xs, 60, mu, var), DEHBQ_OK);
+	for (i = 1; i < 60; i++) {
+		lo = mu[i] < mu[lo] ? i : lo;
+		hi = var[i] > var[hi] ? i : hi;
+	}
+	ck_assert_int_eq(acq_lcb(gp, xs, 60, &sp, 0, v), DEHBQ_OK);
+	ck_assert(v[0] == xs[lo * D] && v[1] == xs[lo * D + 1]);
+	ck_assert_int_eq(acq_lcb(gp, xs, 60, &sp, 1e6, v), DEHBQ_OK);
+	ck_assert(v[0] == xs[hi * D] && v[1] == xs[hi * D + 1]);
+	ck_assert_double_eq_tol(
+		acq_ucb_kappa(100, 3),
+		sqrt(2 * log(100 * 9 * M_PI * M_PI / (6 * ACQ_UCB_DELTA)) /
+		     ACQ_UCB_SCALE),
+		1e-12);
+	ck_assert(acq_ucb_kappa(100, 10) > acq_ucb_kappa(100, 3));
+	gp_free(gp);
+}
+END_TEST
+
 /* TRANSFER_SPEC: the sign under which a lower mean gives a higher EI. */
 START_TEST(test_acq_ei_sign)
 {
@@ -303,6 +340,7 @@ Suite *gp_suite(void)
 	tcase_add_test(c, test_gp_joint_sample);
 	tcase_add_test(c, test_gp_refuses);
 	tcase_add_test(c, test_acq_local_around_centres);
+	tcase_add_test(c, test_acq_lcb_trades_mean_for_spread);
 	tcase_add_test(c, test_copula_psi_by_hand);
 	suite_add_tcase(s, c);
 	return s;

@@ -1,6 +1,7 @@
 /*
  * acq.c - owns the acquisition functions of acq.h: expected improvement
- * with its L-BFGS refinement, and Thompson sampling
+ * and the confidence bound with their L-BFGS refinement, Thompson
+ * sampling, and local candidates
  */
 #include "acq.h"
 
@@ -45,8 +46,22 @@ struct eictx {
 	struct gp *g;
 	const struct acq_space *sp;
 	double ymin;
+	double kappa; /* < 0: EI below ymin; else the bound -(mu - kappa s) */
 	double *px, *pu, *dmu, *dvar; /* dim each */
 };
+
+/* The value to maximise at (mu, var), and its derivatives in mu and var. */
+static double value(const struct eictx *c, double mu, double var, double *dmu,
+		    double *dvar)
+{
+	double s = sqrt(fmax(var, 0));
+
+	if (c->kappa < 0)
+		return ei(c->ymin, mu, var, dmu, dvar);
+	*dmu = -1;
+	*dvar = s > 1e-12 ? c->kappa / (2 * s) : 0;
+	return -(mu - c->kappa * s);
+}
 
 /* EI at px with the continuous coordinates u, for NLopt. */
 static double ei_cb(unsigned m, const double *u, double *grad, void *ctx)
@@ -63,7 +78,7 @@ static double ei_cb(unsigned m, const double *u, double *grad, void *ctx)
 			memset(grad, 0, m * sizeof(double));
 		return 0;
 	}
-	e = ei(c->ymin, mu, var, &a, &b);
+	e = value(c, mu, var, &a, &b);
 	for (k = 0; grad && k < m; k++)
 		grad[k] = a * c->dmu[cont[k]] + b * c->dvar[cont[k]];
 	return e;
@@ -97,10 +112,11 @@ static void refine(struct eictx *c, const double *x, double *best, double *vec)
 	nlopt_destroy(opt);
 }
 
-int acq_ei(struct gp *g, const double *cand, size_t nc,
-	   const struct acq_space *sp, double ymin, double *vec)
+/* The candidate of best value, refined from the best ACQ_REFINE. */
+static int best_of(struct eictx ec, const double *cand, size_t nc, double *vec)
 {
-	struct eictx ec = {g, sp, ymin, NULL, NULL, NULL, NULL};
+	const struct acq_space *sp = ec.sp;
+	struct gp *g = ec.g;
 	size_t c, i, top[ACQ_REFINE] = {0}, nt = 0, D = (size_t)sp->dim;
 	double *mu = malloc(nc * sizeof(double)), *var, *scratch, best, a, b;
 	int rc = DEHBQ_ENOMEM;
@@ -117,8 +133,8 @@ int acq_ei(struct gp *g, const double *cand, size_t nc,
 	ec.dvar = scratch + 3 * D;
 	if ((rc = gp_predict(g, cand, nc, mu, var)))
 		goto out;
-	for (c = 0; c < nc; c++) /* EI into mu */
-		mu[c] = ei(ymin, mu[c], var[c], &a, &b);
+	for (c = 0; c < nc; c++) /* the value into mu */
+		mu[c] = value(&ec, mu[c], var[c], &a, &b);
 	for (c = 0; c < nc; c++) { /* the best few, best first */
 		size_t k = nt < ACQ_REFINE ? nt++ : ACQ_REFINE;
 
@@ -139,6 +155,33 @@ out:
 	free(var);
 	free(scratch);
 	return rc;
+}
+
+int acq_ei(struct gp *g, const double *cand, size_t nc,
+	   const struct acq_space *sp, double ymin, double *vec)
+{
+	struct eictx ec = {g, sp, ymin, -1, NULL, NULL, NULL, NULL};
+
+	return best_of(ec, cand, nc, vec);
+}
+
+int acq_lcb(struct gp *g, const double *cand, size_t nc,
+	    const struct acq_space *sp, double kappa, double *vec)
+{
+	struct eictx ec = {g, sp, 0, fmax(kappa, 0), NULL, NULL, NULL, NULL};
+
+	return best_of(ec, cand, nc, vec);
+}
+
+double acq_ucb_kappa(size_t nc, size_t t)
+{
+	double tt = (double)(t ? t : 1);
+
+	return sqrt(2 *
+		    log((double)(nc ? nc : 1) * tt * tt *
+			3.14159265358979323846 * 3.14159265358979323846 /
+			(6 * ACQ_UCB_DELTA)) /
+		    ACQ_UCB_SCALE);
 }
 
 int acq_ts(struct gp *g, const double *cand, size_t nc,

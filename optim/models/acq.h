@@ -7,6 +7,10 @@
  *     on EI (its exact gradient through the posterior's) from the best
  *     ACQ_REFINE candidates, over the continuous dimensions, ACQ_REFINE_EV
  *     evaluations each.  The best point found.
+ *   acq_lcb: the lower confidence bound mu - kappa sigma (GP-UCB of
+ *     Srinivas et al. 2010, for minimisation), minimised over the
+ *     candidates and refined as EI is; acq_ucb_kappa gives the paper's
+ *     kappa = sqrt(beta_t) for a finite set of candidates.
  *   acq_ts: Thompson sampling, the argmin of one joint posterior draw
  *     over the candidates.
  *   acq_local: candidates around given points, for either (local search
@@ -46,6 +50,18 @@ int acq_ei(struct gp *g, const double *cand, size_t nc,
 	   const struct acq_space *sp, double ymin, double *vec);
 int acq_ts(struct gp *g, const double *cand, size_t nc,
 	   const struct acq_space *sp, struct rng *r, double *vec);
+int acq_lcb(struct gp *g, const double *cand, size_t nc,
+	    const struct acq_space *sp, double kappa, double *vec);
+
+#define ACQ_UCB_DELTA 0.1 /* GP-UCB's confidence parameter delta */
+#define ACQ_UCB_SCALE 5	  /* beta_t divided by it, as the paper's runs */
+/*
+ * sqrt(beta_t / ACQ_UCB_SCALE), beta_t of Srinivas et al.'s Theorem 1 (a
+ * finite domain of nc points, the t-th proposal): 2 log(nc t^2 pi^2 /
+ * (6 delta)); their experiments scaled it down by 5, since the bound is
+ * conservative.
+ */
+double acq_ucb_kappa(size_t nc, size_t t);
 
 #define ACQ_LOCAL_SMIN 0.005 /* a local step's sigma: log-uniform in */
 #define ACQ_LOCAL_SMAX 0.2   /* [SMIN, SMAX] of the unit interval */

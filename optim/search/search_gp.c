@@ -12,7 +12,9 @@
  *   - "ei": the best of n_candidates uniform points by expected
  *     improvement over the best output, then L-BFGS (NLopt) from the best
  *     5 of them over the continuous dimensions;
- *   - "ts": the argmin of one joint posterior draw over n_candidates points.
+ *   - "ts": the argmin of one joint posterior draw over n_candidates points;
+ *   - "ucb": GP-UCB (Srinivas et al. 2010), the least mu - sqrt(beta_t)
+ *     sigma over the candidates, then L-BFGS as for "ei" (acq_lcb).
  * Failures are left out of the fit but count towards the start-up trials.
  * The model is fitted to the results of one fidelity (search_model_level):
  * under fifo the maximum, under ASHA the highest rung with
@@ -65,9 +67,9 @@
 #define GPO_LOCAL_SMIN	  0.005 /* their step's sigma, log-uniform in */
 #define GPO_LOCAL_SMAX	  0.2	/* [SMIN, SMAX] */
 
-enum { ACQ_EI, ACQ_TS };
+enum { ACQ_EI, ACQ_TS, ACQ_UCB };
 enum { OUT_STANDARD, OUT_COPULA };
-static const char *const acq_names[] = {"ei", "ts", NULL};
+static const char *const acq_names[] = {"ei", "ts", "ucb", NULL};
 static const char *const out_names[] = {"standardise", "copula", NULL};
 
 struct pend {
@@ -535,6 +537,9 @@ static int acquire(struct gpo *g, size_t w, double *vec)
 	if (g->acq == ACQ_TS)
 		return acq_ts(g->gp, g->cand, (size_t)g->ncand, &sp, &g->rng,
 			      vec);
+	if (g->acq == ACQ_UCB) /* the window's results are t - 1 */
+		return acq_lcb(g->gp, g->cand, (size_t)g->ncand, &sp,
+			       acq_ucb_kappa((size_t)g->ncand, w + 1), vec);
 	for (i = 0; i < w; i++)
 		ymin = fmin(ymin, g->fy[i]);
 	return acq_ei(g->gp, g->cand, (size_t)g->ncand, &sp, ymin, vec);
