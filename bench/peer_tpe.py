@@ -23,7 +23,7 @@ Problems: branin, hartmann6, levyN, rosenbrockN, mixed4 (declared to
 Optuna as it would be by a user: a log float, an int, a categorical and a
 float, where dehbq's optimisers see the unit cube with one categorical).
 Output (stdout): problem,method,seed,jobs,evals,regret
-Exit codes: 0 ok, 100 usage, 111 Optuna missing.
+Exit codes: 0 ok, 100 usage, 111 Optuna missing or not 3.1.
 """
 import math
 import sys
@@ -164,6 +164,11 @@ def main(argv):
         import optuna
     except ImportError:
         sys.stderr.write("peer_tpe.py: python3-optuna is not installed\n")
+        return 111
+    if not optuna.__version__.startswith("3.1."):
+        # the -fixed methods patch 3.1's module: 3.2 moved it, 3.5 fixed it
+        sys.stderr.write("peer_tpe.py: Optuna 3.1 needed (Debian 12's "
+                         "python3-optuna), this is %s\n" % optuna.__version__)
         return 111
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     from optuna.samplers._tpe import parzen_estimator

@@ -569,7 +569,7 @@ if $OPY -c 'import optuna, scipy' 2>/dev/null; then
 		$OPY "$HERE/seqcompare.py" --goal default "$SQ/seq_20_60.csv" \
 			>"$SQ/seq.md" 2>>"$WDISK/seq.err"; then
 		cat "$SQ/seq.md"
-		sw=$(awk '/^goal default/ { print $6 }' "$SQ/seq.md")
+		sw=$(awk '/^goal default/ { print $5 }' "$SQ/seq.md")
 		sn=$(awk '/^goal default/ { print $8 }' "$SQ/seq.md")
 		goal "one-fidelity default at or ahead of Optuna's multivariate TPE (tables worse)" \
 			"$sw of $sn" "0" "${sw:-1} == 0"

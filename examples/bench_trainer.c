@@ -260,7 +260,8 @@ static void bt_config_to_unit(const struct jsonfile *jf,
 	if (nkeys != f->dim) {
 		jsonfile_errf(jf, NULL, err,
 			      "%d parameters, but this problem takes %d "
-			      "(see the space files in examples/)",
+			      "(see the spaces at the top of "
+			      "examples/bench_trainer.c)",
 			      nkeys, f->dim);
 		bt_die(BT_EXIT_USAGE, "%s%s", err, "");
 	}

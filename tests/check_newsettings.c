@@ -105,7 +105,8 @@ START_TEST(test_bad_value_is_named)
 		 "optimizer.local_fraction"},
 		{"re", "{\"population_size\":\"big\"}",
 		 "optimizer.population_size"},
-		{"re", "{\"sample_size\":25}", "optimizer.sample_size"},
+		{"re", "{\"population_size\":4,\"sample_size\":25}",
+		 "optimizer.sample_size"},
 		{"re", "{\"population_size\":4,\"sample_size\":5}",
 		 "optimizer.sample_size"},
 		{"asha",
@@ -128,6 +129,32 @@ START_TEST(test_bad_value_is_named)
 }
 END_TEST
 
+/*
+ * re's sample_size alone: a study.json of 0.4 with sample_size 25 (its
+ * population 100) still opens, and a new study gets a population of at
+ * least its sample.
+ */
+START_TEST(test_re_sample_alone)
+{
+	struct optim_setup u;
+	struct optim *o;
+	char err[DEHBQ_ERRLEN];
+	cJSON *in = cJSON_Parse("{\"sample_size\":25}"), *out = NULL;
+
+	ov_setup(&u, 3, 40);
+	u.settings = in;
+	ck_assert_msg(optim_open("re", &u, &o, err) == DEHBQ_OK, "%s", err);
+	optim_free(o);
+	ck_assert_int_eq(optim_settings("re", in, &out, err), DEHBQ_OK);
+	ck_assert_int_eq(
+		cJSON_GetObjectItemCaseSensitive(out, "population_size")
+			->valueint,
+		25);
+	cJSON_Delete(out);
+	cJSON_Delete(in);
+}
+END_TEST
+
 Suite *newsettings_suite(void)
 {
 	Suite *s = suite_create("newsettings");
@@ -139,6 +166,7 @@ Suite *newsettings_suite(void)
 	tcase_add_loop_test(c, test_new_study_gets_the_new_default, 0,
 			    NCHANGED);
 	tcase_add_test(c, test_bad_value_is_named);
+	tcase_add_test(c, test_re_sample_alone);
 	suite_add_tcase(s, c);
 	return s;
 }

@@ -127,6 +127,8 @@ double parzen_log_density(const struct parzen *p, const double *v)
 		if (!(p->w[i] > 0))
 			continue;
 		t = log(p->w[i]) + component(p, i, v);
+		if (t == -INFINITY) /* a kernel that gives v nothing */
+			continue;
 		if (t > top) {
 			sum = sum * exp(top - t) + 1;
 			top = t;

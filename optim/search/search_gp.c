@@ -36,8 +36,8 @@
  * together are sent to different points.
  *
  * Settings: acquisition, output, n_startup_trials, n_candidates,
- * max_points.  Saved: the rng, the hyperparameters and the refit
- * schedule; the results and the jobs in flight come back at load.  Under
+ * max_points, local_fraction.  Saved: the rng, the hyperparameters and the
+ * refit schedule; the results and the jobs in flight come back at load.  Under
  * fifo this is the gp preset, under asha gp with multi_fidelity "asha":
  * both propose exactly what the gp optimiser of 0.3 did, and load its
  * states ({"rng","fits","next_fit","fit_level","theta"}, and "asha").
@@ -60,12 +60,10 @@
 #define GPO_MAX_CAND	  100000
 #define GPO_MAX_START	  100000
 #define GPO_MAX_POINTS	  4000
-#define GPO_RESTARTS	  5	/* L-BFGS runs of a full fit */
-#define GPO_FULL_EVERY	  10	/* every 10th fit is full; the others warm */
-#define GPO_LOCAL_CENTRES 5	/* local candidates perturb the best 5 */
-#define GPO_LOCAL_DEFAULT 0.5	/* a new study's local_fraction */
-#define GPO_LOCAL_SMIN	  0.005 /* their step's sigma, log-uniform in */
-#define GPO_LOCAL_SMAX	  0.2	/* [SMIN, SMAX] */
+#define GPO_RESTARTS	  5   /* L-BFGS runs of a full fit */
+#define GPO_FULL_EVERY	  10  /* every 10th fit is full; the others warm */
+#define GPO_LOCAL_CENTRES 5   /* local candidates perturb the best 5 */
+#define GPO_LOCAL_DEFAULT 0.5 /* a new study's local_fraction */
 
 enum { ACQ_EI, ACQ_TS, ACQ_UCB };
 enum { OUT_STANDARD, OUT_COPULA };
@@ -211,7 +209,7 @@ static int gpo_open(const struct search_setup *s, void **st, char *err)
 	g->nstart = gs.nstart;
 	g->ncand = gs.ncand;
 	g->maxp = gs.maxp;
-	g->nlocal = (int)floor(gs.local * gs.ncand);
+	g->nlocal = (int)lround(gs.local * gs.ncand);
 	nc = (size_t)gs.ncand;
 	m = (size_t)gs.maxp + (size_t)gs.maxp / 4;
 	g->choices = calloc((size_t)s->dim, sizeof(int));
@@ -274,7 +272,8 @@ static int reserve(struct gpo *g)
 }
 
 /* Record job id's result; reserve(g) came first.  A re-run's first
- * result stays beside it as the failure it was (+inf), out of rescore's
+ * result (only a failed job is re-run: dehbq requeue refuses an ok one)
+ * stays beside it as the failure it was (+inf), out of rescore's
  * reach, as tpe.c's does: a multi-objective score given to it since its
  * tell is dropped, since a snapshot's replay never saw that score. */
 static void record(struct gpo *g, const double *vec, double loss, double fid,
@@ -718,7 +717,7 @@ static int gpo_describe(const void *st, struct jsonbuf *b)
 
 const struct search_ops search_gp_ops = {
 	.name = "gp",
-	.summary = "GP-based BO (Matern-5/2 ARD, EI or Thompson sampling)",
+	.summary = "GP-based BO (Matern-5/2 ARD; EI, Thompson sampling or UCB)",
 	.caps = SEARCH_CAP_LEARNS,
 	.settings = gpo_settings,
 	.open = gpo_open,

@@ -71,26 +71,19 @@ static int re_read(const cJSON *in, int *pop, int *sample, char *err)
 	return DEHBQ_OK;
 }
 
-/* A new study's settings: population_size absent is RE_NEW_POP (then
- * checked against sample_size). */
+/*
+ * Validate (b NULL: a study's settings, absent members 0.4's) or fill a
+ * new study's settings into b: population_size absent is then RE_NEW_POP,
+ * or sample_size when that is larger.
+ */
 static int re_settings(const cJSON *in, struct jsonbuf *b, char *err)
 {
-	cJSON *full = NULL;
-	int pop, sample, rc;
+	int pop, sample, rc = re_read(in, &pop, &sample, err);
 
-	if (!cJSON_GetObjectItemCaseSensitive(in, "population_size")) {
-		full = in ? cJSON_Duplicate(in, 1) : cJSON_CreateObject();
-		if (!full || !cJSON_AddNumberToObject(full, "population_size",
-						      RE_NEW_POP)) {
-			cJSON_Delete(full);
-			return DEHBQ_ENOMEM;
-		}
-		in = full;
-	}
-	rc = re_read(in, &pop, &sample, err);
-	cJSON_Delete(full);
 	if (rc || !b)
 		return rc;
+	if (!cJSON_GetObjectItemCaseSensitive(in, "population_size"))
+		pop = sample > RE_NEW_POP ? sample : RE_NEW_POP;
 	jsonbuf_printf(b, "\"population_size\":%d,\"sample_size\":%d", pop,
 		       sample);
 	return jsonbuf_failed(b);

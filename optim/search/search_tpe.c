@@ -22,7 +22,12 @@
  * n_startup_trials results (search_model_level), so under fifo the
  * maximum, and under ASHA the highest rung that has enough.
  *
- * Settings: n_startup_trials, n_ei_candidates, prior_weight.  Saves only
+ * With multivariate (a new study's default: TPE_MULTI_DEFAULT), one joint
+ * estimator over all dimensions instead (parzen.h): Optuna's
+ * TPESampler(multivariate=True).
+ *
+ * Settings: n_startup_trials, n_ei_candidates, prior_weight, multivariate.
+ * Saves only
  * its random stream: the results come back through observe at load.
  * Under fifo this is the tpe preset, under asha tpe with multi_fidelity
  * "asha": both propose exactly what the tpe optimiser of 0.3 did.
@@ -680,14 +685,16 @@ static int tpe_describe(const void *st, struct jsonbuf *b)
 {
 	const struct tpe *t = st;
 
-	jsonbuf_printf(b, "\"observations\":%zu,\"n_startup_trials\":%d", t->n,
-		       t->nstart);
+	jsonbuf_printf(b,
+		       "\"observations\":%zu,\"n_startup_trials\":%d,"
+		       "\"multivariate\":%s",
+		       t->n, t->nstart, t->multi ? "true" : "false");
 	return jsonbuf_failed(b);
 }
 
 const struct search_ops search_tpe_ops = {
 	.name = "tpe",
-	.summary = "TPE, Optuna's univariate defaults",
+	.summary = "TPE, Optuna's defaults (univariate, or multivariate)",
 	.caps = SEARCH_CAP_LEARNS,
 	.settings = tpe_settings,
 	.open = tpe_open,
