@@ -22,13 +22,13 @@
  * n_startup_trials results (search_model_level), so under fifo the
  * maximum, and under ASHA the highest rung that has enough.
  *
- * With multivariate (a new study's default: TPE_MULTI_DEFAULT), one joint
- * estimator over all dimensions instead (parzen.h): Optuna's
- * TPESampler(multivariate=True).
+ * With multivariate true (off unless set: TPE_MULTI_DEFAULT, as
+ * measured), one joint estimator over all dimensions instead (parzen.h):
+ * Optuna's TPESampler(multivariate=True).
  *
  * Settings: n_startup_trials, n_ei_candidates, prior_weight, multivariate.
- * Saves only
- * its random stream: the results come back through observe at load.
+ * Saves only its random stream: the results come back through observe at
+ * load.
  * Under fifo this is the tpe preset, under asha tpe with multi_fidelity
  * "asha": both propose exactly what the tpe optimiser of 0.3 did.
  */
