@@ -7,9 +7,10 @@
  * come in attempt order).  Duplicates are not evaluations the optimiser
  * saw and are left out.  Columns: id, bracket, rung, fidelity, kind, one
  * column per parameter in space order, loss, cost, status, attempt,
- * worker, host, started, finished, wall_time, max_rss_kb, then the
- * trainer's info flattened to info.<key> (nested objects joined with
- * dots; arrays kept as JSON text).
+ * worker, host, started, finished, wall_time, max_rss_kb, reached (the
+ * fidelity the evaluation reached: a stopped trial's last intermediate
+ * one, else the trial's when ok), then the trainer's info flattened to
+ * info.<key> (nested objects joined with dots; arrays kept as JSON text).
  *
  * CSV needs the union of info keys up front, so it makes two passes over
  * the archive: the first collects the keys (sorted), the second writes
@@ -40,8 +41,10 @@ static const char export_usage[] =
 	"Write one row per evaluation (every archived result, failed ones\n"
 	"included, also the earlier attempts of a requeued trial): id,\n"
 	"bracket, rung, fidelity, kind, each parameter, loss, cost, status,\n"
-	"attempt, worker, host, started, finished, wall_time, max_rss_kb and\n"
-	"the trainer's info as info.<key> columns.  FILE '-'\n"
+	"attempt, worker, host, started, finished, wall_time, max_rss_kb,\n"
+	"reached (the fidelity it reached: less than its fidelity when the\n"
+	"optimizer stopped it) and the trainer's info as info.<key> columns.  "
+	"FILE '-'\n"
 	"is standard output; a FILE is replaced atomically.  Loads with\n"
 	"pandas.read_csv(FILE) or pandas.read_json(FILE, lines=True).\n";
 
@@ -249,6 +252,15 @@ static void csv_num(FILE *f, double d)
 	fprintf(f, ",%s", num);
 }
 
+/* The fidelity row's evaluation reached: a stopped trial's last
+ * intermediate one, an ok trial's own; NaN: not known (failed). */
+static double reached(const struct cli_row *row)
+{
+	if (row->r.fidelity > 0)
+		return row->r.fidelity;
+	return row->r.status == RESULT_OK ? row->t.fidelity : NAN;
+}
+
 static int row_csv(struct export_ctx *x, struct cli_row *row)
 {
 	const struct result *r = &row->r;
@@ -272,7 +284,7 @@ static int row_csv(struct export_ctx *x, struct cli_row *row)
 		if (!space_value_format(&row->t.config[k], buf, sizeof(buf)))
 			cli_csv_field(f, buf);
 	}
-	if (r->status == RESULT_OK)
+	if (result_has_loss(r))
 		csv_num(f, r->loss);
 	else
 		fputc(',', f);
@@ -294,6 +306,10 @@ static int row_csv(struct export_ctx *x, struct cli_row *row)
 		r->attempt, r->worker, r->host, t0, t1);
 	csv_num(f, r->wall_time);
 	fprintf(f, ",%ld", r->max_rss_kb);
+	if (isnan(reached(row)))
+		fputc(',', f);
+	else
+		csv_num(f, reached(row));
 	for (i = 0; i < x->keys.n; i++) {
 		fputc(',', f);
 		while (j < x->lv.n && strcmp(x->lv.v[j].key, x->keys.v[i]) < 0)
@@ -338,7 +354,7 @@ static int row_jsonl(struct export_ctx *x, struct cli_row *row)
 			cJSON_AddItemToObject(o, it->string, it);
 		}
 		cJSON_Delete(cfg);
-		if (r->status == RESULT_OK)
+		if (result_has_loss(r))
 			bad |= add_num(o, "loss", r->loss);
 		else
 			bad |= !cJSON_AddNullToObject(o, "loss");
@@ -367,6 +383,9 @@ static int row_jsonl(struct export_ctx *x, struct cli_row *row)
 		bad |= !cJSON_AddStringToObject(o, "finished", t1);
 		bad |= add_num(o, "wall_time", r->wall_time);
 		bad |= add_num(o, "max_rss_kb", (double)r->max_rss_kb);
+		bad |= isnan(reached(row))
+			       ? !cJSON_AddNullToObject(o, "reached")
+			       : add_num(o, "reached", reached(row));
 		for (i = 0; !bad && i < x->lv.n; i++) {
 			cJSON *d = cJSON_Duplicate(x->lv.v[i].item, 1);
 
@@ -419,7 +438,7 @@ static int write_export(void *arg, FILE *f)
 		if (x->spec->obj.n)
 			fputs(",pareto", f);
 		fputs(",cost,status,attempt,worker,host,started,finished,"
-		      "wall_time,max_rss_kb",
+		      "wall_time,max_rss_kb,reached",
 		      f);
 		for (k = 0; k < x->keys.n; k++) {
 			fputc(',', f);

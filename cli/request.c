@@ -166,7 +166,7 @@ static int has_ok_result(const char *root, uint64_t id)
 	if (study_archive_file(p, sizeof(p), root, id, 0, "result") ||
 	    result_load(p, &r, err))
 		return 0;
-	ok = r.status == RESULT_OK;
+	ok = result_has_loss(&r); /* ok or stopped: done, never requeued */
 	result_release(&r);
 	return ok;
 }

@@ -166,8 +166,9 @@ int cli_is_shard(const char *name)
 static int archive_other(const char *name)
 {
 	size_t n = strlen(name);
-	static const char *const sfx[] = {".result.json", ".duplicate.json",
-					  ".note", ".stale.json", NULL};
+	static const char *const sfx[] = {
+		".result.json",	  ".duplicate.json", ".note", ".stale.json",
+		".progress.json", ".stop.json",	     NULL};
 	int i;
 
 	for (i = 0; sfx[i]; i++) {
@@ -296,7 +297,7 @@ static int load_archived(const char *cmd, const char *root,
 		return 0;
 	}
 	row->has_result = 1;
-	row->state = row->r.status == RESULT_OK ? "done" : "failed";
+	row->state = result_has_loss(&row->r) ? "done" : "failed";
 	snprintf(row->host, sizeof(row->host), "%s", row->r.host);
 	return 0;
 }

@@ -82,7 +82,7 @@ static int trials_row(void *arg, struct cli_row *row)
 	if (x->want && strcmp(x->want, row->state))
 		return 0;
 	id_trial_format(row->t.id, id);
-	if (row->has_result && row->r.status == RESULT_OK)
+	if (row->has_result && result_has_loss(&row->r))
 		jsonfile_fmt_double(loss, sizeof(loss), row->r.loss);
 	jsonfile_fmt_double(fid, sizeof(fid), row->t.fidelity);
 	if (row->has_result && row->r.status != RESULT_OK && row->r.error)
@@ -373,7 +373,7 @@ int cli_show(int argc, char **argv)
 	if (!study_path(p, sizeof(p), root, "%s/%s.result.json", dir, idtxt)) {
 		if (!result_load(p, &r, err)) {
 			printf("state: %s (%s/%s.result.json)\n",
-			       r.status == RESULT_OK ? "done" : "failed", dir,
+			       result_has_loss(&r) ? "done" : "failed", dir,
 			       idtxt);
 			maxa = r.attempt;
 			result_release(&r);

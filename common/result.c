@@ -12,24 +12,31 @@
 #include "timeutil.h"
 #include "utf8.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const status_names[] = {"ok", "failed", "timeout",
-					   "crashed"};
+static const char *const status_names[] = {"ok", "failed", "timeout", "crashed",
+					   "stopped"};
+#define NSTATUS ((int)(sizeof(status_names) / sizeof(status_names[0])))
 
 const char *result_status_name(enum result_status s)
 {
-	return (unsigned)s < 4 ? status_names[s] : "unknown";
+	return (unsigned)s < NSTATUS ? status_names[s] : "unknown";
+}
+
+int result_has_loss(const struct result *r)
+{
+	return r->status == RESULT_OK || r->status == RESULT_STOPPED;
 }
 
 int result_status_parse(const char *s, enum result_status *st)
 {
 	int i;
 
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < NSTATUS; i++)
 		if (!strcmp(s, status_names[i])) {
 			*st = (enum result_status)i;
 			return DEHBQ_OK;
@@ -172,6 +179,7 @@ static const char *const result_keys[] = {
 	"token",
 	"status",
 	"loss",
+	"fidelity",
 	"cost",
 	"info",
 	"objectives",
@@ -239,9 +247,9 @@ static int parse_fields(const struct jsonfile *jf, struct result *r, char *err)
 			jf, cJSON_GetObjectItemCaseSensitive(root, "status"),
 			err,
 			"field 'status': expected ok, failed, "
-			"timeout or crashed");
+			"timeout, crashed or stopped");
 	loss = cJSON_GetObjectItemCaseSensitive(root, "loss");
-	if (r->status == RESULT_OK) {
+	if (r->status == RESULT_OK || r->status == RESULT_STOPPED) {
 		if ((rc = jsonfile_get_number(jf, root, "loss",
 					      JSONFILE_REQUIRED, -HUGE_VAL,
 					      HUGE_VAL, &r->loss, err)))
@@ -249,8 +257,15 @@ static int parse_fields(const struct jsonfile *jf, struct result *r, char *err)
 	} else if (loss && !cJSON_IsNull(loss)) {
 		return jsonfile_errf(jf, loss, err,
 				     "field 'loss': must be absent when status "
-				     "is not ok");
+				     "is not ok or stopped");
 	}
+	r->fidelity = 0;
+	if ((rc = jsonfile_get_number(jf, root, "fidelity",
+				      r->status == RESULT_STOPPED
+					      ? JSONFILE_REQUIRED
+					      : JSONFILE_OPTIONAL,
+				      DBL_MIN, HUGE_VAL, &r->fidelity, err)))
+		return rc;
 	if ((rc = jsonfile_get_number(jf, root, "cost", JSONFILE_REQUIRED, 0,
 				      HUGE_VAL, &r->cost, err)) ||
 	    (rc = jsonfile_get_object(jf, root, "info", JSONFILE_OPTIONAL,
@@ -379,7 +394,9 @@ int result_render(const struct result *r, char **out)
 	timeutil_iso(r->finished, t2);
 	info = cJSON_Parse(r->info ? r->info : "{}");
 	if (!info || !cJSON_IsObject(info) || !isfinite(r->cost) ||
-	    (r->status == RESULT_OK && !isfinite(r->loss))) {
+	    ((r->status == RESULT_OK || r->status == RESULT_STOPPED) &&
+	     !isfinite(r->loss)) ||
+	    (r->status == RESULT_STOPPED && !(r->fidelity > 0))) {
 		cJSON_Delete(info);
 		cJSON_Delete(o);
 		return DEHBQ_EINVAL;
@@ -392,8 +409,10 @@ int result_render(const struct result *r, char **out)
 		bad |= add_str(o, "token", tok);
 	}
 	bad |= add_str(o, "status", result_status_name(r->status));
-	if (r->status == RESULT_OK)
+	if (r->status == RESULT_OK || r->status == RESULT_STOPPED)
 		bad |= add_num(o, "loss", r->loss);
+	if (r->fidelity > 0)
+		bad |= add_num(o, "fidelity", r->fidelity);
 	bad |= add_num(o, "cost", r->cost);
 	if (!cJSON_AddItemToObject(o, "info", info)) /* takes info */
 		bad = 1;
@@ -430,8 +449,8 @@ int result_parse_report(const char *name, const char *text, size_t len,
 			double *loss, double *cost, char **info,
 			char **objectives, char *err)
 {
-	static const char *const keys[] = {"loss", "cost", "info", "objectives",
-					   NULL};
+	static const char *const keys[] = {"loss",	 "cost",     "info",
+					   "objectives", "fidelity", NULL};
 	struct jsonfile *jf;
 	const cJSON *root, *inf = NULL, *ob;
 	size_t off;

@@ -3,9 +3,11 @@
  *
  * Written once by the worker that ran the attempt (tmp + rename into
  * results/), read by the orchestrator and the CLI.  Field rules:
- *   - status "ok" has a finite "loss"; every other status has no loss
- *     (the engine counts it as +inf).  NaN/Infinity cannot appear: they are
- *     not JSON, and 1e400 is refused by jsonfile.
+ *   - status "ok" has a finite "loss"; "stopped" a finite "loss" and
+ *     "fidelity" (the last intermediate result: docs/protocol.md 4.6);
+ *     every other status has no loss (the engine counts it as +inf).
+ *     "fidelity" (reached) is optional otherwise.  NaN/Infinity cannot appear:
+ * they are not JSON, and 1e400 is refused by jsonfile.
  *   - cost is finite and >= 0 (the worker uses wall seconds when the
  *     trainer reports none).
  *   - info is any JSON object the trainer reported, at most 64 KiB printed.
@@ -36,6 +38,8 @@ enum result_status {
 	RESULT_FAILED,	/* non-zero exit, missing/invalid report, NaN loss */
 	RESULT_TIMEOUT, /* killed at --trial-timeout */
 	RESULT_CRASHED, /* trainer killed by a signal */
+	RESULT_STOPPED, /* stopped early at the optimiser's word: loss is its
+			   last reported value, fidelity how far it got */
 };
 
 struct result {
@@ -44,7 +48,9 @@ struct result {
 	int attempt;		    /* attempt that produced it, >= 1 */
 	uint64_t token;		    /* its trial file's token; 0: none */
 	enum result_status status;  /* outcome */
-	double loss;		    /* valid when status == RESULT_OK */
+	double loss;		    /* valid when status is ok or stopped */
+	double fidelity;	    /* the fidelity reached: > 0 when
+				       stopped, 0 when not known */
 	double cost;		    /* >= 0 */
 	char *info;		    /* printed JSON object, never NULL */
 	char *objectives;	    /* printed {"name": number, ...} a
@@ -67,6 +73,8 @@ struct result {
 };
 
 const char *result_status_name(enum result_status s);
+/* 1 when r has a loss (ok, or stopped: both count as done, not failed). */
+int result_has_loss(const struct result *r);
 int result_status_parse(const char *s, enum result_status *st);
 
 /* Zero r and set empty strings; call before filling one by hand. */
@@ -83,7 +91,9 @@ int result_render(const struct result *r, char **out);
 
 /*
  * Validate a trainer's report {"loss": ..., "cost": ..., "info": {...},
- * "objectives": {...}} (from $DEHBQ_RESULT or the last stdout line).  On
+ * "objectives": {...}} (from $DEHBQ_RESULT or the last stdout line; a
+ * "fidelity" member is allowed and ignored, so that an intermediate
+ * result line can be the last).  On
  * success sets *loss (NaN when absent: allowed only with objectives),
  * *cost (negative when absent), *info (malloc'ed printed object, "{}"
  * when absent) and *objectives (malloc'ed printed object of finite

@@ -29,6 +29,7 @@ void spec_defaults(struct spec *s)
 	s->lease = 60;
 	s->poll = 1;
 	s->batch_interval = SPEC_BATCH_INTERVAL;
+	s->stop_grace = SPEC_STOP_GRACE;
 	s->max_attempts = 3;
 	s->max_failures_in_a_row = 20;
 	s->prefetch = 1;
@@ -190,7 +191,7 @@ static int get_optimizer(const struct jsonfile *jf, const cJSON *o,
 		    strlen(n->valuestring) >= sizeof(s->optimizer) ||
 		    strspn(n->valuestring,
 			   "abcdefghijklmnopqrstuvwxyz"
-			   "0123456789_") != strlen(n->valuestring))
+			   "0123456789_-") != strlen(n->valuestring))
 			return jsonfile_errf(jf, n, err,
 					     "field 'optimizer.name': expected "
 					     "an optimizer name such as "
@@ -214,9 +215,11 @@ static int get_optimizer(const struct jsonfile *jf, const cJSON *o,
 static const char *const term_keys[] = {"fevals", "brackets", "walltime",
 					"total_cost", NULL};
 static const char *const run_keys[] = {
-	"lease",    "poll",	    "batch_interval", "max_attempts",
-	"prefetch", "max_inflight", "drain",	      "max_failures_in_a_row",
-	NULL};
+	"lease",	  "poll",
+	"batch_interval", "max_attempts",
+	"prefetch",	  "max_inflight",
+	"drain",	  "max_failures_in_a_row",
+	"stop_grace",	  NULL};
 
 static int parse_fields(const struct jsonfile *jf, int allow_path,
 			struct spec *s, char *err)
@@ -338,6 +341,8 @@ static int parse_fields(const struct jsonfile *jf, int allow_path,
 	     (rc = jsonfile_get_number(jf, o, "batch_interval",
 				       JSONFILE_OPTIONAL, 0, 10,
 				       &s->batch_interval, err)) ||
+	     (rc = jsonfile_get_number(jf, o, "stop_grace", JSONFILE_OPTIONAL,
+				       0, 86400, &s->stop_grace, err)) ||
 	     (rc = get_intf(jf, o, "max_attempts", 1, SPEC_ATTEMPTS_MAX,
 			    &s->max_attempts, err)) ||
 	     (rc = get_intf(jf, o, "max_failures_in_a_row", 0,
@@ -598,6 +603,7 @@ int spec_render(const struct spec *s, char **out)
 		       jsonfile_add_number(r, "poll", s->poll) |
 		       jsonfile_add_number(r, "batch_interval",
 					   s->batch_interval) |
+		       jsonfile_add_number(r, "stop_grace", s->stop_grace) |
 		       !cJSON_AddNumberToObject(r, "max_attempts",
 						s->max_attempts) |
 		       !cJSON_AddNumberToObject(r, "max_failures_in_a_row",

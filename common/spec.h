@@ -32,6 +32,7 @@ struct space;
 #define SPEC_OPTIMIZER_MAX  32
 #define SPEC_MAX_LEVELS	    64
 #define SPEC_BATCH_INTERVAL 0.05 /* default runtime.batch_interval */
+#define SPEC_STOP_GRACE	    10.0 /* default runtime.stop_grace */
 /* Ranges the file parser and spec_check share (dehbq init's options). */
 #define SPEC_ETA_MIN	    1.0001
 #define SPEC_ETA_MAX	    1e6
@@ -67,6 +68,9 @@ struct spec {
 	double total_cost;	/* sum of costs; 0 = not used */
 	double lease;		/* seconds without heartbeat before requeue */
 	double poll;		/* orchestrator rescan period, seconds */
+	double stop_grace;	/* seconds a trainer has to stop by itself
+				   once the optimiser stopped its trial,
+				   before SIGTERM */
 	double batch_interval;	/* group commit: seconds between batches
 				   woken by events while pending/ holds
 				   work, capped at poll; 0 = none */

@@ -18,9 +18,9 @@
 #include <sys/stat.h>
 
 const char *const study_dirs[] = {
-	"staging", "pending",	 "claimed", "results",
-	"archive", "quarantine", "state",   "state/requests",
-	"workers", "logs",	 "work",    NULL,
+	"staging",    "pending",  "claimed",	    "results", "archive",
+	"quarantine", "state",	  "state/requests", "workers", "logs",
+	"work",	      "progress", "stop",	    NULL,
 };
 
 int study_create_dirs(const char *root)

@@ -11,6 +11,9 @@
  *   STUDY/state/              snapshot-EEEEEE-GGGGGGGGGG.json, lease.json,
  *                             status.json, requests/
  *   STUDY/workers/            HOST.PID.WID.json (mtime = heartbeat)
+ *   STUDY/progress/           IIIIIIII.aN.WID.json: a running attempt's
+ *                             intermediate results (progress.h)
+ *   STUDY/stop/               IIIIIIII.json: the optimiser stopped it
  *   STUDY/logs/SSSS/          IIIIIIII.aN.{out,err}
  *   STUDY/work/SSSS/IIIIIIII/ per-trial working directories
  *   STUDY/FINISHED            written when the study is complete

@@ -35,8 +35,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (result_parse("render.json", text, strlen(text), &b, err))
 		abort();
 	if (a.status != b.status || a.attempt != b.attempt ||
-	    a.token != b.token || (a.status == RESULT_OK && a.loss != b.loss) ||
-	    a.cost != b.cost || strcmp(a.id, b.id) || strcmp(a.info, b.info) ||
+	    a.token != b.token || (result_has_loss(&a) && a.loss != b.loss) ||
+	    a.fidelity != b.fidelity || a.cost != b.cost ||
+	    strcmp(a.id, b.id) || strcmp(a.info, b.info) ||
 	    strcmp(a.error, b.error) || !a.objectives != !b.objectives ||
 	    (a.objectives && strcmp(a.objectives, b.objectives)))
 		abort();

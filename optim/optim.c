@@ -286,7 +286,18 @@ static void fl_put(struct optim *o, const struct optim_job *job, double *x)
 	o->fl[at].job = *job;
 	o->fl[at].x = x;
 	o->fl[at].reopened = 0;
+	o->fl[at].reported = 0;
+	o->fl[at].last = NAN;
+	o->fl[at].stop = 0;
 	o->nfl++;
+}
+
+struct optim_fl *optim_fl_find(const struct optim *o, uint64_t id)
+{
+	int found;
+	size_t at = fl_search(o, id, &found);
+
+	return found ? &o->fl[at] : NULL;
 }
 
 int optim_fl_insert(struct optim *o, const struct optim_job *job,
@@ -510,9 +521,10 @@ int optim_mo_rescore(struct optim *o)
 	return o->ops->rescore(o->st, score_of, o);
 }
 
-/* optim_tell and optim_tell_obj; y only in a multi-objective study. */
+/* optim_tell and optim_tell_obj; y only in a multi-objective study;
+ * stopped: OPTIM_STOPPED, loss finite. */
 static int tell(struct optim *o, uint64_t id, double loss, const double *y,
-		double cost)
+		double cost, int stopped)
 {
 	struct optim_fl *e;
 	struct jsonbuf rec;
@@ -535,22 +547,24 @@ static int tell(struct optim *o, uint64_t id, double loss, const double *y,
 	}
 	jsonbuf_init(&rec);
 	if (optim_keeps_history(o)) { /* made before anything changes */
-		optim_history_record(&rec, &e->job, e->x, o->dim, e->reopened,
-				     loss, y, o->mo ? mobj_count(o->mo) : 0,
-				     cost);
+		optim_history_record(&rec, &e->job, e->x, o->dim,
+				     e->reopened | stopped << 1, loss, y,
+				     o->mo ? mobj_count(o->mo) : 0, cost);
 		if ((rc = jsonbuf_failed(&rec)) ||
 		    (rc = jsonbuf_reserve(&o->hist, rec.len)))
 			goto fail;
 	}
 	if ((rc = o->ops->tell(o->st, &e->job, e->x,
-			       isfinite(loss) ? OPTIM_OK : OPTIM_FAILED, loss,
-			       cost)))
+			       stopped		? OPTIM_STOPPED
+			       : isfinite(loss) ? OPTIM_OK
+						: OPTIM_FAILED,
+			       loss, cost)))
 		goto fail;
 	o->told++;
 	if (!isfinite(loss))
 		o->failed++;
 	o->cost += cost;
-	if (isfinite(loss)) {
+	if (isfinite(loss) && !stopped) {
 		inc_update(o, OPTIM_BEST_ANY, &e->job, e->x, loss);
 		inc_update(o, OPTIM_BEST_MAX, &e->job, e->x, loss);
 	}
@@ -572,15 +586,27 @@ fail:
 int optim_tell(struct optim *o, uint64_t id, enum optim_status status,
 	       double loss, double cost)
 {
-	if (status != OPTIM_OK && status != OPTIM_FAILED)
+	const struct optim_fl *e;
+
+	if (status != OPTIM_OK && status != OPTIM_FAILED &&
+	    status != OPTIM_STOPPED)
 		return DEHBQ_EINVAL;
 	if (!isfinite(cost) || cost < 0 || o->mo)
 		return DEHBQ_EINVAL;
+	if (status == OPTIM_STOPPED) {
+		if (!(e = optim_fl_find(o, id)))
+			return id < (uint64_t)o->asked ? DEHBQ_ESTATE
+						       : DEHBQ_ENOENT;
+		if (!e->stop)
+			return DEHBQ_EINVAL;
+		return tell(o, id, isfinite(loss) ? loss : e->last, NULL, cost,
+			    1);
+	}
 	if (status == OPTIM_OK && loss == -INFINITY)
 		return DEHBQ_EINVAL;
 	if (status == OPTIM_FAILED || isnan(loss))
 		loss = INFINITY;
-	return tell(o, id, loss, NULL, cost);
+	return tell(o, id, loss, NULL, cost, 0);
 }
 
 int optim_tell_obj(struct optim *o, uint64_t id, enum optim_status status,
@@ -598,7 +624,7 @@ int optim_tell_obj(struct optim *o, uint64_t id, enum optim_status status,
 		else if (!isfinite(y[l]))
 			return DEHBQ_EINVAL;
 	}
-	return tell(o, id, 0, status == OPTIM_OK ? y : NULL, cost);
+	return tell(o, id, 0, status == OPTIM_OK ? y : NULL, cost, 0);
 }
 
 int optim_objectives(const struct optim *o)

@@ -68,8 +68,11 @@ enum optim_kind {
 };
 
 enum optim_status {
-	OPTIM_OK = 0, /* the loss is valid */
-	OPTIM_FAILED, /* the evaluation failed: counts as loss +inf */
+	OPTIM_OK = 0,  /* the loss is valid */
+	OPTIM_FAILED,  /* the evaluation failed: counts as loss +inf */
+	OPTIM_STOPPED, /* stopped early at the optimiser's word
+			  (optim_report): the loss is its last reported
+			  value, at a lower fidelity than asked */
 };
 
 enum optim_best_which {
@@ -177,6 +180,9 @@ enum optim_cap {
 	OPTIM_CAP_ONE_FIDELITY = 1 << 9, /* runs a study of one fidelity
 					    (min = max): what it proposes
 					    runs at the maximum */
+	OPTIM_CAP_STOPS = 1 << 10,	 /* not a member: ops.report set; learns
+					    from intermediate results and stops
+					    trials early */
 };
 
 /*
@@ -206,14 +212,22 @@ enum optim_cap {
  *     (told 1; told 2 for the re-tell of a requeued job, which replaces
  *     its failed result), then every job still in flight (told 0;
  *     reopened: it was put back by a requeue), then once with job NULL:
- *     the history is all in.
+ *     the history is all in.  An intermediate result (report) comes back
+ *     in its place with told 3.
  *   rescore: a multi-objective study's scores moved (mobj.h): replace
  *     every stored result's loss by score(arg, its job id); a NaN score
  *     (not told) leaves a value alone.  Called before every tell and ask
  *     whose scores changed, so a stored loss is never stale when used.
  *     NULL: the optimiser refuses multi-objective studies.
- *   Only `brackets`, `done`, `limits`, `describe`, `replay` and
- *   `rescore` may be NULL.
+ *   report: an intermediate result of a job in flight (fidelity above
+ *     the job's last report, at most the job's; loss finite); *stop set
+ *     to 1 when the job should stop now.  Each report is a history
+ *     record: replay gets it back in its place with told 3, the job's
+ *     fidelity replaced by the reported one.  A stopped job is then told
+ *     with OPTIM_STOPPED (its last reported loss).  NULL: the optimiser
+ *     observes final results only (it lacks OPTIM_CAP_STOPS).
+ *   Only `brackets`, `done`, `limits`, `describe`, `replay`, `rescore`
+ *   and `report` may be NULL.
  *   preset: set on a preset, an entry with no functions but name,
  *     summary and caps: it names a searcher of search_table, which runs
  *     under the scheduler `under`; its settings are the searcher's, but
@@ -245,6 +259,8 @@ struct optim_ops {
 		      double loss);
 	int (*rescore)(void *st, double (*score)(void *arg, int64_t job),
 		       void *arg);
+	int (*report)(void *st, const struct optim_job *job, const double *vec,
+		      double fidelity, double loss, int *stop);
 	void (*free)(void *st);
 	/* with replay: whether a study with these settings needs its
 	 * history (a scheduler whose searcher learns nothing needs none);
@@ -311,6 +327,10 @@ int optim_ask(struct optim *o, struct optim_job *job, double *vec);
 /*
  * Tell a result.  DEHBQ_ENOENT: never asked; DEHBQ_ESTATE: already told.
  * A NaN loss or OPTIM_FAILED counts as +inf.  cost: finite, >= 0.
+ * OPTIM_STOPPED only for a job the optimiser stopped (optim_report); a
+ * loss that is not finite is then its last reported one.  A stopped job
+ * counts as told, not failed, and is no incumbent (its loss is not at
+ * the job's fidelity).
  * DEHBQ_EINVAL: bad cost or status, or a loss of -inf with OPTIM_OK.
  */
 int optim_tell(struct optim *o, uint64_t id, enum optim_status status,
@@ -322,6 +342,28 @@ int optim_tell(struct optim *o, uint64_t id, enum optim_status status,
  */
 int optim_tell_obj(struct optim *o, uint64_t id, enum optim_status status,
 		   const double *y, double cost);
+/*
+ * An intermediate result of job id, in flight: loss (finite) at fidelity,
+ * which must be above the job's last report and at most its fidelity.
+ * *stop is 1 when the optimiser decides that the job stops now (its
+ * decision is kept: optim_stopping), and the job is then told with
+ * OPTIM_STOPPED and its last reported loss.  DEHBQ_ENOENT: not in
+ * flight; DEHBQ_EINVAL: a fidelity or loss that does not fit, or an
+ * optimiser that does not stop trials (optim_caps: OPTIM_CAP_STOPS).
+ * Reports after a stop are refused with DEHBQ_ESTATE.
+ */
+int optim_report(struct optim *o, uint64_t id, double fidelity, double loss,
+		 int *stop);
+/*
+ * What is known of job id's intermediate results: its last reported
+ * fidelity (0 before any), loss (NaN before any) and whether the
+ * optimiser decided to stop it.  DEHBQ_ENOENT: not in flight.
+ */
+int optim_reported(const struct optim *o, uint64_t id, double *fidelity,
+		   double *loss, int *stop);
+/* 1 when the optimiser takes intermediate results (ops.report). */
+int optim_stops(const struct optim *o);
+
 /* setup.nobj: 0 for a single-objective optimiser. */
 int optim_objectives(const struct optim *o);
 /* Job id's current score in a multi-objective study; NaN otherwise. */

@@ -18,7 +18,10 @@
 struct optim_fl {
 	struct optim_job job;
 	double *x;
-	int reopened; /* put back by optim_reopen: its tell is a re-tell */
+	int reopened;	 /* put back by optim_reopen: its tell is a re-tell */
+	double reported; /* last intermediate fidelity (optim_report), 0 */
+	double last;	 /* its loss, NaN before any */
+	int stop;	 /* the optimiser decided to stop it */
 };
 
 /* An incumbent with its own copy of the vector. */
@@ -77,15 +80,32 @@ struct optim *optim_alloc(const struct optim_ops *entry,
 			  const struct optim_ops *ops,
 			  const struct optim_setup *s);
 /* One history record: a told job, its vector and result (y: the nobj
- * objectives of a multi-objective result, NULL otherwise), as a line. */
+ * objectives of a multi-objective result, NULL otherwise), as a line;
+ * flags: 1 a re-tell (of a requeued job), 2 a stopped job. */
 void optim_history_record(struct jsonbuf *b, const struct optim_job *j,
-			  const double *x, int dim, int retold, double loss,
+			  const double *x, int dim, int flags, double loss,
 			  const double *y, int nobj, double cost);
 /* Scores moved: rescore the backend (multi-objective only, else OK). */
 int optim_mo_rescore(struct optim *o);
 /* The job fields of a record or an in-flight entry (e), vector into x. */
 int optim_job_parse(const struct cJSON *e, int64_t max_id, int dim,
 		    struct optim_job *j, double *x, char *err);
+/* A job in flight as a JSON object (the snapshot's and records'). */
+void optim_put_job(struct jsonbuf *b, const struct optim_fl *e, int dim);
+/* The in-flight entry of id, or NULL. */
+struct optim_fl *optim_fl_find(const struct optim *o, uint64_t id);
+/* One history record of an intermediate result of e's job. */
+void optim_report_record(struct jsonbuf *b, const struct optim_fl *e, int dim,
+			 double fidelity, double loss);
+/* A history record that is a report (made by optim_report_record): its
+ * job, vector, fidelity and loss back into the backend (replay, told 3).
+ * n: the record's number, for messages. */
+int optim_report_replay(struct optim *o, const struct cJSON *e, double *x,
+			int64_t n, char *err);
+/* The in-flight members of e beyond its job (reopened, reported, stop),
+ * appended to an open job object; and read back. */
+void optim_fl_put_extra(struct jsonbuf *b, const struct optim_fl *e);
+int optim_fl_get_extra(const struct cJSON *j, struct optim_fl *e, char *err);
 /* Add a job to the in-flight table (a copy of vec); DEHBQ_ESTATE: there. */
 int optim_fl_insert(struct optim *o, const struct optim_job *job,
 		    const double *vec);

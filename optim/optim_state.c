@@ -31,7 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void put_job(struct jsonbuf *b, const struct optim_fl *e, int dim)
+void optim_put_job(struct jsonbuf *b, const struct optim_fl *e, int dim)
 {
 	const struct optim_job *j = &e->job;
 
@@ -51,19 +51,20 @@ static void put_job(struct jsonbuf *b, const struct optim_fl *e, int dim)
 	jsonbuf_str(b, j->state);
 	jsonbuf_puts(b, ",\"x\":");
 	ostate_put_dbls(b, e->x, (size_t)dim);
-	jsonbuf_puts(b, e->reopened ? ",\"reopened\":true}" : "}");
+	optim_fl_put_extra(b, e);
+	jsonbuf_put(b, "}", 1);
 }
 
 void optim_history_record(struct jsonbuf *b, const struct optim_job *j,
-			  const double *x, int dim, int retold, double loss,
+			  const double *x, int dim, int flags, double loss,
 			  const double *y, int nobj, double cost)
 {
 	struct optim_fl e;
 
+	memset(&e, 0, sizeof(e));
 	e.job = *j;
 	e.x = (double *)x;
-	e.reopened = 0;
-	put_job(b, &e, dim);
+	optim_put_job(b, &e, dim);
 	b->len--; /* reopen the object: the result follows */
 	jsonbuf_puts(b, ",\"loss\":");
 	jsonbuf_num(b, loss); /* +inf (failed) is null */
@@ -76,7 +77,9 @@ void optim_history_record(struct jsonbuf *b, const struct optim_job *j,
 	}
 	jsonbuf_puts(b, ",\"cost\":");
 	jsonbuf_num(b, cost);
-	jsonbuf_puts(b, retold ? ",\"retold\":true}\n" : "}\n");
+	if (flags & 2)
+		jsonbuf_puts(b, ",\"stopped\":true");
+	jsonbuf_puts(b, flags & 1 ? ",\"retold\":true}\n" : "}\n");
 }
 
 static void put_best(struct jsonbuf *b, const struct optim_inc *in, int dim)
@@ -140,7 +143,7 @@ int optim_save(const struct optim *o, struct jsonbuf *b)
 	for (i = 0; i < o->nfl; i++) {
 		if (i)
 			jsonbuf_put(b, ",", 1);
-		put_job(b, &o->fl[i], o->dim);
+		optim_put_job(b, &o->fl[i], o->dim);
 	}
 	jsonbuf_puts(b, "],\"best\":{\"any\":");
 	put_best(b, &o->inc[OPTIM_BEST_ANY], o->dim);
@@ -309,14 +312,7 @@ static int load_job(struct optim *o, const cJSON *e, double *x, char *err)
 						       " is in flight twice",
 						       j.id)
 					  : rc;
-	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "reopened"))) {
-		size_t i;
-
-		for (i = 0; i < o->nfl && o->fl[i].job.id != j.id; i++)
-			;
-		o->fl[i].reopened = 1;
-	}
-	return DEHBQ_OK;
+	return optim_fl_get_extra(e, optim_fl_find(o, j.id), err);
 }
 
 static int load_best(struct optim *o, const cJSON *best, const char *k,
@@ -411,12 +407,17 @@ static int replay_record(struct optim *o, const char *line, size_t len,
 	const cJSON *lv;
 	double loss, cost;
 	cJSON *e = cJSON_ParseWithLength(line, len);
-	int rc, retold;
+	int rc, retold, stopped;
 
 	if (!e)
 		return dehbq_errf(err, DEHBQ_EINVAL,
 				  "history: record %" PRId64 " is not JSON",
 				  n + 1);
+	if (cJSON_GetObjectItemCaseSensitive(e, "report")) {
+		rc = optim_report_replay(o, e, x, n, err);
+		cJSON_Delete(e);
+		return rc;
+	}
 	rc = optim_job_parse(e, o->asked - 1, o->dim, &j, x, err);
 	lv = cJSON_GetObjectItemCaseSensitive(e, "loss");
 	loss = INFINITY; /* null: a failure */
@@ -428,13 +429,23 @@ static int replay_record(struct optim *o, const char *line, size_t len,
 				"cost",
 				n + 1);
 	retold = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "retold"));
+	stopped = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "stopped"));
+	if (!rc && stopped && !(o->ops->report && isfinite(loss)))
+		rc = dehbq_errf(err, DEHBQ_EINVAL,
+				"history: record %" PRId64 " is a stopped "
+				"job without a loss, or of an optimizer that "
+				"stops none",
+				n + 1);
 	if (!rc && o->mo)
 		rc = replay_objectives(o, e, &j, n, err);
 	cJSON_Delete(e);
 	if (rc || !o->ops->replay)
 		return rc;
 	rc = o->ops->replay(o->st, &j, x, retold ? 2 : 1, 0,
-			    isfinite(loss) ? OPTIM_OK : OPTIM_FAILED, loss);
+			    stopped	     ? OPTIM_STOPPED
+			    : isfinite(loss) ? OPTIM_OK
+					     : OPTIM_FAILED,
+			    loss);
 	return rc ? dehbq_errf(err, rc == DEHBQ_ENOMEM ? rc : DEHBQ_EINVAL,
 			       "history: record %" PRId64
 			       " does not fit the optimizer's state",

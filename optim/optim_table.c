@@ -15,7 +15,8 @@
 #include <string.h>
 
 extern const struct optim_ops optim_dehb_ops, optim_sh_ops, optim_hyperband_ops,
-	optim_de_ops, optim_asha_ops, optim_fifo_ops;
+	optim_de_ops, optim_asha_ops, optim_fifo_ops, optim_asha_stop_ops,
+	optim_median_stop_ops;
 
 /* The presets: one line each. */
 static const struct optim_ops optim_random_ops = {
@@ -72,13 +73,14 @@ static const struct optim_ops optim_gcp_ops = {
 };
 
 const struct optim_ops *const optim_table[] = {
-	&optim_dehb_ops, &optim_random_ops,
-	&optim_sh_ops,	 &optim_hyperband_ops,
-	&optim_de_ops,	 &optim_asha_ops,
-	&optim_re_ops,	 &optim_tpe_ops,
-	&optim_bohb_ops, &optim_gp_ops,
-	&optim_cts_ops,	 &optim_gcp_ops,
-	&optim_fifo_ops, NULL,
+	&optim_dehb_ops,	&optim_random_ops,
+	&optim_sh_ops,		&optim_hyperband_ops,
+	&optim_de_ops,		&optim_asha_ops,
+	&optim_re_ops,		&optim_tpe_ops,
+	&optim_bohb_ops,	&optim_gp_ops,
+	&optim_cts_ops,		&optim_gcp_ops,
+	&optim_fifo_ops,	&optim_asha_stop_ops,
+	&optim_median_stop_ops, NULL,
 };
 
 const struct optim_ops *optim_find(const char *name)
@@ -102,7 +104,8 @@ unsigned optim_caps(const char *name)
 		       (search_multiobjective(search_find(ops->preset))
 				? OPTIM_CAP_MULTIOBJECTIVE
 				: 0);
-	return ops->caps | (ops->rescore ? OPTIM_CAP_MULTIOBJECTIVE : 0);
+	return ops->caps | (ops->rescore ? OPTIM_CAP_MULTIOBJECTIVE : 0) |
+	       (ops->report ? OPTIM_CAP_STOPS : 0);
 }
 
 unsigned optim_study_caps(const char *name, const cJSON *settings)

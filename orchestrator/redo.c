@@ -102,8 +102,9 @@ static const char *rel_path(const struct redo *r, const char *abs)
 static int rel_ok(const char *p)
 {
 	static const char *const top[] = {
-		"staging/", "pending/",	       "claimed/", "results/",
-		"archive/", "state/requests/", NULL};
+		"staging/",  "pending/", "claimed/",
+		"results/",  "archive/", "state/requests/",
+		"progress/", "stop/",	 NULL};
 	int i;
 
 	for (i = 0; top[i]; i++)

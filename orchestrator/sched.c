@@ -35,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 double sched_elapsed(const struct sched *s)
@@ -82,6 +83,38 @@ int sched_scan_dir(struct sched *s, const char *dir, sched_scan_fn fn, int cap)
 	}
 	closedir(d);
 	return rc;
+}
+
+/*
+ * Intermediate results (sched_progress.c): in every full batch, and in
+ * light ones every SCHED_LIVE_INTERVAL seconds, so that a stop reaches
+ * its worker within about a second (and in the batch that finishes the
+ * study, so that its last files are archived).
+ */
+#define SCHED_LIVE_INTERVAL 0.5
+static int scan_live(struct sched *s)
+{
+	s->next_live = timeutil_mono() + SCHED_LIVE_INTERVAL;
+	return sched_scan_progress(s);
+}
+
+/* progress/ and stop/ in a study made before them. */
+static int live_dirs(const char *root)
+{
+	static const char *const dirs[] = {"progress", "stop"};
+	char p[STUDY_PATH_MAX];
+	int made = 0;
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		if (study_path(p, sizeof(p), root, "%s", dirs[i]))
+			return DEHBQ_ETOOBIG;
+		if (mkdir(p, 0777) == 0)
+			made = 1;
+		else if (errno != EEXIST)
+			return DEHBQ_ESYS;
+	}
+	return made ? fsutil_fsync_dir(root) : DEHBQ_OK;
 }
 
 static int can_ask(const struct sched *s)
@@ -252,7 +285,12 @@ int sched_batch(struct sched *s, int full, char *err)
 	     (rc = sched_scan_dir(s, "workers", sched_scan_worker, 1 << 30))) ||
 	    (full && (rc = sched_scan_dir(s, "state/requests",
 					  sched_scan_request, 1000))) ||
-	    (rc = sched_check_missing(s, full)))
+	    (rc = sched_check_missing(s, full)) ||
+	    /* after the claims: a stopped trial whose claim expired is
+	     * told, and its files archived, in one batch */
+	    ((full || timeutil_mono() >= s->next_live ||
+	      optim_finished(s->eng)) &&
+	     (rc = scan_live(s))))
 		goto storage;
 	if (!full) /* every in-flight trial not in pending/ counts as claimed */
 		s->nclaimed = (int)s->ninf - s->npending;
@@ -471,6 +509,11 @@ int sched_open(struct sched **out, const char *root, struct spec *spec,
 	}
 	for (i = 0; i < (size_t)dim; i++)
 		s->choices[i] = space_param_choices(spec->space, (int)i);
+	if ((rc = live_dirs(root))) {
+		dehbq_errf(err, rc, "cannot create '%s/progress' or 'stop': %s",
+			   root, strerror(errno));
+		goto fail;
+	}
 	if ((rc = load_transfer(s, err)))
 		goto fail;
 	study_setup(s, &setup);

@@ -27,8 +27,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Synthetic result for a trial that ran out of attempts. */
-static int fail_expired(struct sched *s, struct inflight *e, const char *who)
+/*
+ * Synthetic result for a trial that ran out of attempts, or (stop > 0)
+ * whose worker died after the optimiser stopped it: stopped, with its last
+ * reported loss at fidelity stop, never requeued.
+ */
+static int fail_expired(struct sched *s, struct inflight *e, const char *who,
+			double stop, double loss)
 {
 	char to[STUDY_PATH_MAX], *text = NULL;
 	struct result r;
@@ -41,23 +46,29 @@ static int fail_expired(struct sched *s, struct inflight *e, const char *who)
 	memcpy(r.study, s->spec->study, ID_STUDY_LEN);
 	r.attempt = e->attempt;
 	r.token = e->token;
-	r.status = RESULT_FAILED;
+	r.status = stop > 0 ? RESULT_STOPPED : RESULT_FAILED;
+	r.loss = loss;
+	r.fidelity = stop;
 	memcpy(r.worker, "000000000000", ID_WORKER_LEN);
 	snprintf(r.host, sizeof(r.host), "%s", s->lease->host);
 	r.pid = s->lease->pid;
 	r.started = r.finished = timeutil_now();
 	free(r.error);
 	r.error = malloc(256);
-	if (r.error)
+	if (r.error && stop > 0)
+		snprintf(r.error, 256,
+			 "lease expired after the optimizer stopped it (last "
+			 "worker %s); its last reported loss counts",
+			 who);
+	else if (r.error)
 		snprintf(r.error, 256,
 			 "lease expired on attempt %d of %d (last worker %s); "
 			 "counted as failed",
 			 e->attempt, s->spec->max_attempts, who);
 	rc = r.error ? result_render(&r, &text) : DEHBQ_ENOMEM;
+	if (!rc)
+		rc = sched_tell(s, id, stop > 0 ? &r : NULL);
 	result_release(&r);
-	if (rc)
-		return rc;
-	rc = sched_tell(s, id, NULL);
 	if (!rc && !(rc = sched_ensure_shard(s, id)) &&
 	    !(rc = study_archive_file(to, sizeof(to), s->root, id, 0,
 				      "result")))
@@ -65,8 +76,14 @@ static int fail_expired(struct sched *s, struct inflight *e, const char *who)
 	free(text);
 	if (rc)
 		return rc;
-	logmsg_w(s->lg, "trial=%08llu failed: lease expired %d times",
-		 (unsigned long long)id, e->attempt);
+	if (stop > 0)
+		logmsg_w(s->lg,
+			 "trial=%08llu stopped: its lease expired after the "
+			 "stop",
+			 (unsigned long long)id);
+	else
+		logmsg_w(s->lg, "trial=%08llu failed: lease expired %d times",
+			 (unsigned long long)id, e->attempt);
 	s->meta.expired++;
 	s->dirty = 1;
 	sched_inf_remove(s, id);
@@ -145,12 +162,12 @@ static int expired_claim_is_trial(struct sched *s, const struct inflight *e,
 
 int sched_scan_claim(struct sched *s, const char *name, unsigned char dtype)
 {
-	char path[STUDY_PATH_MAX], who[ID_HOST_LEN + 40];
+	char path[STUDY_PATH_MAX], who[ID_HOST_LEN + 40], pname[STUDY_NAME_MAX];
 	struct study_claim c;
 	struct inflight *e;
 	struct stat st;
-	double mt;
-	int rc;
+	double mt, rf, rl;
+	int rc, stop;
 
 	if (study_parse_claim(name, &c)) {
 		sched_quarantine(
@@ -191,11 +208,18 @@ int sched_scan_claim(struct sched *s, const char *name, unsigned char dtype)
 	if ((rc = expired_claim_is_trial(s, e, path, name)) != 1)
 		return rc;
 	snprintf(who, sizeof(who), "%s:%ld", c.host, c.pid);
-	if (e->attempt >= s->spec->max_attempts) {
-		/* failed: archived as told, ID.trial.json beside its result */
+	/* what the dead attempt reported counts, and may stop it */
+	if (!study_result_name(pname, sizeof(pname), c.id, e->attempt,
+			       c.worker) &&
+	    (rc = sched_progress_flush(s, c.id, pname)))
+		return rc;
+	if (optim_reported(s->eng, c.id, &rf, &rl, &stop))
+		stop = 0;
+	if (e->attempt >= s->spec->max_attempts || stop) {
+		/* told: archived, ID.trial.json beside its result */
 		if ((rc = archive_trial_file(s, path, name, c.id)))
 			return rc;
-		return fail_expired(s, e, who);
+		return fail_expired(s, e, who, stop ? rf : 0, rl);
 	}
 	logmsg_w(s->lg,
 		 "trial=%08llu claim by %s expired (no heartbeat for %.0f s); "

@@ -42,6 +42,8 @@ struct inflight {
 				 full batch */
 	double missing_since; /* fs time it was first missing; 0 = present */
 	int unstaged;	      /* its trial file could not be written yet */
+	double pmt;	      /* its progress file's mtime and size when */
+	int64_t psize;	      /* last read (sched_progress.c); 0: never */
 };
 
 struct sched {
@@ -75,6 +77,8 @@ struct sched {
 	int nsnaps;		  /* snapshots this process wrote */
 	int fail_run;		  /* told results that failed in a row */
 	char held[384];		  /* why no new trial is issued, or "" */
+	double next_live;	  /* monotonic time progress/ is due */
+	int stops_restored;	  /* stop files checked since the load */
 };
 
 /* How a trial file stands against the in-flight trial of its id. */
@@ -118,6 +122,14 @@ int sched_stage_trial(struct sched *s, uint64_t id, int attempt);
 /* Queue the move of dir/name to the archive as a stale copy. */
 int sched_retire_stale(struct sched *s, const char *dir, const char *name,
 		       uint64_t id);
+
+/* ---- sched_progress.c ---- */
+/* progress/ and stop/: intermediate results told, stop files queued,
+ * told trials' files archived. */
+int sched_scan_progress(struct sched *s);
+/* Before trial id is told: the points of its attempt's progress file
+ * (progress/name, the result's own name) not yet told. */
+int sched_progress_flush(struct sched *s, uint64_t id, const char *name);
 
 /* ---- sched_match.c ---- */
 /* trial_load() of path: DEHBQ_OK; DEHBQ_ENOENT (gone); DEHBQ_EINVAL (bad

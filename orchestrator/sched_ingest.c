@@ -69,7 +69,7 @@ void sched_count_failure(struct sched *s, uint64_t id, const struct result *r)
 	char why[160], host[ID_HOST_LEN], log[40];
 	int max = s->spec->max_failures_in_a_row;
 
-	if (r->status == RESULT_OK) {
+	if (r->status == RESULT_OK || r->status == RESULT_STOPPED) {
 		s->fail_run = 0;
 		return;
 	}
@@ -327,8 +327,18 @@ int sched_tell(struct sched *s, uint64_t id, const struct result *r)
 	double y[OBJECTIVES_MAX];
 	char why[DEHBQ_ERRLEN];
 	const struct objectives *ob = &s->spec->obj;
-	int ok = r && r->status == RESULT_OK;
+	int ok = r && r->status == RESULT_OK, rc;
 
+	if (r && r->status == RESULT_STOPPED && !ob->n) {
+		/* stopped at the optimiser's word (sched_progress.c) */
+		rc = optim_tell(s->eng, id, OPTIM_STOPPED, r->loss, r->cost);
+		if (rc != DEHBQ_EINVAL)
+			return rc;
+		logmsg_w(s->lg,
+			 "trial=%08llu counted as failed: its result says "
+			 "stopped, but the optimizer did not stop it",
+			 (unsigned long long)id);
+	}
 	if (!ob->n)
 		return optim_tell(s->eng, id, ok ? OPTIM_OK : OPTIM_FAILED,
 				  ok ? r->loss : NAN, r ? r->cost : 0);
@@ -365,6 +375,11 @@ static int ingest_result(struct sched *s, const char *name)
 		result_release(&r);
 		return rc < 0 ? -rc : DEHBQ_OK;
 	}
+	if ((rc = sched_progress_flush(s, id, name))) {
+		result_release(&r);
+		free(text);
+		return rc;
+	}
 	rc = sched_tell(s, id, &r);
 	if (rc) {
 		result_release(&r);
@@ -380,6 +395,12 @@ static int ingest_result(struct sched *s, const char *name)
 			 "host=%s",
 			 (unsigned long long)id, attempt, r.loss, r.cost,
 			 r.host);
+	else if (r.status == RESULT_STOPPED)
+		logmsg_i(s->lg,
+			 "trial=%08llu attempt=%d told stopped at fidelity "
+			 "%g loss=%.6g cost=%.3g host=%s",
+			 (unsigned long long)id, attempt, r.fidelity, r.loss,
+			 r.cost, r.host);
 	else
 		logmsg_i(s->lg, "trial=%08llu attempt=%d told status=%s (%s)",
 			 (unsigned long long)id, attempt,

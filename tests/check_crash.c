@@ -14,6 +14,7 @@
  * same in every run up to the kill: nothing here depends on timing.
  */
 #include "cli.h"
+#include "atomicfile.h"
 #include "claim.h"
 #include "err.h"
 #include "id.h"
@@ -21,13 +22,16 @@
 #include "logmsg.h"
 #include "optim.h"
 #include "optvar.h"
+#include "progress.h"
 #include "result.h"
 #include "run.h"
 #include "sched.h"
 #include "searcher.h"
 #include "spec.h"
+#include "study.h"
 #include "testhooks.h"
 #include "testutil.h"
+#include "trial.h"
 
 #include <check.h>
 #include <cjson/cJSON.h>
@@ -127,19 +131,124 @@ static double loss_of(const double *x)
 	return (x[0] - 0.3) * (x[0] - 0.3) + x[1] * 0.1 + (x[2] > 0.5) * 0.05;
 }
 
-/* The worker: claim the first pending trial and write its result.  0
- * when nothing was pending. */
+/* Write trial t's result: ok at its fidelity, or stopped at fidelity
+ * stop_f (> 0) with loss stop_l. */
+static void write_result(const char *dir, const struct spec *spec,
+			 const struct trial *t, double stop_f, double stop_l)
+{
+	struct result r;
+	char name[128], obj[128];
+	double loss = loss_of(t->vec) + 1.0 / t->fidelity;
+
+	ck_assert_int_eq(result_init(&r), DEHBQ_OK);
+	id_trial_format(t->id, r.id);
+	memcpy(r.study, spec->study, sizeof(r.study));
+	r.attempt = t->attempt;
+	r.token = t->token;
+	r.status = stop_f > 0 ? RESULT_STOPPED : RESULT_OK;
+	r.loss = stop_f > 0 ? stop_l : loss;
+	r.fidelity = stop_f;
+	r.cost = stop_f > 0 ? stop_f : t->fidelity;
+	if (spec->obj.n) {
+		snprintf(obj, sizeof(obj), "{\"f1\": %.17g, \"f2\": %.17g}",
+			 loss, (t->vec[0] - 0.8) * (t->vec[0] - 0.8));
+		ck_assert_ptr_nonnull(r.objectives = strdup(obj));
+	}
+	memcpy(r.worker, "c0ffee000001", 13);
+	memcpy(r.host, "crashhost", 10);
+	r.pid = 4242;
+	r.started = 1e9;
+	r.finished = 1e9 + 1;
+	r.wall_time = 1;
+	r.exit_code = 0;
+	ck_assert_int_eq(run_write_result(dir, &r, name, sizeof(name)),
+			 DEHBQ_OK);
+	result_release(&r);
+}
+
+/* Intermediate results of t, as a worker writes them: fidelities 1..4,
+ * the loss falling as 1 / f. */
+#define CRASH_POINTS 4
+static double point_loss(const struct trial *t, int f)
+{
+	return loss_of(t->vec) + 1.0 / f + 0.1 * (t->id % 3);
+}
+
+static void write_progress(const char *dir, const struct trial *t)
+{
+	struct progress pr;
+	struct progress_point p = {0, 0, -1};
+	char ids[ID_TRIAL_LEN], name[128], path[4200], *txt;
+	int f;
+
+	id_trial_format(t->id, ids);
+	progress_init(&pr, ids, t->attempt, "c0ffee000001");
+	for (f = 1; f <= CRASH_POINTS; f++) {
+		p.fidelity = f;
+		p.loss = point_loss(t, f);
+		ck_assert_int_eq(progress_add(&pr, &p), DEHBQ_OK);
+	}
+	ck_assert_int_eq(progress_render(&pr, &txt), DEHBQ_OK);
+	ck_assert_int_eq(study_result_name(name, sizeof(name), t->id,
+					   t->attempt, "c0ffee000001"),
+			 DEHBQ_OK);
+	snprintf(path, sizeof(path), "%s/progress/%s", dir, name);
+	ck_assert_int_eq(atomicfile_write(path, txt, strlen(txt), 0666, 0),
+			 DEHBQ_OK);
+	free(txt);
+	progress_release(&pr);
+}
+
+/*
+ * A study whose optimiser stops trials runs each in two steps, so that
+ * an orchestrator batch reads its progress in between: this worker's
+ * claim, if it has one, ends now (stopped when stop/ID.json is there,
+ * else ok).  1 when one ended.
+ */
+static int finish_claimed(const char *dir, const struct spec *spec)
+{
+	char p[4200], err[DEHBQ_ERRLEN], ids[ID_TRIAL_LEN];
+	struct dirent *d;
+	struct trial t;
+	DIR *cd;
+	int done = 0;
+
+	snprintf(p, sizeof(p), "%s/claimed", dir);
+	ck_assert_ptr_nonnull(cd = opendir(p));
+	while (!done && (d = readdir(cd))) {
+		if (!strstr(d->d_name, "@crashhost.4242.c0ffee000001"))
+			continue;
+		snprintf(p, sizeof(p), "%s/claimed/%s", dir, d->d_name);
+		ck_assert_msg(trial_load(p, spec->space, &t, err) == DEHBQ_OK,
+			      "%s", err);
+		id_trial_format(t.id, ids);
+		snprintf(p, sizeof(p), "%s/stop/%s.json", dir, ids);
+		if (access(p, F_OK) == 0)
+			write_result(dir, spec, &t, CRASH_POINTS,
+				     point_loss(&t, CRASH_POINTS));
+		else
+			write_result(dir, spec, &t, 0, 0);
+		trial_release(&t);
+		done = 1;
+	}
+	closedir(cd);
+	return done;
+}
+
+/* The worker: claim the first pending trial and write its result (or,
+ * when the optimiser stops trials, its progress: finish_claimed writes
+ * the result at its next call).  0 when nothing was pending. */
 static int work_one(const char *dir, const struct spec *spec, struct logmsg *lg)
 {
 	struct claim_ctx cx = {dir,  spec,	     "crashhost",
 			       4242, "c0ffee000001", lg};
+	int stops = optim_caps(spec->optimizer) & OPTIM_CAP_STOPS;
 	struct claim_list l;
-	struct result r;
 	struct claim c;
-	char err[DEHBQ_ERRLEN], name[128], obj[128];
-	double loss;
-	int rc;
+	char err[DEHBQ_ERRLEN];
 
+	if (stops && finish_claimed(dir, spec))
+		return 1;
 	claim_list_init(&l);
 	ck_assert_int_eq(claim_scan(&cx, &l), DEHBQ_OK);
 	if (!l.n) {
@@ -149,30 +258,10 @@ static int work_one(const char *dir, const struct spec *spec, struct logmsg *lg)
 	ck_assert_msg(claim_try(&cx, &l.ents[0], &c, err) == DEHBQ_OK, "%s",
 		      err);
 	claim_list_release(&l);
-	ck_assert_int_eq(result_init(&r), DEHBQ_OK);
-	loss = loss_of(c.trial.vec) + 1.0 / c.trial.fidelity;
-	id_trial_format(c.trial.id, r.id);
-	memcpy(r.study, spec->study, sizeof(r.study));
-	r.attempt = c.trial.attempt;
-	r.token = c.trial.token;
-	r.status = RESULT_OK;
-	r.loss = loss;
-	r.cost = c.trial.fidelity;
-	if (spec->obj.n) {
-		snprintf(obj, sizeof(obj), "{\"f1\": %.17g, \"f2\": %.17g}",
-			 loss, (c.trial.vec[0] - 0.8) * (c.trial.vec[0] - 0.8));
-		ck_assert_ptr_nonnull(r.objectives = strdup(obj));
-	}
-	memcpy(r.worker, cx.worker, sizeof(r.worker));
-	memcpy(r.host, cx.host, sizeof(r.host));
-	r.pid = cx.pid;
-	r.started = 1e9;
-	r.finished = 1e9 + 1;
-	r.wall_time = 1;
-	r.exit_code = 0;
-	rc = run_write_result(dir, &r, name, sizeof(name));
-	ck_assert_int_eq(rc, DEHBQ_OK);
-	result_release(&r);
+	if (stops)
+		write_progress(dir, &c.trial);
+	else
+		write_result(dir, spec, &c.trial, 0, 0);
 	claim_release(&c);
 	return 1;
 }
@@ -298,8 +387,8 @@ static char *outcome(const char *dir)
 	return out;
 }
 
-/* Results archived (each trial has one ID.result.json at most). */
-static int archived(const char *dir)
+/* Files of the archive whose names hold kind. */
+static int archived_of(const char *dir, const char *kind)
 {
 	char p[4096];
 	struct dirent *d;
@@ -309,9 +398,15 @@ static int archived(const char *dir)
 	snprintf(p, sizeof(p), "%s/archive/0000", dir);
 	ck_assert_ptr_nonnull(sd = opendir(p));
 	while ((d = readdir(sd)))
-		n += strstr(d->d_name, ".result.json") != NULL;
+		n += strstr(d->d_name, kind) != NULL;
 	closedir(sd);
 	return n;
+}
+
+/* Results archived (each trial has one ID.result.json at most). */
+static int archived(const char *dir)
+{
+	return archived_of(dir, ".result.json");
 }
 
 /* ---- the sweep ---- */
@@ -421,6 +516,10 @@ START_TEST(test_crash_after_every_write)
 	ck_assert_int_eq(child(dir, 0, &total), 0);
 	ck_assert_int_gt(total, 0);
 	ck_assert_int_eq(archived(dir), v->fevals);
+	/* an optimiser that stops trials stopped some: the sweep kills it
+	 * at its stop files' writes too */
+	if (optim_caps(v->opt) & OPTIM_CAP_STOPS)
+		ck_assert_int_gt(archived_of(dir, ".stop.json"), 0);
 	want = outcome(dir);
 	for (k = 1; k <= total; k++) {
 		fresh_copy(pristine, dir);

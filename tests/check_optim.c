@@ -283,8 +283,9 @@ static int log_all_feasible(const char *p)
  * them in the history.
  */
 /* A pair whose searcher proposes from the prior alone (cts), or gcp under
- * a scheduler that starts configurations low (asha, sh, hyperband): its
- * first asks are mostly the prior's. */
+ * a scheduler that starts configurations low (asha, sh, hyperband) or
+ * models each rung (the stopping ones): its first asks are mostly the
+ * prior's. */
 static int prior_pair(int i)
 {
 	const char *sched, *sr;
@@ -295,7 +296,8 @@ static int prior_pair(int i)
 	sched = ov_pair(k, &sr);
 	if (search_find(sr)->caps & SEARCH_CAP_NEEDS_TRANSFER)
 		return 1;
-	return (optim_caps(sched) & (OPTIM_CAP_RUNGS | OPTIM_CAP_BRACKETS)) &&
+	return (optim_caps(sched) &
+		(OPTIM_CAP_RUNGS | OPTIM_CAP_BRACKETS | OPTIM_CAP_STOPS)) &&
 	       !strcmp(sr, "gcp");
 }
 

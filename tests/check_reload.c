@@ -79,6 +79,11 @@ START_TEST(test_reload_after_every_step)
 	ck_assert_int_eq(c.told, RELOAD_FEVALS);
 	ck_assert_msg(da.requeues > 0, "no requeue in %lld steps",
 		      (long long)step);
+	/* an optimiser that stops trials was reloaded between reports and
+	 * between its stops */
+	ck_assert_msg(!optim_stops(a) || (da.reports > 100 && da.stops > 5),
+		      "%s: %lld reports, %lld stops", optim_name(a),
+		      (long long)da.reports, (long long)da.stops);
 	jsonbuf_free(&hist);
 	jsonbuf_free(&ignored);
 	jsonbuf_free(&da.log);

@@ -84,7 +84,7 @@ static const struct {
 	{HEAD "\"status\": \"failed\", \"loss\": 1, \"cost\": 1" TAIL,
 	 "'loss': must be absent when status is not ok"},
 	{HEAD "\"status\": \"done\", \"cost\": 1" TAIL,
-	 "'status': expected ok, failed, timeout or crashed"},
+	 "'status': expected ok, failed, timeout, crashed or stopped"},
 	{HEAD "\"status\": \"ok\", \"loss\": 1, \"cost\": -1" TAIL,
 	 "'cost': -1 is out of range"},
 	{HEAD "\"status\": \"ok\", \"loss\": \"0.1\", \"cost\": 1" TAIL,

@@ -13,7 +13,8 @@ Checks:
     every one is ingested and nothing is left in staging/pending/claimed/
     results;
   - every result is ingested exactly once: one ID.result.json per id, and
-    its id/attempt/study match;
+    its id/attempt/study match; with --finished, progress/ and stop/ are
+    empty and a stopped trial stopped within its fidelity;
   - the accounting is exact: FINISHED/status counts equal what the files
     show (issued, done, failed, duplicates);
   - the final optimiser state is a replay of the archived results: every
@@ -98,6 +99,10 @@ def main():
     for i, st in states.items():
         if st != "ingested" and i not in inflight and not finished:
             pass  # a leftover the orchestrator retires on its next batch
+    def trial_of(i):
+        p = os.path.join(root, "archive", "%04d" % (i // 10000),
+                         "%08d.trial.json" % i)
+        return load(p) if os.path.exists(p) else None
     if finished:
         fin = load(os.path.join(root, "FINISHED"))
         c = fin["counts"]
@@ -106,6 +111,18 @@ def main():
             fail("finished but not ingested: %s" % notdone[:5])
         if left:
             fail("finished but results/ still holds %s" % left[:5])
+        for d in ("progress", "stop"):  # a told trial's: archived
+            p = os.path.join(root, d)
+            rest = [n for n in os.listdir(p) if not n.startswith(".")] \
+                if os.path.isdir(p) else []
+            if rest:
+                fail("finished but %s/ still holds %s" % (d, rest[:5]))
+        for r in results.values():  # stopped: before the trial's fidelity
+            t = trial_of(int(r["id"]))
+            if r["status"] == "stopped" and t is not None and \
+                    not 0 < r["fidelity"] <= t["fidelity"]:
+                fail("trial %s stopped at fidelity %r, not within its %r" %
+                     (r["id"], r["fidelity"], t["fidelity"]))
         if c["done"] != len(results):
             fail("FINISHED done=%d but %d results archived" %
                  (c["done"], len(results)))
@@ -113,7 +130,8 @@ def main():
             fail("FINISHED issued=%d but %d trials exist" % (c["issued"], issued))
         if c["duplicates"] != dups:
             fail("FINISHED duplicates=%d but %d archived" % (c["duplicates"], dups))
-        failed = sum(1 for r in results.values() if r["status"] != "ok")
+        failed = sum(1 for r in results.values()
+                     if r["status"] not in ("ok", "stopped"))
         if c["failed"] != failed:
             fail("FINISHED failed=%d but %d failed results" % (c["failed"], failed))
     # replay check: every finite fitness in the populations is the loss
@@ -122,10 +140,6 @@ def main():
     # moves with every result: only the job and its vector are checked)
     multi = "objectives" in study
     dim = opt["setup"]["dim"]
-    def trial_of(i):
-        p = os.path.join(root, "archive", "%04d" % (i // 10000),
-                         "%08d.trial.json" % i)
-        return load(p) if os.path.exists(p) else None
     checked = 0
     for pop in eng.get("pops", []) if isinstance(eng, dict) else []:
         xs, fits, jobs = pop["x"], pop["fit"], pop["job"]

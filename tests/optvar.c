@@ -338,8 +338,19 @@ static int drv_ask(struct drv *d)
 	log_job(d, &j, x);
 	d->jb[d->n] = j;
 	memcpy(d->x[d->n], x, sizeof(x));
+	d->rep[d->n] = 0;
+	d->stopped[d->n] = 0;
 	d->n++;
 	return DEHBQ_OK;
+}
+
+/* Slot k's entries moved to slot to. */
+static void drv_move(struct drv *d, int to, int k)
+{
+	d->jb[to] = d->jb[k];
+	memcpy(d->x[to], d->x[k], sizeof(d->x[to]));
+	d->rep[to] = d->rep[k];
+	d->stopped[to] = d->stopped[k];
 }
 
 /* Tell one job in flight, picked by the driver's rng; one in ten fails
@@ -349,7 +360,11 @@ static void drv_tell(struct drv *d)
 	int k = (int)rng_below(&d->r, (uint64_t)d->n);
 	const struct optim_job *j = &d->jb[k];
 
-	if (rng_below(&d->r, 10) == 0) {
+	if (d->stopped[k]) {
+		ck_assert_int_eq(
+			optim_tell(d->o, j->id, OPTIM_STOPPED, NAN, d->rep[k]),
+			DEHBQ_OK);
+	} else if (rng_below(&d->r, 10) == 0) {
 		ck_assert_int_eq(
 			ov_tell(d->o, j->id, OPTIM_FAILED, 0, j->fidelity),
 			DEHBQ_OK);
@@ -364,15 +379,44 @@ static void drv_tell(struct drv *d)
 				 DEHBQ_OK);
 	/* a second tell of the same job is refused */
 	ck_assert_int_eq(ov_tell(d->o, j->id, OPTIM_OK, 1, 1), DEHBQ_ESTATE);
-	d->jb[k] = d->jb[d->n - 1];
-	memcpy(d->x[k], d->x[d->n - 1], sizeof(d->x[k]));
+	drv_move(d, k, d->n - 1);
 	d->n--;
+}
+
+/*
+ * An intermediate result of a job in flight, one to three units above its
+ * last, below the maximum; the optimiser may stop it.  0: none made.
+ */
+static int drv_report(struct drv *d)
+{
+	int k, stop, rc;
+	double f;
+
+	if (!d->n || rng_below(&d->r, 2))
+		return 0;
+	k = (int)rng_below(&d->r, (uint64_t)d->n);
+	f = d->rep[k] + 1 + (double)rng_below(&d->r, 3);
+	if (d->stopped[k] || f >= d->jb[k].fidelity)
+		return 0;
+	rc = optim_report(d->o, d->jb[k].id, f, ov_loss(d->x[k], f), &stop);
+	ck_assert_int_eq(rc, DEHBQ_OK);
+	/* a fidelity that does not go up is refused, as is a report after
+	 * a stop */
+	ck_assert_int_eq(optim_report(d->o, d->jb[k].id, f, 0, &rc),
+			 stop ? DEHBQ_ESTATE : DEHBQ_EINVAL);
+	d->rep[k] = f;
+	d->stopped[k] = stop;
+	d->reports++;
+	d->stops += stop;
+	return 1;
 }
 
 int drv_step(struct drv *d)
 {
 	while (d->n < d->w && drv_ask(d) == DEHBQ_OK)
 		;
+	if (optim_stops(d->o))
+		drv_report(d);
 	if (!d->n)
 		return !optim_finished(d->o) ? (ck_abort_msg("stuck"), 0) : 0;
 	drv_tell(d);
@@ -396,6 +440,8 @@ static int drv_requeue(struct drv *d)
 	ck_assert_int_eq(rc, DEHBQ_OK);
 	d->jb[d->n] = d->failed;
 	memcpy(d->x[d->n], d->fx, sizeof(d->fx));
+	d->rep[d->n] = 0;
+	d->stopped[d->n] = 0;
 	d->n++;
 	d->requeues++;
 	return 1;
@@ -404,6 +450,8 @@ static int drv_requeue(struct drv *d)
 int drv_op(struct drv *d)
 {
 	if (drv_requeue(d))
+		return 1;
+	if (optim_stops(d->o) && drv_report(d))
 		return 1;
 	if (d->n < d->w && !d->blocked) {
 		if (drv_ask(d) == DEHBQ_OK)

@@ -61,6 +61,9 @@ struct drv {
 	struct rng r;
 	struct optim_job jb[MAXW]; /* in flight, as asked */
 	double x[MAXW][DIM];
+	double rep[MAXW];  /* last intermediate fidelity reported (drv_op) */
+	int stopped[MAXW]; /* the optimiser stopped it */
+	int64_t reports, stops; /* reports made, stops decided */
 	int n, w;
 	int blocked; /* the last ask said wait (drv_op) */
 	struct jsonbuf log;
@@ -74,9 +77,11 @@ struct drv {
 void drv_init(struct drv *d, struct optim *o, int w, uint64_t seed);
 /* Fill up to w in flight, then tell one.  0 when finished. */
 int drv_step(struct drv *d);
-/* One call: now and then a requeue of the last failed job; else an ask
- * while fewer than w are in flight and the optimiser has a job; else one
- * tell.  0 when finished. */
+/* One call: now and then a requeue of the last failed job; for an
+ * optimiser that stops trials (optim_stops), one time in two an
+ * intermediate result of a job in flight; else an ask while fewer than w
+ * are in flight and the optimiser has a job; else one tell (a stopped
+ * job's as OPTIM_STOPPED).  0 when finished. */
 int drv_op(struct drv *d);
 
 /* Append the optimiser's new history records to h, as the scheduler. */

@@ -2,16 +2,17 @@
 # t5000: the Python package (python/dehbq) and `dehbq best`.  A study whose
 # trainer uses dehbq.trial runs to the end; dehbq best agrees with the
 # export; load_study and best read the study; report() refuses what the
-# result format cannot hold; make install puts the package where
-# python3 finds it.
+# result format cannot hold; intermediate() and should_stop() (live
+# trials: a median-stop study whose trainer uses them stops some trials);
+# make install puts the package where python3 finds it.
 . "${DEHBQ_SRC:-.}/tests/lib.sh"
-plan 23
+plan 27
 
 py_with pandas
 have_pandas=$?
 export PYTHONPATH="$DEHBQ_SRC/python" DEHBQ_CLI="$B/dehbq"
 if ! "$PY" -c 'import sys; sys.exit(sys.version_info < (3, 7))' 2>/dev/null; then
-	for i in $(seq 23); do skip "no python3 >= 3.7 ($PY)"; done
+	for i in $(seq 27); do skip "no python3 >= 3.7 ($PY)"; done
 	exit 0
 fi
 
@@ -138,6 +139,45 @@ env -u DEHBQ_RESULT "$PY" -c 'from dehbq import trial; trial.report(objectives={
 check "report() refuses a NaN objective, naming it" grep -q "TrialError: objective ms" "$T/err"
 env -u DEHBQ_CONFIG "$PY" -c 'from dehbq import trial; trial.config()' 2>"$T/err"
 check "config() outside a worker names DEHBQ_CONFIG" grep -q "DEHBQ_CONFIG is not set" "$T/err"
+
+# live trials: intermediate() prints a progress line, should_stop() reads
+# $DEHBQ_STOP
+out=$(env -u DEHBQ_STOP "$PY" -c 'from dehbq import trial; trial.intermediate(0.5, 3, cost=2, acc=0.9); print(trial.should_stop())')
+check "intermediate() prints one progress line; should_stop() is False outside a worker" \
+	test "$out" = '{"fidelity": 3.0, "loss": 0.5, "cost": 2.0, "info": {"acc": 0.9}}
+False'
+: >"$T/stopfile"
+out=$(DEHBQ_STOP="$T/stopfile" "$PY" -c 'from dehbq import trial; print(trial.should_stop())')
+check "should_stop() is True once the file \$DEHBQ_STOP names exists" test "$out" = True
+"$PY" -c 'from dehbq import trial; trial.intermediate(0.5, 0)' 2>"$T/err"
+check "intermediate() refuses a fidelity of 0, naming it" grep -q "TrialError: fidelity" "$T/err"
+# one worker: trials 0-4 complete first; from trial 5 on, the loss (its
+# id + 1/epoch) is worse than the completed trials' median at epoch 1, so
+# median-stop stops each at its first report, which the trainer waits for
+cat >"$T/live.py" <<'TR'
+import time
+from dehbq import trial
+i = int(trial.trial_id())
+for e in range(1, round(trial.budget()) + 1):
+    trial.intermediate(i + 1 / e, e)
+    for _ in range(600 if i >= 5 else 0):
+        if trial.should_stop():
+            raise SystemExit(0)
+        time.sleep(0.1)
+trial.report(i + 1 / round(trial.budget()))
+TR
+mkspec "$T/lspec.json" 20 '{"lease": 5, "poll": 0.1, "stop_grace": 5}'
+"$B/dehbq" init "$T/ls" --spec "$T/lspec.json" --scheduler median-stop \
+	--searcher random >/dev/null
+bg "$B/dehbq-orchestrator" "$T/ls" 2>"$T/lorch.log"
+bg "$B/dehbq-worker" --study "$T/ls" --idle-exit 20 -- "$PY" "$T/live.py" 2>>"$T/lworkers.log"
+wait_for 120 test -e "$T/ls/FINISHED"
+"$B/dehbq" export "$T/ls" --csv "$T/ls.csv" >/dev/null 2>&1
+diag "median-stop statuses: $(cut -d, -f11 "$T/ls.csv" | sort | uniq -c | tr '\n' ' ')"
+check "median-stop: trials 0-4 complete, every later one is stopped at its first report" \
+	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "status") s = i; if ($i == "reached") r = i } next }
+		$1 + 0 < 5 && $s == "ok" { n++ } $1 + 0 >= 5 && $s == "stopped" && $r == 1 { n++ }
+		END { exit n != 20 }' "$T/ls.csv"
 
 # make install: the package lands where this python3 looks
 if make -s -C "$DEHBQ_SRC" install DESTDIR="$T/inst" PREFIX=/usr/local \

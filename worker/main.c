@@ -120,6 +120,14 @@ static void touch_claim(struct worker *w)
 	}
 }
 
+/* A note of run_trial() about the trainer's progress lines. */
+static void note(void *arg, const char *msg)
+{
+	struct worker *w = arg;
+
+	logmsg_w(&w->lg, "trial=%s: %s", w->trial_id, msg);
+}
+
 /* Heartbeat: claim and registry.  Also called by run_trial(). */
 static void beat(void *arg)
 {
@@ -317,6 +325,8 @@ static enum step run_claimed(struct worker *w, struct claim *c)
 		.heartbeat = w->heartbeat,
 		.tick = beat,
 		.tick_arg = w,
+		.note = note,
+		.stop_grace = w->spec.stop_grace,
 		.wake_fd = w->wk.pipe_r,
 		.stop = &wake_stop,
 		.mem_limit = w->o.mem_per,

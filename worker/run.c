@@ -40,6 +40,7 @@
 #include "err.h"
 #include "fsutil.h"
 #include "id.h"
+#include "live.h"
 #include "outcome.h"
 #include "result.h"
 #include "runenv.h"
@@ -92,8 +93,9 @@ static void xclose(int *fd)
 	errno = e;
 }
 
-/* Read what is there; EOF or error closes the stream. */
-static void stream_read(struct stream *s)
+/* Read what is there, stdout into lv too; EOF or error closes the
+ * stream. */
+static void stream_read(struct stream *s, struct live *lv)
 {
 	char buf[65536];
 	ssize_t n;
@@ -108,6 +110,8 @@ static void stream_read(struct stream *s)
 		return;
 	}
 	tail_add(&s->tail, buf, (size_t)n);
+	if (lv)
+		live_feed(lv, buf, (size_t)n);
 	if (s->log >= 0 && s->written < s->cap) {
 		size_t w = (size_t)n;
 
@@ -232,6 +236,9 @@ struct attempt {
 	int status;		       /* its wait status */
 	int exec_errno;		       /* execvpe's errno, 0 when it ran */
 	int timed_out;		       /* SIGTERM sent at the timeout */
+	int termed;		       /* SIGTERM sent after a stop */
+	struct live lv;		       /* its intermediate results */
+	double stop_term;	       /* SIGTERM due after a stop, 0 */
 	int killed;		       /* SIGKILL sent after the grace */
 	double start;		       /* monotonic seconds, as all below */
 	double deadline;	       /* the timeout, 0 = none */
@@ -241,11 +248,15 @@ struct attempt {
 
 /* Everything the trainer needs before it can start. */
 static int attempt_open(struct attempt *a, const struct run_opts *o,
-			const struct run_job *j, char *err)
+			const struct run_job *j, const struct result *r,
+			char *err)
 {
 	int rc;
 
 	memset(a, 0, sizeof(*a));
+	if ((rc = live_open(&a->lv, j->root, r->id, r->attempt, r->worker)))
+		return dehbq_errf(err, rc, "cannot track progress: %s",
+				  dehbq_strerror(rc));
 	a->outp[0] = a->outp[1] = a->errp[0] = a->errp[1] = -1;
 	a->exp_[0] = a->exp_[1] = a->pidfd = a->pid = -1;
 	a->so.fd = a->so.log = a->se.fd = a->se.log = -1;
@@ -309,7 +320,16 @@ static int spawn(struct attempt *a, const struct run_opts *o, struct result *r,
 static double timers(struct attempt *a, const struct run_opts *o, int *stopped,
 		     double now)
 {
-	double wake;
+	double wake, lw = live_tick(&a->lv, now);
+
+	if (a->lv.stopped && !a->stop_term)
+		a->stop_term = now + o->stop_grace; /* its own stop, first */
+	if (a->stop_term && now >= a->stop_term && !a->termed &&
+	    !a->timed_out && !*stopped) {
+		a->termed = 1;
+		killgrp(a->pid, SIGTERM);
+		a->kill_at = now + o->grace;
+	}
 
 	if (*o->stop && !*stopped && !a->timed_out) {
 		*stopped = 1;
@@ -336,6 +356,10 @@ static double timers(struct attempt *a, const struct run_opts *o, int *stopped,
 		wake = a->deadline;
 	if (a->kill_at && !a->killed && a->kill_at < wake)
 		wake = a->kill_at;
+	if (lw && lw < wake)
+		wake = lw;
+	if (a->stop_term && !a->termed && a->stop_term < wake)
+		wake = a->stop_term;
 	return wake;
 }
 
@@ -376,9 +400,9 @@ static int supervise(struct attempt *a, const struct run_opts *o, int *stopped,
 			if (!fds[k].revents)
 				continue;
 			if (fds[k].fd == a->so.fd)
-				stream_read(&a->so);
+				stream_read(&a->so, &a->lv);
 			else if (fds[k].fd == a->se.fd)
-				stream_read(&a->se);
+				stream_read(&a->se, NULL);
 			else if (fds[k].fd == o->wake_fd)
 				drain(o->wake_fd);
 		}
@@ -418,9 +442,10 @@ static void reap(struct attempt *a, struct result *r)
 		pr = poll(fds, (nfds_t)nfds, 200);
 		if (pr == 0 || (pr < 0 && errno != EINTR))
 			break;
-		stream_read(&a->so);
-		stream_read(&a->se);
+		stream_read(&a->so, &a->lv);
+		stream_read(&a->se, NULL);
 	}
+	live_flush(&a->lv);
 }
 
 /* Release what a owns, keeping errno. */
@@ -440,8 +465,49 @@ static void attempt_close(struct attempt *a)
 	xclose(&a->se.log);
 	free(a->so.tail.buf);
 	free(a->se.tail.buf);
+	live_close(&a->lv);
 	runenv_release(&a->env);
 	errno = e;
+}
+
+/* One line for the log: the progress lines ignored, the writes failed. */
+static void note_live(const struct run_opts *o, const struct live *lv)
+{
+	char msg[STUDY_PATH_MAX + DEHBQ_ERRLEN + 200];
+
+	if (lv->bad)
+		snprintf(msg, sizeof(msg),
+			 "%lld progress lines ignored; the first: %s",
+			 (long long)lv->bad, lv->why);
+	else
+		snprintf(msg, sizeof(msg), "cannot write '%s': %s", lv->path,
+			 strerror(lv->write_errno));
+	o->note(o->tick_arg, msg);
+}
+
+/*
+ * The optimiser stopped the trial: its result is stopped, with the
+ * trainer's final report when it ended well by itself, else its last
+ * intermediate result (the cost: that point's, else the wall time).
+ */
+static int stopped_outcome(const struct attempt *a, struct result *r)
+{
+	const struct progress_point *p = progress_last(&a->lv.pr);
+	char *e;
+
+	if (!a->lv.stopped || !p)
+		return DEHBQ_OK;
+	if (r->status != RESULT_OK) {
+		r->loss = p->loss;
+		r->cost = p->cost >= 0 ? p->cost : r->wall_time;
+	}
+	r->status = RESULT_STOPPED;
+	r->fidelity = p->fidelity;
+	if (!(e = strdup("stopped by the optimizer")))
+		return DEHBQ_ENOMEM;
+	free(r->error);
+	r->error = e;
+	return DEHBQ_OK;
 }
 
 int run_trial(const struct run_opts *o, const struct run_job *j,
@@ -452,7 +518,7 @@ int run_trial(const struct run_opts *o, const struct run_job *j,
 
 	*stopped = 0;
 	err[0] = 0;
-	if (!(rc = attempt_open(&a, o, j, err)) &&
+	if (!(rc = attempt_open(&a, o, j, r, err)) &&
 	    !(rc = spawn(&a, o, r, err))) {
 		rc = supervise(&a, o, stopped, err);
 		reap(&a, r);
@@ -472,6 +538,10 @@ int run_trial(const struct run_opts *o, const struct run_job *j,
 					   .errlen = a.se.tail.len,
 					   .gpus = j->gpus,
 				   });
+		if (!rc && !*stopped)
+			rc = stopped_outcome(&a, r);
+		if ((a.lv.bad || a.lv.write_errno) && o->note)
+			note_live(o, &a.lv);
 		if (rc == DEHBQ_ENOMEM)
 			dehbq_errf(err, rc, "out of memory");
 	}

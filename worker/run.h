@@ -17,6 +17,12 @@
  * (SIGTERM, grace, SIGKILL) and *stopped is 1: there is no result, the
  * caller releases the claim.
  *
+ * Intermediate results (live.h): the trainer's progress lines go to
+ * progress/ID.aN.WID.json as it runs.  Once the optimiser stops the trial
+ * (stop/ID.json, also $DEHBQ_STOP), the trainer has opts.stop_grace
+ * seconds to end by itself, then SIGTERM, grace, SIGKILL; its result is
+ * "stopped" with its last intermediate loss and fidelity.
+ *
  * Error handling: a trainer that fails is not an error: it is a result
  * with a non-ok status.  run_trial() returns DEHBQ_ESYS (errno set, err
  * names the call and path) when the worker itself cannot work: workdir or
@@ -47,8 +53,13 @@ struct run_opts {
 	size_t log_cap;		 /* bytes kept of each of stdout and stderr */
 	double heartbeat;	 /* seconds between tick() calls, > 0 */
 	void (*tick)(void *arg); /* heartbeat callback, may be NULL */
-	void *tick_arg;		 /* its argument */
-	int wake_fd;		 /* self-pipe read end (signals), or -1 */
+	void *tick_arg;		 /* its argument, and note's */
+	/* one line about the trainer's progress lines for the log (bad
+	 * ones ignored, a progress file not written); may be NULL */
+	void (*note)(void *arg, const char *msg);
+	double stop_grace; /* seconds a stopped trial's trainer has to end
+			      by itself before SIGTERM (runtime.stop_grace) */
+	int wake_fd;	   /* self-pipe read end (signals), or -1 */
 	const volatile sig_atomic_t *stop; /* set: stop and release */
 	unsigned long long mem_limit;	   /* the trainer's RLIMIT_AS in
 					      bytes (--mem-per-trial), 0:

@@ -111,6 +111,7 @@ static int ours(const char *entry)
 		"DEHBQ_RESULT=",   "DEHBQ_WORKDIR=",	"DEHBQ_STUDY=",
 		"DEHBQ_ATTEMPT=",  "DEHBQ_SEED=",	"DEHBQ_PARENT_WORKDIR=",
 		"DEHBQ_P_",	   "DEHBQ_OBJECTIVES=", "DEHBQ_GPUS=",
+		"DEHBQ_STOP=",
 	};
 	size_t i;
 
@@ -146,6 +147,11 @@ static int env_build(struct runenv *e, const struct run_job *j)
 	    (rc = env_add(e, "DEHBQ_ATTEMPT", e->vars.attempt)) ||
 	    (rc = env_add(e, "DEHBQ_SEED", e->vars.seed)) ||
 	    (rc = env_add(e, "DEHBQ_PARENT_WORKDIR", e->vars.parent_workdir)))
+		return rc;
+	/* the optimiser stopped the trial once this file exists (live.h) */
+	if (study_path(val, sizeof(val), j->root, "stop/%s.json", e->id))
+		return DEHBQ_ETOOBIG;
+	if ((rc = env_add(e, "DEHBQ_STOP", val)))
 		return rc;
 	if (j->gpus && j->gpus[0] && (rc = env_add(e, "DEHBQ_GPUS", j->gpus)))
 		return rc;

@@ -55,7 +55,7 @@ def load_study(path, frame=None, cli=None):
     """Every evaluation of the study at path, one row each, with the
     columns of dehbq export: id, bracket, rung, fidelity, kind, one per
     parameter, loss, cost, status, attempt, worker, host, started,
-    finished, wall_time, max_rss_kb and info.<key>.
+    finished, wall_time, max_rss_kb, reached and info.<key>.
 
     frame: None gives a pandas DataFrame when pandas is installed and a
     list of dicts otherwise; True requires pandas; False gives the list.

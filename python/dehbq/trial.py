@@ -12,6 +12,17 @@ dehbq-worker runs the trainer with the trial in its environment
     ...train, saving checkpoints in trial.checkpoint_dir()...
     trial.report(val_error, cost=seconds, accuracy=acc)
 
+A trainer that reports as it trains (live trials, docs/protocol.md 4.6):
+
+    for epoch in range(1, epochs + 1):
+        ...train one epoch...
+        trial.intermediate(val_error, epoch)   # one line on stdout
+        if trial.should_stop():                # the optimiser stopped it
+            break
+
+A stopped trial counts as done, with its last intermediate result; its
+trainer has runtime.stop_grace seconds to end by itself before SIGTERM.
+
 report() writes $DEHBQ_RESULT atomically (a temporary file in the same
 directory, fsync, rename).  Run by hand, without $DEHBQ_RESULT, it prints
 the report as the last line of stdout, which the worker also accepts.
@@ -27,7 +38,8 @@ import sys
 
 __all__ = [
     "TrialError", "config", "budget", "parent_workdir", "checkpoint_dir",
-    "trial_id", "seed", "objectives", "report",
+    "trial_id", "seed", "objectives", "report", "intermediate",
+    "should_stop",
 ]
 
 
@@ -179,3 +191,27 @@ def report(loss=None, cost=None, objectives=None, **info):
             pass
         raise TrialError("DEHBQ_RESULT %s: %s" % (path, e.strerror))
     return text
+
+
+def intermediate(loss, fidelity, cost=None, **info):
+    """Report an intermediate result: loss after `fidelity` units of
+    training (epochs, in the study's fidelity units; each call's must be
+    above the last).  Prints one JSON line on stdout, which the worker
+    passes on to the optimiser.  Returns the line."""
+    f = _number("fidelity", fidelity)
+    if f <= 0:
+        raise TrialError("fidelity %r: must be above 0" % (fidelity,))
+    rep = json.loads(_render(loss, cost, info))
+    line = json.dumps(dict({"fidelity": f}, **rep), allow_nan=False,
+                      default=_jsonable)
+    print(line)
+    sys.stdout.flush()
+    return line
+
+
+def should_stop():
+    """True once the optimiser has stopped this trial: the trainer should
+    save what it needs and exit (its last intermediate result counts).
+    Always False outside a worker, or under an optimiser that stops none."""
+    path = os.environ.get("DEHBQ_STOP")
+    return bool(path) and os.path.exists(path)
