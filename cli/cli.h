@@ -98,6 +98,13 @@ int cli_list(const char *cmd, const char *dir, struct dirent ***out);
 void cli_list_free(struct dirent **list, int n);
 /* 1 when name is a 4-digit archive shard. */
 int cli_is_shard(const char *name);
+/*
+ * A running trial's latest intermediate result: the last point of
+ * root/progress/ID.aN.*.json for its attempt (the newest file when
+ * several); DEHBQ_ENOENT when it reported none.
+ */
+int cli_progress_latest(const char *root, uint64_t id, int attempt,
+			double *fidelity, double *loss);
 /* Visible entries of root/dir (0 when missing). */
 int cli_count_dir(const char *root, const char *dir);
 /* Archived trials (ID.trial.json; earlier attempts ID.aN.trial.json are

@@ -14,6 +14,7 @@
 #include "err.h"
 #include "jsonfile.h"
 #include "lease.h"
+#include "progress.h"
 #include "space.h"
 #include "spec.h"
 #include "statusfile.h"
@@ -214,6 +215,44 @@ static int stale_claims(FILE *f, const char *root, double now, double lease)
 	return k;
 }
 
+/* Running trials that report as they train: the latest point of each
+ * (progress/, docs/protocol.md 4.6), at most 10 lines. */
+static void running_points(FILE *f, const char *root)
+{
+	char p[STUDY_PATH_MAX], err[DEHBQ_ERRLEN], wid[ID_WORKER_LEN];
+	const struct progress_point *last;
+	struct dirent **names;
+	struct progress pr;
+	int n, i, k = 0, attempt;
+	uint64_t id;
+
+	if (study_path(p, sizeof(p), root, "progress"))
+		return;
+	n = cli_list("status", p, &names);
+	for (i = 0; i < n; i++) {
+		if (study_parse_result(names[i]->d_name, &id, &attempt, wid) ||
+		    study_path(p, sizeof(p), root, "progress/%s",
+			       names[i]->d_name) ||
+		    progress_load(p, &pr, err))
+			continue;
+		if ((last = progress_last(&pr)) && k++ < 10) {
+			if (k == 1)
+				fprintf(f, "running trials, latest "
+					   "intermediate result\n");
+			fprintf(f,
+				"  trial %08llu attempt %d: loss %.6g at "
+				"fidelity %g (%zu points)\n",
+				(unsigned long long)id, attempt, last->loss,
+				last->fidelity, pr.n);
+		}
+		progress_release(&pr);
+	}
+	if (k > 10)
+		fprintf(f, "  (%d more: dehbq trials %s --state claimed)\n",
+			k - 10, root);
+	cli_list_free(names, n);
+}
+
 /* Render one screen into f; sets *finished. */
 /* The progress bars toward each limit, with ETAs while live. */
 static void progress(FILE *f, const struct statusfile_limits *l,
@@ -412,6 +451,7 @@ static void directory_lines(const struct view *v, struct dir_seen *d)
 			w.stale, v->root);
 	d->workers = w.live;
 	d->stale = stale_claims(f, v->root, v->now, v->s->lease);
+	running_points(f, v->root);
 }
 
 /* One warning line, under a "warnings" heading printed once. */

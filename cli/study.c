@@ -32,6 +32,7 @@
 
 #include "err.h"
 #include "fsutil.h"
+#include "progress.h"
 #include "result.h"
 #include "snapshot.h"
 #include "space.h"
@@ -496,6 +497,40 @@ int cli_count_dir(const char *root, const char *dir)
 			n++;
 	closedir(dp);
 	return n;
+}
+
+int cli_progress_latest(const char *root, uint64_t id, int attempt,
+			double *fidelity, double *loss)
+{
+	char dir[STUDY_PATH_MAX], p[STUDY_PATH_MAX], pre[40], err[DEHBQ_ERRLEN];
+	const struct progress_point *last;
+	struct progress pr;
+	struct dirent *e;
+	double best_mt = -1, mt;
+	int rc = DEHBQ_ENOENT;
+	DIR *d;
+
+	snprintf(pre, sizeof(pre), "%08llu.a%d.", (unsigned long long)id,
+		 attempt);
+	if (study_path(dir, sizeof(dir), root, "progress") ||
+	    !(d = opendir(dir)))
+		return DEHBQ_ENOENT;
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, pre, strlen(pre)) ||
+		    study_path(p, sizeof(p), root, "progress/%s", e->d_name) ||
+		    cli_lmtime(p, &mt) || mt < best_mt ||
+		    progress_load(p, &pr, err))
+			continue;
+		if ((last = progress_last(&pr))) {
+			*fidelity = last->fidelity;
+			*loss = last->loss;
+			best_mt = mt;
+			rc = DEHBQ_OK;
+		}
+		progress_release(&pr);
+	}
+	closedir(d);
+	return rc;
 }
 
 void cli_count_archive(const char *root, long *trials, long *other)

@@ -37,7 +37,9 @@ static const char trials_usage[] =
 	"\n"
 	"One row per trial in the study directory: id, state, bracket, rung,\n"
 	"fidelity, kind, attempt, loss, status, host, and for a failed trial\n"
-	"its error.  'done' means an ok result; 'failed' any other result.\n"
+	"its error.  'done' means an ok or stopped result; 'failed' any other\n"
+	"result.  A running trial that reports intermediate results shows\n"
+	"its latest loss and, as status, 'at F', the fidelity it reached.\n"
 	"A requeued trial is one row, its latest attempt (dehbq export lists\n"
 	"every attempt).  Default: --state all --format table.\n";
 
@@ -45,7 +47,8 @@ static const char show_usage[] =
 	"usage: dehbq show STUDY ID\n"
 	"\n"
 	"Show trial ID (42 or 00000042): where it is, the trial file, the\n"
-	"result, duplicates and notes, and the last 20 lines of each\n"
+	"result, its intermediate results (progress files: its curve) and\n"
+	"stop file, duplicates and notes, and the last 20 lines of each\n"
 	"attempt's stdout and stderr logs.\n";
 
 enum fmt { FMT_TABLE, FMT_CSV, FMT_JSONL };
@@ -54,6 +57,7 @@ struct trials_ctx {
 	const char *want; /* state filter, NULL = all */
 	enum fmt fmt;	  /* output format */
 	long rows;	  /* rows written */
+	const char *root; /* the study directory */
 };
 
 /* s as a JSON string on stdout, or null */
@@ -74,7 +78,8 @@ static void json_string(const char *s)
 static int trials_row(void *arg, struct cli_row *row)
 {
 	struct trials_ctx *x = arg;
-	char loss[40] = "", fid[40], id[ID_TRIAL_LEN], error[256] = "";
+	char loss[40] = "", fid[40], id[ID_TRIAL_LEN], error[256] = "", at[48];
+	double pf, pl;
 	const char *status =
 		row->has_result ? result_status_name(row->r.status) : "";
 	const char *kind = trial_kind_name(row->t.kind);
@@ -87,6 +92,15 @@ static int trials_row(void *arg, struct cli_row *row)
 	jsonfile_fmt_double(fid, sizeof(fid), row->t.fidelity);
 	if (row->has_result && row->r.status != RESULT_OK && row->r.error)
 		fsutil_printable(row->r.error, error, sizeof(error));
+	/* a running trial: its latest intermediate result, "at F" */
+	if (!strcmp(row->state, "claimed") &&
+	    !cli_progress_latest(x->root, row->t.id, row->t.attempt, &pf,
+				 &pl)) {
+		jsonfile_fmt_double(loss, sizeof(loss), pl);
+		jsonfile_fmt_double(at + 3, sizeof(at) - 3, pf);
+		memcpy(at, "at ", 3);
+		status = at;
+	}
 	x->rows++;
 	switch (x->fmt) {
 	case FMT_TABLE:
@@ -190,6 +204,7 @@ int cli_trials(int argc, char **argv)
 				  "need exactly one STUDY");
 	if ((rc = cli_open_study("trials", argv[optind], &s)))
 		return rc;
+	x.root = argv[optind];
 	if (x.fmt == FMT_TABLE)
 		printf("%-8s %-8s %7s %4s %10s %-9s %7s %14s %-7s %-12s %s\n",
 		       "id", "state", "bracket", "rung", "fidelity", "kind",
@@ -386,6 +401,8 @@ int cli_show(int argc, char **argv)
 	show_dir(root, "pending", idtxt, NULL, 1);
 	show_dir(root, "claimed", idtxt, NULL, 1);
 	show_dir(root, "results", idtxt, NULL, 1);
+	show_dir(root, "progress", idtxt, NULL, 1); /* a running curve */
+	show_dir(root, "stop", idtxt, NULL, 1);
 	/* logs of every attempt: ID.aN.out/.err */
 	if (!study_path(p, sizeof(p), root, "logs/%s", sh)) {
 		struct dirent **names;

@@ -9,7 +9,7 @@
 # stopped (losses grow with the trial id, so a rung sees a worse value
 # after a better one whatever the order).
 . "${DEHBQ_SRC:-.}/tests/lib.sh"
-plan 8
+plan 10
 
 fevals=24
 write_space "$T/space.json"
@@ -131,3 +131,23 @@ check "the export has status stopped and the fidelity reached" \
 	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "status") s = i; if ($i == "reached") r = i } }
 		NR > 1 && $s == "stopped" && $r + 0 < 27 && $r + 0 >= 1 { n++ }
 		END { exit !(s && r && n > 0) }' "$T/out.csv"
+
+# what users see of a running trial: one more trial issued (extend, one
+# orchestrator batch), claimed by hand with a progress file of two points
+wait $o 2>/dev/null # the last orchestrator ends with the study
+"$B/dehbq" extend "$T/s" --fevals $((fevals + 1)) >/dev/null
+"$B/dehbq-orchestrator" -q --once "$T/s" 2>>"$T/orch.log"
+p=$(ls "$T/s/pending" | head -1)
+id=$(echo "$p" | cut -c4-11)
+mv "$T/s/pending/$p" "$T/s/claimed/$id@h.1.0123456789ab.json"
+cat >"$T/s/progress/$id.a1.0123456789ab.json" <<PG
+{"format": "dehbq-progress/1", "id": "$id", "attempt": 1,
+ "worker": "0123456789ab", "thinned": 0,
+ "points": [{"fidelity": 1, "loss": 0.75}, {"fidelity": 4, "loss": 0.25}]}
+PG
+"$B/dehbq" trials "$T/s" --state claimed >"$T/out"
+check "trials shows a running trial's latest loss, at the fidelity it reached" \
+	grep -q "^$id claimed .* 0.25 at 4 " "$T/out"
+"$B/dehbq" status "$T/s" >"$T/out"
+check "status lists the running trials' latest intermediate results" \
+	grep -q "trial $id attempt 1: loss 0.25 at fidelity 4 (2 points)" "$T/out"
