@@ -42,8 +42,10 @@ static const char report_usage[] =
 	"fidelity, every evaluation, each parameter against the loss, which\n"
 	"parameters mattered (dehbq importance), parallel coordinates, the\n"
 	"worker timeline with its outages, the failures and the brackets;\n"
-	"a multi-objective study's fronts and hypervolume, a transfer\n"
-	"study's earlier tasks and prior.  No network access is needed to\n"
+	"the learning curves of trials that reported as they trained (and\n"
+	"what stopping saved), a multi-objective study's fronts and\n"
+	"hypervolume, a transfer study's earlier tasks and prior.  No\n"
+	"network access is needed to\n"
 	"view it.\n"
 	"FILE '-' is standard output; a FILE is replaced atomically.\n";
 
@@ -167,7 +169,9 @@ static int collect(void *arg, struct cli_row *row)
 	e->kind = (int)row->t.kind;
 	e->fid = row->t.fidelity;
 	e->ok = row->r.status == RESULT_OK;
+	e->stopped = row->r.status == RESULT_STOPPED;
 	e->loss = e->ok ? row->r.loss : NAN;
+	e->reached = e->ok ? e->fid : e->stopped ? row->r.fidelity : NAN;
 	e->cost = row->r.cost;
 	e->t1 = row->r.finished - created;
 	e->t0 = row->r.started - created;
@@ -177,7 +181,8 @@ static int collect(void *arg, struct cli_row *row)
 		e->t0 = e->t1;
 	e->worker = w;
 	e->status = result_status_name(row->r.status);
-	if (!e->ok && !(e->error = strdup(row->r.error ? row->r.error : "")))
+	if (!e->ok && !e->stopped &&
+	    !(e->error = strdup(row->r.error ? row->r.error : "")))
 		goto oom;
 	for (k = 0; k < r->dim; k++) /* NAN: inactive, nothing to draw */
 		r->vec[r->n * (size_t)r->dim + k] =
@@ -283,11 +288,13 @@ static void best_block(FILE *f, const struct rep *r, int which,
 static void summary(FILE *f, const struct rep *r, const char *root)
 {
 	const struct spec *s = r->spec;
-	size_t i, nok = 0;
+	size_t i, nok = 0, nst = 0;
 	char created[TIMEUTIL_ISO_LEN];
 
-	for (i = 0; i < r->n; i++)
+	for (i = 0; i < r->n; i++) {
 		nok += r->ev[i].ok;
+		nst += r->ev[i].stopped;
+	}
 	timeutil_iso(s->created, created);
 	fputs("<section id=\"summary\"><h2>Summary</h2>\n<table>", f);
 	fputs("<tr><th>study</th><td>", f);
@@ -297,10 +304,10 @@ static void summary(FILE *f, const struct rep *r, const char *root)
 	fprintf(f, "<tr><th>optimizer</th><td>%s</td></tr>\n", s->optimizer);
 	fprintf(f,
 		"<tr><th>fidelity</th><td>%g to %g, eta %g</td></tr>\n"
-		"<tr><th>evaluations</th><td>%zu (%zu ok, %zu failed) by %d "
-		"workers</td></tr>\n</table>\n",
-		s->min_fidelity, s->max_fidelity, s->eta, r->n, nok, r->n - nok,
-		r->nworkers);
+		"<tr><th>evaluations</th><td>%zu (%zu ok, %zu stopped early, "
+		"%zu failed) by %d workers</td></tr>\n</table>\n",
+		s->min_fidelity, s->max_fidelity, s->eta, r->n, nok, nst,
+		r->n - nok - nst, r->nworkers);
 	best_block(f, r, 0, "Best at the maximum fidelity");
 	best_block(f, r, 1, "Best at any fidelity");
 	fputs("</section>\n", f);
@@ -311,7 +318,7 @@ static void failures(FILE *f, const struct rep *r)
 	size_t i, nf = 0, shown = 0;
 
 	for (i = 0; i < r->n; i++)
-		nf += !r->ev[i].ok;
+		nf += !r->ev[i].ok && !r->ev[i].stopped;
 	fprintf(f, "<section id=\"failures\"><h2>Failures (%zu)</h2>\n", nf);
 	if (!nf) {
 		fputs("<p class=\"none\">none</p></section>\n", f);
@@ -323,7 +330,7 @@ static void failures(FILE *f, const struct rep *r)
 	for (i = r->n; i-- > 0 && shown < 200;) {
 		const struct rep_eval *e = &r->ev[i];
 
-		if (e->ok)
+		if (e->ok || e->stopped)
 			continue;
 		fprintf(f,
 			"<tr><td>%08llu</td><td>%d</td><td>%g</td><td>%s</td>"
@@ -451,7 +458,8 @@ static int write_all(void *arg, FILE *f)
 		return cli_fail("report", CLI_ESYS, "fatal: out of memory");
 	}
 	fputs("</section>\n", f);
-	if (rep_section_objectives(f, r, p->root) ||
+	if (rep_section_curves(f, r, p->root) ||
+	    rep_section_objectives(f, r, p->root) ||
 	    rep_section_transfer(f, r, p->root)) {
 		r->oom = 1;
 		return cli_fail("report", CLI_ESYS, "fatal: out of memory");

@@ -22,6 +22,9 @@ struct spec;
 struct rep_eval {
 	uint64_t id;
 	int attempt, rung, ok; /* ok: status ok (loss valid) */
+	int stopped;	       /* stopped early (not a failure) */
+	double reached;	       /* fidelity reached: fid when ok, the last
+				  reported one when stopped, NAN else */
 	int kind;	       /* enum trial_kind: how it was proposed */
 	int64_t bracket;
 	double fid, loss, cost; /* loss: NAN unless ok */
@@ -64,6 +67,10 @@ int rep_chart_workers(FILE *f, const struct rep *r);
  * others.  -1 when out of memory. */
 int rep_section_objectives(FILE *f, const struct rep *r, const char *root);
 int rep_section_transfer(FILE *f, const struct rep *r, const char *root);
+/* Live trials (report_curves.c): the learning curves of the trials
+ * that reported as they trained, stopped ones marked, and the training
+ * stopping saved; nothing when none reported.  -1 when out of memory. */
+int rep_section_curves(FILE *f, const struct rep *r, const char *root);
 /* A bar chart of the fANOVA importances per fidelity with enough
  * results, as dehbq importance --fidelity all; -1 when out of memory. */
 int rep_chart_importance(FILE *f, const struct rep *r);

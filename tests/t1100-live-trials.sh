@@ -9,7 +9,7 @@
 # stopped (losses grow with the trial id, so a rung sees a worse value
 # after a better one whatever the order).
 . "${DEHBQ_SRC:-.}/tests/lib.sh"
-plan 10
+plan 11
 
 fevals=24
 write_space "$T/space.json"
@@ -131,6 +131,13 @@ check "the export has status stopped and the fidelity reached" \
 	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "status") s = i; if ($i == "reached") r = i } }
 		NR > 1 && $s == "stopped" && $r + 0 < 27 && $r + 0 >= 1 { n++ }
 		END { exit !(s && r && n > 0) }' "$T/out.csv"
+
+"$B/dehbq" report "$T/s" --out "$T/r.html" >/dev/null 2>&1
+check "the report draws the learning curves, stopped ones marked, and says what stopping saved" \
+	sh -c "grep -q '<section id=\"curves\">' '$T/r.html' &&
+	       grep -q 'evaluations stopped early. Training used' '$T/r.html' &&
+	       grep -q 'stopping saved' '$T/r.html' &&
+	       grep -q '<path stroke=\"#d62728\"' '$T/r.html'"
 
 # what users see of a running trial: one more trial issued (extend, one
 # orchestrator batch), claimed by hand with a progress file of two points
