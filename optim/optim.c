@@ -289,6 +289,7 @@ static void fl_put(struct optim *o, const struct optim_job *job, double *x)
 	o->fl[at].reported = 0;
 	o->fl[at].last = NAN;
 	o->fl[at].stop = 0;
+	o->fl[at].reports = 0;
 	o->nfl++;
 }
 

@@ -55,10 +55,11 @@ struct cJSON;
 struct jsonbuf;
 struct optim;
 
-#define OPTIM_FORMAT	"dehbq-optim/1"
-#define OPTIM_STATE_MAX 256 /* bytes of a job's opaque state, NUL in */
-#define OPTIM_MAX_DIM	4096
-#define OPTIM_MAX_ID	((int64_t)1 << 53) /* ids stay exact in JSON */
+#define OPTIM_FORMAT	  "dehbq-optim/1"
+#define OPTIM_STATE_MAX	  256 /* bytes of a job's opaque state, NUL in */
+#define OPTIM_MAX_DIM	  4096
+#define OPTIM_MAX_ID	  ((int64_t)1 << 53) /* ids stay exact in JSON */
+#define OPTIM_MAX_REPORTS 1000 /* intermediate results of one job */
 
 enum optim_kind {
 	OPTIM_KIND_TRIAL = 0, /* a configuration the optimiser proposed */
@@ -350,7 +351,9 @@ int optim_tell_obj(struct optim *o, uint64_t id, enum optim_status status,
  * OPTIM_STOPPED and its last reported loss.  DEHBQ_ENOENT: not in
  * flight; DEHBQ_EINVAL: a fidelity or loss that does not fit, or an
  * optimiser that does not stop trials (optim_caps: OPTIM_CAP_STOPS).
- * Reports after a stop are refused with DEHBQ_ESTATE.
+ * Reports after a stop are refused with DEHBQ_ESTATE; more than
+ * OPTIM_MAX_REPORTS for one job (in flight) with DEHBQ_ETOOBIG, so that a
+ * trainer that reports a million times costs a bounded history.
  */
 int optim_report(struct optim *o, uint64_t id, double fidelity, double loss,
 		 int *stop);

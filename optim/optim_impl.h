@@ -22,6 +22,7 @@ struct optim_fl {
 	double reported; /* last intermediate fidelity (optim_report), 0 */
 	double last;	 /* its loss, NaN before any */
 	int stop;	 /* the optimiser decided to stop it */
+	int reports;	 /* intermediate results told (OPTIM_MAX_REPORTS) */
 };
 
 /* An incumbent with its own copy of the vector. */

@@ -94,6 +94,7 @@ void optim_fl_put_extra(struct jsonbuf *b, const struct optim_fl *e)
 		jsonbuf_num(b, e->reported);
 		jsonbuf_puts(b, ",\"last\":");
 		jsonbuf_num(b, e->last);
+		jsonbuf_printf(b, ",\"reports\":%d", e->reports);
 	}
 	if (e->stop)
 		jsonbuf_puts(b, ",\"stop\":true");
@@ -101,6 +102,7 @@ void optim_fl_put_extra(struct jsonbuf *b, const struct optim_fl *e)
 
 int optim_fl_get_extra(const cJSON *j, struct optim_fl *e, char *err)
 {
+	int64_t n;
 	int rc;
 
 	e->reopened =
@@ -113,8 +115,10 @@ int optim_fl_get_extra(const cJSON *j, struct optim_fl *e, char *err)
 					    e->job.id)
 			       : DEHBQ_OK;
 	if ((rc = ostate_get_dbl(j, "reported", &e->reported, err)) ||
-	    (rc = ostate_get_dbl(j, "last", &e->last, err)))
+	    (rc = ostate_get_dbl(j, "last", &e->last, err)) ||
+	    (rc = ostate_get_i64(j, "reports", 1, OPTIM_MAX_REPORTS, &n, err)))
 		return rc;
+	e->reports = (int)n;
 	if (!(e->reported > 0 && e->reported <= e->job.fidelity))
 		return dehbq_errf(err, DEHBQ_EINVAL,
 				  "snapshot: job %" PRIu64
@@ -141,6 +145,8 @@ int optim_report(struct optim *o, uint64_t id, double fidelity, double loss,
 	if (!isfinite(loss) || !(fidelity > e->reported) ||
 	    !(fidelity <= e->job.fidelity))
 		return DEHBQ_EINVAL;
+	if (e->reports >= OPTIM_MAX_REPORTS)
+		return DEHBQ_ETOOBIG;
 	jsonbuf_init(&rec);
 	if (optim_keeps_history(o)) { /* made before anything changes */
 		optim_report_record(&rec, e, o->dim, fidelity, loss);
@@ -158,6 +164,7 @@ int optim_report(struct optim *o, uint64_t id, double fidelity, double loss,
 	e->reported = fidelity;
 	e->last = loss;
 	e->stop = s;
+	e->reports++;
 	*stop = s;
 	if (optim_keeps_history(o)) {
 		jsonbuf_put(&o->hist, rec.p, rec.len); /* reserved */

@@ -42,8 +42,10 @@ struct inflight {
 				 full batch */
 	double missing_since; /* fs time it was first missing; 0 = present */
 	int unstaged;	      /* its trial file could not be written yet */
-	double pmt;	      /* its progress file's mtime and size when */
-	int64_t psize;	      /* last read (sched_progress.c); 0: never */
+	double pmt;	      /* its progress file's mtime, size and inode */
+	int64_t psize;	      /* when last read (sched_progress.c); 0: */
+	uint64_t pino;	      /* never */
+	int capped;	      /* OPTIM_MAX_REPORTS told: logged once */
 };
 
 struct sched {

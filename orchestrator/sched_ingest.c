@@ -330,7 +330,17 @@ int sched_tell(struct sched *s, uint64_t id, const struct result *r)
 	int ok = r && r->status == RESULT_OK, rc;
 
 	if (r && r->status == RESULT_STOPPED && !ob->n) {
-		/* stopped at the optimiser's word (sched_progress.c) */
+		/* stopped at the optimiser's word (sched_progress.c); a stop
+		 * it does not know (a snapshot lost since, a point it has not
+		 * read) may follow from the result's own point */
+		double f, l;
+		int stop;
+
+		if (!optim_reported(s->eng, id, &f, &l, &stop) && !stop &&
+		    r->fidelity > f &&
+		    optim_report(s->eng, id, r->fidelity, r->loss, &stop) ==
+			    DEHBQ_OK)
+			s->dirty = 1;
 		rc = optim_tell(s->eng, id, OPTIM_STOPPED, r->loss, r->cost);
 		if (rc != DEHBQ_EINVAL)
 			return rc;

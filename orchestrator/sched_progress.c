@@ -67,6 +67,17 @@ static int tell_points(struct sched *s, uint64_t id, const struct progress *pr,
 		if (!(p->fidelity > last))
 			continue;
 		rc = optim_report(s->eng, id, p->fidelity, p->loss, &stop);
+		if (rc == DEHBQ_ETOOBIG) { /* the bound on reports */
+			struct inflight *e = sched_inf_find(s, id);
+
+			if (e && !e->capped++)
+				logmsg_w(s->lg,
+					 "progress/%s: %d intermediate results "
+					 "told, the most for one trial; the "
+					 "rest are not",
+					 name, OPTIM_MAX_REPORTS);
+			return DEHBQ_OK;
+		}
 		if (rc == DEHBQ_EINVAL) { /* beyond the trial's fidelity */
 			logmsg_w(s->lg,
 				 "progress/%s: fidelity %g is above the "
@@ -132,17 +143,29 @@ static int scan_progress(struct sched *s, const char *name, unsigned char dt)
 		return DEHBQ_OK;
 	if (lstat(path, &st) < 0)
 		return errno == ENOENT ? DEHBQ_OK : DEHBQ_ESYS;
-	if (e->pmt == timeutil_secs(&st.st_mtim) && e->psize == st.st_size)
+	/* each write is a rename: a new inode, even within one mtime tick */
+	if (e->pmt == timeutil_secs(&st.st_mtim) && e->psize == st.st_size &&
+	    e->pino == (uint64_t)st.st_ino)
 		return DEHBQ_OK;
 	rc = progress_load(path, &pr, err);
-	if (rc == DEHBQ_EINVAL) {
+	if (rc == DEHBQ_ESYS && errno == ENOENT)
+		return DEHBQ_OK;
+	if (rc == DEHBQ_ESYS || rc == DEHBQ_ENOMEM)
+		return rc;
+	if (!rc && (strcmp(pr.worker, wid) || pr.attempt != attempt ||
+		    strncmp(pr.id, name, 8))) {
+		snprintf(err, sizeof(err),
+			 "its id, attempt or worker is not its name's");
+		progress_release(&pr);
+		rc = DEHBQ_EINVAL;
+	}
+	if (rc) { /* bad, too big, a link: not the worker's file */
 		sched_quarantine(s, "progress", name, err);
 		return DEHBQ_OK;
 	}
-	if (rc)
-		return rc == DEHBQ_ESYS && errno == ENOENT ? DEHBQ_OK : rc;
 	e->pmt = timeutil_secs(&st.st_mtim);
 	e->psize = st.st_size;
+	e->pino = (uint64_t)st.st_ino;
 	rc = tell_points(s, id, &pr, name, 1);
 	progress_release(&pr);
 	return rc;
@@ -157,13 +180,9 @@ int sched_progress_flush(struct sched *s, uint64_t id, const char *name)
 	if (!optim_stops(s->eng) ||
 	    study_path(path, sizeof(path), s->root, "progress/%s", name))
 		return DEHBQ_OK;
-	rc = progress_load(path, &pr, err);
-	if (rc == DEHBQ_ESYS && errno == ENOENT)
-		return DEHBQ_OK;
-	if (rc == DEHBQ_EINVAL) /* the scan quarantines it */
-		return DEHBQ_OK;
-	if (rc)
-		return rc;
+	/* any file it cannot read is the scan's to quarantine */
+	if ((rc = progress_load(path, &pr, err)))
+		return rc == DEHBQ_ENOMEM ? rc : DEHBQ_OK;
 	rc = tell_points(s, id, &pr, name, 0);
 	progress_release(&pr);
 	return rc;
@@ -172,7 +191,10 @@ int sched_progress_flush(struct sched *s, uint64_t id, const char *name)
 static int scan_stop(struct sched *s, const char *name, unsigned char dt)
 {
 	char path[STUDY_PATH_MAX];
+	struct inflight *e;
+	double f, loss;
 	uint64_t id;
+	int stop;
 
 	(void)dt;
 	if (study_parse_staging(name, &id)) {
@@ -180,11 +202,16 @@ static int scan_stop(struct sched *s, const char *name, unsigned char dt)
 				 "not a stop file name (IIIIIIII.json)");
 		return DEHBQ_OK;
 	}
-	if (sched_inf_find(s, id) ||
-	    study_path(path, sizeof(path), s->root, "stop/%s", name) ||
+	if (study_path(path, sizeof(path), s->root, "stop/%s", name) ||
 	    redo_has_from(&s->redo, path))
 		return DEHBQ_OK;
-	return archive_told(s, "stop", name, id, 0, "stop");
+	if (!(e = sched_inf_find(s, id)))
+		return archive_told(s, "stop", name, id, 0, "stop");
+	/* in flight, not stopped: the file of a trial that was requeued
+	 * after a failure (or of a snapshot since lost), stale */
+	if (!optim_reported(s->eng, id, &f, &loss, &stop) && !stop)
+		return archive_told(s, "stop", name, id, e->attempt, "stop");
+	return DEHBQ_OK;
 }
 
 /*
@@ -207,7 +234,7 @@ static int restore_stops(struct sched *s)
 		if (study_path(path, sizeof(path), s->root, "stop/%s.json",
 			       ids))
 			return DEHBQ_ETOOBIG;
-		if (access(path, F_OK) == 0 || redo_has_from(&s->redo, path))
+		if (access(path, F_OK) == 0 || redo_has_to(&s->redo, path))
 			continue;
 		if ((rc = queue_stop(s, s->inf[i].id, f, loss)))
 			return rc;

@@ -54,7 +54,7 @@ static int reopen_failed(struct sched *s, uint64_t id, const char *why)
 			 (unsigned long long)id, why, err);
 		return DEHBQ_OK;
 	}
-	if (r.status == RESULT_OK) {
+	if (result_has_loss(&r)) { /* ok or stopped: done */
 		result_release(&r);
 		logmsg_w(s->lg,
 			 "trial=%08llu not requeued (%s): it has a valid "
@@ -184,7 +184,7 @@ static int requeue_failed(struct sched *s, const char *why)
 					 f->d_name) ||
 			    result_load(fp, &r, err))
 				continue;
-			if (r.status != RESULT_OK && !sched_inf_find(s, id)) {
+			if (!result_has_loss(&r) && !sched_inf_find(s, id)) {
 				rc = reopen_failed(s, id, why);
 				n++;
 			}

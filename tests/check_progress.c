@@ -295,11 +295,60 @@ START_TEST(test_median_stop_rule)
 	ck_assert_int_eq(stop, 0);
 	ck_assert_int_eq(optim_report(o, 3, 2, 0.6, &stop), DEHBQ_OK);
 	ck_assert_int_eq(stop, 0);
-	/* a report after a stop, or not above the last, is refused */
-	ck_assert_int_eq(optim_report(o, 2, 3, 0.1, &stop), DEHBQ_ESTATE);
+	/* not above the last, or above the trial's fidelity: refused */
 	ck_assert_int_eq(optim_report(o, 3, 2, 0.1, &stop), DEHBQ_EINVAL);
 	ck_assert_int_eq(optim_report(o, 3, 28, 0.1, &stop), DEHBQ_EINVAL);
+	/* a job takes at most OPTIM_MAX_REPORTS reports */
+	for (k = 0; k < OPTIM_MAX_REPORTS - 2; k++)
+		ck_assert_int_eq(optim_report(o, 3, 3 + k * 0.01, 0.6, &stop),
+				 DEHBQ_OK);
+	ck_assert_int_eq(optim_report(o, 3, 26, 0.6, &stop), DEHBQ_ETOOBIG);
+	/* a report after a stop, or not above the last, is refused */
+	ck_assert_int_eq(optim_report(o, 2, 3, 0.1, &stop), DEHBQ_ESTATE);
+	ck_assert_int_eq(optim_report(o, 2, 28, 0.1, &stop), DEHBQ_ESTATE);
+	ck_assert_int_eq(optim_report(o, 1, 3, 0.1, &stop), DEHBQ_ESTATE);
 	optim_free(o);
+}
+END_TEST
+
+/*
+ * hyperband-stop: a trial is judged only from its bracket's first rung
+ * on.  Values that grow with the id stop nearly every trial at the first
+ * rung under asha-stop; under hyperband-stop only those of bracket 0, by
+ * Hyperband's weights 27 of 49 (min 1, max 27, eta 3: brackets 27, 12, 6
+ * and 4 trials).
+ */
+static int stopped_at_first_rung(const char *name, int n)
+{
+	struct optim *o = open_stop(name, "{}", n);
+	struct optim_job j;
+	double x[1];
+	int k, stop, stops = 0;
+
+	for (k = 0; k < n; k++) {
+		ck_assert_int_eq(optim_ask(o, &j, x), DEHBQ_OK);
+		ck_assert_int_eq(optim_report(o, j.id, 2, k, &stop), DEHBQ_OK);
+		stops += stop;
+		if (stop)
+			ck_assert_int_eq(
+				optim_tell(o, j.id, OPTIM_STOPPED, NAN, 2),
+				DEHBQ_OK);
+		else
+			ck_assert_int_eq(optim_tell(o, j.id, OPTIM_OK, k, 27),
+					 DEHBQ_OK);
+	}
+	optim_free(o);
+	return stops;
+}
+
+START_TEST(test_hyperband_stop_brackets)
+{
+	int asha = stopped_at_first_rung("asha-stop", 490);
+	int hb = stopped_at_first_rung("hyperband-stop", 490);
+
+	ck_assert_msg(asha >= 480, "asha-stop stopped %d of 490", asha);
+	/* 270 expected; the brackets are drawn, so a wide band */
+	ck_assert_msg(hb > 220 && hb < 320, "hyperband-stop stopped %d", hb);
 }
 END_TEST
 
@@ -332,6 +381,7 @@ Suite *progress_suite(void)
 	tcase_add_test(c, test_result_stopped);
 	tcase_add_test(c, test_asha_stop_rule);
 	tcase_add_test(c, test_median_stop_rule);
+	tcase_add_test(c, test_hyperband_stop_brackets);
 	tcase_add_test(c, test_report_refused);
 	suite_add_tcase(s, c);
 	return s;

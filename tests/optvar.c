@@ -413,10 +413,16 @@ static int drv_report(struct drv *d)
 
 int drv_step(struct drv *d)
 {
+	int k;
+
 	while (d->n < d->w && drv_ask(d) == DEHBQ_OK)
 		;
 	if (optim_stops(d->o))
 		drv_report(d);
+	/* EAGAIN with nothing in flight: a run of forbidden proposals
+	 * (optim_ask's cap); the scheduler asks again later, so does this */
+	for (k = 0; !d->n && k < 20 && drv_ask(d) == DEHBQ_EAGAIN; k++)
+		;
 	if (!d->n)
 		return !optim_finished(d->o) ? (ck_abort_msg("stuck"), 0) : 0;
 	drv_tell(d);

@@ -7,9 +7,11 @@
 # stopped within its fidelity at one of its own reported points, its
 # progress and stop files are archived, and later, worse trials are
 # stopped (losses grow with the trial id, so a rung sees a worse value
-# after a better one whatever the order).
+# after a better one whatever the order).  A stopped trial is no failure:
+# max_failures_in_a_row 3 would hold the study and stop the workers if it
+# were counted as one.
 . "${DEHBQ_SRC:-.}/tests/lib.sh"
-plan 11
+plan 12
 
 fevals=24
 write_space "$T/space.json"
@@ -17,7 +19,8 @@ cat >"$T/spec.json" <<SP
 {"format": "dehbq-study/1", "space": "space.json",
  "fidelity": {"min": 1, "max": 27, "eta": 3}, "seed": 5,
  "termination": {"fevals": $fevals},
- "runtime": {"lease": 3, "poll": 0.1, "max_attempts": 5, "stop_grace": 1}}
+ "runtime": {"lease": 3, "poll": 0.1, "max_attempts": 5, "stop_grace": 1,
+             "max_failures_in_a_row": 3}}
 SP
 "$B/dehbq" init "$T/s" --spec "$T/spec.json" --scheduler asha-stop \
 	--searcher random >/dev/null || exit 1
@@ -158,3 +161,15 @@ check "trials shows a running trial's latest loss, at the fidelity it reached" \
 "$B/dehbq" status "$T/s" >"$T/out"
 check "status lists the running trials' latest intermediate results" \
 	grep -q "trial $id attempt 1: loss 0.25 at fidelity 4 (2 points)" "$T/out"
+
+# a progress file too big, or whose content is not its name's, goes to
+# quarantine; the orchestrator goes on
+head -c 1100000 /dev/zero | tr '\0' ' ' >"$T/s/progress/$id.a1.bbbbbbbbbbbb.json"
+sed 's/"attempt": 1/"attempt": 2/' "$T/s/progress/$id.a1.0123456789ab.json" \
+	>"$T/s/progress/$id.a1.cccccccccccc.json"
+"$B/dehbq-orchestrator" -q --once "$T/s" 2>>"$T/orch.log"
+rc=$?
+check "an oversized or forged progress file is quarantined, the batch goes on" \
+	sh -c "test $rc = 0 && test -e '$T/s/quarantine/progress.$id.a1.bbbbbbbbbbbb.json' &&
+	       test -e '$T/s/quarantine/progress.$id.a1.cccccccccccc.json' &&
+	       test -e '$T/s/progress/$id.a1.0123456789ab.json'"

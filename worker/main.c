@@ -291,13 +291,13 @@ static void record(struct worker *w, const struct claim *c,
 	char why[120], log[40];
 
 	run_est_add(&w->est, c->trial.fidelity, r->wall_time);
-	if (r->status == RESULT_OK) {
+	if (result_has_loss(r)) { /* ok, or stopped: not a failure */
 		w->fail_run = 0;
 		logmsg_i(&w->lg,
-			 "trial=%s attempt=%d fidelity=%s done status=ok "
+			 "trial=%s attempt=%d fidelity=%s done status=%s "
 			 "loss=%.17g wall=%.3fs",
-			 w->trial_id, c->trial.attempt, fid, r->loss,
-			 r->wall_time);
+			 w->trial_id, c->trial.attempt, fid,
+			 result_status_name(r->status), r->loss, r->wall_time);
 		return;
 	}
 	w->fail_run++;

@@ -254,12 +254,12 @@ static int attempt_open(struct attempt *a, const struct run_opts *o,
 	int rc;
 
 	memset(a, 0, sizeof(*a));
-	if ((rc = live_open(&a->lv, j->root, r->id, r->attempt, r->worker)))
-		return dehbq_errf(err, rc, "cannot track progress: %s",
-				  dehbq_strerror(rc));
 	a->outp[0] = a->outp[1] = a->errp[0] = a->errp[1] = -1;
 	a->exp_[0] = a->exp_[1] = a->pidfd = a->pid = -1;
 	a->so.fd = a->so.log = a->se.fd = a->se.log = -1;
+	if ((rc = live_open(&a->lv, j->root, r->id, r->attempt, r->worker)))
+		return dehbq_errf(err, rc, "cannot track progress: %s",
+				  dehbq_strerror(rc));
 	if ((rc = runenv_prepare(&a->env, o->argv, j, err)))
 		return rc;
 	a->so.cap = a->se.cap = o->log_cap;

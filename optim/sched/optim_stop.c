@@ -10,6 +10,13 @@
  *                the trial's value there; the trial goes on while that
  *                value is among the best ceil(n / eta) of the n values
  *                the rung has recorded, itself included (ties go on).
+ *   hyperband-stop  stopping-type Hyperband (Li et al. 2018; Syne Tune's
+ *                stopping Hyperband): brackets b = 0..S over the S rungs;
+ *                a trial of bracket b is judged as by asha-stop at rungs b
+ *                and above only (bracket S runs to the maximum), each
+ *                bracket with its own rung records.  A trial's bracket
+ *                is drawn from the seed and its id alone, with
+ *                Hyperband's weights (S+1)/(S-b+1) * eta^(S-b).
  *   median-stop  the median stopping rule (Golovin et al. 2017), as
  *                Optuna's MedianPruner: once startup_trials trials have
  *                completed, a report at fidelity f (above warmup) stops
@@ -37,6 +44,7 @@
 
 #include "err.h"
 #include "hb.h"
+#include "rng.h"
 #include "jsonbuf.h"
 #include "ostate.h"
 
@@ -46,14 +54,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define STOP_LEVELS    HB_MAX_LEVELS /* key = id * STOP_LEVELS + level */
-#define STOP_CURVE_MAX 10000	     /* points kept of a trial's curve */
+#define STOP_LEVELS    HB_MAX_LEVELS	 /* key = id * STOP_LEVELS + level */
+#define STOP_CURVE_MAX OPTIM_MAX_REPORTS /* points of a trial's curve */
 
 enum sj_state { SJ_RUNNING = 0, SJ_STOPPED, SJ_DONE, SJ_FAILED };
 
 /* One trial. */
 struct sj {
 	int next;      /* the level whose searcher job is pending */
+	int bracket;   /* hyperband-stop: judged from this rung on */
 	int issued;    /* ... and it is (a load's replay issues it once) */
 	int st;	       /* enum sj_state */
 	double best;   /* best value reported (median-stop) */
@@ -67,15 +76,19 @@ struct srung {
 	size_t n, cap;
 };
 
+enum stop_rule { STOP_ASHA, STOP_HYPERBAND, STOP_MEDIAN };
+
 struct stop {
-	int median;  /* 1: median-stop, 0: asha-stop */
-	double eta;  /* the study's */
-	int startup; /* median-stop's settings */
+	int median;    /* 1: median-stop */
+	int nb;	       /* brackets: 1, or S + 1 (hyperband-stop) */
+	uint64_t seed; /* the study's, for the brackets */
+	double eta;    /* the study's */
+	int startup;   /* median-stop's settings */
 	double warmup;
 	int L; /* levels: L - 1 rungs, then the maximum */
 	double lad[STOP_LEVELS];
-	struct srung rung[STOP_LEVELS];
-	struct sj *j; /* by job id */
+	struct srung *rung; /* nb * L: bracket b's rung k at b * L + k */
+	struct sj *j;	    /* by job id */
 	size_t nj, capj;
 	int64_t completed; /* trials told ok, for median-stop */
 	int64_t stopped;   /* trials stopped */
@@ -86,14 +99,17 @@ static const char *const asha_keys[] = {"searcher", "search", NULL};
 static const char *const median_keys[] = {"searcher", "search",
 					  "startup_trials", "warmup", NULL};
 
-static int stop_settings_of(const cJSON *in, struct jsonbuf *b, int median,
+static const char *const rule_names[] = {"asha-stop", "hyperband-stop",
+					 "median-stop"};
+
+static int stop_settings_of(const cJSON *in, struct jsonbuf *b, int rule,
 			    char *err)
 {
-	int startup = 5, rc;
+	int startup = 5, median = rule == STOP_MEDIAN, rc;
 	double warmup = 0;
 
 	if ((rc = ostate_set_keys(in, median ? median_keys : asha_keys,
-				  median ? "median-stop" : "asha-stop", err)))
+				  rule_names[rule], err)))
 		return rc;
 	if (median &&
 	    ((rc = ostate_set_int(in, "startup_trials", 0, 1000000, &startup,
@@ -109,12 +125,17 @@ static int stop_settings_of(const cJSON *in, struct jsonbuf *b, int median,
 
 static int asha_stop_settings(const cJSON *in, struct jsonbuf *b, char *err)
 {
-	return stop_settings_of(in, b, 0, err);
+	return stop_settings_of(in, b, STOP_ASHA, err);
+}
+
+static int hb_stop_settings(const cJSON *in, struct jsonbuf *b, char *err)
+{
+	return stop_settings_of(in, b, STOP_HYPERBAND, err);
 }
 
 static int median_stop_settings(const cJSON *in, struct jsonbuf *b, char *err)
 {
-	return stop_settings_of(in, b, 1, err);
+	return stop_settings_of(in, b, STOP_MEDIAN, err);
 }
 
 static void sj_free(struct sj *j)
@@ -136,8 +157,9 @@ static void stop_free(void *st)
 	for (i = 0; i < s->nj; i++)
 		sj_free(&s->j[i]);
 	free(s->j);
-	for (k = 0; k < s->L; k++)
+	for (k = 0; s->rung && k < s->nb * s->L; k++)
 		free(s->rung[k].v);
+	free(s->rung);
 	held_free(&s->h);
 	free(s);
 }
@@ -155,18 +177,19 @@ static void stop_ladder(struct stop *s, const struct optim_setup *u)
 	s->lad[s->L++] = u->max_fidelity;
 }
 
-static int stop_new(const struct optim_setup *u, const cJSON *state, int median,
+static int stop_new(const struct optim_setup *u, const cJSON *state, int rule,
 		    void **st, char *err)
 {
 	const cJSON *m;
 	struct stop *s;
 	int rc;
 
-	if ((rc = stop_settings_of(u->settings, NULL, median, err)))
+	if ((rc = stop_settings_of(u->settings, NULL, rule, err)))
 		return rc;
 	if (!(s = calloc(1, sizeof(*s))))
 		return DEHBQ_ENOMEM;
-	s->median = median;
+	s->median = rule == STOP_MEDIAN;
+	s->seed = u->seed;
 	s->eta = u->eta;
 	s->startup = 5;
 	if ((m = cJSON_GetObjectItemCaseSensitive(u->settings,
@@ -175,7 +198,13 @@ static int stop_new(const struct optim_setup *u, const cJSON *state, int median,
 	if ((m = cJSON_GetObjectItemCaseSensitive(u->settings, "warmup")))
 		s->warmup = m->valuedouble;
 	stop_ladder(s, u);
+	s->nb = rule == STOP_HYPERBAND ? s->L : 1;
+	if (!(s->rung = calloc((size_t)(s->nb * s->L), sizeof(*s->rung)))) {
+		free(s);
+		return DEHBQ_ENOMEM;
+	}
 	if ((rc = held_open(u, s->lad, s->L, 1, NULL, state, &s->h, err))) {
+		free(s->rung);
 		free(s);
 		return rc;
 	}
@@ -185,29 +214,64 @@ static int stop_new(const struct optim_setup *u, const cJSON *state, int median,
 
 static int asha_stop_open(const struct optim_setup *u, void **st, char *err)
 {
-	return stop_new(u, NULL, 0, st, err);
+	return stop_new(u, NULL, STOP_ASHA, st, err);
+}
+
+static int hb_stop_open(const struct optim_setup *u, void **st, char *err)
+{
+	return stop_new(u, NULL, STOP_HYPERBAND, st, err);
 }
 
 static int median_stop_open(const struct optim_setup *u, void **st, char *err)
 {
-	return stop_new(u, NULL, 1, st, err);
+	return stop_new(u, NULL, STOP_MEDIAN, st, err);
 }
 
 static int asha_stop_load(const struct optim_setup *u, const cJSON *state,
 			  void **st, char *err)
 {
-	return stop_new(u, state, 0, st, err);
+	return stop_new(u, state, STOP_ASHA, st, err);
+}
+
+static int hb_stop_load(const struct optim_setup *u, const cJSON *state,
+			void **st, char *err)
+{
+	return stop_new(u, state, STOP_HYPERBAND, st, err);
 }
 
 static int median_stop_load(const struct optim_setup *u, const cJSON *state,
 			    void **st, char *err)
 {
-	return stop_new(u, state, 1, st, err);
+	return stop_new(u, state, STOP_MEDIAN, st, err);
+}
+
+/*
+ * Trial id's bracket (hyperband-stop): from the seed and the id alone, so
+ * a load gives every trial its bracket back.  Bracket b (judged from rung
+ * b on) has Hyperband's weight (S+1)/(S-b+1) * eta^(S-b), S the rungs.
+ */
+static int bracket_of(const struct stop *s, uint64_t id)
+{
+	int S = s->L - 1, b;
+	double w[STOP_LEVELS], tot = 0, u;
+	struct rng r;
+
+	if (s->nb == 1)
+		return 0;
+	for (b = 0; b <= S; b++)
+		tot += w[b] = (S + 1.0) / (S - b + 1.0) * pow(s->eta, S - b);
+	rng_seed(&r, s->seed ^ (0x9e3779b97f4a7c15ULL * (id + 1)));
+	u = rng_uniform(&r) * tot;
+	for (b = 0; b < S && u >= w[b]; b++)
+		u -= w[b];
+	return b;
 }
 
 /* The trial of job id, the table grown to hold it; NULL: no memory. */
 static struct sj *sj_get(struct stop *s, uint64_t id)
 {
+	size_t i;
+
 	if (id >= s->nj) {
 		size_t cap = s->capj ? s->capj : 64;
 		struct sj *n;
@@ -221,8 +285,10 @@ static struct sj *sj_get(struct stop *s, uint64_t id)
 			s->capj = cap;
 		}
 		memset(s->j + s->nj, 0, (id + 1 - s->nj) * sizeof(*s->j));
-		for (size_t i = s->nj; i <= id; i++)
+		for (i = s->nj; i <= id; i++) {
 			s->j[i].best = INFINITY;
+			s->j[i].bracket = bracket_of(s, i);
+		}
 		s->nj = id + 1;
 	}
 	return &s->j[id];
@@ -313,10 +379,11 @@ static int rung_add(struct srung *r, double v, size_t *rank)
 	return DEHBQ_OK;
 }
 
-/* asha-stop at rung k: go on while among the best ceil(n / eta). */
-static int asha_goes_on(const struct stop *s, int k, size_t rank)
+/* asha-stop at rung record r: go on while among the best ceil(n / eta). */
+static int asha_goes_on(const struct stop *s, const struct srung *r,
+			size_t rank)
 {
-	double keep = ceil((double)s->rung[k].n / s->eta - 1e-9);
+	double keep = ceil((double)r->n / s->eta - 1e-9);
 
 	return (double)rank < keep;
 }
@@ -351,7 +418,7 @@ static int median_stops(const struct stop *s, double f, double best, int *stop)
 	size_t i, n = 0;
 
 	*stop = 0;
-	if (s->completed < s->startup || f <= s->warmup || !s->completed)
+	if (s->completed < s->startup || f < s->warmup || !s->completed)
 		return DEHBQ_OK;
 	if (!(v = malloc((size_t)s->completed * sizeof(*v))))
 		return DEHBQ_ENOMEM;
@@ -414,11 +481,14 @@ static int stop_report(void *st, const struct optim_job *job, const double *vec,
 	if (loss < t->best)
 		t->best = loss;
 	while (!*stop && t->next < s->L - 1 && f >= s->lad[t->next]) {
+		struct srung *r = &s->rung[t->bracket * s->L + t->next];
+		int judged = !s->median && t->next >= t->bracket;
+
 		if ((rc = observe_level(s, job->id, vec, s->lad[t->next],
 					loss)) ||
-		    (rc = rung_add(&s->rung[t->next], loss, &rank)))
+		    (judged && (rc = rung_add(r, loss, &rank))))
 			return rc;
-		if (!s->median && !asha_goes_on(s, t->next, rank))
+		if (judged && !asha_goes_on(s, r, rank))
 			*stop = 1;
 		else if (t->next++, (rc = issue_level(s, job->id, vec)))
 			return rc;
@@ -552,6 +622,24 @@ const struct optim_ops optim_asha_stop_ops = {
 	.reopen = stop_reopen,
 	.save = stop_save,
 	.load = asha_stop_load,
+	.describe = stop_describe,
+	.replay = stop_replay,
+	.report = stop_report,
+	.free = stop_free,
+};
+
+const struct optim_ops optim_hyperband_stop_ops = {
+	.name = "hyperband-stop",
+	.summary = "Hyperband, stopping type: asha-stop in brackets of "
+		   "growing grace, drawn per trial",
+	.caps = OPTIM_CAP_SEARCHER,
+	.settings = hb_stop_settings,
+	.open = hb_stop_open,
+	.ask = stop_ask,
+	.tell = stop_tell,
+	.reopen = stop_reopen,
+	.save = stop_save,
+	.load = hb_stop_load,
 	.describe = stop_describe,
 	.replay = stop_replay,
 	.report = stop_report,
