@@ -587,22 +587,17 @@ fail:
 int optim_tell(struct optim *o, uint64_t id, enum optim_status status,
 	       double loss, double cost)
 {
-	const struct optim_fl *e;
+	int rc;
 
 	if (status != OPTIM_OK && status != OPTIM_FAILED &&
 	    status != OPTIM_STOPPED)
 		return DEHBQ_EINVAL;
 	if (!isfinite(cost) || cost < 0 || o->mo)
 		return DEHBQ_EINVAL;
-	if (status == OPTIM_STOPPED) {
-		if (!(e = optim_fl_find(o, id)))
-			return id < (uint64_t)o->asked ? DEHBQ_ESTATE
-						       : DEHBQ_ENOENT;
-		if (!e->stop)
-			return DEHBQ_EINVAL;
-		return tell(o, id, isfinite(loss) ? loss : e->last, NULL, cost,
-			    1);
-	}
+	if (status == OPTIM_STOPPED)
+		return (rc = optim_stopped_loss(o, id, &loss))
+			       ? rc
+			       : tell(o, id, loss, NULL, cost, 1);
 	if (status == OPTIM_OK && loss == -INFINITY)
 		return DEHBQ_EINVAL;
 	if (status == OPTIM_FAILED || isnan(loss))

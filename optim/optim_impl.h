@@ -95,6 +95,10 @@ int optim_job_parse(const struct cJSON *e, int64_t max_id, int dim,
 void optim_put_job(struct jsonbuf *b, const struct optim_fl *e, int dim);
 /* The in-flight entry of id, or NULL. */
 struct optim_fl *optim_fl_find(const struct optim *o, uint64_t id);
+/* A stopped job's tell (OPTIM_STOPPED): DEHBQ_OK when the optimiser
+ * stopped job id, with *loss replaced by its last reported one when not
+ * finite; else DEHBQ_ENOENT, DEHBQ_ESTATE or DEHBQ_EINVAL as optim_tell. */
+int optim_stopped_loss(const struct optim *o, uint64_t id, double *loss);
 /* One history record of an intermediate result of e's job. */
 void optim_report_record(struct jsonbuf *b, const struct optim_fl *e, int dim,
 			 double fidelity, double loss);

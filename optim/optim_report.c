@@ -29,6 +29,19 @@ int optim_stops(const struct optim *o)
 	return o->ops->report != NULL;
 }
 
+int optim_stopped_loss(const struct optim *o, uint64_t id, double *loss)
+{
+	const struct optim_fl *e = optim_fl_find(o, id);
+
+	if (!e)
+		return id < (uint64_t)o->asked ? DEHBQ_ESTATE : DEHBQ_ENOENT;
+	if (!e->stop)
+		return DEHBQ_EINVAL;
+	if (!isfinite(*loss))
+		*loss = e->last;
+	return DEHBQ_OK;
+}
+
 int optim_reported(const struct optim *o, uint64_t id, double *fidelity,
 		   double *loss, int *stop)
 {
