@@ -500,7 +500,14 @@ static void fresh_copy(const char *pristine, const char *dir)
 START_TEST(test_crash_after_every_write)
 {
 	const char *searcher;
-	const struct variant var = variant_at(_i, &searcher), *v = &var;
+	const struct variant var = variant_at(
+				     _i < NVARIANTS
+					     ? _i
+					     : NVARIANTS +
+						       ov_sampled(_i -
+								  NVARIANTS),
+				     &searcher),
+			     *v = &var;
 	char base[4200], pristine[4300], dir[4300], *want, *got;
 	long total, n, k;
 
@@ -558,7 +565,7 @@ Suite *crash_suite(void)
 	tcase_set_timeout(c, 900);
 	tcase_add_checked_fixture(c, tu_setup, tu_teardown);
 	tcase_add_loop_test(c, test_crash_after_every_write, 0,
-			    NVARIANTS + ov_pairs_len());
+			    NVARIANTS + ov_sampled_len());
 	suite_add_tcase(s, c);
 	return s;
 }

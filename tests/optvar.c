@@ -121,6 +121,41 @@ int ov_pairs_len(void)
 	return n * nsearchers();
 }
 
+/* 1 when pair k is one of the sampled ones (optvar.h). */
+static int sampled(int k)
+{
+	const char *sr, *sched = ov_pair(k, &sr);
+	int i;
+
+	if (!(optim_caps(sched) & OPTIM_CAP_STOPS) || !strcmp(sr, "random") ||
+	    !strcmp(sr, "tpe"))
+		return 1;
+	for (i = 0; optim_table[i]; i++) /* the first stopping scheduler */
+		if (optim_caps(optim_table[i]->name) & OPTIM_CAP_STOPS)
+			return !strcmp(optim_table[i]->name, sched);
+	return 1;
+}
+
+int ov_sampled_len(void)
+{
+	int k, n = 0;
+
+	for (k = 0; k < ov_pairs_len(); k++)
+		n += sampled(k);
+	return n;
+}
+
+int ov_sampled(int k)
+{
+	int p;
+
+	for (p = 0; p < ov_pairs_len(); p++)
+		if (sampled(p) && !k--)
+			return p;
+	ck_abort_msg("no sampled pair %d", k);
+	return -1;
+}
+
 const char *ov_pair(int k, const char **searcher)
 {
 	int i, s = nsearchers();

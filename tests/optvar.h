@@ -38,6 +38,15 @@ int ov_count(void);	   /* variants: the table's, then compositions */
 int ov_table_len(void);	   /* entries of optim_table */
 int ov_composed_len(void); /* compositions */
 int ov_pairs_len(void);	   /* scheduler x searcher pairs, after them */
+/*
+ * The pairs the heaviest suites (reload, crash) run: every pair, but a
+ * stopping scheduler other than the first (OPTIM_CAP_STOPS) only with
+ * the searchers random and tpe: each scheduler is swept, and each
+ * searcher under one stopping scheduler (the contract suites run them
+ * all).  ov_sampled_len() of them; the k-th is pair ov_sampled(k).
+ */
+int ov_sampled_len(void);
+int ov_sampled(int k);
 /* Pair k's scheduler, and its searcher into *searcher. */
 const char *ov_pair(int k, const char **searcher);
 const char *ov_name(int i);
