@@ -14,6 +14,7 @@
 #include "jsonbuf.h"
 #include "jsonfile.h"
 #include "fsutil.h"
+#include "progress.h"
 #include "result.h"
 #include "space.h"
 #include "spec.h"
@@ -294,6 +295,43 @@ static void tail_file(const char *path, int n)
 		putchar('\n');
 }
 
+/* A progress file as its curve, one point per line; its JSON when it
+ * does not load (the orchestrator quarantines such a file). */
+static void show_curve(const char *path)
+{
+	char err[DEHBQ_ERRLEN];
+	struct progress pr;
+	size_t i;
+
+	if (progress_load(path, &pr, err)) {
+		cli_warn("show", "%s", err);
+		cat_file(path, 4u << 20);
+		return;
+	}
+	printf("curve of attempt %d (worker %s): %zu point%s%s\n"
+	       "fidelity loss cost\n",
+	       pr.attempt, pr.worker, pr.n, pr.n == 1 ? "" : "s",
+	       pr.thinned ? ", thinned" : "");
+	for (i = 0; i < pr.n; i++) {
+		printf("%.10g %.10g ", pr.pt[i].fidelity, pr.pt[i].loss);
+		if (pr.pt[i].cost < 0)
+			printf("-\n");
+		else
+			printf("%.10g\n", pr.pt[i].cost);
+	}
+	progress_release(&pr);
+}
+
+/* 1 for a progress file: progress/ID.aN.WID.json, or archived as
+ * ID.aN.progress.json */
+static int is_progress(const char *dir, const char *name)
+{
+	size_t n = strlen(name), k = strlen(".progress.json");
+
+	return !strcmp(dir, "progress") ||
+	       (n > k && !strcmp(name + n - k, ".progress.json"));
+}
+
 /* 1 when name belongs to trial id: ID..., PP-ID..., and the archive's
  * stale names claimed.ID@... and pending.PP-ID... */
 static int has_id(const char *name, const char *id)
@@ -334,7 +372,9 @@ static int show_dir(const char *root, const char *dir, const char *id,
 			printf("state: %s (%s/%s)\n", state, dir, name);
 		else if (content)
 			printf("=== %s/%s\n", dir, name);
-		if (content)
+		if (content && is_progress(dir, name))
+			show_curve(p);
+		else if (content)
 			cat_file(p, 4u << 20);
 	}
 	cli_list_free(names, n);

@@ -11,7 +11,7 @@
 # max_failures_in_a_row 3 would hold the study and stop the workers if it
 # were counted as one.
 . "${DEHBQ_SRC:-.}/tests/lib.sh"
-plan 12
+plan 13
 
 fevals=24
 write_space "$T/space.json"
@@ -161,6 +161,10 @@ check "trials shows a running trial's latest loss, at the fidelity it reached" \
 "$B/dehbq" status "$T/s" >"$T/out"
 check "status lists the running trials' latest intermediate results" \
 	grep -q "trial $id attempt 1: loss 0.25 at fidelity 4 (2 points)" "$T/out"
+"$B/dehbq" show "$T/s" "$id" >"$T/out"
+check "show prints a running trial's curve, one point per line" \
+	sh -c "grep -q '^curve of attempt 1 (worker 0123456789ab): 2 points$' '$T/out' &&
+	       grep -q '^1 0.75 -$' '$T/out' && grep -q '^4 0.25 -$' '$T/out'"
 
 # a progress file too big, or whose content is not its name's, goes to
 # quarantine; the orchestrator goes on
