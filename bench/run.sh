@@ -581,6 +581,65 @@ else
 fi
 echo
 
+echo "== 4f. live trials: stopping on bench/data/lctab.csv.gz, simulated clock (W workers) =="
+LM='nostop-random=fifo:{"searcher":"random"} asha-stop-random=asha-stop:{"searcher":"random"} hyperband-stop-random=hyperband-stop:{"searcher":"random"} median-stop-random=median-stop:{"searcher":"random"}'
+LO="random-none random-hyperband"
+if [ "$MODE" = full ]; then
+	LM="$LM"' nostop-tpe=fifo:{"searcher":"tpe"} asha-stop-tpe=asha-stop:{"searcher":"tpe"} hyperband-stop-tpe=hyperband-stop:{"searcher":"tpe"} median-stop-tpe=median-stop:{"searcher":"tpe"} asha-random=asha:{"searcher":"random"} dehb=dehb'
+	LO="$LO random-median random-sha tpe-none tpe-median tpe-sha tpe-hyperband"
+	LT="" LW="1 8 64 256 1000" LS=10 LN=50
+	LX='asha-stop-random=asha-stop:{"searcher":"random"} asha-stop-tpe=asha-stop:{"searcher":"tpe"} hyperband-stop-tpe=hyperband-stop:{"searcher":"tpe"} median-stop-random=median-stop:{"searcher":"random"} nostop-random=fifo:{"searcher":"random"} asha-random=asha:{"searcher":"random"}'
+else
+	LT="--tasks digits" LW="1 1000" LS=2 LN=20
+	LX='asha-stop-random=asha-stop:{"searcher":"random"} median-stop-random=median-stop:{"searcher":"random"}'
+fi
+LC=$OUT/live
+mkdir -p "$LC"
+if $OPY -c 'import optuna, scipy' 2>/dev/null &&
+	gzip -dc "$HERE/data/lctab.csv.gz" >"$WDISK/lctab.csv"; then
+	: >"$WDISK/live.err"
+	rm -f "$LC"/runs_*.csv
+	# quality at equal epochs: 50 seeds (20 quick), 30 full trainings of
+	# budget, one worker (Optuna's study is sequential); rows at 10 and 30
+	# are kept
+	# shellcheck disable=SC2086
+	if "$B/bench_stop" --seeds $LN --budget 30 $LT "$WDISK/lctab.csv" $LM \
+		>"$WDISK/live_dehbq.csv" 2>>"$WDISK/live.err" &&
+		$OPY "$HERE/peer_prune.py" --seeds $LN --budget 30 $LT \
+			"$WDISK/lctab.csv" $LO >"$WDISK/live_optuna.csv" 2>>"$WDISK/live.err" &&
+		awk -F, 'FNR == 1 && NR != 1 { next } NR == 1 || $5 == 10 || $5 == 30' \
+			"$WDISK/live_dehbq.csv" "$WDISK/live_optuna.csv" >"$LC/live_10_30.csv"; then
+		# time to quality: W simulated workers, a budget of 2W full
+		# trainings (at least 30), the target regret 0.0004 on digits (no
+		# stopping's median after 30 trainings with one worker, measured)
+		for w in $LW; do
+			lb=$((2 * w > 30 ? 2 * w : 30))
+			# shellcheck disable=SC2086
+			"$B/bench_stop" --seeds $LS --budget $lb --workers "$w" \
+				--tasks digits --target 0.0004 --runs "$LC/runs_$w.csv" \
+				"$WDISK/lctab.csv" $LX >/dev/null 2>>"$WDISK/live.err" ||
+				broken "live trials, $w workers: $(tail -1 "$WDISK/live.err")"
+		done
+		# shellcheck disable=SC2046
+		$OPY "$HERE/stopcompare.py" --at 10,30 \
+			$(for f in "$LC"/runs_*.csv; do printf -- '--runs %s ' "$f"; done) \
+			"$LC/live_10_30.csv" >"$LC/live.md" 2>>"$WDISK/live.err" ||
+			broken "live trials: $(tail -1 "$WDISK/live.err")"
+		cat "$LC/live.md"
+		for g in "stopping at a third" "no dehbq stopping" "no decision"; do
+			line=$(grep "^goal $g" "$LC/live.md")
+			name=$(echo "${line%%:*}" | sed 's/^goal //' | tr , ';')
+			goal "live trials: $name" "$(echo "${line##*: }" | tr , ';')" "MET" \
+				"\"$(echo "${line##*: }" | cut -d' ' -f1)\" == \"MET\""
+		done
+	else
+		broken "live trials: $(tail -1 "$WDISK/live.err")"
+	fi
+else
+	echo "optuna, scipy or the table: NOT AVAILABLE (apt-get install -y python3-optuna python3-scipy); no figure"
+fi
+echo
+
 # ---------------------------------------------------------------- 5. peer
 echo "== 5. peer: Optuna JournalFileStorage (zero-cost objective) =="
 PE=$OUT/peer.csv
