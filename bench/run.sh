@@ -626,7 +626,7 @@ if $OPY -c 'import optuna, scipy' 2>/dev/null &&
 			"$LC/live_10_30.csv" >"$LC/live.md" 2>>"$WDISK/live.err" ||
 			broken "live trials: $(tail -1 "$WDISK/live.err")"
 		cat "$LC/live.md"
-		for g in "stopping at a third" "no dehbq stopping" "no decision"; do
+		for g in "stopping at a third" "no dehbq stopping" "each dehbq stopping" "no decision"; do
 			line=$(grep "^goal $g" "$LC/live.md")
 			name=$(echo "${line%%:*}" | sed 's/^goal //' | tr , ';')
 			goal "live trials: $name" "$(echo "${line##*: }" | tr , ';')" "MET" \

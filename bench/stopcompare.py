@@ -16,7 +16,10 @@ optionally, bench_stop's --runs files, and prints markdown:
    B/3 against nostop-S at B, per task.
 3. Goal "at equal epochs, no dehbq stopping scheduler is worse than
    Optuna's HyperbandPruner": every dehbq stopping method against
-   optuna-S-hyperband at each of --at, per task.
+   optuna-S-hyperband at each of --at, per task; and the same against
+   Optuna's pruner of the same rule (asha-stop: SuccessiveHalvingPruner,
+   hyperband-stop: HyperbandPruner, median-stop: MedianPruner), which is
+   the test of the implementation (table column "same rule").
 4. With --runs: per method and worker count, the median simulated time to
    the target regret (and how many runs reached it), the decisions' mean
    and largest CPU time, the share of worker time idle, and the largest
@@ -37,8 +40,18 @@ import sys
 from seqcompare import load, verdict
 
 
+RULES = {"nostop": "none", "asha-stop": "sha", "hyperband-stop": "hyperband",
+         "median-stop": "median"}
+
+
 def searcher(label):
     return label.rsplit("-", 1)[-1]
+
+
+def same_rule(label):
+    """Optuna's method of label's rule and sampler, or None."""
+    rule = RULES.get(label.rsplit("-", 1)[0])
+    return "optuna-%s-%s" % (searcher(label), rule) if rule else None
 
 
 def regrets(rows, key):
@@ -58,8 +71,9 @@ def quality(rows, at):
             print("\n### %s, %d full trainings of epochs, 1 worker\n" %
                   (prob, n))
             print("| method | seeds | median | mean ± std | vs no stopping"
-                  " (p) | vs Optuna Hyperband (p) |")
-            print("|---|---|---|---|---|---|")
+                  " (p) | vs Optuna Hyperband (p) | vs Optuna, same rule"
+                  " (p) |")
+            print("|---|---|---|---|---|---|---|")
             for m in methods:
                 x = regrets(rows, (prob, m, 1, n))
                 if not x:
@@ -68,7 +82,8 @@ def quality(rows, at):
                     short.append("%s %s: %d seeds" % (prob, m, len(x)))
                 cells = []
                 for ref in ("nostop-" + searcher(m),
-                            "optuna-%s-hyperband" % searcher(m)):
+                            "optuna-%s-hyperband" % searcher(m),
+                            same_rule(m)):
                     y = regrets(rows, (prob, ref, 1, n))
                     if ref == m or not y:
                         cells.append("")
@@ -98,7 +113,7 @@ def goals(rows, at):
     stopping = sorted({k[1] for k in rows
                        if "-stop-" in k[1] and not k[1].startswith("optuna")})
     probs = sorted({k[0] for k in rows})
-    thirds, peers = [], []
+    thirds, peers, rules = [], [], []
     for m in stopping:
         for prob in probs:
             x = regrets(rows, (prob, m, 1, third))
@@ -111,12 +126,19 @@ def goals(rows, at):
                 x = regrets(rows, (prob, m, 1, n))
                 y = regrets(rows, (prob, "optuna-%s-hyperband" %
                                    searcher(m), 1, n))
+                z = regrets(rows, (prob, same_rule(m), 1, n))
                 if x and y:
                     p, word = verdict(x, y)
                     peers.append(("%s %s at %d" % (prob, m, n), word, p))
+                if x and z:
+                    p, word = verdict(x, z)
+                    rules.append(("%s %s at %d vs %s" %
+                                  (prob, m, n, same_rule(m)), word, p))
     goal_line("stopping at a third of the epochs >= no stopping", thirds)
     goal_line("no dehbq stopping scheduler worse than Optuna's "
               "HyperbandPruner at equal epochs", peers)
+    goal_line("each dehbq stopping scheduler at least as good as Optuna's "
+              "pruner of the same rule at equal epochs", rules)
 
 
 def scale(paths, sat):
