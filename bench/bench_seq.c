@@ -23,14 +23,12 @@
  * Exit codes: 0 ok, 100 usage, 111 optimiser failure.
  */
 #include "benchfn.h"
+#include "benchopt.h"
 #include "err.h"
 #include "gp.h"
 #include "optim.h"
 #include "rng.h"
 
-#include <cjson/cJSON.h>
-
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,50 +37,11 @@
 #define SEQ_MAXJOBS 256
 #define SEQ_MAXDIM  512
 
-struct seq_method {
-	char label[64];
-	char opt[64];
-	cJSON *settings; /* NULL: the optimiser's defaults */
-};
-
-static int seq_long(const char *s, long lo, long hi, long *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtol(s, &end, 10);
-	return errno || end == s || *end || *v < lo || *v > hi;
-}
-
-static int seq_method_parse(const char *arg, struct seq_method *m)
-{
-	const char *eq = strchr(arg, '='), *colon;
-	size_t n;
-
-	memset(m, 0, sizeof(*m));
-	if (!eq || eq == arg || (size_t)(eq - arg) >= sizeof(m->label))
-		return -1;
-	memcpy(m->label, arg, (size_t)(eq - arg));
-	colon = strchr(eq + 1, ':');
-	n = colon ? (size_t)(colon - eq - 1) : strlen(eq + 1);
-	if (!n || n >= sizeof(m->opt))
-		return -1;
-	memcpy(m->opt, eq + 1, n);
-	if (!strcmp(m->opt, "default"))
-		snprintf(m->opt, sizeof(m->opt), "%s",
-			 optim_default_one_fidelity());
-	if (colon && !(m->settings = cJSON_Parse(colon + 1)))
-		return -1;
-	return 0;
-}
-
-static int seq_open(const struct benchfn *f, const struct seq_method *m,
+static int seq_open(const struct benchfn *f, const struct bench_method *m,
 		    uint64_t seed, struct optim **o)
 {
-	int ch[SEQ_MAXDIM], i, rc;
+	int ch[SEQ_MAXDIM], i;
 	struct optim_setup u;
-	char err[DEHBQ_ERRLEN];
-	cJSON *full = NULL;
 
 	memset(&u, 0, sizeof(u));
 	for (i = 0; i < f->dim && i < SEQ_MAXDIM; i++)
@@ -93,20 +52,12 @@ static int seq_open(const struct benchfn *f, const struct seq_method *m,
 	u.eta = 3;
 	u.seed = seed;
 	u.choices = ch;
-	/* the settings a new study gets (dehbq init fills in the defaults) */
-	if (!(rc = optim_settings(m->opt, m->settings, &full, err))) {
-		u.settings = full;
-		rc = optim_open(m->opt, &u, o, err);
-		cJSON_Delete(full);
-	}
-	if (rc)
-		fprintf(stderr, "bench_seq: fatal: %s: %s\n", m->label, err);
-	return rc;
+	return bench_method_open("bench_seq", m, &u, o);
 }
 
 /* One run: a CSV row after every evaluation. */
 static int seq_run(const char *prob, const struct benchfn *f,
-		   const struct seq_method *m, uint64_t seed, long evals,
+		   const struct bench_method *m, uint64_t seed, long evals,
 		   long jobs)
 {
 	static double x[SEQ_MAXJOBS][SEQ_MAXDIM];
@@ -161,7 +112,7 @@ fail:
 
 int main(int argc, char **argv)
 {
-	static struct seq_method ms[64];
+	static struct bench_method ms[64];
 	static struct benchfn fs[16];
 	const char *probs[16];
 	char err[DEHBQ_ERRLEN];
@@ -174,18 +125,18 @@ int main(int argc, char **argv)
 		const char *a = argv[ai];
 
 		if (!dash && !strcmp(a, "--seeds") && ai + 1 < argc) {
-			if (seq_long(argv[++ai], 1, 10000, &seeds))
+			if (bench_long(argv[++ai], 1, 10000, &seeds))
 				goto usage;
 		} else if (!dash && !strcmp(a, "--evals") && ai + 1 < argc) {
-			if (seq_long(argv[++ai], 1, 1000000, &evals))
+			if (bench_long(argv[++ai], 1, 1000000, &evals))
 				goto usage;
 		} else if (!dash && !strcmp(a, "--jobs") && ai + 1 < argc) {
-			if (seq_long(argv[++ai], 1, SEQ_MAXJOBS, &jobs))
+			if (bench_long(argv[++ai], 1, SEQ_MAXJOBS, &jobs))
 				goto usage;
 		} else if (!dash && !strcmp(a, "--")) {
 			dash = 1;
 		} else if (!dash && nm < 64) {
-			if (seq_method_parse(a, &ms[nm++]))
+			if (bench_method_parse(a, &ms[nm++]))
 				goto usage;
 		} else if (dash && np < 16) {
 			if (benchfn_init(&fs[np], a, err)) {
@@ -208,7 +159,7 @@ int main(int argc, char **argv)
 				rc = seq_run(probs[p], &fs[p], &ms[i],
 					     (uint64_t)s, evals, jobs);
 	for (i = 0; i < nm; i++)
-		cJSON_Delete(ms[i].settings);
+		bench_method_release(&ms[i]);
 	return rc ? 111 : 0;
 usage:
 	fprintf(stderr, "usage: bench_seq [--seeds N] [--evals N] [--jobs J] "

@@ -48,11 +48,11 @@
  * did).
  * Exit codes: 0 ok, 100 usage or bad table, 111 optimiser failure.
  */
+#include "benchopt.h"
 #include "err.h"
 #include "gp.h"
 #include "optim.h"
 
-#include <cjson/cJSON.h>
 #include <csv.h>
 
 #include <errno.h>
@@ -77,12 +77,6 @@ struct lc_task {
 	double loss[LC_NCFG][LC_EPOCHS];
 	double dt[LC_NCFG]; /* seconds per epoch */
 	double lo, hi;	    /* min and max of loss_E */
-};
-
-struct lc_method {
-	char label[64];
-	char opt[64];
-	cJSON *settings; /* NULL: the optimiser's defaults */
 };
 
 static struct lc_task tasks[LC_MAXT];
@@ -231,24 +225,6 @@ static int lc_load(const char *path)
 	return 0;
 }
 
-static int lc_nearest(const struct lc_task *t, const double *x)
-{
-	double best = INFINITY;
-	int c, i, arg = 0;
-
-	for (c = 0; c < t->n; c++) {
-		double d = 0;
-
-		for (i = 0; i < LC_DIM; i++)
-			d += (t->u[c][i] - x[i]) * (t->u[c][i] - x[i]);
-		if (d < best) {
-			best = d;
-			arg = c;
-		}
-	}
-	return arg;
-}
-
 /* A job in flight on one simulated worker. */
 struct lc_job {
 	uint64_t id;
@@ -350,7 +326,7 @@ static int lc_fill(struct lc_sim *s)
 		if (f < 1 || f > LC_EPOCHS || fabs(f - j.fidelity) > 1e-6)
 			return DEHBQ_ESTATE; /* not a whole epoch */
 		r.id = j.id;
-		r.cfg = lc_nearest(s->t, x);
+		r.cfg = bench_nearest(&s->t->u[0][0], s->t->n, LC_DIM, x);
 		r.target = (int)f;
 		r.t = s->now + s->t->dt[r.cfg];
 		r.seq = s->seq++;
@@ -403,13 +379,11 @@ static int lc_step(struct lc_sim *s)
 	return rc ? rc : lc_fill(s);
 }
 
-static int lc_open(const struct lc_method *m, uint64_t seed, struct optim **o)
+static int lc_open(const struct bench_method *m, uint64_t seed,
+		   struct optim **o)
 {
 	unsigned caps = optim_caps(m->opt);
 	struct optim_setup u = {0};
-	char err[DEHBQ_ERRLEN];
-	cJSON *full = NULL;
-	int rc;
 
 	u.dim = LC_DIM;
 	u.max_fidelity = LC_EPOCHS;
@@ -419,19 +393,12 @@ static int lc_open(const struct lc_method *m, uint64_t seed, struct optim **o)
 			: 1;
 	u.eta = 3;
 	u.seed = seed;
-	if (!(rc = optim_settings(m->opt, m->settings, &full, err))) {
-		u.settings = full;
-		rc = optim_open(m->opt, &u, o, err);
-		cJSON_Delete(full);
-	}
-	if (rc)
-		fprintf(stderr, "bench_stop: fatal: %s: %s\n", m->label, err);
-	return rc;
+	return bench_method_open("bench_stop", m, &u, o);
 }
 
 /* One run: B rows on stdout, one on runs. */
-static int lc_run(int k, const struct lc_method *m, uint64_t seed, int workers,
-		  int budget, double target, FILE *runs)
+static int lc_run(int k, const struct bench_method *m, uint64_t seed,
+		  int workers, int budget, double target, FILE *runs)
 {
 	static struct lc_sim s;
 	int rc, row = 1;
@@ -482,34 +449,6 @@ static int lc_run(int k, const struct lc_method *m, uint64_t seed, int workers,
 	return rc;
 }
 
-static int lc_method_parse(const char *arg, struct lc_method *m)
-{
-	const char *eq = strchr(arg, '='), *colon;
-	size_t n;
-
-	memset(m, 0, sizeof(*m));
-	if (!eq || eq == arg || (size_t)(eq - arg) >= sizeof(m->label))
-		return -1;
-	memcpy(m->label, arg, (size_t)(eq - arg));
-	colon = strchr(eq + 1, ':');
-	n = colon ? (size_t)(colon - eq - 1) : strlen(eq + 1);
-	if (!n || n >= sizeof(m->opt))
-		return -1;
-	memcpy(m->opt, eq + 1, n);
-	if (colon && !(m->settings = cJSON_Parse(colon + 1)))
-		return -1;
-	return optim_caps(m->opt) ? 0 : -1;
-}
-
-static int lc_long(const char *s, long lo, long hi, long *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtol(s, &end, 10);
-	return errno || end == s || *end || *v < lo || *v > hi;
-}
-
 /* --tasks: 1 when task k is named in list (NULL: every task). */
 static int lc_chosen(const char *list, int k)
 {
@@ -528,7 +467,7 @@ static int lc_chosen(const char *list, int k)
 
 int main(int argc, char **argv)
 {
-	static struct lc_method ms[LC_MAXMETH];
+	static struct bench_method ms[LC_MAXMETH];
 	const char *table = NULL, *only = NULL, *runpath = NULL;
 	long seeds = 20, budget = 30, workers = 1;
 	double target = 0.02;
@@ -541,13 +480,13 @@ int main(int argc, char **argv)
 		const char *a = argv[ai], *v = ai + 1 < argc ? argv[ai + 1] : 0;
 
 		if (!strcmp(a, "--seeds") && v) {
-			if (lc_long(argv[++ai], 1, 10000, &seeds))
+			if (bench_long(argv[++ai], 1, 10000, &seeds))
 				goto usage;
 		} else if (!strcmp(a, "--budget") && v) {
-			if (lc_long(argv[++ai], 1, 1000000, &budget))
+			if (bench_long(argv[++ai], 1, 1000000, &budget))
 				goto usage;
 		} else if (!strcmp(a, "--workers") && v) {
-			if (lc_long(argv[++ai], 1, LC_MAXW, &workers))
+			if (bench_long(argv[++ai], 1, LC_MAXW, &workers))
 				goto usage;
 		} else if (!strcmp(a, "--tasks") && v) {
 			only = argv[++ai];
@@ -562,7 +501,7 @@ int main(int argc, char **argv)
 		} else if (!table && a[0] != '-') {
 			table = a;
 		} else if (nm < LC_MAXMETH && a[0] != '-') {
-			if (lc_method_parse(a, &ms[nm++]))
+			if (bench_method_parse(a, &ms[nm++]))
 				goto usage;
 		} else {
 			goto usage;
@@ -589,7 +528,7 @@ int main(int argc, char **argv)
 					    (int)workers, (int)budget, target,
 					    runs);
 	for (i = 0; i < nm; i++)
-		cJSON_Delete(ms[i].settings);
+		bench_method_release(&ms[i]);
 	if (runs && fclose(runs))
 		rc = DEHBQ_ESYS;
 	return rc ? 111 : 0;

@@ -36,6 +36,7 @@
  * (--only: those methods, and rs, which every comparison needs)
  * Exit codes: 0 ok, 100 usage or bad data, 111 optimiser failure.
  */
+#include "benchopt.h"
 #include "benchstat.h"
 
 #include <cjson/cJSON.h>
@@ -143,24 +144,6 @@ static int load(const char *path)
 	return ntask >= 2 ? 0 : -1;
 }
 
-static int nearest(const struct task *t, const double *x)
-{
-	double best = INFINITY;
-	int c, i, arg = 0;
-
-	for (c = 0; c < t->n; c++) {
-		double d = 0;
-
-		for (i = 0; i < TB_DIM; i++)
-			d += (t->u[c][i] - x[i]) * (t->u[c][i] - x[i]);
-		if (d < best) {
-			best = d;
-			arg = c;
-		}
-	}
-	return arg;
-}
-
 /* The other tasks' results at 81 rounds, as transfer data. */
 struct tdata {
 	size_t n[TB_MAXT];
@@ -217,7 +200,7 @@ static int run(int m, int j, uint64_t seed, int iters, const struct tdata *d,
 
 		if ((rc = optim_ask(o, &job, x)))
 			break;
-		c = nearest(t, x);
+		c = bench_nearest(&t->u[0][0], t->n, TB_DIM, x);
 		for (f = 0; f < TB_NFID && fids[f] != job.fidelity; f++)
 			;
 		if (f == TB_NFID) {
