@@ -236,7 +236,7 @@ struct lc_job {
 /* What one run measured. */
 struct lc_stats {
 	long epochs, trials, stopped, reports, decisions;
-	double simtime, cpu, cpu_max, idle, t_target;
+	double cpu, cpu_max, idle, t_target;
 };
 
 /* A binary heap of the jobs in flight, earliest (t, seq) on top. */
@@ -396,6 +396,13 @@ static int lc_open(const struct bench_method *m, uint64_t seed,
 	return bench_method_open("bench_stop", m, &u, o);
 }
 
+static void lc_row(const struct lc_sim *s, const struct bench_method *m,
+		   uint64_t seed, int workers, int row)
+{
+	printf("%s,%s,%llu,%d,%d,%.10g\n", s->t->name, m->label,
+	       (unsigned long long)seed, workers, row, s->best);
+}
+
 /* One run: B rows on stdout, one on runs. */
 static int lc_run(int k, const struct bench_method *m, uint64_t seed,
 		  int workers, int budget, double target, FILE *runs)
@@ -419,15 +426,12 @@ static int lc_run(int k, const struct bench_method *m, uint64_t seed,
 			break;
 		}
 		rc = lc_step(&s);
-		for (; row <= budget && s.st.epochs >= (long)row * LC_EPOCHS;
-		     row++)
-			printf("%s,%s,%llu,%d,%d,%.10g\n", s.t->name, m->label,
-			       (unsigned long long)seed, workers, row, s.best);
+		if (rc || s.st.epochs < (long)row * LC_EPOCHS)
+			continue;
+		lc_row(&s, m, seed, workers, row++);
 	}
-	for (; !rc && row <= budget; row++) /* the optimiser ended early */
-		printf("%s,%s,%llu,%d,%d,%.10g\n", s.t->name, m->label,
-		       (unsigned long long)seed, workers, row, s.best);
-	s.st.simtime = s.now;
+	while (!rc && row <= budget) /* the optimiser ended early */
+		lc_row(&s, m, seed, workers, row++);
 	if (!rc && runs)
 		fprintf(runs,
 			"%s,%s,%llu,%d,%ld,%.6g,%ld,%ld,%ld,%ld,%.4g,%.4g,"
