@@ -33,7 +33,7 @@ Deterministic from the seeds below, except time_27 (a measured time).
 
 Usage: python3 make_lctab.py [--configs N] [--jobs J] OUT.csv
        (then gzip -9n OUT.csv)
-About 20 minutes with 2 processes for 300 configurations.
+About 5 minutes with 2 processes (--jobs 2) for 300 configurations.
 """
 import argparse
 import csv
