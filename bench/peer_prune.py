@@ -19,7 +19,9 @@ Methods are SAMPLER-PRUNER:
            hyperband  HyperbandPruner(min_resource=1, max_resource=27,
                       reduction_factor=3)
 labelled optuna-SAMPLER-PRUNER.  SHA and Hyperband get dehbq's eta and
-minimum (Optuna's own defaults are 4 and "auto").
+minimum (Optuna's own defaults are 4 and "auto").  The study is named
+METHOD-SEED: Hyperband's brackets hash the study name, so that a seed's
+run is reproducible.
 
 Accounting, as bench_stop's: every reported epoch costs one; the run ends
 when the total reaches B * 27 (a trial cut there does not count).  The
@@ -82,8 +84,12 @@ def make(optuna, method, seed):
         "hyperband": lambda: optuna.pruners.HyperbandPruner(
             min_resource=1, max_resource=EPOCHS, reduction_factor=3),
     }[pruner]()
+    # HyperbandPruner picks a trial's bracket from crc32 of the study name
+    # and the trial number: a fixed name (not Optuna's uuid4) makes a seed
+    # reproducible
     return optuna.create_study(direction="minimize", sampler=smp,
-                               pruner=prn)
+                               pruner=prn,
+                               study_name="%s-%d" % (method, seed))
 
 
 class Spent(Exception):
