@@ -15,6 +15,7 @@
 #include "cli.h"
 
 #include "err.h"
+#include "jsonfile.h"
 #include "space.h"
 #include "spec.h"
 
@@ -50,10 +51,10 @@ static cJSON *best_object(const struct spec *s, const struct cli_row *row)
 	id_trial_format(row->t.id, id);
 	cfg = space_config_to_json(s->space, row->t.config);
 	if (!o || !cfg || !cJSON_AddStringToObject(o, "id", id) ||
-	    !cJSON_AddNumberToObject(o, "fidelity", row->t.fidelity) ||
-	    !cJSON_AddNumberToObject(o, "loss", row->r.loss) ||
-	    !cJSON_AddNumberToObject(o, "cost", row->r.cost) ||
-	    !cJSON_AddNumberToObject(o, "attempt", row->t.attempt) ||
+	    jsonfile_add_number(o, "fidelity", row->t.fidelity) ||
+	    jsonfile_add_number(o, "loss", row->r.loss) ||
+	    jsonfile_add_number(o, "cost", row->r.cost) ||
+	    jsonfile_add_number(o, "attempt", row->t.attempt) ||
 	    !cJSON_AddItemToObject(o, "config", cfg)) {
 		cJSON_Delete(o);
 		return NULL;

@@ -647,6 +647,36 @@ void jsonfile_fmt_exact(char *buf, size_t size, double d)
 		snprintf(buf, size, "%.17g", d);
 }
 
+/* Every number item under it becomes a raw item with its exact text. */
+static int make_exact(cJSON *it)
+{
+	char buf[40], *txt;
+
+	for (; it; it = it->next) {
+		if (cJSON_IsNumber(it) && isfinite(it->valuedouble)) {
+			jsonfile_fmt_double(buf, sizeof(buf), it->valuedouble);
+			if (!(txt = strdup(buf)))
+				return -1;
+			it->type = cJSON_Raw | (it->type & cJSON_StringIsConst);
+			it->valuestring = txt;
+		} else if (make_exact(it->child)) {
+			return -1;
+		}
+	}
+	return 0;
+}
+
+char *jsonfile_print_exact(const cJSON *item)
+{
+	cJSON *copy = cJSON_Duplicate(item, 1);
+	char *txt = NULL;
+
+	if (copy && !make_exact(copy))
+		txt = cJSON_PrintUnformatted(copy);
+	cJSON_Delete(copy);
+	return txt;
+}
+
 int jsonfile_render(cJSON *o, int built, char **out)
 {
 	char *txt = NULL;

@@ -129,6 +129,12 @@ cJSON *jsonfile_number(double d);
  * machine data (the snapshot, a trial's vector).  buf: size >= 32.
  */
 void jsonfile_fmt_exact(char *buf, size_t size, double d);
+/*
+ * item printed unformatted with every number exact (as jsonfile_number's),
+ * where cJSON_PrintUnformatted() may move a number by one ulp.  Returns
+ * malloc'ed text (free with cJSON_free) or NULL when out of memory.
+ */
+char *jsonfile_print_exact(const cJSON *item);
 /* Add jsonfile_number(d) to obj under key; 0 ok, -1 on failure. */
 int jsonfile_add_number(cJSON *obj, const char *key, double d);
 

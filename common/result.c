@@ -121,7 +121,7 @@ static int get_time(const struct jsonfile *jf, const cJSON *obj,
 static int print_info(const struct jsonfile *jf, const cJSON *info, char **out,
 		      char *err)
 {
-	char *s = cJSON_PrintUnformatted(info);
+	char *s = jsonfile_print_exact(info);
 
 	if (!s)
 		return DEHBQ_ENOMEM;

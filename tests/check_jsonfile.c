@@ -237,6 +237,35 @@ START_TEST(test_jsonfile_numbers_print_shortest_exact_text)
 }
 END_TEST
 
+/*
+ * A parsed tree printed again keeps every number: 0.13973232520691303 is one
+ * that cJSON's own printer writes as 0.139732325206913, a different double
+ * (a trainer's objectives and info are stored this way; CI once saw `dehbq
+ * best` differ from the export by that ulp).
+ */
+START_TEST(test_jsonfile_print_exact_keeps_every_number)
+{
+	static const char in[] = "{\"a\":0.13973232520691303,\"b\":[1,"
+				 "0.30000000000000004,{\"c\":-0.0}],"
+				 "\"d\":\"0.1\",\"e\":null}";
+	cJSON *o = cJSON_Parse(in), *back;
+	char *txt;
+
+	ck_assert_ptr_nonnull(o);
+	txt = jsonfile_print_exact(o);
+	ck_assert_ptr_nonnull(txt);
+	ck_assert_str_eq(txt, in);
+	back = cJSON_Parse(txt);
+	ck_assert(cJSON_GetObjectItem(back, "a")->valuedouble ==
+		  0.13973232520691303);
+	ck_assert(cJSON_Compare(o, back, 1));
+	ck_assert(cJSON_IsNumber(cJSON_GetObjectItem(o, "a"))); /* unchanged */
+	cJSON_free(txt);
+	cJSON_Delete(back);
+	cJSON_Delete(o);
+}
+END_TEST
+
 Suite *jsonfile_suite(void)
 {
 	Suite *s = suite_create("jsonfile");
@@ -247,6 +276,7 @@ Suite *jsonfile_suite(void)
 	tcase_add_checked_fixture(limits, tu_setup, tu_teardown);
 	tcase_add_test(core, test_jsonfile_getters_report_field_positions);
 	tcase_add_test(core, test_jsonfile_numbers_print_shortest_exact_text);
+	tcase_add_test(core, test_jsonfile_print_exact_keeps_every_number);
 	tcase_add_test(errors, test_jsonfile_syntax_errors_have_line_and_col);
 	tcase_add_test(errors,
 		       test_jsonfile_rejects_huge_numbers_and_duplicates);

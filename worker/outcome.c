@@ -17,6 +17,7 @@
 
 #include "err.h"
 #include "fsutil.h"
+#include "jsonfile.h"
 #include "objectives.h"
 #include "result.h"
 #include "run.h"
@@ -215,7 +216,7 @@ static int info_gpus(struct result *r, const char *gpus)
 		return DEHBQ_ENOMEM; /* r->info is valid JSON (result.h) */
 	if (cJSON_IsObject(o) && !cJSON_GetObjectItemCaseSensitive(o, "gpus") &&
 	    (!cJSON_AddStringToObject(o, "gpus", gpus) ||
-	     !(txt = cJSON_PrintUnformatted(o)))) {
+	     !(txt = jsonfile_print_exact(o)))) {
 		cJSON_Delete(o);
 		return DEHBQ_ENOMEM;
 	}
