@@ -35,11 +35,18 @@ static int by_index(const void *a, const void *b)
 	return i < j ? -1 : i > j;
 }
 
-/* Failed results count too: at the worst loss (outputs()), so that a
- * failing or forbidden region is learnt, not proposed again. */
+/*
+ * Result i is in the model at level: a result at that fidelity, or a
+ * failure at any.  Failures count at the worst loss (outputs()), so that
+ * a failing or forbidden region is learnt, not proposed again; a
+ * configuration that fails fails at every fidelity (under asha or a
+ * stopping scheduler a forbidden proposal fails at the lowest rung, and
+ * a model of the top one that did not see it proposed it again, without
+ * end).
+ */
 static int at(const struct gpo *g, size_t i, double level)
 {
-	return g->fid[i] == level;
+	return g->fid[i] == level || !isfinite(g->loss[i]);
 }
 
 /*
