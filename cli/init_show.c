@@ -116,6 +116,20 @@ void cli_init_print_ladder(const struct spec *s)
 		       fid[0], s->eta);
 		return;
 	}
+	if (caps & OPTIM_CAP_SEGMENTS) {
+		const cJSON *pop = cJSON_GetObjectItemCaseSensitive(
+			s->settings, "population_size");
+		const cJSON *iv = cJSON_GetObjectItemCaseSensitive(
+			s->settings, "perturbation_interval");
+
+		printf("%s: %d members train in segments of %g up to fidelity "
+		       "%g, each segment a trial that continues from the one "
+		       "before ({parent_workdir})\n",
+		       s->optimizer, cJSON_IsNumber(pop) ? pop->valueint : 8,
+		       cJSON_IsNumber(iv) ? iv->valuedouble : s->min_fidelity,
+		       s->max_fidelity);
+		return;
+	}
 	if (!(caps & OPTIM_CAP_BRACKETS)) {
 		printf("every trial runs at fidelity %g (optimizer %s%s%s)\n",
 		       s->max_fidelity, s->optimizer,

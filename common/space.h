@@ -91,6 +91,18 @@ struct space_value {	       /* a decoded parameter value */
 #define SPACE_ENV_LEN	  137
 
 /*
+ * Entry i of a unit-cube vector, v, moved to a neighbour in the
+ * parameter's own units (PBT's explore): a float's value times factor,
+ * clamped to its bounds (on a log scale that is a step of ln(factor)); an
+ * int's value, and an ordinal's choice, one step up (factor > 1) or down,
+ * clamped; a categorical's choice floor(u K), for u in [0, 1); a
+ * constant's unchanged.  Returns the new entry as space_encode() encodes
+ * the new value.  A float at 0 stays there.
+ */
+double space_move(const struct space *sp, int i, double v, double factor,
+		  double u);
+
+/*
  * Read a space file (native or ConfigSpace JSON, auto-detected) of at most
  * SPACE_FILE_CAP bytes.  *out is NULL on failure.
  */

@@ -247,6 +247,35 @@ static double encode_one(const struct space_param *p,
 	return v;
 }
 
+double space_move(const struct space *sp, int i, double v, double factor,
+		  double u)
+{
+	const struct space_param *p = &sp->p[i];
+	struct space_value x;
+	int k, up = factor > 1;
+
+	decode_one(p, v, &x);
+	switch (p->type) {
+	case SPACE_FLOAT:
+		x.f *= factor;
+		x.f = x.f < p->lo ? p->lo : x.f > p->hi ? p->hi : x.f;
+		return encode_one(p, &x);
+	case SPACE_INT:
+		if (up ? x.i < p->ihi : x.i > p->ilo)
+			x.i += up ? 1 : -1;
+		return encode_one(p, &x);
+	case SPACE_ORDINAL:
+		k = (int)bin_index(clamp01(v), (double)p->n);
+		k += up ? k < p->n - 1 : -(k > 0);
+		return ((double)k + 0.5) / (double)p->n;
+	case SPACE_CATEGORICAL:
+		k = (int)bin_index(u, (double)p->n);
+		return ((double)k + 0.5) / (double)p->n;
+	default:
+		return 0.5;
+	}
+}
+
 int space_encode(const struct space *sp, const struct space_value *vals,
 		 double *vec, char *err)
 {

@@ -54,6 +54,7 @@
 struct cJSON;
 struct jsonbuf;
 struct optim;
+struct space;
 
 #define OPTIM_FORMAT	  "dehbq-optim/1"
 #define OPTIM_STATE_MAX	  256 /* bytes of a job's opaque state, NUL in */
@@ -122,6 +123,11 @@ struct optim_setup {
 	/* Earlier tasks (NULL: none); borrowed for open and load, which
 	 * fit what they need from it. */
 	const struct prior_tasks *transfer;
+	/* The study's space (NULL: none; each dimension then a float on
+	 * [0, 1] or a categorical of its choices): for a scheduler that moves
+	 * a configuration in the parameters' own units (pbt's explore).
+	 * Borrowed for the optimiser's lifetime. */
+	const struct space *space;
 	int64_t asked; /* set by optim_load for ops.load: the
 			  jobs asked so far (a bound for the
 			  backend's counts); 0 otherwise */
@@ -184,6 +190,11 @@ enum optim_cap {
 	OPTIM_CAP_STOPS = 1 << 10,	 /* not a member: ops.report set; learns
 					    from intermediate results and stops
 					    trials early */
+	OPTIM_CAP_SEGMENTS = 1 << 11,	 /* trains a population in segments,
+					    each a trial that continues from a
+					    checkpoint, and ends on its own
+					    (pbt: population_size,
+					    perturbation_interval) */
 };
 
 /*

@@ -16,7 +16,7 @@
 
 extern const struct optim_ops optim_dehb_ops, optim_sh_ops, optim_hyperband_ops,
 	optim_de_ops, optim_asha_ops, optim_fifo_ops, optim_asha_stop_ops,
-	optim_hyperband_stop_ops, optim_median_stop_ops;
+	optim_hyperband_stop_ops, optim_median_stop_ops, optim_pbt_ops;
 
 /* The presets: one line each. */
 static const struct optim_ops optim_random_ops = {
@@ -73,23 +73,12 @@ static const struct optim_ops optim_gcp_ops = {
 };
 
 const struct optim_ops *const optim_table[] = {
-	&optim_dehb_ops,
-	&optim_random_ops,
-	&optim_sh_ops,
-	&optim_hyperband_ops,
-	&optim_de_ops,
-	&optim_asha_ops,
-	&optim_re_ops,
-	&optim_tpe_ops,
-	&optim_bohb_ops,
-	&optim_gp_ops,
-	&optim_cts_ops,
-	&optim_gcp_ops,
-	&optim_fifo_ops,
-	&optim_asha_stop_ops,
-	&optim_hyperband_stop_ops,
-	&optim_median_stop_ops,
-	NULL,
+	&optim_dehb_ops,	&optim_random_ops,    &optim_sh_ops,
+	&optim_hyperband_ops,	&optim_de_ops,	      &optim_asha_ops,
+	&optim_re_ops,		&optim_tpe_ops,	      &optim_bohb_ops,
+	&optim_gp_ops,		&optim_cts_ops,	      &optim_gcp_ops,
+	&optim_fifo_ops,	&optim_asha_stop_ops, &optim_hyperband_stop_ops,
+	&optim_median_stop_ops, &optim_pbt_ops,	      NULL,
 };
 
 const struct optim_ops *optim_find(const char *name)

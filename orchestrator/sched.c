@@ -376,6 +376,7 @@ static void study_setup(struct sched *s, struct optim_setup *u)
 	u->lim.cost = sp->total_cost;
 	u->lim.walltime = sp->walltime;
 	u->choices = s->choices;
+	u->space = sp->space;
 	u->settings = sp->settings;
 	if (sp->obj.n) {
 		u->nobj = sp->obj.n;

@@ -285,7 +285,8 @@ static int log_all_feasible(const char *p)
 /* A pair whose searcher proposes from the prior alone (cts), or gcp under
  * a scheduler that starts configurations low (asha, sh, hyperband) or
  * models each rung (the stopping ones): its first asks are mostly the
- * prior's. */
+ * prior's; or a model under pbt (below).  Such a pair may propose
+ * nothing forbidden. */
 static int prior_pair(int i)
 {
 	const char *sched, *sr;
@@ -296,6 +297,10 @@ static int prior_pair(int i)
 	sched = ov_pair(k, &sr);
 	if (search_find(sr)->caps & SEARCH_CAP_NEEDS_TRANSFER)
 		return 1;
+	/* pbt's searcher proposes only the population (40) and resamples:
+	 * a model's proposals may all miss the corner */
+	if (!strcmp(sched, "pbt"))
+		return (search_find(sr)->caps & SEARCH_CAP_LEARNS) != 0;
 	return (optim_caps(sched) &
 		(OPTIM_CAP_RUNGS | OPTIM_CAP_BRACKETS | OPTIM_CAP_STOPS)) &&
 	       !strcmp(sr, "gcp");

@@ -1218,6 +1218,60 @@ START_TEST(test_space_value_format_too_small_is_etoobig)
 }
 END_TEST
 
+/*
+ * space_move (PBT's explore): a float times the factor (log scale alike),
+ * clamped; an int and an ordinal one step, clamped at the ends; a
+ * categorical the choice u picks; a constant unchanged.
+ */
+START_TEST(test_space_move_in_own_units)
+{
+	struct space *sp = parse_ok(
+		"{\"format\":\"dehbq-space/1\",\"parameters\":["
+		"{\"name\":\"a\",\"type\":\"float\",\"low\":0,\"high\":10},"
+		"{\"name\":\"lr\",\"type\":\"float\",\"low\":0.001,"
+		"\"high\":1,\"log\":true},"
+		"{\"name\":\"n\",\"type\":\"int\",\"low\":1,\"high\":5},"
+		"{\"name\":\"o\",\"type\":\"ordinal\",\"sequence\":[1,2,4]},"
+		"{\"name\":\"c\",\"type\":\"categorical\",\"choices\":"
+		"[\"x\",\"y\",\"z\",\"w\"]},"
+		"{\"name\":\"k\",\"type\":\"constant\",\"value\":3}]}");
+	struct space_value in[6], out[6];
+	double v[6], w[6];
+	char err[DEHBQ_ERRLEN];
+
+	in[0] = (struct space_value){.type = SPACE_V_FLOAT, .f = 5};
+	in[1] = (struct space_value){.type = SPACE_V_FLOAT, .f = 0.01};
+	in[2] = (struct space_value){.type = SPACE_V_INT, .i = 5};
+	in[3] = (struct space_value){.type = SPACE_V_INT, .i = 2};
+	in[4] = (struct space_value){.type = SPACE_V_STRING, .s = "y"};
+	in[5] = (struct space_value){.type = SPACE_V_INT, .i = 3};
+	ck_assert_int_eq(space_encode(sp, in, v, err), DEHBQ_OK);
+	memcpy(w, v, sizeof(w));
+	w[0] = space_move(sp, 0, v[0], 1.2, 0);
+	w[1] = space_move(sp, 1, v[1], 0.8, 0);
+	w[2] = space_move(sp, 2, v[2], 1.2, 0); /* at its top: stays */
+	w[3] = space_move(sp, 3, v[3], 1.2, 0);
+	w[4] = space_move(sp, 4, v[4], 1.2, 0.9);
+	w[5] = space_move(sp, 5, v[5], 0.8, 0.5);
+	ck_assert_int_eq(space_decode(sp, w, out), DEHBQ_OK);
+	ck_assert_double_eq_tol(out[0].f, 6, 1e-12);
+	ck_assert_double_eq_tol(out[1].f, 0.008, 1e-15);
+	ck_assert_int_eq(out[2].i, 5);
+	ck_assert_int_eq(out[3].i, 4);
+	ck_assert_str_eq(out[4].s, "w");
+	ck_assert_int_eq(out[5].i, 3);
+	/* down: the int one step, the ordinal one step, a float clamped */
+	w[0] = space_move(sp, 0, 1.0, 1.2, 0);
+	w[2] = space_move(sp, 2, v[2], 0.8, 0);
+	w[3] = space_move(sp, 3, space_move(sp, 3, v[3], 0.8, 0), 0.8, 0);
+	ck_assert_int_eq(space_decode(sp, w, out), DEHBQ_OK);
+	ck_assert(out[0].f == 10);
+	ck_assert_int_eq(out[2].i, 4);
+	ck_assert_int_eq(out[3].i, 1);
+	space_free(sp);
+}
+END_TEST
+
 Suite *space_suite(void)
 {
 	Suite *s = suite_create("space");
@@ -1228,6 +1282,7 @@ Suite *space_suite(void)
 	tcase_set_timeout(core, 60);
 	tcase_set_timeout(limits, 60);
 	tcase_add_test(core, test_space_native_parses_all_types);
+	tcase_add_test(core, test_space_move_in_own_units);
 	tcase_add_test(core, test_space_decode_endpoints_stay_in_range);
 	tcase_add_test(core, test_space_float_log_decode_never_leaves_bounds);
 	tcase_add_test(core, test_space_round_trip_all_types);

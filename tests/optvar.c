@@ -127,8 +127,11 @@ static int sampled(int k)
 	const char *sr, *sched = ov_pair(k, &sr);
 	int i;
 
-	if (!(optim_caps(sched) & OPTIM_CAP_STOPS) || !strcmp(sr, "random") ||
-	    !strcmp(sr, "tpe"))
+	if (!strcmp(sr, "random") || !strcmp(sr, "tpe"))
+		return 1;
+	if (optim_caps(sched) & OPTIM_CAP_SEGMENTS) /* pbt: those two */
+		return 0;
+	if (!(optim_caps(sched) & OPTIM_CAP_STOPS))
 		return 1;
 	for (i = 0; optim_table[i]; i++) /* the first stopping scheduler */
 		if (optim_caps(optim_table[i]->name) & OPTIM_CAP_STOPS)
@@ -194,6 +197,14 @@ static const char *small_search(const char *searcher)
 	return "";
 }
 
+/* A scheduler's settings in the contract: pbt's population large enough
+ * that every member is still training when the tests' budgets run out
+ * (it would end on its own, before them). */
+static const char *sched_settings(const char *sched)
+{
+	return !strcmp(sched, "pbt") ? ",\"population_size\":40" : "";
+}
+
 /* Variant i's optimiser name; its settings go to every ov_setup. */
 const char *ov_name(int i)
 {
@@ -207,8 +218,9 @@ const char *ov_name(int i)
 			return sched;
 		ov_done();
 		cur_variant = i;
-		snprintf(set, sizeof(set), "{\"searcher\":\"%s\"%s}", searcher,
-			 small_search(searcher));
+		snprintf(set, sizeof(set), "{\"searcher\":\"%s\"%s%s}",
+			 searcher, small_search(searcher),
+			 sched_settings(sched));
 		ck_assert_ptr_nonnull(cur_settings = cJSON_Parse(set));
 		return sched;
 	}
@@ -218,6 +230,10 @@ const char *ov_name(int i)
 	cur_settings = NULL;
 	cur_variant = i;
 	ov_mode = -1;
+	if (i < n && !strcmp(optim_table[i]->name, "pbt")) {
+		cur_settings = cJSON_Parse("{\"population_size\":40}");
+		return "pbt";
+	}
 	if (i < n && (!strcmp(optim_table[i]->name, "cts") ||
 		      !strcmp(optim_table[i]->name, "gcp") ||
 		      !strcmp(optim_table[i]->name, "gp") ||

@@ -40,10 +40,11 @@ int ov_composed_len(void); /* compositions */
 int ov_pairs_len(void);	   /* scheduler x searcher pairs, after them */
 /*
  * The pairs the heaviest suites (reload, crash) run: every pair, but a
- * stopping scheduler other than the first (OPTIM_CAP_STOPS) only with
- * the searchers random and tpe: each scheduler is swept, and each
- * searcher under one stopping scheduler (the contract suites run them
- * all).  ov_sampled_len() of them; the k-th is pair ov_sampled(k).
+ * stopping scheduler other than the first (OPTIM_CAP_STOPS), and pbt
+ * (OPTIM_CAP_SEGMENTS), only with the searchers random and tpe: each
+ * scheduler is swept, and each searcher under one stopping scheduler (the
+ * contract suites run them all).  ov_sampled_len() of them; the k-th is pair
+ * ov_sampled(k).
  */
 int ov_sampled_len(void);
 int ov_sampled(int k);
