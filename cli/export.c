@@ -5,12 +5,16 @@
  * ID.result.json, and ID.aN.result.json for each earlier attempt N that
  * failed and was requeued (its attempt column shows N; rows of one trial
  * come in attempt order).  Duplicates are not evaluations the optimiser
- * saw and are left out.  Columns: id, bracket, rung, fidelity, kind, one
+ * saw and are left out.  Columns: id, bracket, rung, fidelity, kind,
+ * parent (the trial whose work directory it continued, or empty), one
  * column per parameter in space order, loss, cost, status, attempt,
  * worker, host, started, finished, wall_time, max_rss_kb, reached (the
  * fidelity the evaluation reached: a stopped trial's last intermediate
  * one, else the trial's when ok), then the trainer's info flattened to
- * info.<key> (nested objects joined with dots; arrays kept as JSON text).
+ * info.<key> (nested objects joined with dots; arrays kept as JSON text)
+ * and the optimiser's state of the trial to state.<key> (pbt's member,
+ * segment and donor; asha's config; dehb's level, slot and config_id),
+ * read as data, never interpreted.
  *
  * CSV needs the union of info keys up front, so it makes two passes over
  * the archive: the first collects the keys (sorted), the second writes
@@ -40,10 +44,12 @@ static const char export_usage[] =
 	"\n"
 	"Write one row per evaluation (every archived result, failed ones\n"
 	"included, also the earlier attempts of a requeued trial): id,\n"
-	"bracket, rung, fidelity, kind, each parameter, loss, cost, status,\n"
-	"attempt, worker, host, started, finished, wall_time, max_rss_kb,\n"
-	"reached (the fidelity it reached: less than its fidelity when the\n"
-	"optimizer stopped it) and the trainer's info as info.<key> columns.  "
+	"bracket, rung, fidelity, kind, parent (the trial it continued), each\n"
+	"parameter, loss, cost, status, attempt, worker, host, started,\n"
+	"finished, wall_time, max_rss_kb, reached (the fidelity it reached:\n"
+	"less than its fidelity when the optimizer stopped it), the trainer's\n"
+	"info as info.<key> columns and the optimizer's state of the trial as\n"
+	"state.<key> columns (pbt: state.member, state.segment, state.donor).  "
 	"FILE '-'\n"
 	"is standard output; a FILE is replaced atomically.  Loads with\n"
 	"pandas.read_csv(FILE) or pandas.read_json(FILE, lines=True).\n";
@@ -157,7 +163,8 @@ struct export_ctx {
 	int jsonl;		 /* 0 csv, 1 jsonl */
 	FILE *f;		 /* output */
 	struct keyset keys;	 /* info columns (csv) */
-	struct leaves lv;	 /* current row's info leaves */
+	struct leaves lv;	 /* current row's info and state leaves */
+	struct jsonfile *sjf;	 /* current row's optimiser state, or NULL */
 	int oom;		 /* out of memory seen */
 	long rows;		 /* rows written */
 	struct cli_front front;	 /* a multi-objective study's front */
@@ -187,6 +194,36 @@ static int row_objectives(const struct export_ctx *x, const struct cli_row *row,
 
 /* Parse row's info and flatten it into x->lv (sorted).  The returned
  * jsonfile owns the items; NULL when there is nothing to flatten. */
+/* The trial's optimiser state (an object of the scheduler's, opaque here)
+ * as state.<key> leaves; x->sjf holds it until row_done. */
+static void row_state(struct export_ctx *x, const struct cli_row *row)
+{
+	char err[DEHBQ_ERRLEN], name[64];
+	const char *st = row->t.optimizer;
+
+	x->sjf = NULL;
+	if (!st[0])
+		return;
+	snprintf(name, sizeof(name), "trial %08llu: optimizer state",
+		 (unsigned long long)row->t.id);
+	if (jsonfile_parse(name, st, strlen(st), &x->sjf, err)) {
+		cli_warn("export", "%s", err);
+		x->sjf = NULL;
+		return;
+	}
+	if (cJSON_IsObject(jsonfile_root(x->sjf)) &&
+	    flatten(&x->lv, "state", jsonfile_root(x->sjf)))
+		x->oom = 1;
+}
+
+/* A row's parsed info and state freed. */
+static void row_done(struct export_ctx *x, struct jsonfile *jf)
+{
+	jsonfile_free(jf);
+	jsonfile_free(x->sjf);
+	x->sjf = NULL;
+}
+
 static struct jsonfile *row_info(struct export_ctx *x, struct cli_row *row)
 {
 	char err[DEHBQ_ERRLEN], name[64];
@@ -205,6 +242,7 @@ static struct jsonfile *row_info(struct export_ctx *x, struct cli_row *row)
 	}
 	if (flatten(&x->lv, "info", jsonfile_root(jf)))
 		x->oom = 1;
+	row_state(x, row);
 	if (x->lv.n > 1)
 		qsort(x->lv.v, x->lv.n, sizeof(*x->lv.v), leaf_cmp);
 	return jf;
@@ -223,7 +261,7 @@ static int pass_keys(void *arg, struct cli_row *row)
 	for (i = 0; i < x->lv.n && !x->oom; i++)
 		if (keyset_add(&x->keys, x->lv.v[i].key))
 			x->oom = 1;
-	jsonfile_free(jf);
+	row_done(x, jf);
 	return x->oom ? -1 : 0;
 }
 
@@ -272,13 +310,15 @@ static int row_csv(struct export_ctx *x, struct cli_row *row)
 	int k;
 
 	if (x->oom) {
-		jsonfile_free(jf);
+		row_done(x, jf);
 		return -1;
 	}
 	fprintf(f, "%08llu,%lld,%d", (unsigned long long)row->t.id,
 		(long long)row->t.bracket, row->t.rung);
 	csv_num(f, row->t.fidelity);
-	fprintf(f, ",%s", trial_kind_name(row->t.kind));
+	fprintf(f, ",%s,", trial_kind_name(row->t.kind));
+	if (row->t.parent >= 0)
+		fprintf(f, "%08lld", (long long)row->t.parent);
 	for (k = 0; k < row->t.dim; k++) {
 		fputc(',', f);
 		if (!space_value_format(&row->t.config[k], buf, sizeof(buf)))
@@ -318,7 +358,7 @@ static int row_csv(struct export_ctx *x, struct cli_row *row)
 			csv_leaf(f, x->lv.v[j++].item);
 	}
 	fputc('\n', f);
-	jsonfile_free(jf);
+	row_done(x, jf);
 	return 0;
 }
 
@@ -347,6 +387,14 @@ static int row_jsonl(struct export_ctx *x, struct cli_row *row)
 		bad |= add_num(o, "fidelity", row->t.fidelity);
 		bad |= !cJSON_AddStringToObject(o, "kind",
 						trial_kind_name(row->t.kind));
+		if (row->t.parent >= 0) {
+			char pid[ID_TRIAL_LEN];
+
+			id_trial_format((uint64_t)row->t.parent, pid);
+			bad |= !cJSON_AddStringToObject(o, "parent", pid);
+		} else {
+			bad |= !cJSON_AddNullToObject(o, "parent");
+		}
 		cfg = space_config_to_json(x->spec->space, row->t.config);
 		bad |= !cfg;
 		while (cfg && (it = cfg->child)) {
@@ -397,7 +445,7 @@ static int row_jsonl(struct export_ctx *x, struct cli_row *row)
 	if (!bad && !x->oom)
 		txt = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);
-	jsonfile_free(jf);
+	row_done(x, jf);
 	if (!txt) {
 		x->oom = 1;
 		return -1;
@@ -427,7 +475,7 @@ static int write_export(void *arg, FILE *f)
 
 	x->f = f;
 	if (!x->jsonl) {
-		fputs("id,bracket,rung,fidelity,kind", f);
+		fputs("id,bracket,rung,fidelity,kind,parent", f);
 		for (i = 0; i < space_dim(x->spec->space); i++) {
 			fputc(',', f);
 			cli_csv_field(f, space_param_name(x->spec->space, i));

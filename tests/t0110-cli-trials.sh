@@ -63,19 +63,29 @@ check "show of an unknown id exits 100" test $? = 100
 "$B/dehbq" export "$T/s" --csv "$T/out.csv" 2>"$T/err"
 check "export --csv exits 0" test $? = 0
 check "... header has parameters in space order and flattened info" \
-	sh -c "head -1 '$T/out.csv' | grep -q '^id,bracket,rung,fidelity,kind,x,layers,opt,loss,cost,status,attempt,worker,host,started,finished,wall_time,max_rss_kb,reached,info.acc,info.nested.a,info.nested.s\$'"
-check "... one row per evaluation" python3 -c "
+	sh -c "head -1 '$T/out.csv' | grep -q '^id,bracket,rung,fidelity,kind,parent,x,layers,opt,loss,cost,status,attempt,worker,host,started,finished,wall_time,max_rss_kb,reached,info.acc,info.nested.a,info.nested.s,state.config_id,state.level,state.slot\$'"
+check "... one row per evaluation; a promotion's parent is the trial it continued" python3 -c "
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 assert len(rows) == int(sys.argv[2]), len(rows)
 assert all(r['info.nested.s'] == 'x,\"y\"' for r in rows), rows[0]
+# a promotion names the trial it continued: an earlier one, at a lower
+# fidelity; every other row none
+ids = {r['id']: r for r in rows}
+for r in rows:
+    if r['kind'] == 'promotion':
+        p = ids[r['parent']]
+        assert p['id'] < r['id'] and float(p['fidelity']) < float(r['fidelity']), r
+    else:
+        assert r['parent'] == '', r
+assert any(r['kind'] == 'promotion' for r in rows)
 " "$T/out.csv" "$n"
 if py_with pandas; then
 	check "... loads in pandas with info.nested.a" "$PY" -c "
 import pandas, sys
 d = pandas.read_csv(sys.argv[1])
 assert len(d) == int(sys.argv[2]) and (d['info.nested.a'] == 1).all()
-assert d['loss'].dtype.kind == 'f' and list(d.columns[5:8]) == ['x', 'layers', 'opt']
+assert d['loss'].dtype.kind == 'f' and list(d.columns[6:9]) == ['x', 'layers', 'opt']
 " "$T/out.csv" "$n"
 else
 	skip "no python3 with pandas (tried:$PY_TRIED; apt-get install python3-pandas)"

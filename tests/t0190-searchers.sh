@@ -85,7 +85,7 @@ check "(d) --searcher NAME not a searcher: names the searchers" \
 check "(d) --scheduler NAME that takes no searcher: names those that do" \
 	bad d2 "is not one of sh, hyperband, asha, fifo" --scheduler dehb --searcher halton
 check "(d) --optimizer NAME that takes no searcher, with --searcher: names those that do" \
-	bad d3 "takes no searcher (the schedulers that do: sh, hyperband, asha, fifo, asha-stop, hyperband-stop, median-stop)" --optimizer dehb --searcher halton
+	bad d3 "takes no searcher (the schedulers that do: sh, hyperband, asha, fifo, asha-stop, hyperband-stop, median-stop, pbt)" --optimizer dehb --searcher halton
 check "(d) --scheduler with --optimizer: give one" \
 	bad d4 "give one" --scheduler asha --optimizer asha
 check "(d) a multi-objective study with a searcher that cannot rescore: names those that can" \

@@ -53,9 +53,11 @@ def _run(cli, args):
 
 def load_study(path, frame=None, cli=None):
     """Every evaluation of the study at path, one row each, with the
-    columns of dehbq export: id, bracket, rung, fidelity, kind, one per
-    parameter, loss, cost, status, attempt, worker, host, started,
-    finished, wall_time, max_rss_kb, reached and info.<key>.
+    columns of dehbq export: id, bracket, rung, fidelity, kind, parent
+    (the trial whose work it continued, or None), one per parameter, loss,
+    cost, status, attempt, worker, host, started, finished, wall_time,
+    max_rss_kb, reached, info.<key> and state.<key> (the optimizer's: pbt's
+    state.member, state.segment and state.donor).
 
     frame: None gives a pandas DataFrame when pandas is installed and a
     list of dicts otherwise; True requires pandas; False gives the list.
@@ -80,7 +82,9 @@ def load_study(path, frame=None, cli=None):
 def best(path, any_fidelity=False, cli=None):
     """The best evaluation as a dict: id, fidelity, loss, cost, attempt
     and config (the lowest loss among the ok results at the maximum
-    fidelity, or at any fidelity).  StudyError when there is none yet."""
+    fidelity, or at any fidelity), and schedule when it continued other
+    trials' work (pbt: the winner's configuration per segment, a list of
+    {id, fidelity, config}).  StudyError when there is none yet."""
     args = ["best", os.fspath(path)]
     if any_fidelity:
         args.append("--any-fidelity")
