@@ -61,7 +61,6 @@ struct best_ctx {
 	uint64_t chain[BEST_CHAIN_MAX]; /* the schedule's ids, best last */
 	cJSON *steps[BEST_CHAIN_MAX];	/* ... their objects, owned */
 	int nchain;
-	int oom;
 };
 
 static cJSON *best_object(const struct spec *s, const struct cli_row *row)
