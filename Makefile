@@ -162,8 +162,7 @@ $(B)/tests/check_main: $(call obj,$(TEST_SRCS)) $(LIBCLI) $(LIBWORKER) $(LIBORCH
 
 # make check: unit suites, then the end-to-end TAP scripts, then a short
 # fuzz smoke run.  Any failure fails the target.  check-unit and
-# check-e2e are its first two parts alone (CI runs the end-to-end suite of
-# the plain build too: the builds differ in timing).
+# check-e2e are its first two parts alone.
 check: deps-test
 	$(MAKE) --no-print-directory check-unit
 	$(MAKE) --no-print-directory check-e2e
