@@ -290,6 +290,16 @@ static int transfer_opt(const char *name)
 	return !strcmp(name, "cts") || !strcmp(name, "gcp");
 }
 
+/*
+ * pbt continues each trial from its parent's checkpoint: an evaluation
+ * here trains from scratch, so its results would mean nothing (issue 36
+ * has its own benchmark to build).  Named in --only, it runs.
+ */
+static int needs_checkpoints(const char *name)
+{
+	return (optim_caps(name) & OPTIM_CAP_SEGMENTS) != 0;
+}
+
 static int select_opts(const char *only)
 {
 	int i;
@@ -297,7 +307,8 @@ static int select_opts(const char *only)
 	nopt = 0;
 	for (i = 0; optim_table[i] && nopt < QUAL_MAXOPT; i++)
 		if (only ? listed(only, optim_table[i]->name)
-			 : !transfer_opt(optim_table[i]->name))
+			 : !transfer_opt(optim_table[i]->name) &&
+				    !needs_checkpoints(optim_table[i]->name))
 			names[nopt++] = optim_table[i]->name;
 	for (i = 0; i < QUAL_NCOMPOSED && nopt < QUAL_MAXOPT; i++)
 		if (listed(only, composed[i].label))
