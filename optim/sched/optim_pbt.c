@@ -314,25 +314,17 @@ static int pbt_open(const struct optim_setup *s, void **st, char *err)
 
 /* ---- the ready point ---- */
 
-/* Member i before member j: the lower latest result, then number. */
-static int before(const struct pbt *p, int i, int j)
+/* Member i before member j (qsort_r): the lower latest result, then the
+ * lower number. */
+static int by_last(const void *a, const void *b, void *arg)
 {
-	double u = p->m[i].last, v = p->m[j].last;
+	const struct member *m = arg;
+	int i = *(const int *)a, j = *(const int *)b;
+	double u = m[i].last, v = m[j].last;
 
-	return u < v || (u == v && i < j);
-}
-
-/* The n members in p->rank sorted best first (n is a population). */
-static void rank_sort(struct pbt *p, int n)
-{
-	int i, j, k;
-
-	for (i = 1; i < n; i++) {
-		k = p->rank[i];
-		for (j = i; j > 0 && before(p, k, p->rank[j - 1]); j--)
-			p->rank[j] = p->rank[j - 1];
-		p->rank[j] = k;
-	}
+	if (u != v)
+		return u < v ? -1 : 1;
+	return i < j ? -1 : i > j;
 }
 
 /* Member k's segment ended (its result is in): what it does next. */
@@ -355,7 +347,7 @@ static void decide(struct pbt *p, int k, uint64_t job)
 	for (i = 0; i < p->n; i++)
 		if (!isnan(p->m[i].last))
 			p->rank[n++] = i;
-	rank_sort(p, n);
+	qsort_r(p->rank, (size_t)n, sizeof(int), by_last, p->m);
 	q = (int)ceil(n * p->qfrac);
 	if (q > n / 2)
 		q = n / 2;
