@@ -173,11 +173,26 @@ check: deps-test
 # wherever the CPU has them (AVX2 and FMA: every x86-64 server since 2013).
 BLAS_PIN := $(shell grep -qw avx2 /proc/cpuinfo 2>/dev/null && \
 	grep -qw fma /proc/cpuinfo && echo OPENBLAS_CORETYPE=Haswell)
+# Each suite runs in its own process, as many at once as there are cores
+# (tests/unit.sh; UNIT_JOBS=1 for one at a time), the slowest first: the
+# crash sweep and the reload contract in their parts.
+SLOW_SUITES = crash:sweep1 crash:sweep2 crash:sweep3 reload:part1 \
+	reload:part2 optim
+UNIT_ORDER  = $(SLOW_SUITES) $(filter-out crash reload optim,$(SUITES))
 check-unit: all $(B)/tests/check_main check-layers
-	$(BLAS_PIN) DEHBQ_TESTDATA=tests/data $(B)/tests/check_main
+	$(BLAS_PIN) DEHBQ_TESTDATA=tests/data sh tests/unit.sh \
+		$(B)/tests/check_main $(B)/unit $(UNIT_ORDER)
+# The end-to-end scripts run two at a time (each in its own mkdtemp
+# directory); the ones that bring up hosts or SLURM one after another,
+# and first, since together they take longest.
+E2E_JOBS  ?= 2
+E2E_RULES  = --rules='seq=tests/{t3,t4}*.sh' --rules='par=**'
+E2E_SEQ    = $(sort $(wildcard tests/t3*.sh tests/t4*.sh))
+E2E_TESTS  = $(E2E_SEQ) $(filter-out $(E2E_SEQ),$(sort $(wildcard tests/t[0-9]*.sh)))
 check-e2e: all
 	{ DEHBQ_BIN=$(abspath $(B))/bin DEHBQ_SRC=$(CURDIR) \
-		prove -f --directives tests/t[0-9]*.sh; echo $$? >$(B)/prove.rc; } \
+		prove -f --directives -j$(E2E_JOBS) $(E2E_RULES) $(E2E_TESTS); \
+		echo $$? >$(B)/prove.rc; } \
 		2>&1 | tee $(B)/prove.log
 	sh tests/skipped.sh $(B)/prove.log
 	@exit $$(cat $(B)/prove.rc)
@@ -196,7 +211,17 @@ FUZZ_CFLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -std=c11 \
 	$(IQUOTE) $(shell pkg-config --cflags $(PKGS))
 FUZZ_RUNS  ?= 1000000
 FUZZ_SMOKE_SECS ?= 6
-$(FUZZ_B)/%: fuzz/%.c $(COMMON_SRCS) $(OPTIM_SRCS) $(ORCH_SRCS)
+# The sources are compiled once into one archive (instrumented, without
+# libFuzzer's main) and every target links to it.
+FUZZ_LIB  = $(FUZZ_B)/libfuzzdehbq.a
+FUZZ_OBJS = $(patsubst %.c,$(FUZZ_B)/%.o,$(COMMON_SRCS) $(OPTIM_SRCS) $(ORCH_SRCS))
+$(FUZZ_B)/%.o: %.c
+	@mkdir -p $(@D)
+	$(FUZZCC) $(subst fuzzer,fuzzer-no-link,$(FUZZ_CFLAGS)) -MMD -MP -c -o $@ $<
+$(FUZZ_LIB): $(FUZZ_OBJS)
+	rm -f $@
+	$(AR) rcs $@ $^
+$(FUZZ_B)/%: fuzz/%.c $(FUZZ_LIB)
 	@mkdir -p $(@D)
 	$(FUZZCC) $(FUZZ_CFLAGS) -o $@ $^ $(DEHBQ_LIBS)
 fuzz-build: $(FUZZ_BINS)
@@ -253,4 +278,4 @@ clean:
 	deps-check deps-test demo install format-check clean
 .DELETE_ON_ERROR:
 
--include $(shell find $(B) -name '*.d' 2>/dev/null)
+-include $(shell find $(B) $(FUZZ_B) -name '*.d' 2>/dev/null)
