@@ -9,6 +9,7 @@
 #include "optvar.h"
 
 #include "err.h"
+#include "pb2.h"
 
 #include <check.h>
 #include <cjson/cJSON.h>
@@ -184,7 +185,8 @@ START_TEST(test_pbt_settings_refused)
 		{"{\"perturbation_factors\":[1.2,0.8]}",
 		 "perturbation_factors"},
 		{"{\"perturbation_factors\":[0.8]}", "perturbation_factors"},
-		{"{\"explore\":\"pb2\"}", "explore"},
+		{"{\"explore\":\"bandit\"}", "explore"},
+		{"{\"explore\":1}", "explore"},
 		{"{\"perturbation_interval\":0.1}", "outside the study's"},
 		{"{\"perturbation_interval\":30}", "outside the study's"},
 	};
@@ -217,6 +219,54 @@ START_TEST(test_pbt_settings_refused)
 }
 END_TEST
 
+/*
+ * PB2's bandit: forty segments, each from a checkpoint of loss 1, whose
+ * improvement per unit is largest where x0 = 0.3 whatever x1 is.  The
+ * choice for a donor at x0 = 0.85 goes to x0 near 0.3, the same twice
+ * from the same stream; with fewer than PB2_MIN_ROWS rows, or from
+ * scratch only, there is no choice (the caller perturbs).
+ */
+START_TEST(test_pb2_chooses_where_segments_improved)
+{
+	static const double dx[2] = {0.85, 0.5};
+	struct pb2 *p;
+	struct rng r;
+	double x[2], a[2], b[2];
+	int i;
+
+	ck_assert_int_eq(pb2_new(2, NULL, 10, &p), DEHBQ_OK);
+	rng_seed(&r, 5);
+	for (i = 0; i < 40; i++) {
+		x[0] = rng_uniform(&r);
+		x[1] = rng_uniform(&r);
+		ck_assert_int_eq(pb2_observe(p, 1000 + i, -1, x, 0, 1, 1),
+				 DEHBQ_OK);
+		if (i == PB2_MIN_ROWS - 1) {
+			rng_seed(&r, 9);
+			ck_assert_int_eq(pb2_choose(p, 2, 1, dx, NULL, 0, NULL,
+						    NULL, &r, a),
+					 DEHBQ_EAGAIN);
+		}
+		ck_assert_int_eq(
+			pb2_observe(p, i, 1000 + i, x, 1, 2,
+				    1 - 0.5 * (1 - 4 * (x[0] - 0.3) *
+							   (x[0] - 0.3))),
+			DEHBQ_OK);
+	}
+	ck_assert_uint_eq(pb2_rows(p), 40);
+	rng_seed(&r, 9);
+	ck_assert_int_eq(pb2_choose(p, 3, 0.7, dx, NULL, 0, NULL, NULL, &r, a),
+			 DEHBQ_OK);
+	rng_seed(&r, 9);
+	ck_assert_int_eq(pb2_choose(p, 3, 0.7, dx, NULL, 0, NULL, NULL, &r, b),
+			 DEHBQ_OK);
+	ck_assert(!memcmp(a, b, sizeof(a)));
+	ck_assert_msg(fabs(a[0] - 0.3) < 0.1, "x0 %g, not near 0.3", a[0]);
+	ck_assert(a[1] >= 0 && a[1] <= 1);
+	pb2_free(p);
+}
+END_TEST
+
 Suite *pbt_suite(void)
 {
 	Suite *s = suite_create("pbt");
@@ -227,6 +277,7 @@ Suite *pbt_suite(void)
 	tcase_add_test(c, test_pbt_failed_segment_is_resampled);
 	tcase_add_test(c, test_pbt_ends_when_every_member_is_done);
 	tcase_add_test(c, test_pbt_settings_refused);
+	tcase_add_test(c, test_pb2_chooses_where_segments_improved);
 	suite_add_tcase(s, c);
 	return s;
 }

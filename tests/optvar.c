@@ -57,6 +57,8 @@ static const char *const composed[][3] = {
 	 "pareto"},
 	{"tpe", "{\"multi_fidelity\":\"asha\"}", "pareto"},
 	{"dehb", "{}", "no-transfer"},
+	/* PB2's bandit (a population large enough for every budget) */
+	{"pbt", "{\"population_size\":24,\"explore\":\"pb2\"}", NULL},
 	{"gcp",
 	 "{\"multi_fidelity\":\"asha\",\"prior_steps\":20,"
 	 "\"n_candidates\":200,\"max_points\":30}",

@@ -49,6 +49,8 @@
 #include "hb.h"
 #include "jsonbuf.h"
 #include "ostate.h"
+#include "pb2.h"
+#include "pbt_params.h"
 #include "rng.h"
 #include "space.h"
 
@@ -59,16 +61,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PBT_MAX_POP	1024
 #define PBT_TRIES	16 /* explores of a forbidden configuration */
 #define PBT_STREAM_SALT 0x9b7c2f4d1e3a5869ULL
 #define PBT_DONOR_SALT	0x5e2d8c71a94f03b7ULL
+#define PBT_PB2_SALT	0x27d4eb2f165667c5ULL
 
 enum next { NEXT_NONE = 0, NEXT_CONTINUE, NEXT_EXPLOIT, NEXT_RESAMPLE };
 
 struct member {
 	double *ckx;   /* configuration of its checkpoint */
 	double *dx;    /* NEXT_EXPLOIT: the donor's, at the decision */
+	double dl;     /* ... and its latest result */
+	double *jx;    /* configuration of its latest job */
 	int64_t job;   /* its latest job */
 	int inflight;  /* that job is in flight */
 	int64_t ck;    /* checkpoint: its latest ok segment's job, -1 */
@@ -99,92 +103,10 @@ struct pbt {
 	double *tmp;	     /* dim: a searcher's proposal */
 	unsigned char *mark; /* dim: explore's resampled entries */
 	int *rank;	     /* pop: ranking scratch */
+	struct pb2 *pb2;     /* explore "pb2", else NULL */
+	double *pend;	     /* pop x dim: pb2's segments in flight */
 	struct held h;
 };
-
-static const char *const pbt_keys[] = {"searcher",
-				       "search",
-				       "population_size",
-				       "quantile_fraction",
-				       "resample_probability",
-				       "perturbation_interval",
-				       "perturbation_factors",
-				       NULL};
-
-struct pset {
-	int pop;
-	double qfrac, resample, interval, fdown, fup; /* interval 0: unset */
-};
-
-static int factors(const cJSON *in, struct pset *p, char *err)
-{
-	const cJSON *f = cJSON_GetObjectItemCaseSensitive(in, "perturbation_"
-							      "factors");
-	double a, b;
-
-	if (!f)
-		return DEHBQ_OK;
-	if (!cJSON_IsArray(f) || cJSON_GetArraySize(f) != 2 ||
-	    !ostate_num(cJSON_GetArrayItem(f, 0), &a) ||
-	    !ostate_num(cJSON_GetArrayItem(f, 1), &b) || !(a > 0 && a < 1) ||
-	    !(b > 1 && b <= 100))
-		return dehbq_errf(err, DEHBQ_EINVAL,
-				  "optimizer.perturbation_factors: expected "
-				  "[DOWN, UP] with 0 < DOWN < 1 < UP <= 100, "
-				  "like [0.8, 1.2]");
-	p->fdown = a;
-	p->fup = b;
-	return DEHBQ_OK;
-}
-
-static int pset_read(const cJSON *in, struct pset *p, char *err)
-{
-	int rc;
-
-	p->pop = 8;
-	p->qfrac = 0.25;
-	p->resample = 0.25;
-	p->interval = 0;
-	p->fdown = 0.8;
-	p->fup = 1.2;
-	if ((rc = ostate_set_keys(in, pbt_keys, "pbt", err)) ||
-	    (rc = ostate_set_int(in, "population_size", 2, PBT_MAX_POP, &p->pop,
-				 err)) ||
-	    (rc = ostate_set_num(in, "quantile_fraction", 0, 0.5, &p->qfrac,
-				 err)) ||
-	    (rc = ostate_set_num(in, "resample_probability", 0, 1, &p->resample,
-				 err)) ||
-	    (rc = ostate_set_num(in, "perturbation_interval", 1e-300, 1e300,
-				 &p->interval, err)) ||
-	    (rc = factors(in, p, err)))
-		return rc;
-	return DEHBQ_OK;
-}
-
-static int pbt_settings(const cJSON *in, struct jsonbuf *b, char *err)
-{
-	struct pset p;
-	int rc;
-
-	if ((rc = pset_read(in, &p, err)) || (rc = held_settings(in, b, err)) ||
-	    !b)
-		return rc;
-	jsonbuf_printf(b,
-		       ",\"population_size\":%d,\"quantile_fraction\":", p.pop);
-	jsonbuf_num(b, p.qfrac);
-	jsonbuf_puts(b, ",\"resample_probability\":");
-	jsonbuf_num(b, p.resample);
-	if (p.interval > 0) { /* absent: the study's minimum fidelity */
-		jsonbuf_puts(b, ",\"perturbation_interval\":");
-		jsonbuf_num(b, p.interval);
-	}
-	jsonbuf_puts(b, ",\"perturbation_factors\":[");
-	jsonbuf_num(b, p.fdown);
-	jsonbuf_puts(b, ",");
-	jsonbuf_num(b, p.fup);
-	jsonbuf_puts(b, "]");
-	return jsonbuf_failed(b);
-}
 
 static void pbt_free(void *st)
 {
@@ -196,12 +118,15 @@ static void pbt_free(void *st)
 	for (i = 0; p->m && i < p->pop; i++) {
 		free(p->m[i].ckx);
 		free(p->m[i].dx);
+		free(p->m[i].jx);
 	}
 	free(p->m);
 	free(p->tmp);
 	free(p->mark);
 	free(p->choices);
 	free(p->rank);
+	free(p->pend);
+	pb2_free(p->pb2);
 	held_free(&p->h);
 	free(p);
 }
@@ -255,10 +180,10 @@ static int pbt_new(const struct optim_setup *s, const cJSON *state,
 		   struct pbt **out, char *err)
 {
 	struct pbt *p;
-	struct pset ps;
+	struct pbt_params ps;
 	int i, rc;
 
-	if ((rc = pset_read(s->settings, &ps, err)))
+	if ((rc = pbt_params_read(s->settings, &ps, err)))
 		return rc;
 	if (!(p = calloc(1, sizeof(*p))))
 		return DEHBQ_ENOMEM;
@@ -288,14 +213,22 @@ static int pbt_new(const struct optim_setup *s, const cJSON *state,
 	p->rank = calloc((size_t)p->pop, sizeof(int));
 	rc = p->m && p->tmp && p->mark && p->choices && p->rank ? DEHBQ_OK
 								: DEHBQ_ENOMEM;
+	if (!rc && ps.pb2) {
+		p->pend =
+			calloc((size_t)p->pop * (size_t)p->dim, sizeof(double));
+		rc = p->pend ? pb2_new(p->dim, p->choices, s->max_fidelity,
+				       &p->pb2)
+			     : DEHBQ_ENOMEM;
+	}
 	for (i = 0; !rc && i < p->pop; i++) {
 		struct member *m = &p->m[i];
 
 		m->ckx = calloc((size_t)p->dim, sizeof(double));
 		m->dx = calloc((size_t)p->dim, sizeof(double));
+		m->jx = calloc((size_t)p->dim, sizeof(double));
 		m->job = m->ck = -1;
 		m->last = NAN;
-		if (!m->ckx || !m->dx)
+		if (!m->ckx || !m->dx || !m->jx)
 			rc = DEHBQ_ENOMEM;
 	}
 	if (rc ||
@@ -368,6 +301,7 @@ static void decide(struct pbt *p, int k, uint64_t job)
 	m->donor = p->rank[rng_below(&r, (uint64_t)cand)];
 	m->dck = p->m[m->donor].ck;
 	m->dseg = p->m[m->donor].ckseg;
+	m->dl = p->m[m->donor].last;
 	memcpy(m->dx, p->m[m->donor].ckx, (size_t)p->dim * sizeof(double));
 	m->next = NEXT_EXPLOIT;
 }
@@ -419,6 +353,24 @@ static int explore(struct pbt *p, const struct member *m, double fidelity,
 	return DEHBQ_OK;
 }
 
+/* PB2's choice for member m's exploit of a segment ending at t, or
+ * DEHBQ_EAGAIN: explore as PBT does. */
+static int choose(struct pbt *p, const struct member *m, uint64_t job, double t,
+		  double *vec)
+{
+	size_t np = 0, D = (size_t)p->dim;
+	struct rng r;
+	int i;
+
+	for (i = 0; i < p->n; i++)
+		if (p->m[i].inflight)
+			memcpy(p->pend + np++ * D, p->m[i].jx,
+			       D * sizeof(double));
+	rng_seed(&r, p->seed ^ PBT_PB2_SALT ^ (job * 0x9e3779b97f4a7c15ULL));
+	return pb2_choose(p->pb2, t, m->dl, m->dx, p->pend, np, p->feasible,
+			  p->feasible_arg, &r, vec);
+}
+
 static void put_state(struct optim_job *job, int member, int seg, int donor)
 {
 	snprintf(job->state, sizeof(job->state),
@@ -455,7 +407,10 @@ static int ask_member(struct pbt *p, int k, struct optim_job *job, double *vec)
 		seg = m->dseg + 1;
 		parent = m->dck;
 		donor = m->donor;
-		rc = explore(p, m, p->fid[seg - 1], vec);
+		rc = p->pb2 ? choose(p, m, job->id, p->fid[seg - 1], vec)
+			    : DEHBQ_EAGAIN;
+		if (rc == DEHBQ_EAGAIN)
+			rc = explore(p, m, p->fid[seg - 1], vec);
 		job->kind = OPTIM_KIND_TRIAL;
 	} else {
 		seg = m->ckseg + 1;
@@ -476,6 +431,7 @@ static int ask_member(struct pbt *p, int k, struct optim_job *job, double *vec)
 	m->job = (int64_t)job->id;
 	m->inflight = 1;
 	m->next = NEXT_NONE;
+	memcpy(m->jx, vec, (size_t)p->dim * sizeof(double));
 	return DEHBQ_OK;
 }
 
@@ -536,7 +492,11 @@ static int pbt_tell(void *st, const struct optim_job *job, const double *vec,
 	m = &p->m[k];
 	if (k >= p->n || m->job != (int64_t)job->id || !m->inflight)
 		return DEHBQ_EINVAL;
-	if ((rc = held_observe(&p->h, job, vec, ok ? loss : INFINITY)))
+	if ((ok && p->pb2 &&
+	     (rc = pb2_observe(p->pb2, (int64_t)job->id, job->parent, vec,
+			       seg > 1 ? p->fid[seg - 2] : 0, p->fid[seg - 1],
+			       loss))) ||
+	    (rc = held_observe(&p->h, job, vec, ok ? loss : INFINITY)))
 		return rc;
 	m->inflight = 0;
 	m->last = ok ? loss : INFINITY;
@@ -632,6 +592,7 @@ static int pbt_replay(void *st, const struct optim_job *job, const double *vec,
 	m->job = (int64_t)job->id;
 	m->inflight = 1;
 	m->next = NEXT_NONE;
+	memcpy(m->jx, vec, (size_t)p->dim * sizeof(double));
 	if (!told)
 		return held_issued(&p->h, job, vec);
 	return pbt_tell(p, job, vec, status, loss, 0);
@@ -673,7 +634,7 @@ const struct optim_ops optim_pbt_ops = {
 		   "the worst continue from the best with explored "
 		   "configurations",
 	.caps = OPTIM_CAP_SEARCHER | OPTIM_CAP_SEGMENTS,
-	.settings = pbt_settings,
+	.settings = pbt_params_settings,
 	.open = pbt_open,
 	.ask = pbt_ask,
 	.tell = pbt_tell,
