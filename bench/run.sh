@@ -22,6 +22,8 @@
 #   4e. side by side with Optuna 3.1's TPE: bench_seq and peer_tpe.py on the
 #      same problems at one fidelity, regret after 20 and 60 evaluations
 #      (seqcompare.py: medians, Mann-Whitney U; issue 38)
+#   4g. pbt: bench_pbt (PBT, PB2, ASHA, random, DEHB at equal total training
+#      on SGD with momentum on a noisy quadratic, with checkpoints; issue 36)
 #   5. peer: Optuna JournalFileStorage, k processes, zero-cost objective
 # Tables go to stdout, CSV/SVG to bench/results/ (full) or
 # bench/results/quick/ (quick).  Goals are printed as MET or MISSED; the exit
@@ -638,6 +640,39 @@ if $OPY -c 'import optuna, scipy' 2>/dev/null &&
 else
 	echo "optuna, scipy or the table: NOT AVAILABLE (apt-get install -y python3-optuna python3-scipy); no figure"
 fi
+echo
+
+# ---------------------------------------------------------------- 4g. pbt
+echo "== 4g. population based training: a schedule problem with checkpoints (noisy quadratic), simulated clock =="
+# bench_pbt: PBT and PB2 run until every member is done; the others get at
+# least the most any PBT run trained (equal total training, bench/README.md)
+PB=$OUT/pbt
+mkdir -p "$PB"
+PBI='{"perturbation_interval":3'
+for pop in 8 4; do
+	[ "$MODE" = quick ] && [ $pop = 4 ] && continue
+	pm="pbt=pbt:$PBI,\"population_size\":$pop} pb2=pbt:$PBI,\"population_size\":$pop,\"explore\":\"pb2\"}"
+	pm="$pm asha=asha random=random dehb=dehb"
+	# shellcheck disable=SC2086
+	if "$B/bench_pbt" --seeds 20 --workers $pop $pm >"$PB/pop$pop.csv" 2>"$WDISK/pbt.err"; then
+		echo "population $pop, $pop workers:"
+		grep '^#' "$PB/pop$pop.csv"
+		for m in asha random dehb; do
+			line=$(grep "^# $m " "$PB/pop$pop.csv")
+			p=$(echo "$line" | sed -n 's/.*p = \([^,]*\),.*/\1/p')
+			e=$(echo "$line" | sed -n 's/.*P(below pbt) = \([0-9.]*\).*/\1/p')
+			goal "pbt (population $pop) beats $m (p; P($m below))" "$p; $e" \
+				"p < 0.05 and P < 0.5" "${p:-1} < 0.05 && ${e:-1} < 0.5"
+		done
+		line=$(grep "^# pb2 " "$PB/pop$pop.csv")
+		p=$(echo "$line" | sed -n 's/.*p = \([^,]*\),.*/\1/p')
+		e=$(echo "$line" | sed -n 's/.*P(below pbt) = \([0-9.]*\).*/\1/p')
+		goal "pb2 beats pbt (population $pop) (p; P(pb2 below))" "$p; $e" \
+			"p < 0.05 and P > 0.5" "${p:-1} < 0.05 && ${e:-0} > 0.5"
+	else
+		broken "bench_pbt population $pop: $(tail -1 "$WDISK/pbt.err")"
+	fi
+done
 echo
 
 # ---------------------------------------------------------------- 5. peer
