@@ -13,6 +13,7 @@
 #include "err.h"
 #include "jsonbuf.h"
 #include "jsonfile.h"
+#include "optim.h"
 #include "fsutil.h"
 #include "progress.h"
 #include "result.h"
@@ -22,6 +23,7 @@
 #include "timeutil.h"
 #include "trial.h"
 
+#include <cjson/cJSON.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -37,8 +39,11 @@ static const char trials_usage[] =
 	"                    [--format table|csv|jsonl]\n"
 	"\n"
 	"One row per trial in the study directory: id, state, bracket, rung,\n"
-	"fidelity, kind, attempt, loss, status, host, and for a failed trial\n"
-	"its error.  'done' means an ok or stopped result; 'failed' any other\n"
+	"fidelity, kind, parent (the trial whose work directory it continued,\n"
+	"or -: none), attempt, loss, status, host, and for a failed trial its\n"
+	"error; under a scheduler of segments (pbt) also member, segment and\n"
+	"donor (-1: none) after parent.\n"
+	"'done' means an ok or stopped result; 'failed' any other\n"
 	"result.  A running trial that reports intermediate results shows\n"
 	"its latest loss and, as status, 'at F', the fidelity it reached.\n"
 	"A requeued trial is one row, its latest attempt (dehbq export lists\n"
@@ -56,6 +61,7 @@ enum fmt { FMT_TABLE, FMT_CSV, FMT_JSONL };
 
 struct trials_ctx {
 	const char *want; /* state filter, NULL = all */
+	int lineage;	  /* member, segment and donor columns */
 	enum fmt fmt;	  /* output format */
 	long rows;	  /* rows written */
 	const char *root; /* the study directory */
@@ -76,10 +82,55 @@ static void json_string(const char *s)
 	jsonbuf_free(&b);
 }
 
+/* The trial's parent (its id; none: "-", empty in csv), and with
+ * x->lineage its member,
+ * segment and donor from its optimizer state ("?" where it lacks one)
+ * as " M S D" (table) or ",M,S,D" (csv) or JSON members. */
+static void lineage(const struct trials_ctx *x, const struct trial *t,
+		    char *parent, size_t psize, char *out, size_t size)
+{
+	static const char *const key[3] = {"member", "segment", "donor"};
+	char v[3][16];
+	cJSON *st = x->lineage ? cJSON_Parse(t->optimizer) : NULL;
+	int i;
+
+	if (t->parent >= 0)
+		snprintf(parent, psize,
+			 x->fmt == FMT_JSONL ? "\"%08lld\"" : "%08lld",
+			 (long long)t->parent);
+	else
+		snprintf(parent, psize, "%s",
+			 x->fmt == FMT_JSONL ? "null"
+			 : x->fmt == FMT_CSV ? ""
+					     : "-");
+	out[0] = 0;
+	if (!x->lineage)
+		return;
+	for (i = 0; i < 3; i++) {
+		const cJSON *n = cJSON_GetObjectItemCaseSensitive(st, key[i]);
+
+		if (cJSON_IsNumber(n) && n->valuedouble == (int)n->valuedouble)
+			snprintf(v[i], sizeof(v[i]), "%d", (int)n->valuedouble);
+		else
+			snprintf(v[i], sizeof(v[i]), "%s",
+				 x->fmt == FMT_JSONL ? "null" : "?");
+	}
+	cJSON_Delete(st);
+	if (x->fmt == FMT_TABLE)
+		snprintf(out, size, " %6s %7s %5s", v[0], v[1], v[2]);
+	else if (x->fmt == FMT_CSV)
+		snprintf(out, size, ",%s,%s,%s", v[0], v[1], v[2]);
+	else
+		snprintf(out, size,
+			 ", \"member\": %s, \"segment\": %s, \"donor\": %s",
+			 v[0], v[1], v[2]);
+}
+
 static int trials_row(void *arg, struct cli_row *row)
 {
 	struct trials_ctx *x = arg;
 	char loss[40] = "", fid[40], id[ID_TRIAL_LEN], error[256] = "", at[48];
+	char parent[24], lin[160];
 	double pf, pl;
 	const char *status =
 		row->has_result ? result_status_name(row->r.status) : "";
@@ -102,19 +153,20 @@ static int trials_row(void *arg, struct cli_row *row)
 		memcpy(at, "at ", 3);
 		status = at;
 	}
+	lineage(x, &row->t, parent, sizeof(parent), lin, sizeof(lin));
 	x->rows++;
 	switch (x->fmt) {
 	case FMT_TABLE:
-		printf("%-8s %-8s %7lld %4d %10s %-9s %7d %14s %-7s %-12s "
-		       "%.80s\n",
+		printf("%-8s %-8s %7lld %4d %10s %-9s %8s%s %7d %14s %-7s "
+		       "%-12s %.80s\n",
 		       id, row->state, (long long)row->t.bracket, row->t.rung,
-		       fid, kind, row->t.attempt, loss, status, row->host,
-		       error);
+		       fid, kind, parent, lin, row->t.attempt, loss, status,
+		       row->host, error);
 		break;
 	case FMT_CSV:
-		printf("%s,%s,%lld,%d,%s,%s,%d,%s,%s,", id, row->state,
+		printf("%s,%s,%lld,%d,%s,%s,%s%s,%d,%s,%s,", id, row->state,
 		       (long long)row->t.bracket, row->t.rung, fid, kind,
-		       row->t.attempt, loss, status);
+		       parent, lin, row->t.attempt, loss, status);
 		cli_csv_field(stdout, row->host);
 		putchar(',');
 		cli_csv_field(stdout, error);
@@ -123,9 +175,11 @@ static int trials_row(void *arg, struct cli_row *row)
 	case FMT_JSONL:
 		printf("{\"id\": \"%s\", \"state\": \"%s\", \"bracket\": %lld, "
 		       "\"rung\": %d, \"fidelity\": %s, \"kind\": \"%s\", "
-		       "\"attempt\": %d, \"loss\": %s, \"status\": ",
+		       "\"parent\": %s%s, \"attempt\": %d, \"loss\": %s, "
+		       "\"status\": ",
 		       id, row->state, (long long)row->t.bracket, row->t.rung,
-		       fid, kind, row->t.attempt, loss[0] ? loss : "null");
+		       fid, kind, parent, lin, row->t.attempt,
+		       loss[0] ? loss : "null");
 		if (status[0])
 			printf("\"%s\"", status);
 		else
@@ -206,13 +260,17 @@ int cli_trials(int argc, char **argv)
 	if ((rc = cli_open_study("trials", argv[optind], &s)))
 		return rc;
 	x.root = argv[optind];
+	x.lineage = (optim_caps(s.optimizer) & OPTIM_CAP_SEGMENTS) != 0;
 	if (x.fmt == FMT_TABLE)
-		printf("%-8s %-8s %7s %4s %10s %-9s %7s %14s %-7s %-12s %s\n",
+		printf("%-8s %-8s %7s %4s %10s %-9s %8s%s %7s %14s %-7s %-12s "
+		       "%s\n",
 		       "id", "state", "bracket", "rung", "fidelity", "kind",
+		       "parent", x.lineage ? " member segment donor" : "",
 		       "attempt", "loss", "status", "host", "error");
 	else if (x.fmt == FMT_CSV)
-		printf("id,state,bracket,rung,fidelity,kind,attempt,loss,"
-		       "status,host,error\n");
+		printf("id,state,bracket,rung,fidelity,kind,parent%s,attempt,"
+		       "loss,status,host,error\n",
+		       x.lineage ? ",member,segment,donor" : "");
 	rc = cli_scan_trials(
 		"trials", argv[optind], &s,
 		x.want && !strcmp(x.want, "pending")   ? CLI_SCAN_PENDING

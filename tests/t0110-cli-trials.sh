@@ -26,11 +26,11 @@ n=$(ls "$T/s"/archive/0000/*.result.json | wc -l)
 "$B/dehbq" trials "$T/s" >"$T/out"
 check "trials exits 0" test $? = 0
 check "... header names the columns" \
-	grep -q '^id *state *bracket *rung *fidelity *kind *attempt *loss *status *host *error' "$T/out"
+	grep -q '^id *state *bracket *rung *fidelity *kind *parent *attempt *loss *status *host *error' "$T/out"
 check "... one row per archived trial" test "$(($(wc -l <"$T/out") - 1))" = "$n"
 "$B/dehbq" trials "$T/s" --state done --format csv >"$T/out"
 check "trials --format csv has a header and done rows" \
-	sh -c "head -1 '$T/out' | grep -q '^id,state,bracket,rung,fidelity,kind,attempt,loss,status,host,error\$' &&
+	sh -c "head -1 '$T/out' | grep -q '^id,state,bracket,rung,fidelity,kind,parent,attempt,loss,status,host,error\$' &&
 	       test \$(grep -c ',done,' '$T/out') = $n"
 "$B/dehbq" trials "$T/s" --format jsonl >"$T/out"
 check "trials --format jsonl is one JSON object per line" python3 -c "

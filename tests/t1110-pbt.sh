@@ -105,5 +105,21 @@ PY
 }
 check "dehbq best prints the winning member's schedule, one configuration per segment" \
 	schedule
-check "dehbq trials and status read it" sh -c "
-	'$B/dehbq' trials '$T/b' >/dev/null && '$B/dehbq' status '$T/b' >/dev/null"
+lineage() {
+	"$B/dehbq" trials "$T/b" --format csv >"$T/trials.csv" &&
+		"$B/dehbq" status "$T/b" >/dev/null &&
+		python3 - "$T/trials.csv" "$T/b.csv" <<'PY'
+import csv, sys
+t = list(csv.DictReader(open(sys.argv[1])))
+e = {int(r["id"]): r for r in csv.DictReader(open(sys.argv[2]))}
+assert list(t[0])[6:10] == ["parent", "member", "segment", "donor"], list(t[0])
+for r in t:
+    x = e[int(r["id"])]
+    assert r["parent"] == x["parent"], (r, x["parent"])
+    for k in ("member", "segment", "donor"):
+        assert r[k] == x["state." + k], (r, k)
+print("# %d rows" % len(t))
+PY
+}
+check "dehbq trials has each trial's parent, member, segment and donor, as the export" \
+	lineage
