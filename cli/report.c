@@ -165,6 +165,7 @@ static int collect(void *arg, struct cli_row *row)
 	e->id = row->t.id;
 	e->attempt = row->r.attempt;
 	e->bracket = row->t.bracket;
+	e->parent = row->t.parent;
 	e->rung = row->t.rung;
 	e->kind = (int)row->t.kind;
 	e->fid = row->t.fidelity;
@@ -458,7 +459,7 @@ static int write_all(void *arg, FILE *f)
 		return cli_fail("report", CLI_ESYS, "fatal: out of memory");
 	}
 	fputs("</section>\n", f);
-	if (rep_section_curves(f, r, p->root) ||
+	if (rep_section_curves(f, r, p->root) || rep_section_population(f, r) ||
 	    rep_section_objectives(f, r, p->root) ||
 	    rep_section_transfer(f, r, p->root)) {
 		r->oom = 1;

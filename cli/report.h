@@ -27,6 +27,7 @@ struct rep_eval {
 				  reported one when stopped, NAN else */
 	int kind;	       /* enum trial_kind: how it was proposed */
 	int64_t bracket;
+	int64_t parent;		/* the trial it continued, -1: none */
 	double fid, loss, cost; /* loss: NAN unless ok */
 	double t0, t1;		/* started, finished: seconds since creation */
 	int worker;		/* index into rep.workers */
@@ -71,6 +72,10 @@ int rep_section_transfer(FILE *f, const struct rep *r, const char *root);
  * that reported as they trained, stopped ones marked, and the training
  * stopping saved; nothing when none reported.  -1 when out of memory. */
 int rep_section_curves(FILE *f, const struct rep *r, const char *root);
+/* A scheduler of segments (pbt; report_pbt.c): the population over
+ * training, exploits marked, and the best member's schedule; nothing for
+ * other studies.  -1 when out of memory. */
+int rep_section_population(FILE *f, const struct rep *r);
 /* A bar chart of the fANOVA importances per fidelity with enough
  * results, as dehbq importance --fidelity all; -1 when out of memory. */
 int rep_chart_importance(FILE *f, const struct rep *r);

@@ -11,9 +11,11 @@
 #    segment, or, when it exploited a donor, a segment of the donor's that
 #    ended one below; each trainer started at its parent's fidelity;
 #  - some member exploited another, and every member reached fidelity 9;
-#  - dehbq best prints the winning member's schedule, segment by segment.
+#  - dehbq best prints the winning member's schedule, segment by segment;
+#  - dehbq trials has the lineage columns, and dehbq report draws the
+#    population and prints the same schedule.
 . "${DEHBQ_SRC:-.}/tests/lib.sh"
-plan 7
+plan 8
 
 write_space "$T/space.json"
 cat >"$T/spec.json" <<SP
@@ -105,7 +107,7 @@ PY
 }
 check "dehbq best prints the winning member's schedule, one configuration per segment" \
 	schedule
-lineage() {
+trials_lineage() {
 	"$B/dehbq" trials "$T/b" --format csv >"$T/trials.csv" &&
 		"$B/dehbq" status "$T/b" >/dev/null &&
 		python3 - "$T/trials.csv" "$T/b.csv" <<'PY'
@@ -122,4 +124,22 @@ print("# %d rows" % len(t))
 PY
 }
 check "dehbq trials has each trial's parent, member, segment and donor, as the export" \
-	lineage
+	trials_lineage
+report() {
+	"$B/dehbq" report "$T/b" -o "$T/r.html" >/dev/null 2>&1 &&
+		"$B/dehbq" best "$T/b" >"$T/best.json" &&
+		python3 - "$T/r.html" "$T/best.json" <<'PY'
+import json, re, sys
+h = open(sys.argv[1]).read()
+sec = h[h.index('<section id="population">'):]
+sec = sec[:sec.index("</section>")]
+assert sec.count("<circle") > 0 and "stroke-dasharray" in sec, "no exploit drawn"
+rows = [(float(f), i) for f, i in
+        re.findall(r"<tr><td>([0-9.e+]+)</td><td>([0-9]+)</td>", sec)]
+want = [(t["fidelity"], t["id"]) for t in json.load(open(sys.argv[2]))["schedule"]]
+assert rows == want and len(rows) == 9, (rows, want)
+print("# %d segments in the schedule" % len(rows))
+PY
+}
+check "dehbq report draws the population, an exploit dashed, and the best member's schedule as dehbq best prints it" \
+	report
