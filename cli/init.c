@@ -117,7 +117,8 @@ const char cli_init_usage[] =
 	"\n"
 	"Create the study directory STUDY.  Options given with --spec "
 	"override\n"
-	"the spec's values.  At least one termination option is required.\n"
+	"the spec's values.  At least one termination option is required,\n"
+	"but for pbt, which ends when every member is done.\n"
 	"An existing study is never overwritten.\n";
 
 static const struct option init_opts[] = {
@@ -519,6 +520,9 @@ int cli_init(int argc, char **argv)
 		goto out;
 	cli_init_one_fidelity_default(&s, &over);
 	if ((rc = spec_check(&s, what, err)) ||
+	    (rc = spec_check_limits(
+		     &s, (optim_caps(s.optimizer) & OPTIM_CAP_SEGMENTS) != 0,
+		     what, err)) ||
 	    (rc = cli_init_optimizer_settings(&s, what, err)) ||
 	    (rc = cli_init_check_fidelity(&s, what, err)) ||
 	    (over.ntr &&

@@ -313,17 +313,18 @@ static int parse_fields(const struct jsonfile *jf, int allow_path,
 
 	o = NULL;
 	if ((rc = jsonfile_get_object(jf, root, "termination",
-				      JSONFILE_REQUIRED, &o, err)))
-		return rc == DEHBQ_ENOENT ? DEHBQ_EINVAL : rc;
-	if ((rc = jsonfile_check_keys(jf, o, term_keys, err)) ||
-	    (rc = jsonfile_get_int(jf, o, "fevals", JSONFILE_OPTIONAL, 0,
-				   (int64_t)ID_TRIAL_MAX, &s->fevals, err)) ||
-	    (rc = jsonfile_get_int(jf, o, "brackets", JSONFILE_OPTIONAL, 0,
-				   SPEC_BRACKETS_MAX, &s->brackets, err)) ||
-	    (rc = jsonfile_get_number(jf, o, "walltime", JSONFILE_OPTIONAL, 0,
-				      SPEC_WALLTIME_MAX, &s->walltime, err)) ||
-	    (rc = jsonfile_get_number(jf, o, "total_cost", JSONFILE_OPTIONAL, 0,
-				      1e300, &s->total_cost, err)))
+				      JSONFILE_OPTIONAL, &o, err)))
+		return rc; /* absent: no limit (spec_check_limits) */
+	if (o &&
+	    ((rc = jsonfile_check_keys(jf, o, term_keys, err)) ||
+	     (rc = jsonfile_get_int(jf, o, "fevals", JSONFILE_OPTIONAL, 0,
+				    (int64_t)ID_TRIAL_MAX, &s->fevals, err)) ||
+	     (rc = jsonfile_get_int(jf, o, "brackets", JSONFILE_OPTIONAL, 0,
+				    SPEC_BRACKETS_MAX, &s->brackets, err)) ||
+	     (rc = jsonfile_get_number(jf, o, "walltime", JSONFILE_OPTIONAL, 0,
+				       SPEC_WALLTIME_MAX, &s->walltime, err)) ||
+	     (rc = jsonfile_get_number(jf, o, "total_cost", JSONFILE_OPTIONAL,
+				       0, 1e300, &s->total_cost, err))))
 		return rc;
 
 	o = NULL;
@@ -429,6 +430,19 @@ static int check_objective_names(const struct spec *s, const char *name,
 	return DEHBQ_OK;
 }
 
+int spec_check_limits(const struct spec *s, int ends_itself, const char *name,
+		      char *err)
+{
+	if (ends_itself || s->fevals || s->brackets || s->walltime ||
+	    s->total_cost)
+		return DEHBQ_OK;
+	return dehbq_errf(err, DEHBQ_EINVAL,
+			  "%s: termination: set at least one of 'fevals', "
+			  "'brackets', 'walltime', 'total_cost' (optimizer "
+			  "'%s' does not end by itself)",
+			  name, s->optimizer);
+}
+
 /*
  * The ranges the file parser checks field by field, again, for a spec
  * built from options (dehbq init), and the rules that join fields.
@@ -473,12 +487,6 @@ int spec_check(const struct spec *s, const char *name, char *err)
 				  "%d levels with eta %g; raise 'eta' or 'min'",
 				  name, s->max_fidelity / s->min_fidelity,
 				  SPEC_MAX_LEVELS, s->eta);
-	if (!s->fevals && !s->brackets && !s->walltime && !s->total_cost)
-		return dehbq_errf(err, DEHBQ_EINVAL,
-				  "%s: termination: set at least one of "
-				  "'fevals', 'brackets', 'walltime', "
-				  "'total_cost'",
-				  name);
 	if (objectives_check(&s->obj, msg))
 		return dehbq_errf(err, DEHBQ_EINVAL, "%s: %s", name, msg);
 	if (s->poll * 2 > s->lease)

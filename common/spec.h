@@ -100,9 +100,15 @@ int spec_load(const char *path, int allow_space_path, struct spec *s,
 /* Load STUDY/study.json, which must carry a study id. */
 int spec_load_study(const char *root, struct spec *s, char *err);
 
-/* Cross-field checks (termination present, level count); err names the
- * field.  spec_parse() calls it; init calls it again after options. */
+/* Cross-field checks (level count, ranges); err names the field.
+ * spec_parse() calls it; init calls it again after options. */
 int spec_check(const struct spec *s, const char *name, char *err);
+/* A limit in "termination", unless the optimizer ends by itself (a
+ * population trained in segments: the caller knows, from optim_caps):
+ * DEHBQ_EINVAL naming the field.  dehbq init and the orchestrator call
+ * it; the other readers of a study need no limit. */
+int spec_check_limits(const struct spec *s, int ends_itself, const char *name,
+		      char *err);
 /* Fidelity levels as the engine counts them; rungs are 0 .. levels - 1.
  * More than SPEC_MAX_LEVELS only for a spec spec_check refuses. */
 int spec_levels(const struct spec *s);

@@ -17,6 +17,7 @@
 #include "gp.h"
 #include "lease.h"
 #include "logmsg.h"
+#include "optim.h"
 #include "sched.h"
 #include "snapshot.h"
 #include "spec.h"
@@ -272,6 +273,14 @@ static int load_study(struct orch *o)
 		fprintf(stderr, "dehbq-orchestrator: %s\n", err);
 		return rc == DEHBQ_ESYS && !fsutil_path_errno(errno) ? 111
 								     : 100;
+	}
+	if (spec_check_limits(
+		    &o->spec,
+		    (optim_caps(o->spec.optimizer) & OPTIM_CAP_SEGMENTS) != 0,
+		    "study.json", err)) {
+		fprintf(stderr, "dehbq-orchestrator: %s/%s\n", o->root, err);
+		spec_release(&o->spec);
+		return 100;
 	}
 	/* work in the study (a trainer-free process holds no other
 	 * directory); messages name files by the absolute root */

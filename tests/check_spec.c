@@ -39,9 +39,6 @@ static const struct {
 	 ":2:26: fidelity: 'min' (27) must be <= 'max' (9) (equal: a study "
 	 "of one fidelity)"},
 	{"no_space", DEHBQ_EINVAL, "missing required field 'space'"},
-	{"no_termination", DEHBQ_EINVAL,
-	 "termination: set at least one of 'fevals', 'brackets', 'walltime', "
-	 "'total_cost'"},
 	{"poll_vs_lease", DEHBQ_EINVAL,
 	 ":3:27: runtime: 'poll' (6 s) must be at most half of 'lease' "
 	 "(10 s)"},
@@ -93,6 +90,29 @@ START_TEST(test_spec_bad_file_fails_with_its_message)
 	ck_assert_msg(strstr(err, bad[_i].msg), "%s: got '%s', want '%s'", path,
 		      err, bad[_i].msg);
 	ck_assert_ptr_null(s.space);
+}
+END_TEST
+
+/* A spec without a limit parses (status, report read such a study); init
+ * and the orchestrator refuse it unless the optimizer ends by itself. */
+START_TEST(test_spec_limits_unless_it_ends_itself)
+{
+	char path[512], err[DEHBQ_ERRLEN];
+	struct spec s;
+
+	snprintf(path, sizeof(path), "%s/spec_no_termination.json",
+		 tu_datadir());
+	ck_assert_int_eq(spec_load(path, 1, &s, err), DEHBQ_OK);
+	ck_assert_int_eq(spec_check_limits(&s, 0, "x.json", err), DEHBQ_EINVAL);
+	ck_assert_msg(strstr(err, "x.json: termination: set at least one of "
+				  "'fevals', 'brackets', 'walltime', "
+				  "'total_cost' (optimizer 'dehb' does not "
+				  "end by itself)"),
+		      "%s", err);
+	ck_assert_int_eq(spec_check_limits(&s, 1, "x.json", err), DEHBQ_OK);
+	s.fevals = 5;
+	ck_assert_int_eq(spec_check_limits(&s, 0, "x.json", err), DEHBQ_OK);
+	spec_release(&s);
 }
 END_TEST
 
@@ -364,6 +384,7 @@ Suite *spec_suite(void)
 		(int)(sizeof(bad_settings) / sizeof(bad_settings[0])));
 	tcase_add_test(errors, test_spec_check_applies_the_parsers_ranges);
 	tcase_add_test(errors, test_spec_study_json_must_embed_space);
+	tcase_add_test(errors, test_spec_limits_unless_it_ends_itself);
 	tcase_add_loop_test(errors, test_spec_bad_file_fails_with_its_message,
 			    0, (int)(sizeof(bad) / sizeof(bad[0])));
 	tcase_add_checked_fixture(limits, tu_setup, tu_teardown);

@@ -8,8 +8,8 @@
 #    node would be) while it holds trial 5's first attempt; the claim's
 #    lease (2 s) expires and the segment runs again.  When that happens
 #    depends on speed; the checks do not;
-#  - the study ends by itself with every member at the maximum fidelity,
-#    and the checker accepts it;
+#  - the study, which has no limit (pbt needs none), ends by itself with
+#    every member at the maximum fidelity, and the checker accepts it;
 #  - every segment started from its parent trial's checkpoint (the trainer
 #    reports the trial that wrote the checkpoint it loaded), so every
 #    exploit started from the donor's checkpoint, never the member's own
@@ -26,7 +26,6 @@ cat >"$T/spec.json" <<SP
  "fidelity": {"min": 1, "max": 12, "eta": 3}, "seed": 11,
  "optimizer": {"name": "pbt", "searcher": "random", "population_size": 4,
                "perturbation_interval": 3},
- "termination": {"fevals": 1000},
  "runtime": {"lease": 2, "poll": 0.1}}
 SP
 S=$T/s
