@@ -175,9 +175,9 @@ BLAS_PIN := $(shell grep -qw avx2 /proc/cpuinfo 2>/dev/null && \
 	grep -qw fma /proc/cpuinfo && echo OPENBLAS_CORETYPE=Haswell)
 # Each suite runs in its own process, as many at once as there are cores
 # (tests/unit.sh; UNIT_JOBS=1 for one at a time), the slowest first: the
-# crash sweep and the reload contract in their parts.
-SLOW_SUITES = crash:sweep1 crash:sweep2 crash:sweep3 reload:part1 \
-	reload:part2 optim
+# optimiser contract, the crash sweep and the reload contract in parts.
+SLOW_SUITES = optim:contract optim:contract2 crash:sweep1 crash:sweep2 \
+	crash:sweep3 reload:part1 reload:part2 optim:backends
 UNIT_ORDER  = $(SLOW_SUITES) $(filter-out crash reload optim,$(SUITES))
 check-unit: all $(B)/tests/check_main check-layers
 	$(BLAS_PIN) DEHBQ_TESTDATA=tests/data sh tests/unit.sh \

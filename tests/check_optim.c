@@ -869,26 +869,31 @@ END_TEST
 Suite *optim_suite(void)
 {
 	Suite *s = suite_create("optim");
+	/* the contract in two cases, which make check runs side by side
+	 * (tests/unit.sh takes optim:contract ...) */
 	TCase *c = tcase_create("contract");
+	TCase *c2 = tcase_create("contract2");
 	TCase *b = tcase_create("backends");
 	int n = ov_count();
 
 	tcase_set_timeout(c, 120);
+	tcase_set_timeout(c2, 120);
 	tcase_add_checked_fixture(c, NULL, ov_done);
+	tcase_add_checked_fixture(c2, NULL, ov_done);
 	tcase_add_loop_test(c, test_optim_ids_unique_and_fevals_exact, 0, n);
 	tcase_add_loop_test(c, test_optim_same_seed_same_trajectory, 0, n);
 	tcase_add_loop_test(c, test_optim_save_load_continue_identical, 0, n);
-	tcase_add_loop_test(c, test_optim_random_order_tells, 0, n);
-	tcase_add_loop_test(c, test_optim_cost_budget_counts_inflight, 0, n);
-	tcase_add_loop_test(c, test_optim_cost_charge_is_exact, 0, n);
-	tcase_add_loop_test(c, test_optim_many_choices, 0, n);
-	tcase_add_loop_test(c, test_optim_walltime_and_brackets, 0, n);
-	tcase_add_loop_test(c, test_optim_reopen_failed_job, 0, n);
-	tcase_add_loop_test(c, test_optim_extend_continues_as_if_opened_so, 0,
+	tcase_add_loop_test(c2, test_optim_random_order_tells, 0, n);
+	tcase_add_loop_test(c2, test_optim_cost_budget_counts_inflight, 0, n);
+	tcase_add_loop_test(c2, test_optim_cost_charge_is_exact, 0, n);
+	tcase_add_loop_test(c2, test_optim_many_choices, 0, n);
+	tcase_add_loop_test(c2, test_optim_walltime_and_brackets, 0, n);
+	tcase_add_loop_test(c2, test_optim_reopen_failed_job, 0, n);
+	tcase_add_loop_test(c2, test_optim_extend_continues_as_if_opened_so, 0,
 			    n);
-	tcase_add_loop_test(c, test_optim_forbidden_never_asked, 0, n);
-	tcase_add_loop_test(c, test_optim_load_refuses_other_formats, 0, n);
-	tcase_add_loop_test(c, test_optim_settings_validated, 0, n);
+	tcase_add_loop_test(c2, test_optim_forbidden_never_asked, 0, n);
+	tcase_add_loop_test(c2, test_optim_load_refuses_other_formats, 0, n);
+	tcase_add_loop_test(c2, test_optim_settings_validated, 0, n);
 	tcase_add_test(b, test_optim_asha_promotes_top_third);
 	tcase_add_test(b, test_optim_re_removes_oldest);
 	tcase_add_loop_test(b, test_optim_model_proposes_asha_schedules, 0, 3);
@@ -897,6 +902,7 @@ Suite *optim_suite(void)
 	tcase_add_test(b, test_search_halton_stratifies);
 	tcase_add_test(b, test_optim_dehb_beats_random_search_on_branin);
 	suite_add_tcase(s, c);
+	suite_add_tcase(s, c2);
 	suite_add_tcase(s, b);
 	return s;
 }
