@@ -31,7 +31,11 @@
  * from perturbation_factors, in the parameter's own units
  * (space_move(): a float times the factor, an int or ordinal one step, a
  * categorical resampled).  A forbidden result is explored again, up to 16
- * times, then the donor's configuration is taken as it is.
+ * times, then the donor's configuration is taken as it is.  With the
+ * setting "explore": "pb2" an exploiting member's configuration is PB2's
+ * choice instead (pb2.h: a GP bandit over the segments' improvements,
+ * told every ok segment), this explore only while PB2 has too few rows or
+ * its choice is forbidden.  Settings: pbt_params.h.
  *
  * Per-trial state {"member":M,"segment":S,"donor":D} (D -1: none).  The
  * members are rebuilt at load from the history (optim_ops.replay): every
