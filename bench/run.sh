@@ -23,7 +23,8 @@
 #      same problems at one fidelity, regret after 20 and 60 evaluations
 #      (seqcompare.py: medians, Mann-Whitney U; issue 38)
 #   4g. pbt: bench_pbt (PBT, PB2, ASHA, random, DEHB at equal total training
-#      on SGD with momentum on a noisy quadratic, with checkpoints; issue 36)
+#      on SGD with momentum on a noisy quadratic, with checkpoints; issue 36);
+#      full: pbt_digits.py (PBT, PB2, random on examples/pbtdigits.py)
 #   5. peer: Optuna JournalFileStorage, k processes, zero-cost objective
 # Tables go to stdout, CSV/SVG to bench/results/ (full) or
 # bench/results/quick/ (quick).  Goals are printed as MET or MISSED; the exit
@@ -673,6 +674,15 @@ for pop in 8 4; do
 		broken "bench_pbt population $pop: $(tail -1 "$WDISK/pbt.err")"
 	fi
 done
+# the real trainer (examples/pbtdigits.py, about 25 minutes): full only
+if [ "$MODE" = full ] && $OPY -c 'import sklearn, scipy' 2>/dev/null; then
+	if $OPY "$HERE/pbt_digits.py" "$B" --seeds 20 >"$PB/digits.csv" 2>"$WDISK/pbt.err"; then
+		echo "the real trainer (pbtdigits.py, population 4, 20 seeds):"
+		grep '^#' "$PB/digits.csv"
+	else
+		broken "pbt_digits.py: $(tail -1 "$WDISK/pbt.err")"
+	fi
+fi
 echo
 
 # ---------------------------------------------------------------- 5. peer
