@@ -647,22 +647,27 @@ void jsonfile_fmt_exact(char *buf, size_t size, double d)
 		snprintf(buf, size, "%.17g", d);
 }
 
-/* Every number item under it becomes a raw item with its exact text. */
+/* Every number item under it and its siblings becomes a raw item with
+ * its exact text. */
 static int make_exact(cJSON *it)
+{
+	for (; it; it = it->next)
+		if (jsonfile_exact_numbers(it))
+			return -1;
+	return 0;
+}
+
+int jsonfile_exact_numbers(cJSON *it)
 {
 	char buf[40], *txt;
 
-	for (; it; it = it->next) {
-		if (cJSON_IsNumber(it) && isfinite(it->valuedouble)) {
-			jsonfile_fmt_double(buf, sizeof(buf), it->valuedouble);
-			if (!(txt = strdup(buf)))
-				return -1;
-			it->type = cJSON_Raw | (it->type & cJSON_StringIsConst);
-			it->valuestring = txt;
-		} else if (make_exact(it->child)) {
-			return -1;
-		}
-	}
+	if (!it || !cJSON_IsNumber(it) || !isfinite(it->valuedouble))
+		return it ? make_exact(it->child) : 0;
+	jsonfile_fmt_double(buf, sizeof(buf), it->valuedouble);
+	if (!(txt = strdup(buf)))
+		return -1;
+	it->type = cJSON_Raw | (it->type & cJSON_StringIsConst);
+	it->valuestring = txt;
 	return 0;
 }
 

@@ -135,6 +135,10 @@ void jsonfile_fmt_exact(char *buf, size_t size, double d);
  * malloc'ed text (free with cJSON_free) or NULL when out of memory.
  */
 char *jsonfile_print_exact(const cJSON *item);
+/* The same in place: every number item under item (itself included)
+ * becomes a raw item with its exact text, for a tree printed with
+ * others.  0 ok, -1 out of memory (then some are converted). */
+int jsonfile_exact_numbers(cJSON *item);
 /* Add jsonfile_number(d) to obj under key; 0 ok, -1 on failure. */
 int jsonfile_add_number(cJSON *obj, const char *key, double d);
 

@@ -393,7 +393,8 @@ int result_render(const struct result *r, char **out)
 	timeutil_iso(r->started, t1);
 	timeutil_iso(r->finished, t2);
 	info = cJSON_Parse(r->info ? r->info : "{}");
-	if (!info || !cJSON_IsObject(info) || !isfinite(r->cost) ||
+	if (!info || !cJSON_IsObject(info) || jsonfile_exact_numbers(info) ||
+	    !isfinite(r->cost) ||
 	    ((r->status == RESULT_OK || r->status == RESULT_STOPPED) &&
 	     !isfinite(r->loss)) ||
 	    (r->status == RESULT_STOPPED && !(r->fidelity > 0))) {
@@ -419,7 +420,7 @@ int result_render(const struct result *r, char **out)
 	if (r->objectives) {
 		cJSON *ob = cJSON_Parse(r->objectives);
 
-		if (!cJSON_IsObject(ob) ||
+		if (!cJSON_IsObject(ob) || jsonfile_exact_numbers(ob) ||
 		    !cJSON_AddItemToObject(o, "objectives", ob)) {
 			cJSON_Delete(ob);
 			bad = 1;
