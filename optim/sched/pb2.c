@@ -257,6 +257,8 @@ int pb2_choose(struct pb2 *p, double t, double l0, const double *dx,
 		ctx[0] = t / p->maxf;
 		ctx[1] = (l0 - f.lo) / f.span;
 		rc = model(g, &f, ctx, pend, npend, r);
+		if (rc == DEHBQ_EINVAL) /* not positive definite: perturb */
+			rc = DEHBQ_EAGAIN;
 	}
 	if (!rc) {
 		candidates(p, ctx, dx, r, xs, cand, nc);

@@ -29,7 +29,8 @@
  * Ownership: pb2_new() returns a struct freed with pb2_free(); it copies
  * choices.  Arguments are borrowed for the call.  Errors: DEHBQ_OK,
  * DEHBQ_ENOMEM, DEHBQ_EINVAL (bad arguments), DEHBQ_EAGAIN (too few rows
- * yet, or no feasible choice: the caller explores as PBT does).
+ * yet, a model that cannot be fitted, or no feasible choice: the caller
+ * explores as PBT does).
  */
 #ifndef DEHBQ_PB2_H
 #define DEHBQ_PB2_H
