@@ -516,23 +516,23 @@ END_TEST
 START_TEST(test_dehb_enum_names_round_trip)
 {
 	enum dehb_optimizer o;
-	enum dehb_mutation m;
-	enum dehb_crossover c;
-	enum dehb_boundary b;
+	enum de_mutation m;
+	enum de_crossover c;
+	enum de_boundary b;
 	enum dehb_kind k;
 
 	ck_assert_int_eq(dehb_optimizer_parse("hyperband", &o), DEHBQ_OK);
 	ck_assert_str_eq(dehb_optimizer_name(o), "hyperband");
-	ck_assert_int_eq(dehb_mutation_parse("currenttobest1", &m), DEHBQ_OK);
-	ck_assert_str_eq(dehb_mutation_name(m), "currenttobest1");
-	ck_assert_int_eq(dehb_crossover_parse("exp", &c), DEHBQ_OK);
-	ck_assert_str_eq(dehb_crossover_name(c), "exp");
-	ck_assert_int_eq(dehb_boundary_parse("clip", &b), DEHBQ_OK);
-	ck_assert_str_eq(dehb_boundary_name(b), "clip");
+	ck_assert_int_eq(de_mutation_parse("currenttobest1", &m), DEHBQ_OK);
+	ck_assert_str_eq(de_mutation_name(m), "currenttobest1");
+	ck_assert_int_eq(de_crossover_parse("exp", &c), DEHBQ_OK);
+	ck_assert_str_eq(de_crossover_name(c), "exp");
+	ck_assert_int_eq(de_boundary_parse("clip", &b), DEHBQ_OK);
+	ck_assert_str_eq(de_boundary_name(b), "clip");
 	ck_assert_int_eq(dehb_kind_parse("promotion", &k), DEHBQ_OK);
 	ck_assert_str_eq(dehb_kind_name(k), "promotion");
 	ck_assert_int_eq(dehb_optimizer_parse("best", &o), DEHBQ_EINVAL);
-	ck_assert_int_eq(dehb_mutation_parse("best", &m), DEHBQ_EINVAL);
+	ck_assert_int_eq(de_mutation_parse("best", &m), DEHBQ_EINVAL);
 	ck_assert_int_eq(dehb_kind_parse(NULL, &k), DEHBQ_EINVAL);
 }
 END_TEST
@@ -694,9 +694,9 @@ START_TEST(test_dehb_save_load_continue_equals_continue)
 		p.dim = 3;
 		p.seed = (uint64_t)run;
 		p.de_pop_size = 1 + run % 6;
-		p.mutation = (enum dehb_mutation)(run % 5);
-		p.crossover = (enum dehb_crossover)(run / 5 % 2);
-		p.boundary = (enum dehb_boundary)(run / 10 % 2);
+		p.mutation = (enum de_mutation)(run % 5);
+		p.crossover = (enum de_crossover)(run / 5 % 2);
+		p.boundary = (enum de_boundary)(run / 10 % 2);
 		if (run % 4 == 1)
 			p.max_active_brackets = 2;
 		if (run % 9 == 4)
@@ -829,7 +829,7 @@ START_TEST(test_dehb_single_level_and_tiny_populations_work)
 	p.min_fidelity = 2;
 	p.max_fidelity = 3; /* one level, population of 1 */
 	p.dim = 1;
-	p.mutation = DEHB_MUT_RAND2;
+	p.mutation = DE_MUT_RAND2;
 	d = mkp(&p);
 	ck_assert_int_eq(dehb_levels(d), 1);
 	for (i = 0; i < 50; i++) {

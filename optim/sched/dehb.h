@@ -39,6 +39,8 @@
 
 #include <stdint.h>
 
+#include "de.h" /* the DE operators' enums */
+
 struct rng;
 
 struct cJSON;
@@ -50,24 +52,6 @@ enum dehb_optimizer {
 	DEHB_OPT_SH,	    /* successive halving, random sampling */
 	DEHB_OPT_HYPERBAND, /* Hyperband, random sampling in SH brackets */
 	DEHB_OPT_DE,	    /* asynchronous DE at the maximum fidelity */
-};
-
-enum dehb_mutation {
-	DEHB_MUT_RAND1 = 0, /* default */
-	DEHB_MUT_RAND2,
-	DEHB_MUT_BEST1,
-	DEHB_MUT_CURRENTTOBEST1,
-	DEHB_MUT_RANDTOBEST1,
-};
-
-enum dehb_crossover {
-	DEHB_CX_BIN = 0, /* binomial, default */
-	DEHB_CX_EXP,	 /* exponential, on a copy of the target */
-};
-
-enum dehb_boundary {
-	DEHB_BOUND_RANDOM = 0, /* redraw violating coordinates, default */
-	DEHB_BOUND_CLIP,       /* clip to [0, 1] */
 };
 
 /* The trial files' kinds (common/trial.h), value for value. */
@@ -89,9 +73,9 @@ struct dehb_params {
 	double min_fidelity;	       /* > 0 */
 	double max_fidelity;	       /* > min_fidelity */
 	double eta;		       /* > 1 */
-	enum dehb_mutation mutation;   /* DE mutation strategy */
-	enum dehb_crossover crossover; /* DE crossover */
-	enum dehb_boundary boundary;   /* boundary repair */
+	enum de_mutation mutation;     /* DE mutation strategy */
+	enum de_crossover crossover;   /* DE crossover */
+	enum de_boundary boundary;     /* boundary repair */
 	double mutation_factor;	       /* F, default 0.5 */
 	double crossover_prob;	       /* CR, default 0.5 */
 	uint64_t seed;		       /* everything random derives from it */
@@ -286,20 +270,9 @@ int dehb_bracket_info(const struct dehb *d, int i, int64_t *bracket_id,
 int dehb_save(const struct dehb *d, struct jsonbuf *b);
 int dehb_load(const struct cJSON *json, struct dehb **out, char *err);
 
-/* Names for enums, NULL-terminated, in enum order. */
-extern const char *const dehb_mutation_names[];
-extern const char *const dehb_crossover_names[];
-extern const char *const dehb_boundary_names[];
-
 /* Names for enums, and parsing them (DEHBQ_EINVAL when unknown). */
 const char *dehb_optimizer_name(enum dehb_optimizer o);
 int dehb_optimizer_parse(const char *s, enum dehb_optimizer *o);
-const char *dehb_mutation_name(enum dehb_mutation m);
-int dehb_mutation_parse(const char *s, enum dehb_mutation *m);
-const char *dehb_crossover_name(enum dehb_crossover c);
-int dehb_crossover_parse(const char *s, enum dehb_crossover *c);
-const char *dehb_boundary_name(enum dehb_boundary b);
-int dehb_boundary_parse(const char *s, enum dehb_boundary *b);
 const char *dehb_kind_name(enum dehb_kind k);
 int dehb_kind_parse(const char *s, enum dehb_kind *k);
 

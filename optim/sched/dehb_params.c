@@ -28,9 +28,9 @@ void dehb_params_init(struct dehb_params *p)
 	p->min_fidelity = 1;
 	p->max_fidelity = 27;
 	p->eta = 3;
-	p->mutation = DEHB_MUT_RAND1;
-	p->crossover = DEHB_CX_BIN;
-	p->boundary = DEHB_BOUND_RANDOM;
+	p->mutation = DE_MUT_RAND1;
+	p->crossover = DE_CX_BIN;
+	p->boundary = DE_BOUND_RANDOM;
 	p->mutation_factor = 0.5;
 	p->crossover_prob = 0.5;
 }
@@ -86,12 +86,12 @@ int dehb_params_check(const struct dehb_params *p, char *err)
 	if (!isfinite(p->eta) || p->eta <= 1)
 		return dehbq_errf(err, DEHBQ_EINVAL,
 				  "eta: must be finite and > 1");
-	if ((unsigned)p->mutation > DEHB_MUT_RANDTOBEST1)
+	if ((unsigned)p->mutation > DE_MUT_RANDTOBEST1)
 		return dehbq_errf(err, DEHBQ_EINVAL, "mutation: unknown value");
-	if ((unsigned)p->crossover > DEHB_CX_EXP)
+	if ((unsigned)p->crossover > DE_CX_EXP)
 		return dehbq_errf(err, DEHBQ_EINVAL,
 				  "crossover: unknown value");
-	if ((unsigned)p->boundary > DEHB_BOUND_CLIP)
+	if ((unsigned)p->boundary > DE_BOUND_CLIP)
 		return dehbq_errf(err, DEHBQ_EINVAL, "boundary: unknown value");
 	if (!isfinite(p->mutation_factor) || p->mutation_factor <= 0 ||
 	    p->mutation_factor > 2)

@@ -80,11 +80,11 @@ static void put_params(struct jsonbuf *b, const struct dehb_params *p)
 	jsonbuf_puts(b, ",\"eta\":");
 	jsonbuf_num(b, p->eta);
 	jsonbuf_puts(b, ",\"mutation\":");
-	jsonbuf_str(b, dehb_mutation_name(p->mutation));
+	jsonbuf_str(b, de_mutation_name(p->mutation));
 	jsonbuf_puts(b, ",\"crossover\":");
-	jsonbuf_str(b, dehb_crossover_name(p->crossover));
+	jsonbuf_str(b, de_crossover_name(p->crossover));
 	jsonbuf_puts(b, ",\"boundary\":");
-	jsonbuf_str(b, dehb_boundary_name(p->boundary));
+	jsonbuf_str(b, de_boundary_name(p->boundary));
 	jsonbuf_puts(b, ",\"mutation_factor\":");
 	jsonbuf_num(b, p->mutation_factor);
 	jsonbuf_puts(b, ",\"crossover_prob\":");
@@ -293,13 +293,13 @@ static int load_params(const cJSON *o, struct dehb_params *p, char *err)
 	TRY(ostate_get_dbl(o, "max_fidelity", &p->max_fidelity, err));
 	TRY(ostate_get_dbl(o, "eta", &p->eta, err));
 	TRY(ostate_get_str(o, "mutation", &s, err));
-	if (dehb_mutation_parse(s, &p->mutation) != DEHBQ_OK)
+	if (de_mutation_parse(s, &p->mutation) != DEHBQ_OK)
 		return dehbq_errf(err, DEHBQ_EINVAL, "snapshot: bad mutation");
 	TRY(ostate_get_str(o, "crossover", &s, err));
-	if (dehb_crossover_parse(s, &p->crossover) != DEHBQ_OK)
+	if (de_crossover_parse(s, &p->crossover) != DEHBQ_OK)
 		return dehbq_errf(err, DEHBQ_EINVAL, "snapshot: bad crossover");
 	TRY(ostate_get_str(o, "boundary", &s, err));
-	if (dehb_boundary_parse(s, &p->boundary) != DEHBQ_OK)
+	if (de_boundary_parse(s, &p->boundary) != DEHBQ_OK)
 		return dehbq_errf(err, DEHBQ_EINVAL, "snapshot: bad boundary");
 	TRY(ostate_get_dbl(o, "mutation_factor", &p->mutation_factor, err));
 	TRY(ostate_get_dbl(o, "crossover_prob", &p->crossover_prob, err));

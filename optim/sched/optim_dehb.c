@@ -64,11 +64,11 @@ static int dsettings_read(enum dehb_optimizer which, const cJSON *in,
 	s->prior_candidates = 2000;
 	s->prior_steps = 1000;
 	if ((rc = ostate_set_keys(in, keys, name, err)) ||
-	    (rc = ostate_set_choice(in, "mutation", dehb_mutation_names,
+	    (rc = ostate_set_choice(in, "mutation", de_mutation_names,
 				    &s->mutation, err)) ||
-	    (rc = ostate_set_choice(in, "crossover", dehb_crossover_names,
+	    (rc = ostate_set_choice(in, "crossover", de_crossover_names,
 				    &s->crossover, err)) ||
-	    (rc = ostate_set_choice(in, "boundary", dehb_boundary_names,
+	    (rc = ostate_set_choice(in, "boundary", de_boundary_names,
 				    &s->boundary, err)) ||
 	    (rc = ostate_set_num(in, "mutation_factor", 1e-9, 2,
 				 &s->mutation_factor, err)) ||
@@ -98,11 +98,11 @@ static int dsettings_write(enum dehb_optimizer which, const cJSON *in,
 		return rc;
 	if (which == DEHB_OPT_DEHB || which == DEHB_OPT_DE) {
 		jsonbuf_puts(b, "\"mutation\":");
-		jsonbuf_str(b, dehb_mutation_names[s.mutation]);
+		jsonbuf_str(b, de_mutation_names[s.mutation]);
 		jsonbuf_puts(b, ",\"crossover\":");
-		jsonbuf_str(b, dehb_crossover_names[s.crossover]);
+		jsonbuf_str(b, de_crossover_names[s.crossover]);
 		jsonbuf_puts(b, ",\"boundary\":");
-		jsonbuf_str(b, dehb_boundary_names[s.boundary]);
+		jsonbuf_str(b, de_boundary_names[s.boundary]);
 		jsonbuf_puts(b, ",\"mutation_factor\":");
 		jsonbuf_num(b, s.mutation_factor);
 		jsonbuf_puts(b, ",\"crossover_prob\":");
@@ -141,9 +141,9 @@ int optim_dehb_open_as(enum dehb_optimizer which, const struct optim_setup *su,
 	p.min_fidelity = su->min_fidelity;
 	p.max_fidelity = su->max_fidelity;
 	p.eta = su->eta;
-	p.mutation = (enum dehb_mutation)s.mutation;
-	p.crossover = (enum dehb_crossover)s.crossover;
-	p.boundary = (enum dehb_boundary)s.boundary;
+	p.mutation = (enum de_mutation)s.mutation;
+	p.crossover = (enum de_crossover)s.crossover;
+	p.boundary = (enum de_boundary)s.boundary;
 	p.mutation_factor = s.mutation_factor;
 	p.crossover_prob = s.crossover_prob;
 	p.seed = su->seed;

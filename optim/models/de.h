@@ -22,13 +22,43 @@
 #ifndef DEHBQ_DE_H
 #define DEHBQ_DE_H
 
-#include "dehb.h"
 #include "rng.h"
+
+enum de_mutation {
+	DE_MUT_RAND1 = 0, /* default */
+	DE_MUT_RAND2,
+	DE_MUT_BEST1,
+	DE_MUT_CURRENTTOBEST1,
+	DE_MUT_RANDTOBEST1,
+};
+
+enum de_crossover {
+	DE_CX_BIN = 0, /* binomial, default */
+	DE_CX_EXP,     /* exponential, on a copy of the target */
+};
+
+enum de_boundary {
+	DE_BOUND_RANDOM = 0, /* redraw violating coordinates, default */
+	DE_BOUND_CLIP,	     /* clip to [0, 1] */
+};
+
+/* Names, NULL-terminated, in enum order. */
+extern const char *const de_mutation_names[];
+extern const char *const de_crossover_names[];
+extern const char *const de_boundary_names[];
+
+/* A name, and parsing one (DEHBQ_EINVAL when unknown). */
+const char *de_mutation_name(enum de_mutation m);
+int de_mutation_parse(const char *s, enum de_mutation *m);
+const char *de_crossover_name(enum de_crossover c);
+int de_crossover_parse(const char *s, enum de_crossover *c);
+const char *de_boundary_name(enum de_boundary b);
+int de_boundary_parse(const char *s, enum de_boundary *b);
 
 #define DE_MAX_DONORS 5 /* rand2 needs five */
 
 /* Donors a mutation strategy draws (rand1 3, rand2 5, best1 2, ...). */
-int de_donors_needed(enum dehb_mutation m);
+int de_donors_needed(enum de_mutation m);
 
 /*
  * Draw k distinct indices from [0, n) uniformly without replacement, in
@@ -41,7 +71,7 @@ int de_sample_distinct(struct rng *r, int n, int k, int *out);
  * best is only read by the *best* strategies, current by currenttobest1.
  * The mutant is not repaired.
  */
-void de_mutate(enum dehb_mutation m, double F, int dim,
+void de_mutate(enum de_mutation m, double F, int dim,
 	       const double *const *donors, const double *best,
 	       const double *current, double *mutant);
 
@@ -53,10 +83,10 @@ void de_mutate(enum dehb_mutation m, double F, int dim,
  * the trial may equal the target (reference semantics).  trial is a
  * fresh buffer in both cases; the target is never written.
  */
-void de_crossover(enum dehb_crossover c, struct rng *r, int dim, double cr,
+void de_crossover(enum de_crossover c, struct rng *r, int dim, double cr,
 		  const double *target, const double *mutant, double *trial);
 
 /* Repair coordinates outside [0,1] in place: redraw (random) or clip. */
-void de_repair(enum dehb_boundary b, struct rng *r, int dim, double *x);
+void de_repair(enum de_boundary b, struct rng *r, int dim, double *x);
 
 #endif
