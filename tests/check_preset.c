@@ -252,6 +252,83 @@ START_TEST(test_one_fidelity_runs_or_is_refused)
 }
 END_TEST
 
+/*
+ * The de searcher under fifo is the engine's DE (the de preset) on a
+ * study of one level, proposal for proposal, bit for bit: the initial
+ * population, the rolling target, the pool, the incumbent of the best
+ * strategies and the top-up of a pool too small for rand2 (population
+ * 4), with jobs in flight told out of order and failures.
+ */
+START_TEST(test_de_searcher_is_the_engines_de)
+{
+	static const char *const v[][2] = {
+		{"{\"de_pop_size\":6}", "{\"population_size\":6}"},
+		{"{\"de_pop_size\":5,\"mutation\":\"best1\","
+		 "\"crossover\":\"exp\",\"boundary\":\"clip\"}",
+		 "{\"population_size\":5,\"mutation\":\"best1\","
+		 "\"crossover\":\"exp\",\"boundary\":\"clip\"}"},
+		{"{\"de_pop_size\":4,\"mutation\":\"rand2\","
+		 "\"mutation_factor\":0.9}",
+		 "{\"population_size\":4,\"mutation\":\"rand2\","
+		 "\"mutation_factor\":0.9}"},
+	};
+	char err[DEHBQ_ERRLEN], text[256];
+	int i, k;
+
+	for (i = 0; i < 3; i++) {
+		struct optim_setup u;
+		struct optim *a, *b;
+		struct optim_job ja, jb, fl[4];
+		double xa[DIM], xb[DIM], fx[4][DIM];
+		cJSON *sa = cJSON_Parse(v[i][0]), *sb;
+		int n = 0, trials = 0;
+
+		snprintf(text, sizeof(text),
+			 "{\"searcher\":\"de\",\"search\":%s}", v[i][1]);
+		sb = cJSON_Parse(text);
+		ov_setup(&u, 5 + (uint64_t)i, 200);
+		u.min_fidelity = 1; /* eta 3: one level */
+		u.max_fidelity = 2;
+		u.settings = sa;
+		ck_assert_msg(optim_open("de", &u, &a, err) == DEHBQ_OK, "%s",
+			      err);
+		u.settings = sb;
+		ck_assert_msg(optim_open("fifo", &u, &b, err) == DEHBQ_OK, "%s",
+			      err);
+		for (k = 0; k < 120; k++) {
+			int t, j;
+			double loss = 0;
+
+			ck_assert_int_eq(optim_ask(a, &ja, xa), DEHBQ_OK);
+			ck_assert_int_eq(optim_ask(b, &jb, xb), DEHBQ_OK);
+			ck_assert_msg(ja.id == jb.id && ja.kind == jb.kind &&
+					      !memcmp(xa, xb, sizeof(xa)),
+				      "variant %d, job %d differs", i, k);
+			trials += ja.kind == OPTIM_KIND_TRIAL;
+			fl[n] = ja;
+			memcpy(fx[n++], xa, sizeof(xa));
+			if (n < 4)
+				continue;
+			t = (k * 7) % 4; /* out of order */
+			for (j = 0; j < DIM; j++)
+				loss += (fx[t][j] - 0.3) * (fx[t][j] - 0.3);
+			j = fl[t].id % 7 == 3 ? OPTIM_FAILED : OPTIM_OK;
+			ck_assert_int_eq(optim_tell(a, fl[t].id, j, loss, 1),
+					 DEHBQ_OK);
+			ck_assert_int_eq(optim_tell(b, fl[t].id, j, loss, 1),
+					 DEHBQ_OK);
+			fl[t] = fl[--n];
+			memcpy(fx[t], fx[n], sizeof(fx[t]));
+		}
+		ck_assert_int_ge(trials, 100);
+		optim_free(a);
+		optim_free(b);
+		cJSON_Delete(sa);
+		cJSON_Delete(sb);
+	}
+}
+END_TEST
+
 Suite *preset_suite(void)
 {
 	Suite *s = suite_create("preset");
@@ -262,6 +339,7 @@ Suite *preset_suite(void)
 	tcase_add_test(tc, test_preset_bohb_splits_its_settings);
 	tcase_add_test(tc, test_preset_refused_reopen_changes_nothing);
 	tcase_add_test(tc, test_one_fidelity_runs_or_is_refused);
+	tcase_add_test(tc, test_de_searcher_is_the_engines_de);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -131,7 +131,8 @@ int held_rescore(struct held *h, double (*score)(void *arg, int64_t job),
 
 int held_issued(struct held *h, const struct optim_job *job, const double *vec)
 {
-	if (!h->so || !h->so->issued)
+	if (!h->so || !h->so->issued ||
+	    (h->replaying && (h->so->caps & SEARCH_CAP_KEEPS)))
 		return DEHBQ_OK;
 	return h->so->issued(h->ss, (int64_t)job->id, vec, job->fidelity);
 }

@@ -51,7 +51,9 @@ int held_save(const struct held *h, struct jsonbuf *b);
 /* The same for status.json: "searcher":"S","search":{...} */
 int held_describe(const struct held *h, struct jsonbuf *b);
 /* The job is in flight (searcher.h's issued; DEHBQ_ENOMEM only, and
- * then nothing changed).  A no-op while no searcher is held. */
+ * then nothing changed).  A no-op while no searcher is held, and during
+ * a load's replay for a searcher that keeps its own state (it saved its
+ * jobs in flight too). */
 int held_issued(struct held *h, const struct optim_job *job, const double *vec);
 /*
  * A result for the searcher (loss +inf: failed).  While a load replays

@@ -24,8 +24,9 @@
  * and then calls loaded; save holds only what proposals consumed (an
  * rng, a sequence index) and what no result gives back (a model's
  * hyperparameters).  A searcher whose memory is bounded by design (re's
- * population) may save it instead, with SEARCH_CAP_KEEPS: it is then not
- * told the results again at load.  A result observed twice for one
+ * population, de's subpopulations) may save it instead, with its jobs in
+ * flight, with SEARCH_CAP_KEEPS: it is then told neither the results nor
+ * the jobs in flight again at load.  A result observed twice for one
  * job (a requeued job's re-run) is the searcher's to weigh: tpe replaces
  * the first, gp and gcp keep both (each as the optimiser of 0.3 did).
  *
@@ -87,8 +88,9 @@ enum search_cap {
 	SEARCH_CAP_TRANSFER = 1 << 1, /* uses earlier tasks' results */
 	SEARCH_CAP_NEEDS_TRANSFER = 1 << 2, /* ... and runs only with them */
 	SEARCH_CAP_KEEPS = 1 << 3,	    /* saves what it learnt (a bounded
-					       population), and is not told the
-					       results again at load */
+					       population) and its jobs in
+					       flight, and is told neither
+					       again at load */
 };
 
 struct search_ops {
