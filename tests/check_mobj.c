@@ -2,13 +2,16 @@
  * check_mobj.c - multi-objective scores against values computed by hand:
  * the copula mean, the linear sum, the NSGA-II order per fidelity, the
  * random-weights draw; failures; and old results rescored as new ones
- * arrive, through the optim/ interface too
+ * arrive, through the optim/ interface too, and in the kde searcher
  */
 #include "err.h"
 #include "mobj.h"
 #include "optim.h"
+#include "rng.h"
+#include "searcher.h"
 
 #include <check.h>
+#include <cjson/cJSON.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -181,7 +184,7 @@ START_TEST(test_mobj_through_optim)
 	u.lim.fevals = 40;
 	u.nobj = 2;
 	u.scalarise = MOBJ_COPULA;
-	ck_assert_int_eq(optim_open("bohb", &u, &o, err), DEHBQ_EUNSUP);
+	ck_assert_int_eq(optim_open("gcp", &u, &o, err), DEHBQ_EUNSUP);
 	ck_assert_msg(strstr(err, "objectives"), "%s", err);
 	ck_assert_int_eq(optim_open("asha", &u, &o, err), DEHBQ_OK);
 	ck_assert_int_eq(optim_objectives(o), 2);
@@ -204,6 +207,77 @@ START_TEST(test_mobj_through_optim)
 }
 END_TEST
 
+/* The kde searcher's score of job j: the reverse of its first loss. */
+static double kde_score(void *arg, int64_t job)
+{
+	(void)arg;
+	return job == 5 ? NAN : 100.0 - (double)job;
+}
+
+/* A kde searcher (ladder 1, 3; no random proposals) that observed 20
+ * results at fidelity 3, the loss of job j being j, or, with rescored,
+ * 100 - j (job 5 left alone, as a NaN score leaves it). */
+static void *kde_seen(int rescored, int via_rescore)
+{
+	static const double ladder[2] = {1, 3};
+	const struct search_ops *so = search_find("kde");
+	struct search_setup u;
+	char err[DEHBQ_ERRLEN];
+	cJSON *set = cJSON_Parse("{\"random_fraction\":0}");
+	struct rng r;
+	double x[2];
+	void *st;
+	int j;
+
+	memset(&u, 0, sizeof(u));
+	u.dim = 2;
+	u.seed = 3;
+	u.min_fidelity = 1;
+	u.max_fidelity = 3;
+	u.settings = set;
+	u.ladder = ladder;
+	u.levels = 2;
+	u.rungs = 1;
+	ck_assert_msg(so->open(&u, &st, err) == DEHBQ_OK, "%s", err);
+	rng_seed(&r, 8);
+	for (j = 0; j < 20; j++) {
+		double loss =
+			rescored && !via_rescore && j != 5 ? 100.0 - j : j;
+
+		x[0] = rng_uniform(&r);
+		x[1] = rng_uniform(&r);
+		ck_assert_int_eq(so->observe(st, j, x, 3, loss), DEHBQ_OK);
+	}
+	if (via_rescore)
+		ck_assert_int_eq(so->rescore(st, kde_score, NULL), DEHBQ_OK);
+	cJSON_Delete(set);
+	return st;
+}
+
+/* Rescored, the kde searcher proposes what one told the new scores
+ * proposes, and not what it proposed before. */
+START_TEST(test_mobj_kde_rescores_its_results)
+{
+	const struct search_ops *so = search_find("kde");
+	void *a = kde_seen(1, 1), *b = kde_seen(1, 0), *c = kde_seen(0, 0);
+	double xa[2], xb[2], xc[2];
+	enum trial_kind k;
+	int i, differ = 0;
+
+	for (i = 0; i < 5; i++) {
+		ck_assert_int_eq(so->propose(a, 1, xa, &k), DEHBQ_OK);
+		ck_assert_int_eq(so->propose(b, 1, xb, &k), DEHBQ_OK);
+		ck_assert_int_eq(so->propose(c, 1, xc, &k), DEHBQ_OK);
+		ck_assert(!memcmp(xa, xb, sizeof(xa)));
+		differ += !!memcmp(xa, xc, sizeof(xa));
+	}
+	ck_assert_int_ge(differ, 4);
+	so->free(a);
+	so->free(b);
+	so->free(c);
+}
+END_TEST
+
 Suite *mobj_suite(void)
 {
 	Suite *s = suite_create("mobj");
@@ -216,6 +290,7 @@ Suite *mobj_suite(void)
 	tcase_add_test(c, test_mobj_random_weights_per_epoch);
 	tcase_add_test(c, test_mobj_refusals);
 	tcase_add_test(c, test_mobj_through_optim);
+	tcase_add_test(c, test_mobj_kde_rescores_its_results);
 	suite_add_tcase(s, c);
 	return s;
 }

@@ -57,6 +57,8 @@ static const char *const composed[][3] = {
 	 "pareto"},
 	{"tpe", "{\"multi_fidelity\":\"asha\"}", "pareto"},
 	{"dehb", "{}", "no-transfer"},
+	{"bohb", "{}", "copula"},
+	{"hyperband", "{\"searcher\":\"kde\"}", "pareto"},
 	/* PB2's bandit (a population large enough for every budget) */
 	{"pbt", "{\"population_size\":24,\"explore\":\"pb2\"}", NULL},
 	{"gcp",

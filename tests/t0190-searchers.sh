@@ -89,7 +89,7 @@ check "(d) --optimizer NAME that takes no searcher, with --searcher: names those
 check "(d) --scheduler with --optimizer: give one" \
 	bad d4 "give one" --scheduler asha --optimizer asha
 check "(d) a multi-objective study with a searcher that cannot rescore: names those that can" \
-	bad d5 "searcher kde cannot run a multi-objective study (use random, halton, tpe, gp, cts, re" --scheduler fifo --searcher kde --objective a --objective b
+	bad d5 "searcher gcp cannot run a multi-objective study (use random, halton, tpe, gp, kde, cts, re" --scheduler fifo --searcher gcp --objective a --objective b
 
 # (e)
 rt() { python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["runtime"]; print(r["prefetch"], r["max_inflight"])' "$1/study.json"; }

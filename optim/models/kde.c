@@ -139,6 +139,15 @@ int kde_observe(struct kde *k, int level, const double *x, double loss)
 	return DEHBQ_OK;
 }
 
+int kde_set_loss(struct kde *k, int level, int64_t i, double loss)
+{
+	if (level < 0 || level >= k->nlevels || i < 0 ||
+	    (size_t)i >= k->lv[level].n)
+		return DEHBQ_EINVAL;
+	k->lv[level].loss[i] = loss;
+	return DEHBQ_OK;
+}
+
 /* The value of dimension d of a point: a bin index for K choices. */
 static double coord(const struct kde *k, const double *x, int d)
 {

@@ -47,6 +47,12 @@ void kde_free(struct kde *k);
 /* A result at fidelity level `level` (loss +inf: failed). */
 int kde_observe(struct kde *k, int level, const double *x, double loss);
 
+/*
+ * Result i of level (in observe order) now has loss (a multi-objective
+ * study's scores moved).  DEHBQ_EINVAL: no such result.
+ */
+int kde_set_loss(struct kde *k, int level, int64_t i, double loss);
+
 /* A new configuration into x. */
 int kde_propose(struct kde *k, double *x);
 

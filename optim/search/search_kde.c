@@ -6,7 +6,8 @@
  *
  * Settings: top_n_percent (15), num_samples (64), random_fraction (1/3),
  * bandwidth_factor (3), min_bandwidth (1e-3).  The model keeps every
- * result; the state saved is its random stream alone.  Every proposal is
+ * result, and the job of each, so that a multi-objective study can
+ * rescore them; the state saved is its random stream alone.  Every proposal is
  * reported as a trial, random ones included (kde_propose does not say
  * which it made), as BOHB's were in 0.3.
  */
@@ -28,6 +29,8 @@ struct kdes {
 	struct kde *k;
 	int levels;
 	double ladder[HB_MAX_LEVELS];
+	int64_t *job[HB_MAX_LEVELS]; /* each result's job, as the model's */
+	size_t n[HB_MAX_LEVELS], cap[HB_MAX_LEVELS];
 };
 
 static const char *const kde_keys[] = {
@@ -78,8 +81,12 @@ static void kdes_free(void *st)
 {
 	struct kdes *o = st;
 
+	int l;
+
 	if (!o)
 		return;
+	for (l = 0; l < HB_MAX_LEVELS; l++)
+		free(o->job[l]);
 	kde_free(o->k);
 	free(o);
 }
@@ -123,13 +130,41 @@ static int kdes_observe(void *st, int64_t job, const double *vec,
 			double fidelity, double loss)
 {
 	struct kdes *o = st;
+	int l, rc;
+
+	for (l = 0; l < o->levels && o->ladder[l] != fidelity; l++)
+		;
+	if (l == o->levels)
+		return DEHBQ_EINVAL;
+	if (o->n[l] == o->cap[l]) {
+		size_t c = o->cap[l] ? 2 * o->cap[l] : 32;
+		int64_t *j = realloc(o->job[l], c * sizeof(*j));
+
+		if (!j)
+			return DEHBQ_ENOMEM;
+		o->job[l] = j;
+		o->cap[l] = c;
+	}
+	if ((rc = kde_observe(o->k, l, vec, loss)))
+		return rc;
+	o->job[l][o->n[l]++] = job;
+	return DEHBQ_OK;
+}
+
+/* A multi-objective study's scores moved: every result's loss. */
+static int kdes_rescore(void *st, double (*score)(void *arg, int64_t job),
+			void *arg)
+{
+	struct kdes *o = st;
+	size_t i;
+	double v;
 	int l;
 
-	(void)job;
 	for (l = 0; l < o->levels; l++)
-		if (o->ladder[l] == fidelity)
-			return kde_observe(o->k, l, vec, loss);
-	return DEHBQ_EINVAL;
+		for (i = 0; i < o->n[l]; i++)
+			if (!isnan(v = score(arg, o->job[l][i])))
+				kde_set_loss(o->k, l, (int64_t)i, v);
+	return DEHBQ_OK;
 }
 
 static int kdes_save(const void *st, struct jsonbuf *b)
@@ -182,4 +217,5 @@ const struct search_ops search_kde_ops = {
 	.describe = kdes_describe,
 	.free = kdes_free,
 	.settings = kdes_settings,
+	.rescore = kdes_rescore,
 };
