@@ -184,7 +184,7 @@ START_TEST(test_mobj_through_optim)
 	u.lim.fevals = 40;
 	u.nobj = 2;
 	u.scalarise = MOBJ_COPULA;
-	ck_assert_int_eq(optim_open("gcp", &u, &o, err), DEHBQ_EUNSUP);
+	ck_assert_int_eq(optim_open("asha-stop", &u, &o, err), DEHBQ_EUNSUP);
 	ck_assert_msg(strstr(err, "objectives"), "%s", err);
 	ck_assert_int_eq(optim_open("asha", &u, &o, err), DEHBQ_OK);
 	ck_assert_int_eq(optim_objectives(o), 2);
@@ -207,23 +207,23 @@ START_TEST(test_mobj_through_optim)
 }
 END_TEST
 
-/* The kde searcher's score of job j: the reverse of its first loss. */
-static double kde_score(void *arg, int64_t job)
+/* A searcher's score of job j: the reverse of its first loss. */
+static double reversed_score(void *arg, int64_t job)
 {
 	(void)arg;
 	return job == 5 ? NAN : 100.0 - (double)job;
 }
 
-/* A kde searcher (ladder 1, 3; no random proposals) that observed 20
- * results at fidelity 3, the loss of job j being j, or, with rescored,
- * 100 - j (job 5 left alone, as a NaN score leaves it). */
-static void *kde_seen(int rescored, int via_rescore)
+/* Searcher `so` (ladder 1, 3; settings set) that observed 20 results at
+ * fidelity 3, the loss of job j being j, or, with rescored, 100 - j (job 5
+ * left alone, as a NaN score leaves it). */
+static void *seen(const struct search_ops *so, const char *set_text,
+		  int rescored, int via_rescore)
 {
 	static const double ladder[2] = {1, 3};
-	const struct search_ops *so = search_find("kde");
 	struct search_setup u;
 	char err[DEHBQ_ERRLEN];
-	cJSON *set = cJSON_Parse("{\"random_fraction\":0}");
+	cJSON *set = cJSON_Parse(set_text);
 	struct rng r;
 	double x[2];
 	void *st;
@@ -249,17 +249,23 @@ static void *kde_seen(int rescored, int via_rescore)
 		ck_assert_int_eq(so->observe(st, j, x, 3, loss), DEHBQ_OK);
 	}
 	if (via_rescore)
-		ck_assert_int_eq(so->rescore(st, kde_score, NULL), DEHBQ_OK);
+		ck_assert_int_eq(so->rescore(st, reversed_score, NULL),
+				 DEHBQ_OK);
 	cJSON_Delete(set);
 	return st;
 }
 
-/* Rescored, the kde searcher proposes what one told the new scores
- * proposes, and not what it proposed before. */
-START_TEST(test_mobj_kde_rescores_its_results)
+/* Rescored, the kde and gcp searchers propose what one told the new
+ * scores proposes, and not what they proposed before. */
+START_TEST(test_mobj_searchers_rescore_their_results)
 {
-	const struct search_ops *so = search_find("kde");
-	void *a = kde_seen(1, 1), *b = kde_seen(1, 0), *c = kde_seen(0, 0);
+	static const char *const v[][2] = {
+		{"kde", "{\"random_fraction\":0}"},
+		{"gcp", "{\"n_candidates\":200,\"prior_steps\":20}"},
+	};
+	const struct search_ops *so = search_find(v[_i][0]);
+	void *a = seen(so, v[_i][1], 1, 1), *b = seen(so, v[_i][1], 1, 0);
+	void *c = seen(so, v[_i][1], 0, 0);
 	double xa[2], xb[2], xc[2];
 	enum trial_kind k;
 	int i, differ = 0;
@@ -290,7 +296,7 @@ Suite *mobj_suite(void)
 	tcase_add_test(c, test_mobj_random_weights_per_epoch);
 	tcase_add_test(c, test_mobj_refusals);
 	tcase_add_test(c, test_mobj_through_optim);
-	tcase_add_test(c, test_mobj_kde_rescores_its_results);
+	tcase_add_loop_test(c, test_mobj_searchers_rescore_their_results, 0, 2);
 	suite_add_tcase(s, c);
 	return s;
 }

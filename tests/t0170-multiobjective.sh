@@ -111,9 +111,9 @@ check "best refuses a multi-objective study, pointing at pareto" \
 rc=$?
 check "init refuses a single --objective" \
 	sh -c "test $rc = 100 && grep -q 'two or more' '$T/r1.out' && test ! -e '$T/r1/study.json'"
-"$B/dehbq" init "$T/r2" --spec "$T/spec.json" --optimizer gcp >"$T/r2.out" 2>&1
-check "init refuses gcp for a multi-objective study, naming what can" \
-	sh -c "grep -q 'gcp cannot run a multi-objective study' '$T/r2.out' && test ! -e '$T/r2/study.json'"
+"$B/dehbq" init "$T/r2" --spec "$T/spec.json" --optimizer pbt >"$T/r2.out" 2>&1
+check "init refuses pbt for a multi-objective study, naming what can" \
+	sh -c "grep -q 'pbt cannot run a multi-objective study' '$T/r2.out' && test ! -e '$T/r2/study.json'"
 "$B/dehbq" pareto "$T/r2" >/dev/null 2>&1
 check "pareto on a directory without a study fails" test $? != 0
 

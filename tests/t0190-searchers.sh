@@ -88,8 +88,8 @@ check "(d) --optimizer NAME that takes no searcher, with --searcher: names those
 	bad d3 "takes no searcher (the schedulers that do: sh, hyperband, asha, fifo, asha-stop, hyperband-stop, median-stop, pbt)" --optimizer dehb --searcher halton
 check "(d) --scheduler with --optimizer: give one" \
 	bad d4 "give one" --scheduler asha --optimizer asha
-check "(d) a multi-objective study with a searcher that cannot rescore: names those that can" \
-	bad d5 "searcher gcp cannot run a multi-objective study (use random, halton, tpe, gp, kde, cts, re" --scheduler fifo --searcher gcp --objective a --objective b
+check "(d) a multi-objective study with a scheduler that cannot rescore: names those that can" \
+	bad d5 "asha-stop cannot run a multi-objective study (use dehb, random" --scheduler asha-stop --searcher gcp --objective a --objective b
 
 # (e)
 rt() { python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["runtime"]; print(r["prefetch"], r["max_inflight"])' "$1/study.json"; }

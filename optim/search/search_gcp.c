@@ -65,7 +65,9 @@ struct gcp {
 	struct prior *prior; /* NULL: plain GCP */
 	struct gp *gp;
 	struct prior_obs lv[HB_MAX_LEVELS]; /* results per level, tell order */
-	double ladder[HB_MAX_LEVELS];	    /* the fidelity levels, ascending */
+	int64_t *job[HB_MAX_LEVELS];	    /* each result's job, likewise */
+	size_t capj[HB_MAX_LEVELS];
+	double ladder[HB_MAX_LEVELS]; /* the fidelity levels, ascending */
 	int L;
 	double fit_level; /* the level theta was last fitted at */
 	int mf;		  /* several levels: ASHA schedules */
@@ -121,8 +123,10 @@ static void gcp_free(void *st)
 
 	if (!c)
 		return;
-	for (l = 0; l < HB_MAX_LEVELS; l++)
+	for (l = 0; l < HB_MAX_LEVELS; l++) {
 		prior_obs_free(&c->lv[l]);
+		free(c->job[l]);
+	}
 	prior_free(c->prior);
 	gp_free(c->gp);
 	free(c->choices);
@@ -478,9 +482,35 @@ static int gcp_observe(void *st, int64_t job, const double *vec,
 
 	if (l < 0)
 		return DEHBQ_EINVAL;
+	if (c->lv[l].n == c->capj[l]) {
+		size_t cap = c->capj[l] ? 2 * c->capj[l] : 32;
+		int64_t *j = realloc(c->job[l], cap * sizeof(*j));
+
+		if (!j)
+			return DEHBQ_ENOMEM;
+		c->job[l] = j;
+		c->capj[l] = cap;
+	}
 	if ((rc = prior_obs_add(&c->lv[l], vec, loss)))
 		return rc; /* it changed nothing */
+	c->job[l][c->lv[l].n - 1] = job;
 	pend_del(c, job);
+	return DEHBQ_OK;
+}
+
+/* A multi-objective study's scores moved: every result's loss. */
+static int gcp_rescore(void *st, double (*score)(void *arg, int64_t job),
+		       void *arg)
+{
+	struct gcp *c = st;
+	size_t i;
+	double v;
+	int l;
+
+	for (l = 0; l < c->L; l++)
+		for (i = 0; i < c->lv[l].n; i++)
+			if (!isnan(v = score(arg, c->job[l][i])))
+				c->lv[l].y[i] = v;
 	return DEHBQ_OK;
 }
 
@@ -561,4 +591,5 @@ const struct search_ops search_gcp_ops = {
 	.load = gcp_load,
 	.describe = gcp_describe,
 	.free = gcp_free,
+	.rescore = gcp_rescore,
 };
