@@ -9,8 +9,9 @@
  * carries Gaussian noise of sd 0.2 ln(27 / b) / ln 27, which vanishes at 27.
  *
  * Methods, each through optim/ with two objectives: random search (at the
- * maximum fidelity), and DEHB with linear, copula and random-weights
- * scalarisation and with Pareto selection.  J simulated workers as in
+ * maximum fidelity), DEHB with linear, copula and random-weights
+ * scalarisation and with Pareto selection, and BOHB and GCP (at the
+ * maximum fidelity) with copula scalarisation.  J simulated workers as in
  * bench_quality (a job costs and lasts fidelity / 27); a run stops when
  * the told cost reaches B maximum-fidelity evaluations.  Its hypervolume
  * error at a cost is HV(true front) - HV(noise-free objectives of every
@@ -47,7 +48,7 @@
 #define MO_NPOINTS  20
 #define MO_MAXSEEDS 200
 #define MO_MAXJOBS  64
-#define MO_NMETH    5
+#define MO_NMETH    7
 
 static const struct {
 	const char *label, *optimizer;
@@ -58,6 +59,8 @@ static const struct {
 	{"dehb-copula", "dehb", MOBJ_COPULA},
 	{"dehb-random-weights", "dehb", MOBJ_RANDOM_WEIGHTS},
 	{"dehb-pareto", "dehb", MOBJ_PARETO},
+	{"bohb-copula", "bohb", MOBJ_COPULA},
+	{"gcp-copula", "gcp", MOBJ_COPULA},
 };
 
 static const double ref[2] = {1.1, 4.1};
@@ -266,6 +269,8 @@ static int run_problem(const char *name, int p, int seeds, double budget,
 		compare(name, "final", m, 0, rs, seeds, 0);
 	compare(name, "final", 4, 2, rs, seeds, 0);
 	compare(name, "final", 3, 2, rs, seeds, 0);
+	compare(name, "final", 5, 2, rs, seeds, 0); /* bohb vs dehb, copula */
+	compare(name, "final", 6, 2, rs, seeds, 0); /* gcp vs dehb, copula */
 	return DEHBQ_OK;
 }
 

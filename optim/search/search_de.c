@@ -18,9 +18,9 @@
  * applied to DE: under ASHA or a stopping scheduler the base rung's
  * trials learn from what the higher rungs measured), else level k
  * itself; the target is never its own donor.  Under fifo (one level)
- * this is the `de` preset's DE, proposal for proposal, as tests/check_de
- * shows on a one-level study.  The best vector of the *best* strategies is
- * the best result at any fidelity.
+ * this is the `de` preset's DE, proposal for proposal, as check_preset
+ * shows on a study whose ladder has one level.  The best vector of the *best*
+ * strategies is the best result at any fidelity.
  *
  * Settings: population_size (20), mutation, crossover, boundary,
  * mutation_factor and crossover_prob (as the de preset's).  The state is
@@ -652,8 +652,8 @@ static int des_describe(const void *st, struct jsonbuf *b)
 
 const struct search_ops search_de_ops = {
 	.name = "de",
-	.summary = "differential evolution: a subpopulation per level, "
-		   "rand/1/bin trials against a rolling target",
+	.summary = "differential evolution: a subpopulation per fidelity "
+		   "level, trials against a rolling target",
 	.caps = SEARCH_CAP_LEARNS | SEARCH_CAP_KEEPS,
 	.open = des_open,
 	.propose = des_propose,
