@@ -59,7 +59,8 @@ static const char *const composed[][3] = {
 	{"dehb", "{}", "no-transfer"},
 	{"bohb", "{}", "copula"},
 	{"hyperband", "{\"searcher\":\"kde\"}", "pareto"},
-	{"gcp", "{\"n_candidates\":200,\"max_points\":30}", "copula"},
+	{"gcp", "{\"prior_steps\":20,\"n_candidates\":200,\"max_points\":30}",
+	 "copula"},
 	/* PB2's bandit (a population large enough for every budget) */
 	{"pbt", "{\"population_size\":24,\"explore\":\"pb2\"}", NULL},
 	{"gcp",
