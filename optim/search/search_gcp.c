@@ -479,6 +479,7 @@ static int gcp_observe(void *st, int64_t job, const double *vec,
 {
 	struct gcp *c = st;
 	int l = level_of(c, fidelity), rc;
+	size_t i;
 
 	if (l < 0)
 		return DEHBQ_EINVAL;
@@ -492,7 +493,13 @@ static int gcp_observe(void *st, int64_t job, const double *vec,
 		c->capj[l] = cap;
 	}
 	if ((rc = prior_obs_add(&c->lv[l], vec, loss)))
-		return rc; /* it changed nothing */
+		return rc;		   /* it changed nothing */
+	for (i = c->lv[l].n - 1; i-- > 0;) /* a re-run: its failure, as gp's */
+		if (c->job[l][i] == job) {
+			c->job[l][i] = -1;
+			c->lv[l].y[i] = INFINITY;
+			break;
+		}
 	c->job[l][c->lv[l].n - 1] = job;
 	pend_del(c, job);
 	return DEHBQ_OK;
@@ -509,7 +516,8 @@ static int gcp_rescore(void *st, double (*score)(void *arg, int64_t job),
 
 	for (l = 0; l < c->L; l++)
 		for (i = 0; i < c->lv[l].n; i++)
-			if (!isnan(v = score(arg, c->job[l][i])))
+			if (c->job[l][i] >= 0 &&
+			    !isnan(v = score(arg, c->job[l][i])))
 				c->lv[l].y[i] = v;
 	return DEHBQ_OK;
 }

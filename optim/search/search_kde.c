@@ -7,7 +7,8 @@
  * Settings: top_n_percent (15), num_samples (64), random_fraction (1/3),
  * bandwidth_factor (3), min_bandwidth (1e-3).  The model keeps every
  * result, and the job of each, so that a multi-objective study can
- * rescore them; the state saved is its random stream alone.  Every proposal is
+ * rescore them (a re-run's first, failed result out of reach, as gp's);
+ * the state saved is its random stream alone.  Every proposal is
  * reported as a trial, random ones included (kde_propose does not say
  * which it made), as BOHB's were in 0.3.
  */
@@ -80,7 +81,6 @@ static int kdes_settings(const cJSON *in, struct jsonbuf *b, char *err)
 static void kdes_free(void *st)
 {
 	struct kdes *o = st;
-
 	int l;
 
 	if (!o)
@@ -130,6 +130,7 @@ static int kdes_observe(void *st, int64_t job, const double *vec,
 			double fidelity, double loss)
 {
 	struct kdes *o = st;
+	size_t i;
 	int l, rc;
 
 	for (l = 0; l < o->levels && o->ladder[l] != fidelity; l++)
@@ -147,6 +148,12 @@ static int kdes_observe(void *st, int64_t job, const double *vec,
 	}
 	if ((rc = kde_observe(o->k, l, vec, loss)))
 		return rc;
+	for (i = o->n[l]; i-- > 0;) /* a re-run: its failure, as search_gp's */
+		if (o->job[l][i] == job) {
+			o->job[l][i] = -1;
+			kde_set_loss(o->k, l, (int64_t)i, INFINITY);
+			break;
+		}
 	o->job[l][o->n[l]++] = job;
 	return DEHBQ_OK;
 }
@@ -162,7 +169,8 @@ static int kdes_rescore(void *st, double (*score)(void *arg, int64_t job),
 
 	for (l = 0; l < o->levels; l++)
 		for (i = 0; i < o->n[l]; i++)
-			if (!isnan(v = score(arg, o->job[l][i])))
+			if (o->job[l][i] >= 0 &&
+			    !isnan(v = score(arg, o->job[l][i])))
 				kde_set_loss(o->k, l, (int64_t)i, v);
 	return DEHBQ_OK;
 }
