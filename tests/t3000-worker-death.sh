@@ -1,16 +1,22 @@
 #!/bin/bash
 # t3000-worker-death.sh - issue 7 item 3: workers die or stall mid-trial.
-#  (a) SIGKILL a worker (and its trainer, as a lost node would) while the
-#      trainer sleeps: the trial is requeued, never sooner than the lease
-#      after the claim's last heartbeat (its mtime, kept by the stale claim
-#      in the archive; the orchestrator's own log time), and later
-#      completes.  The delays are printed; how soon after the lease a
-#      requeue comes depends on the machine's speed, so no check bounds it:
-#      (E) checks the expiry itself without timing, by --once batches
-#      around a claim whose heartbeat is set by touch -d.
-#  (b) SIGSTOP a worker past its lease, let the requeued copy finish, then
-#      SIGCONT it: its late result is archived as a duplicate with a note and
-#      never told; the requeued copy's result is told exactly once.
+# Which worker dies or stalls, and when, is decided by the trainer wrapper
+# (its parent is the worker), not by a race with the test: trials of
+# $KILL_IDS kill their worker (SIGKILL) on their first attempt, trials of
+# $STALL_IDS stop it (SIGSTOP) and then finish, so each happens mid-trial
+# whatever the machine's speed, and every wait is for an event.
+#  (a) SIGKILL a worker (its trainer exits too, as on a lost node): the
+#      trial is requeued, never sooner than the lease after the claim's
+#      last heartbeat (its mtime, kept by the stale claim in the archive;
+#      the orchestrator's own log time), and later completes.  The delays
+#      are printed; how soon after the lease a requeue comes depends on the
+#      machine's speed, so no check bounds it: (E) checks the expiry
+#      itself without timing, by --once batches around a claim whose
+#      heartbeat is set by touch -d.
+#  (b) a worker SIGSTOPped mid-trial stays stopped until the requeued copy
+#      is told, then SIGCONT: its late result is archived as a duplicate
+#      with a note and never told; the requeued copy's result is told
+#      exactly once.
 # The study completes and tests/checkstudy.py --finished accepts it.
 #  (F) a claim whose lease expires max_attempts times: the trial is failed
 #      and archived as told (ID.trial.json beside its failed result), so
@@ -21,26 +27,47 @@ plan 18
 
 LEASE=2
 POLL=0.1
-kills=4
-stalls=1
 fevals=200
+KILL_IDS="00000010 00000025 00000040 00000055"
+STALL_IDS="00000070"
 if [ "${DEHBQ_CHAOS:-}" = long ]; then
-	kills=20
-	stalls=3
 	fevals=700
+	KILL_IDS=$(seq -f %08g 10 30 580 | tr '\n' ' ')
+	STALL_IDS="00000600 00000630 00000660"
 fi
+kills=$(echo $KILL_IDS | wc -w)
+stalls=$(echo $STALL_IDS | wc -w)
 NW=4
 mkspec "$T/spec.json" $fevals "{\"lease\": $LEASE, \"poll\": $POLL, \"max_attempts\": 5}"
 "$B/dehbq" init "$T/s" --spec "$T/spec.json" >/dev/null || exit 1
 S=$T/s
 : >"$T/exec.log"
-# the trainer logs "id attempt" and then sleeps, so a kill lands mid-trial
-TR="echo \"\$DEHBQ_TRIAL_ID \$DEHBQ_ATTEMPT\" >>'$T/exec.log'; sleep 0.6; $TRAINER"
+# the trainer logs "id attempt"; a first attempt of a chosen trial leaves
+# its worker's pid in $T/kill.ID or $T/stall.ID and kills or stops it
+cat >"$T/trainer.sh" <<TR
+#!/bin/sh
+echo "\$DEHBQ_TRIAL_ID \$DEHBQ_ATTEMPT" >>'$T/exec.log'
+if [ "\$DEHBQ_ATTEMPT" = 1 ]; then
+	case " $KILL_IDS " in *" \$DEHBQ_TRIAL_ID "*)
+		echo \$PPID >"$T/kill.\$DEHBQ_TRIAL_ID.tmp"
+		mv "$T/kill.\$DEHBQ_TRIAL_ID.tmp" "$T/kill.\$DEHBQ_TRIAL_ID"
+		kill -9 \$PPID
+		exit 9 ;;
+	esac
+	case " $STALL_IDS " in *" \$DEHBQ_TRIAL_ID "*)
+		echo \$PPID >"$T/stall.\$DEHBQ_TRIAL_ID.tmp"
+		mv "$T/stall.\$DEHBQ_TRIAL_ID.tmp" "$T/stall.\$DEHBQ_TRIAL_ID"
+		kill -STOP \$PPID ;;
+	esac
+fi
+$TRAINER
+TR
+chmod +x "$T/trainer.sh"
 
 WPIDS=
 start_worker() {
 	"$B/dehbq-worker" --study "$S" --idle-exit 60 --max-poll 0.2 -- \
-		sh -c "$TR" 2>>"$T/workers.log" &
+		"$T/trainer.sh" 2>>"$T/workers.log" &
 	BG_PIDS="$BG_PIDS $!"
 	WPIDS="$WPIDS $!"
 }
@@ -48,48 +75,6 @@ bg "$B/dehbq-orchestrator" "$S" 2>"$T/orch.log"
 ORCH=$!
 for _ in $(seq $NW); do start_worker; done
 
-# live_claimer: the pid of one of our live workers that holds a claim
-# a live worker's pid holding a claim; never one of a trial already killed
-# or stalled (claims sort by id, and a requeued trial is claimed first: the
-# same trial would be picked again and again until max_attempts fails it)
-live_claimer() {
-	local f n p
-	for f in "$S"/claimed/*@*.json; do
-		[ -e "$f" ] || continue
-		n=${f##*/}
-		case " $killed_ids $stalled_ids " in *" ${n%%@*} "*) continue ;; esac
-		p=${n#*@}
-		p=${p#*.}
-		p=${p%%.*}
-		case " $WPIDS " in *" $p "*) ;; *) continue ;; esac
-		case " $DEAD " in *" $p "*) continue ;; esac
-		kill -0 "$p" 2>/dev/null || continue
-		echo "$p"
-		return 0
-	done
-	return 1
-}
-# claim_of PID: "ID WID" of the claim PID holds, if it has written no
-# result for it yet (i.e. the worker was stopped/killed mid-trial)
-claim_of() {
-	local f n id w
-	for f in "$S"/claimed/*@*."$1".*.json; do
-		[ -e "$f" ] || continue
-		n=${f##*/}
-		id=${n%%@*}
-		w=${n%.json}
-		w=${w##*.}
-		ls "$S/results" "$S"/archive/*/ 2>/dev/null | grep -q "^$id\.a[0-9]*\.$w\." && return 1
-		# told and archived (the name no longer says whose): its worker
-		# was killed after publishing, before archiving its own claim
-		ls "$S"/archive/*/"$id".result.json >/dev/null 2>&1 && return 1
-		echo "$id $w"
-		return 0
-	done
-	return 1
-}
-nrequeued() { grep -c "trial=$1 claim by .* expired.*requeued" "$T/orch.log"; }
-requeued() { [ "$(nrequeued "$1")" -gt "$2" ]; }
 # requeue_delay ID PID: seconds from the last heartbeat of PID's claim of ID
 # (the stale claim's mtime) to the log line that requeued it
 requeue_delay() {
@@ -100,97 +85,65 @@ requeue_delay() {
 	awk -v a="$(stat -c %.9Y "$f")" -v b="$(date -d "$tl" +%s.%N)" \
 		'BEGIN{printf "%.3f", b - a}'
 }
-DEAD=
-killed_ids=
-stalled_ids=
-kill_tree() { # SIGNAL PID: the worker and its trainer's process group
-	for c in $(cat /proc/"$2"/task/*/children 2>/dev/null); do
-		kill "-$1" -- "-$c" 2>/dev/null
-	done
-	kill "-$1" "$2" 2>/dev/null
-}
 
+# (a) kills, in the order the trials run; each waits (240 s only catches a
+# hang) for the kill, then for the orchestrator to requeue the dead claim
 delays=
-maxdelay=0
 early=0
+maxdelay=0
 n=0
-between=0
-while [ $n -lt $kills ] && [ ! -e "$S/FINISHED" ]; do
-	wait_for 120 live_claimer >/dev/null || break
-	pid=$(live_claimer) || continue
-	sleep 0.1
-	# it may have moved on to another trial meanwhile: to a requeued one?
-	held=$(claim_of "$pid") || continue
-	case " $killed_ids $stalled_ids " in *" ${held%% *} "*) continue ;; esac
-	kill_tree KILL "$pid"
+for id in $KILL_IDS; do
+	wait_for 240 test -s "$T/kill.$id" || break
+	pid=$(cat "$T/kill.$id")
 	wait "$pid" 2>/dev/null
-	DEAD="$DEAD $pid"
 	start_worker
-	if ! set -- $(claim_of "$pid") || [ -z "${1:-}" ]; then
-		between=$((between + 1)) # landed between two trials: not counted
-		continue
-	fi
-	id=$1
-	before=$(($(nrequeued "$id") + 0))
 	n=$((n + 1))
-	killed_ids="$killed_ids $id"
-	# its claim leaves claimed/ when it expires (about a second after the
-	# lease; 240 s only catches a hang), then the requeue is in the log
-	wait_for 240 sh -c "! ls '$S'/claimed/$id@*.$pid.*.json >/dev/null 2>&1"
-	if requeued "$id" "$before" && d=$(requeue_delay "$id" "$pid"); then
-		delays="$delays $d"
-		# the log time is rounded to the millisecond
-		if awk -v d="$d" -v l="$LEASE" 'BEGIN{exit !(d < l - 0.001)}'; then early=$((early + 1)); fi
-		maxdelay=$(awk -v a="$maxdelay" -v b="$d" 'BEGIN{print (b > a) ? b : a}')
-	else
-		# no requeue of this claim seen: a loaded machine can make a
-		# live worker miss its heartbeats, so the claim expired (and
-		# was requeued) before the kill; liveness is checked below
-		# (every killed trial completes)
-		delays="$delays unmeasured"
-	fi
+	wait_for 240 grep -q "trial=$id claim by [^ ]*:$pid expired.*requeued" "$T/orch.log" &&
+		wait_for 240 sh -c "ls '$S'/archive/*/claimed.$id@*.$pid.*.stale.json >/dev/null 2>&1" &&
+		d=$(requeue_delay "$id" "$pid") || continue
+	delays="$delays $d"
+	# the log time is rounded to the millisecond
+	if awk -v d="$d" -v l="$LEASE" 'BEGIN{exit !(d < l - 0.001)}'; then early=$((early + 1)); fi
+	maxdelay=$(awk -v a="$maxdelay" -v b="$d" 'BEGIN{print (b > a) ? b : a}')
 done
-diag "kills that landed between two trials (not counted): $between"
 diag "workers SIGKILLed mid-trial: $n; requeue delays after the last heartbeat (s):$delays; max $maxdelay (lease $LEASE)"
 check "SIGKILLed $kills workers mid-trial (got $n)" test "$n" = "$kills"
-measured=$(echo "$delays" | tr ' ' '\n' | grep -c '^[0-9]')
-check "every killed worker's trial that was requeued was requeued no sooner than its lease ($measured measured)" \
-	test "$early" = 0 -a "$measured" -ge 1
+measured=$(echo "$delays" | wc -w)
+check "every killed worker's trial was requeued, no sooner than its lease ($measured of $n measured)" \
+	test "$early" = 0 -a "$measured" = "$n"
 
-# (b) stalls
+# (b) stalls: the stopped worker's trainer finishes meanwhile (its own
+# process group, not stopped), but the worker cannot write its result
 m=0
-while [ $m -lt $stalls ] && [ ! -e "$S/FINISHED" ]; do
-	wait_for 120 live_claimer >/dev/null || break
-	pid=$(live_claimer) || continue
-	sleep 0.1
-	held=$(claim_of "$pid") || continue
-	case " $killed_ids $stalled_ids " in *" ${held%% *} "*) continue ;; esac
-	kill -STOP "$pid"
-	if ! set -- $(claim_of "$pid") || [ -z "${1:-}" ]; then
-		kill -CONT "$pid"
-		continue
-	fi
-	id=$1
-	DEAD="$DEAD $pid"
+for id in $STALL_IDS; do
+	wait_for 240 test -s "$T/stall.$id" || break
+	pid=$(cat "$T/stall.$id")
 	start_worker
-	# the requeued attempt is run and told by another worker; the stopped
-	# worker's trainer (its own process group, not stopped) finishes
-	# meanwhile, but the stopped worker cannot write its result
-	wait_for 120 grep -q "trial=$id attempt=[2-9] told" "$T/orch.log"
+	# the requeued attempt is run and told by another worker
+	wait_for 240 grep -q "trial=$id attempt=[2-9] told" "$T/orch.log" || break
 	kill -CONT "$pid"
 	m=$((m + 1))
-	stalled_ids="$stalled_ids $id"
-	# its late result: archived as a duplicate before the study ends
-	wait_for 120 sh -c "ls '$S'/archive/*/ | grep -q '^$id\.a[0-9]*\..*\.note\$'"
+	# its late result: archived as a duplicate with a note, or, when that
+	# told copy was the study's last trial, left in results/ after FINISHED
+	wait_for 240 sh -c "ls '$S'/archive/*/ | grep -q '^$id\.a1\..*\.note\$' ||
+		{ test -e '$S/FINISHED' && ls '$S/results' | grep -q '^$id\.a1\.'; }"
 done
-diag "workers SIGSTOPped past the lease and resumed: $m ($stalled_ids)"
+killed_ids=$KILL_IDS
+stalled_ids=$STALL_IDS
+diag "workers SIGSTOPped mid-trial past the lease and resumed: $m ($stalled_ids)"
 check "stalled $stalls workers past their lease (got $m)" test "$m" = "$stalls"
 
 wait_for 240 test -e "$S/FINISHED"
 check "study completes" test -e "$S/FINISHED"
 # workers exit when they see FINISHED
 for p in $WPIDS; do wait_for 120 sh -c "! kill -0 $p 2>/dev/null"; done
-sleep 0.5
+wait "$ORCH" 2>/dev/null
+# a late result written after FINISHED (a stall whose re-run was the last
+# trial) waits in results/ for the next orchestrator run on the study
+# (docs/protocol.md, "Finish"), which archives it as a duplicate
+late=$(ls "$S/results" | wc -l)
+[ "$late" = 0 ] || "$B/dehbq-orchestrator" --once "$S" 2>>"$T/orch.log"
+diag "late results after FINISHED, archived by one more orchestrator run: $late"
 check "independent checker: one state per trial, results told once, exact accounting, replay" \
 	python3 "$DEHBQ_SRC/tests/checkstudy.py" "$S" --finished
 
@@ -231,7 +184,6 @@ check "requeues >= kills + stalls ($1 >= $((n + m)))" test "$1" -ge $((n + m))
 diag "duplicates beyond the stalls (live workers late on a loaded machine): $(($2 - m))"
 check "stalls <= duplicates archived <= requeues - kills ($m <= $2 <= $1 - $n)" \
 	test "$2" -ge "$m" -a "$2" -le $(($1 - n))
-wait "$ORCH" 2>/dev/null
 
 # Regression check (bug found under t3030's injected faults, fixed in HEAD;
 # before, the claim was requeued first and the result told as well): the
