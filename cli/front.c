@@ -270,8 +270,11 @@ void cli_front_status(FILE *f, const char *root, const struct spec *s)
 		fprintf(f, "%s%s (%s, weight %g)", l ? ", " : "",
 			s->obj.name[l], s->obj.maximise[l] ? "max" : "min",
 			s->obj.weight[l]);
-	fprintf(f, "; %s\n",
-		s->obj.pareto ? "Pareto selection" : s->obj.scalarise);
+	if (s->obj.pareto)
+		fprintf(f, "; %s selection\n",
+			objectives_selection_name(&s->obj));
+	else
+		fprintf(f, "; %s\n", s->obj.scalarise);
 	if (cli_front_load("status", root, s, 0, &fr))
 		return;
 	cli_front_summary(f, &fr, s);

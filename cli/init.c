@@ -101,7 +101,7 @@ const char cli_init_usage[] =
 	"                  [--prefetch N] [--max-inflight N]\n"
 	"                  [--objective NAME[:max][:WEIGHT] ...]\n"
 	"                  [--scalarise copula|linear|random-weights]\n"
-	"                  [--selection scalar|pareto]\n"
+	"                  [--selection scalar|pareto|hypervolume]\n"
 	"                  [--transfer-from STUDY|FILE.jsonl|FILE.csv ...]\n"
 	"\n"
 	"Two or more --objective make a multi-objective study: the trainer\n"

@@ -128,16 +128,23 @@ int objectives_set_scalarise(struct objectives *ob, const char *v, char *err)
 			  v, "multiobjective.scalarise", err);
 }
 
+static const char *const selection_names[] = {"scalar", "pareto", "hypervolume",
+					      NULL};
+
 int objectives_set_selection(struct objectives *ob, const char *v, char *err)
 {
-	static const char *const sel[] = {"scalar", "pareto", NULL};
 	char tmp[16];
-	int rc = set_choice(tmp, sizeof(tmp), sel, v,
+	int rc = set_choice(tmp, sizeof(tmp), selection_names, v,
 			    "multiobjective.selection", err);
 
-	if (!rc)
-		ob->pareto = !strcmp(tmp, "pareto");
+	for (ob->pareto = 0; !rc && strcmp(tmp, selection_names[ob->pareto]);)
+		ob->pareto++;
 	return rc;
+}
+
+const char *objectives_selection_name(const struct objectives *ob)
+{
+	return selection_names[ob->pareto];
 }
 
 int objectives_check(const struct objectives *ob, char *err)
@@ -146,6 +153,13 @@ int objectives_check(const struct objectives *ob, char *err)
 		return dehbq_errf(err, DEHBQ_EINVAL,
 				  "objectives: declare two or more (a single "
 				  "objective is the study's 'loss')");
+	if (ob->pareto == 2 && ob->n > 3)
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "multiobjective.selection: 'hypervolume' "
+				  "ranks within a front by exact hypervolume, "
+				  "for 2 or 3 objectives (this study has %d); "
+				  "use 'pareto'",
+				  ob->n);
 	if (ob->has_ref && !ob->n)
 		return dehbq_errf(err, DEHBQ_EINVAL,
 				  "multiobjective.reference: the study "
@@ -282,7 +296,7 @@ int objectives_render(const struct objectives *ob, cJSON *root)
 	}
 	bad |= !cJSON_AddStringToObject(m, "scalarise", ob->scalarise) |
 	       !cJSON_AddStringToObject(m, "selection",
-					ob->pareto ? "pareto" : "scalar");
+					objectives_selection_name(ob));
 	if (!bad && ob->has_ref) {
 		bad |= !(r = cJSON_AddObjectToObject(m, "reference"));
 		for (l = 0; l < ob->n && !bad; l++)

@@ -12,8 +12,9 @@
  * "max" marks a metric to maximise: it is negated before the optimiser
  * sees it, and reported as the trainer gave it.  scalarise is "copula"
  * (default), "linear" or "random-weights"; selection is "scalar"
- * (default) or "pareto".  reference (optional) is the hypervolume's
- * reference point, in the objectives' own units, one value per objective.
+ * (default), "pareto" or "hypervolume" (2 or 3 objectives).  reference
+ * (optional) is the hypervolume's reference point, in the objectives' own
+ * units, one value per objective.
  *
  * Ownership: plain values, no pointers.
  */
@@ -35,7 +36,8 @@ struct objectives {
 	double weight[OBJECTIVES_MAX]; /* > 0; default 1 */
 	int maximise[OBJECTIVES_MAX];  /* goal "max" */
 	char scalarise[16];	       /* "copula", "linear", ... */
-	int pareto;		       /* selection "pareto" */
+	int pareto;		       /* selection: 0 "scalar", 1 "pareto",
+					  2 "hypervolume" */
 	int has_ref;		       /* reference given */
 	double ref[OBJECTIVES_MAX];    /* as the user gave it */
 };
@@ -55,6 +57,7 @@ int objectives_find(const struct objectives *ob, const char *name);
 int objectives_add_flag(struct objectives *ob, const char *arg, char *err);
 
 /* Check and fill "scalarise" / "selection" by name (init's options). */
+const char *objectives_selection_name(const struct objectives *ob);
 int objectives_set_scalarise(struct objectives *ob, const char *v, char *err);
 int objectives_set_selection(struct objectives *ob, const char *v, char *err);
 

@@ -381,9 +381,10 @@ static void study_setup(struct sched *s, struct optim_setup *u)
 	if (sp->obj.n) {
 		u->nobj = sp->obj.n;
 		u->obj_weights = sp->obj.weight;
-		u->scalarise = MOBJ_PARETO;
-		if (!sp->obj.pareto &&
-		    mobj_mode_parse(sp->obj.scalarise, &u->scalarise))
+		if (mobj_mode_parse(
+			    sp->obj.pareto ? objectives_selection_name(&sp->obj)
+					   : sp->obj.scalarise,
+			    &u->scalarise))
 			u->scalarise = -1; /* optim_open says why */
 	}
 	if (s->tr.ntasks)

@@ -101,6 +101,7 @@ static const struct variant variants[] = {
 	 "pareto", 16, 3},
 	{"gp", "{\"n_startup_trials\":3,\"n_candidates\":100}",
 	 "random-weights", 16, 3},
+	{"tpe", "{\"n_startup_trials\":3}", "hypervolume", 16, 3},
 	{"pbt", "{\"population_size\":4,\"explore\":\"pb2\"}", "", 24, 3},
 };
 #define NVARIANTS ((int)(sizeof(variants) / sizeof(variants[0])))
@@ -473,7 +474,9 @@ static void make_study(const struct variant *v, const char *searcher,
 		argv[argc++] = "--objective";
 		argv[argc++] = "f2";
 		argv[argc++] =
-			!strcmp(mode, "pareto") ? "--selection" : "--scalarise";
+			!strcmp(mode, "pareto") || !strcmp(mode, "hypervolume")
+				? "--selection"
+				: "--scalarise";
 		argv[argc++] = mode;
 	}
 	argv[argc] = NULL;

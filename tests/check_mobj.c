@@ -115,6 +115,74 @@ START_TEST(test_mobj_pareto_by_hand)
 }
 END_TEST
 
+/* Positions of the n scores of ids 0..n-1, sorted ascending. */
+static void score_order(const struct mobj *mo, int n, int *out)
+{
+	int i, j;
+
+	for (i = 0; i < n; i++) {
+		out[i] = 0;
+		for (j = 0; j < n; j++)
+			out[i] += mobj_score(mo, j) < mobj_score(mo, i);
+	}
+}
+
+/*
+ * Hypervolume selection orders a front as Optuna 3.1's MOTPE does: the
+ * expected orders are optuna._hypervolume.hssp._solve_hssp's on the same
+ * points with MOTPE's reference (the front's worst, times 1.1).
+ */
+START_TEST(test_mobj_hypervolume_is_motpes_order)
+{
+	const double x[] = {0.0, 0.05, 0.3, 0.32, 0.6, 0.9, 1.0, 0.75};
+	const int want2[] = {3, 7, 1, 4, 5, 2, 0, 6};
+	const double y3[] = {1, 2, 3, 3,   2, 1,   2,	2,   2,
+			     1, 3, 2, 2.5, 1, 2.5, 1.5, 1.5, 2.9};
+	const int want3[] = {2, 4, 5, 1, 3, 0};
+	const double hand[] = {0, 1, 0.5, 0.5, 1, 0}, ref[] = {2, 2};
+	const size_t idx[] = {0, 1, 2};
+	double y[2];
+	size_t order[3];
+	int pos[8], i, changed;
+	struct mobj *mo = new_mo(MOBJ_HYPERVOLUME, NULL);
+
+	for (i = 0; i < 8; i++) {
+		y[0] = x[i];
+		y[1] = (1 - sqrt(x[i])) * 2 + 0.1;
+		ck_assert_int_eq(mobj_put(mo, i, 1, y), DEHBQ_OK);
+	}
+	y[0] = 0.5; /* behind (0.3, 1.0046): the next front */
+	y[1] = 1.5;
+	ck_assert_int_eq(mobj_put(mo, 8, 1, y), DEHBQ_OK);
+	ck_assert_int_eq(mobj_score_all(mo, 0, &changed), DEHBQ_OK);
+	score_order(mo, 8, pos);
+	for (i = 0; i < 8; i++) {
+		ck_assert_int_eq(pos[want2[i]], i);
+		ck_assert(mobj_score(mo, i) < 1);
+	}
+	ck_assert_double_eq_tol(mobj_score(mo, 8), 1, 1e-12);
+	mobj_free(mo);
+
+	ck_assert_int_eq(mobj_new(3, NULL, MOBJ_HYPERVOLUME, 7, &mo), DEHBQ_OK);
+	for (i = 0; i < 6; i++)
+		ck_assert_int_eq(mobj_put(mo, i, 1, &y3[3 * i]), DEHBQ_OK);
+	ck_assert_int_eq(mobj_score_all(mo, 0, &changed), DEHBQ_OK);
+	score_order(mo, 6, pos);
+	for (i = 0; i < 6; i++)
+		ck_assert_int_eq(pos[want3[i]], i);
+	mobj_free(mo);
+	/* exact hypervolume stops at three objectives */
+	ck_assert_int_eq(mobj_new(4, NULL, MOBJ_HYPERVOLUME, 7, &mo),
+			 DEHBQ_EINVAL);
+
+	/* by hand, ref (2, 2): (0.5, 0.5) dominates 2.25, the ends 2 each;
+	 * after it each end adds 0.5: a tie, the earlier first; past the
+	 * one greedy pick the rest go by that gain */
+	ck_assert_int_eq(pareto_hssp(hand, idx, 3, 2, ref, 1, order), DEHBQ_OK);
+	ck_assert(order[0] == 1 && order[1] == 0 && order[2] == 2);
+}
+END_TEST
+
 START_TEST(test_mobj_random_weights_per_epoch)
 {
 	struct mobj *mo = new_mo(MOBJ_RANDOM_WEIGHTS, NULL);
@@ -293,6 +361,7 @@ Suite *mobj_suite(void)
 	tcase_add_test(c, test_mobj_old_scores_move);
 	tcase_add_test(c, test_mobj_linear_weights);
 	tcase_add_test(c, test_mobj_pareto_by_hand);
+	tcase_add_test(c, test_mobj_hypervolume_is_motpes_order);
 	tcase_add_test(c, test_mobj_random_weights_per_epoch);
 	tcase_add_test(c, test_mobj_refusals);
 	tcase_add_test(c, test_mobj_through_optim);

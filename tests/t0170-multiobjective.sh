@@ -6,7 +6,7 @@
 # flag, and kill -9 with deterministic resume (DEHB with copula
 # scalarisation, and ASHA with Pareto selection).
 . "${DEHBQ_SRC:-.}/tests/lib.sh"
-plan 21
+plan 23
 
 ZDT="sh $DEHBQ_SRC/examples/train_zdt.sh"
 cat >"$T/spec.json" <<SP
@@ -116,6 +116,17 @@ check "init refuses pbt for a multi-objective study, naming what can" \
 	sh -c "grep -q 'pbt cannot run a multi-objective study' '$T/r2.out' && test ! -e '$T/r2/study.json'"
 "$B/dehbq" pareto "$T/r2" >/dev/null 2>&1
 check "pareto on a directory without a study fails" test $? != 0
+"$B/dehbq" init "$T/r3" --spec "$T/spec.json" --objective a --objective b \
+	--objective c --objective d --selection hypervolume >"$T/r3.out" 2>&1
+rc=$?
+check "init refuses hypervolume selection for four objectives in one line, naming the field" \
+	sh -c "test $rc = 100 && test \$(wc -l <'$T/r3.out') = 1 &&
+	       grep -q 'multiobjective.selection.*2 or 3 objectives' '$T/r3.out' && test ! -e '$T/r3/study.json'"
+"$B/dehbq" init "$T/h" --spec "$T/spec.json" --optimizer tpe --selection hypervolume >/dev/null 2>&1 &&
+	"$B/dehbq-orchestrator" --once "$T/h" 2>/dev/null &&
+	"$B/dehbq" status "$T/h" >"$T/h.out" 2>&1
+check "hypervolume selection (MOTPE's split) is kept in study.json and shown by status" \
+	sh -c "grep -q '\"selection\":[[:space:]]*\"hypervolume\"' '$T/h/study.json' && grep -q 'hypervolume selection' '$T/h.out'"
 
 # ---- kill -9 and deterministic resume: one trial in flight.  The gate is
 # a lockstep run (lib.sh) crashed by DEHBQ_TEST_CRASH_AFTER at fixed

@@ -31,12 +31,12 @@ struct mobj {
 	int done;	       /* 1: the two above are valid */
 };
 
-static const char *const mode_names[] = {"copula", "linear", "random-weights",
-					 "pareto", NULL};
+static const char *const mode_names[] = {
+	"copula", "linear", "random-weights", "pareto", "hypervolume", NULL};
 
 const char *mobj_mode_name(int mode)
 {
-	return mode >= 0 && mode <= MOBJ_PARETO ? mode_names[mode] : NULL;
+	return mode >= 0 && mode <= MOBJ_HYPERVOLUME ? mode_names[mode] : NULL;
 }
 
 int mobj_mode_parse(const char *name, int *mode)
@@ -58,7 +58,8 @@ int mobj_new(int m, const double *w, int mode, uint64_t seed, struct mobj **out)
 	int l;
 
 	*out = NULL;
-	if (m < 2 || m > MOBJ_MAX || !mobj_mode_name(mode))
+	if (m < 2 || m > MOBJ_MAX || !mobj_mode_name(mode) ||
+	    (mode == MOBJ_HYPERVOLUME && m > MOBJ_HSSP_MAX_OBJ))
 		return DEHBQ_EINVAL;
 	for (l = 0; w && l < m; l++)
 		if (!(isfinite(w[l]) && w[l] > 0))
@@ -219,13 +220,42 @@ static int by_fid(const void *a, const void *b, void *ctx)
 }
 
 /*
+ * Hypervolume: the front's k points (buf rows f[0..k-1]) in greedy
+ * subset-selection order against Optuna's MOTPE reference, the front's
+ * worst value of each objective w moved out to max(1.1 w, 0.9 w) (1e-12
+ * where that is 0); order gets k entries.
+ */
+static int front_hssp(struct mobj *mo, const size_t *ids, const double *buf,
+		      const size_t *f, size_t k, size_t r, size_t *order)
+{
+	double ref[MOBJ_MAX];
+	size_t i, m = (size_t)mo->m;
+	int l, rc;
+
+	for (l = 0; l < mo->m; l++) {
+		ref[l] = -INFINITY;
+		for (i = 0; i < k; i++)
+			ref[l] = fmax(ref[l], buf[f[i] * m + (size_t)l]);
+		ref[l] = fmax(1.1 * ref[l], 0.9 * ref[l]);
+		if (ref[l] == 0)
+			ref[l] = 1e-12;
+	}
+	if ((rc = pareto_hssp(buf, f, k, mo->m, ref, MOBJ_HSSP_GREEDY, order)))
+		return rc;
+	for (i = 0; i < k; i++)
+		mo->score[ids[f[order[i]]]] = (double)r + (double)i / (double)k;
+	return DEHBQ_OK;
+}
+
+/*
  * Pareto: the NSGA-II order among the results of one fidelity.  front
  * gets the indices grouped by rank (a counting sort), so each front is
- * a slice; start[] (n + 1 entries) marks the slices.
+ * a slice; start[] (n + 1 entries) marks the slices.  Hypervolume: the
+ * same fronts, each in front_hssp's order.
  */
 static int score_group(struct mobj *mo, const size_t *ids, size_t n,
 		       double *buf, int *rank, size_t *front, double *dist,
-		       size_t *start)
+		       size_t *start, size_t *order)
 {
 	size_t i, m = (size_t)mo->m, nr = 0, r;
 	int rc;
@@ -250,6 +280,11 @@ static int score_group(struct mobj *mo, const size_t *ids, size_t n,
 	for (r = 0; r < nr; r++) {
 		size_t *f = front + start[r], k = start[r + 1] - start[r];
 
+		if (mo->mode == MOBJ_HYPERVOLUME) {
+			if ((rc = front_hssp(mo, ids, buf, f, k, r, order)))
+				return rc;
+			continue;
+		}
 		if ((rc = pareto_crowding(buf, f, k, mo->m, dist)))
 			return rc;
 		for (i = 0; i < k; i++)
@@ -266,7 +301,9 @@ static int score_pareto(struct mobj *mo, size_t *ids, size_t n)
 	size_t *front = malloc((n + 1) * sizeof(size_t));
 	size_t *ok = malloc((n + 1) * sizeof(size_t));
 	size_t *start = malloc((n + 1) * sizeof(size_t));
-	int rc = buf && rank && front && ok && start ? DEHBQ_OK : DEHBQ_ENOMEM;
+	size_t *order = malloc((n + 1) * sizeof(size_t));
+	int rc = buf && rank && front && ok && start && order ? DEHBQ_OK
+							      : DEHBQ_ENOMEM;
 
 	if (!rc)
 		qsort_r(ids, n, sizeof(size_t), by_fid, mo->fid);
@@ -279,13 +316,14 @@ static int score_pareto(struct mobj *mo, size_t *ids, size_t n)
 				mo->score[ids[j]] = INFINITY;
 		}
 		rc = score_group(mo, ok, k, buf, rank, front, buf + n * m,
-				 start);
+				 start, order);
 	}
 	free(buf);
 	free(rank);
 	free(front);
 	free(ok);
 	free(start);
+	free(order);
 	return rc;
 }
 
@@ -315,6 +353,7 @@ int mobj_score_all(struct mobj *mo, uint64_t epoch, int *changed)
 		}
 		break;
 	case MOBJ_PARETO:
+	case MOBJ_HYPERVOLUME:
 		rc = score_pareto(mo, ids, n);
 		break;
 	default:

@@ -13,6 +13,11 @@
  *                   Dirichlet(1) draw that depends on (seed, epoch) only
  *   pareto          among the results at the same fidelity: the NSGA-II
  *                   front (0 best) plus 0.5 / (1 + crowding distance)
+ *   hypervolume     the same fronts, each in greedy hypervolume subset
+ *                   selection order (pareto_hssp), front + position /
+ *                   size: the lowest n scores are the n results MOTPE
+ *                   (Ozaki et al. 2020, as Optuna's TPESampler) would
+ *                   split off as good.  2 or 3 objectives.
  * A failed result scores +inf (and counts in the ECDFs as +inf).  The
  * scores change as results arrive, so mobj_score_all recomputes all of
  * them; the optimiser's stored values are then replaced (optim_ops.
@@ -39,11 +44,18 @@ enum mobj_mode {
 	MOBJ_LINEAR,
 	MOBJ_RANDOM_WEIGHTS,
 	MOBJ_PARETO,
+	MOBJ_HYPERVOLUME,
 };
+
+#define MOBJ_HSSP_MAX_OBJ 3 /* hypervolume: pareto_hypervolume's limit */
+/* Greedy picks per front; the rest by their gain after them.  Optuna's
+ * TPE never splits off more than 25 (its gamma's cap). */
+#define MOBJ_HSSP_GREEDY  32
 
 struct mobj;
 
-/* "copula", "linear", "random-weights", "pareto"; NULL for a bad mode. */
+/* "copula", "linear", "random-weights", "pareto", "hypervolume"; NULL for
+ * a bad mode. */
 const char *mobj_mode_name(int mode);
 /* DEHBQ_EINVAL for an unknown name. */
 int mobj_mode_parse(const char *name, int *mode);

@@ -270,6 +270,62 @@ int pareto_hypervolume(const double *y, size_t n, int m, const double *ref,
 	return DEHBQ_OK;
 }
 
+/* What point j (a row of m) adds to the hypervolume hvs of the n rows
+ * in sel (room for n + 1). */
+static int hv_gain(double *sel, size_t n, int m, const double *yj,
+		   const double *ref, double hvs, double *gain)
+{
+	double hv;
+	int rc;
+
+	memcpy(&sel[n * (size_t)m], yj, (size_t)m * sizeof(double));
+	if ((rc = pareto_hypervolume(sel, n + 1, m, ref, &hv)))
+		return rc;
+	*gain = hv - hvs;
+	return DEHBQ_OK;
+}
+
+int pareto_hssp(const double *y, const size_t *idx, size_t k, int m,
+		const double *ref, size_t greedy, size_t *order)
+{
+	double *sel, *gain, hvs = 0;
+	unsigned char *used;
+	size_t p, j, best;
+	int rc = DEHBQ_OK;
+
+	if (m < 1 || m > 3)
+		return m < 1 ? DEHBQ_EINVAL : DEHBQ_EUNSUP;
+	if (greedy > k)
+		greedy = k;
+	sel = malloc((greedy + 1) * (size_t)m * sizeof(double));
+	gain = malloc((k + 1) * sizeof(double));
+	used = calloc(k + 1, 1);
+	if (!sel || !gain || !used)
+		rc = DEHBQ_ENOMEM;
+	for (p = 0; !rc && p < k; p++) {
+		for (j = 0; p <= greedy && !rc && j < k; j++)
+			if (!used[j])
+				rc = hv_gain(sel, p, m, &y[idx[j] * (size_t)m],
+					     ref, hvs, &gain[j]);
+		for (best = k, j = 0; !rc && j < k; j++)
+			if (!used[j] && (best == k || gain[j] > gain[best]))
+				best = j;
+		if (rc)
+			break;
+		order[p] = best;
+		used[best] = 1;
+		if (p < greedy) {
+			memcpy(&sel[p * (size_t)m], &y[idx[best] * (size_t)m],
+			       (size_t)m * sizeof(double));
+			rc = pareto_hypervolume(sel, p + 1, m, ref, &hvs);
+		}
+	}
+	free(sel);
+	free(gain);
+	free(used);
+	return rc;
+}
+
 int pareto_reference(const double *y, size_t n, int m, double *ref)
 {
 	double lo[PARETO_MAX_OBJ], hi[PARETO_MAX_OBJ];

@@ -1,8 +1,8 @@
 /*
  * pareto.h - Pareto dominance among points of m minimised objectives:
- * non-dominated sorting, crowding distance, hypervolume and its default
- * reference point (the multi-objective issue; TRANSFER_SPEC.md, "Multi-
- * objective")
+ * non-dominated sorting, crowding distance, hypervolume, greedy
+ * hypervolume subset selection and the default reference point (the
+ * multi-objective issue; TRANSFER_SPEC.md, "Multi- objective")
  *
  * Points are rows of a row-major n x m array.  +inf (a failed trial, or a
  * missing objective) is allowed: such a point is dominated by any finite
@@ -44,6 +44,18 @@ int pareto_crowding(const double *y, const size_t *idx, size_t k, int m,
  */
 int pareto_hypervolume(const double *y, size_t n, int m, const double *ref,
 		       double *hv);
+
+/*
+ * Greedy hypervolume subset selection (Guerreiro, Fonseca and Paquete
+ * 2016; Optuna's MOTPE splits a front so) of the k points idx[0..k-1]
+ * of y, m <= 3: order[0] is the point that dominates the most
+ * hypervolume below ref, each next one adds the most to what the points
+ * before it dominate, for the first `greedy` picks; the rest follow by
+ * what each would add to those, largest first.  Ties go to the earlier
+ * position in idx.  order gets positions into idx (k entries).
+ */
+int pareto_hssp(const double *y, const size_t *idx, size_t k, int m,
+		const double *ref, size_t greedy, size_t *order);
 
 /*
  * The default reference point: over the non-dominated finite points, the
