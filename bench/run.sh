@@ -22,6 +22,9 @@
 #   4e. side by side with Optuna 3.1's TPE: bench_seq and peer_tpe.py on the
 #      same problems at one fidelity, regret after 20 and 60 evaluations
 #      (seqcompare.py: medians, Mann-Whitney U; issue 38)
+#   4h. multi-objective side by side with Optuna 3.1's MOTPE and NSGA-II:
+#      bench_moseq and peer_mo.py on ZDT1-3 and DTLZ2 at one fidelity,
+#      hypervolume error after 100 and 200 evaluations (issue 38)
 #   4g. pbt: bench_pbt (PBT, PB2, ASHA, random, DEHB at equal total training
 #      on SGD with momentum on a noisy quadratic, with checkpoints; issue 36);
 #      full: pbt_digits.py (PBT, PB2, random on examples/pbtdigits.py)
@@ -578,6 +581,38 @@ if $OPY -c 'import optuna, scipy' 2>/dev/null; then
 			"$sw of $sn" "0" "${sw:-1} == 0"
 	else
 		broken "side by side: $(tail -1 "$WDISK/seq.err")"
+	fi
+else
+	echo "optuna or scipy: NOT INSTALLED (apt-get install -y python3-optuna python3-scipy); no figure"
+fi
+echo
+
+# ---------------------------------------------------------------- 4h. MO side by side
+echo "== 4h. multi-objective side by side with Optuna 3.1 (one fidelity, 100 and 200 evaluations) =="
+if [ "$MODE" = full ]; then
+	MP="zdt1 zdt2 zdt3 dtlz2" ME=200
+	MM='copula/random=random copula/default=default pareto/tpe-pareto=tpe hypervolume/tpe-hv=tpe hypervolume/tpe-multi-hv=tpe:{"multivariate":true} copula/gp=gp copula/gcp=gcp'
+	MO="optuna-motpe optuna-motpe-fixed optuna-nsga2"
+else
+	MP="dtlz2" ME=100 MM="hypervolume/tpe-hv=tpe" MO="optuna-motpe"
+fi
+MQ=$OUT/moseq
+mkdir -p "$MQ"
+if $OPY -c 'import optuna, scipy' 2>/dev/null; then
+	# shellcheck disable=SC2086
+	if "$B/bench_moseq" --seeds 20 --evals $ME $MM -- $MP >"$WDISK/mq_dehbq.csv" 2>"$WDISK/mq.err" &&
+		$OPY "$HERE/peer_mo.py" --seeds 20 --evals $ME $MO -- $MP >"$WDISK/mq_optuna.csv" 2>>"$WDISK/mq.err" &&
+		awk -F, 'FNR == 1 && NR != 1 { next } NR == 1 || $5 == 100 || $5 == 200' \
+			"$WDISK/mq_dehbq.csv" "$WDISK/mq_optuna.csv" >"$MQ/moseq_100_200.csv" &&
+		$OPY "$HERE/seqcompare.py" --at 100,200 --ref "$(echo $MO | tr ' ' ,)" \
+			--goal tpe-hv --goal-all "$MQ/moseq_100_200.csv" >"$MQ/moseq.md" 2>>"$WDISK/mq.err"; then
+		cat "$MQ/moseq.md"
+		mw=$(awk '/^goal tpe-hv/ { print $5 }' "$MQ/moseq.md")
+		mn=$(awk '/^goal tpe-hv/ { print $8 }' "$MQ/moseq.md")
+		goal "multi-objective: tpe with hypervolume selection at or ahead of Optuna's best (tables worse)" \
+			"$mw of $mn" "0" "${mw:-1} == 0"
+	else
+		broken "multi-objective side by side: $(tail -1 "$WDISK/mq.err")"
 	fi
 else
 	echo "optuna or scipy: NOT INSTALLED (apt-get install -y python3-optuna python3-scipy); no figure"

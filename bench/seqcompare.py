@@ -9,9 +9,12 @@ two-sided Mann-Whitney U test (scipy) against each reference method
 
 With --goal M, the last line says in how many of the tables M is worse
 than the first reference (p < 0.05): "goal M vs REF: W worse of N".
+With --goal-all, a table counts as worse when M is worse than any of the
+references, and the line says "goal M vs REF+REF2...: W worse of N": the
+best peer, whichever it is on that problem.
 
 Usage: seqcompare.py [--at 20,60] [--ref optuna-multi,optuna-multi-fixed]
-                     [--goal METHOD] FILE...
+                     [--goal METHOD [--goal-all]] FILE...
 Exit codes: 0 ok, 100 usage, 111 a file unreadable or a method with fewer
 than 20 seeds (the house minimum for a quality claim).
 """
@@ -46,7 +49,7 @@ def verdict(a, b):
 def main(argv):
     at, refs, files, i = [20, 60], ["optuna-multi", "optuna-multi-fixed"], \
         [], 1
-    goal, n_worse, n_cells = None, 0, 0
+    goal, goal_all, n_worse, n_cells = None, False, 0, 0
     try:
         while i < len(argv):
             if argv[i] == "--at":
@@ -58,6 +61,9 @@ def main(argv):
             elif argv[i] == "--goal":
                 goal = argv[i + 1]
                 i += 2
+            elif argv[i] == "--goal-all":
+                goal_all = True
+                i += 1
             else:
                 files.append(argv[i])
                 i += 1
@@ -93,7 +99,7 @@ def main(argv):
                 x = [v[s] for s in sorted(v)]
                 if len(x) < 20:
                     short.append("%s %s %d: %d seeds" % (prob, m, n, len(x)))
-                cells = []
+                cells, worse, counted = [], False, False
                 for r in refs:
                     ref = rows.get((prob, r, jobs, n))
                     if r == m or not ref:
@@ -101,15 +107,19 @@ def main(argv):
                         continue
                     p, word = verdict(x, [ref[s] for s in sorted(ref)])
                     cells.append("%s (%.2g)" % (word, p))
-                    if m == goal and r == refs[0]:
-                        n_worse += word == "worse"
-                        n_cells += 1
+                    if m == goal and (goal_all or r == refs[0]):
+                        worse |= word == "worse"
+                        counted = True
+                n_worse += worse
+                n_cells += counted
                 sd = statistics.stdev(x) if len(x) > 1 else 0.0
                 print("| %s | %d | %.4g | %.4g ± %.3g | %s |" %
                       (m, len(x), statistics.median(x), statistics.mean(x),
                        sd, " | ".join(cells)))
     if goal:
-        print("\ngoal %s vs %s: %d worse of %d" % (goal, refs[0], n_worse, n_cells))
+        print("\ngoal %s vs %s: %d worse of %d" %
+              (goal, "+".join(refs) if goal_all else refs[0], n_worse,
+               n_cells))
     if short:
         sys.stderr.write("seqcompare.py: fewer than 20 seeds: %s\n" %
                          "; ".join(short))
