@@ -378,11 +378,6 @@ static void inc_update(struct optim *o, int which, const struct optim_job *j,
 	memcpy(in->x, x, (size_t)o->dim * sizeof(double));
 }
 
-static double score_of(void *arg, int64_t job)
-{
-	return mobj_score(((const struct optim *)arg)->mo, job);
-}
-
 int optim_mo_rescore(struct optim *o)
 {
 	uint64_t epoch;
@@ -394,7 +389,7 @@ int optim_mo_rescore(struct optim *o)
 				 : (uint64_t)o->asked;
 	if ((rc = mobj_score_all(o->mo, epoch, &changed)) || !changed)
 		return rc;
-	return o->ops->rescore(o->st, score_of, o);
+	return o->ops->rescore(o->st, o->mo);
 }
 
 /* optim_tell and optim_tell_obj; y only in a multi-objective study;

@@ -53,6 +53,7 @@
 
 struct cJSON;
 struct jsonbuf;
+struct mobj;
 struct optim;
 struct space;
 
@@ -227,7 +228,7 @@ enum optim_cap {
  *     the history is all in.  An intermediate result (report) comes back
  *     in its place with told 3.
  *   rescore: a multi-objective study's scores moved (mobj.h): replace
- *     every stored result's loss by score(arg, its job id); a NaN score
+ *     every stored result's loss by mobj_score(mo, its job id); a NaN score
  *     (not told) leaves a value alone.  Called before every tell and ask
  *     whose scores changed, so a stored loss is never stale when used.
  *     NULL: the optimiser refuses multi-objective studies.
@@ -269,8 +270,7 @@ struct optim_ops {
 	int (*replay)(void *st, const struct optim_job *job, const double *vec,
 		      int told, int reopened, enum optim_status status,
 		      double loss);
-	int (*rescore)(void *st, double (*score)(void *arg, int64_t job),
-		       void *arg);
+	int (*rescore)(void *st, const struct mobj *mo);
 	int (*report)(void *st, const struct optim_job *job, const double *vec,
 		      double fidelity, double loss, int *stop);
 	void (*free)(void *st);

@@ -275,11 +275,22 @@ START_TEST(test_mobj_through_optim)
 }
 END_TEST
 
-/* A searcher's score of job j: the reverse of its first loss. */
-static double reversed_score(void *arg, int64_t job)
+/* Scores the reverse of the first losses: job j's is 100 - j, by a linear
+ * sum of two equal objectives; job 5 is not told (its score is NaN). */
+static struct mobj *reversed_scores(void)
 {
-	(void)arg;
-	return job == 5 ? NAN : 100.0 - (double)job;
+	struct mobj *mo = new_mo(MOBJ_LINEAR, NULL);
+	double y[2];
+	int j, changed;
+
+	for (j = 0; j < 20; j++) {
+		y[0] = y[1] = 100.0 - j;
+		if (j != 5)
+			ck_assert_int_eq(mobj_put(mo, j, 3, y), DEHBQ_OK);
+	}
+	ck_assert_int_eq(mobj_score_all(mo, 0, &changed), DEHBQ_OK);
+	ck_assert(isnan(mobj_score(mo, 5)) && mobj_score(mo, 7) == 93);
+	return mo;
 }
 
 /* Searcher `so` (ladder 1, 3; settings set) that observed 20 results at
@@ -316,9 +327,12 @@ static void *seen(const struct search_ops *so, const char *set_text,
 		x[1] = rng_uniform(&r);
 		ck_assert_int_eq(so->observe(st, j, x, 3, loss), DEHBQ_OK);
 	}
-	if (via_rescore)
-		ck_assert_int_eq(so->rescore(st, reversed_score, NULL),
-				 DEHBQ_OK);
+	if (via_rescore) {
+		struct mobj *mo = reversed_scores();
+
+		ck_assert_int_eq(so->rescore(st, mo), DEHBQ_OK);
+		mobj_free(mo);
+	}
 	cJSON_Delete(set);
 	return st;
 }

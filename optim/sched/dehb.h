@@ -46,6 +46,7 @@ struct rng;
 struct cJSON;
 struct dehb;
 struct jsonbuf;
+struct mobj;
 
 enum dehb_optimizer {
 	DEHB_OPT_DEHB = 0,  /* DEHB (default) */
@@ -172,11 +173,10 @@ int dehb_reopen(struct dehb *d, const struct dehb_job *job, const double *vec);
 /* The in-flight job with this id, or DEHBQ_ENOENT.  vec may be NULL. */
 /*
  * Multi-objective studies: replace every stored result's fitness (the
- * subpopulations and the SH/Hyperband rung results) by score(arg, its job
+ * subpopulations and the SH/Hyperband rung results) by mobj_score(mo, its job
  * id); a NaN leaves a value alone.  Order that was decided stays.
  */
-int dehb_rescore(struct dehb *d, double (*score)(void *arg, int64_t job),
-		 void *arg);
+int dehb_rescore(struct dehb *d, const struct mobj *mo);
 int dehb_job_get(const struct dehb *d, uint64_t job_id, struct dehb_job *job,
 		 double *vec);
 

@@ -8,6 +8,7 @@
 #include "dehb_impl.h"
 #include "err.h"
 #include "hb.h"
+#include "mobj.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -93,8 +94,7 @@ int dehb_bracket_info(const struct dehb *d, int i, int64_t *bracket_id,
 	return DEHBQ_OK;
 }
 
-int dehb_rescore(struct dehb *d, double (*score)(void *arg, int64_t job),
-		 void *arg)
+int dehb_rescore(struct dehb *d, const struct mobj *mo)
 {
 	int k, i, r;
 	double v;
@@ -102,7 +102,7 @@ int dehb_rescore(struct dehb *d, double (*score)(void *arg, int64_t job),
 	for (k = 0; k < d->nlevels; k++)
 		for (i = 0; i < d->pop[k].n; i++)
 			if (d->pop[k].job[i] >= 0 &&
-			    !isnan(v = score(arg, d->pop[k].job[i])))
+			    !isnan(v = mobj_score(mo, d->pop[k].job[i])))
 				d->pop[k].fit[i] = v;
 	if (dehb_uses_brackets(d) != 2)
 		return DEHBQ_OK;
@@ -111,7 +111,7 @@ int dehb_rescore(struct dehb *d, double (*score)(void *arg, int64_t job),
 
 		for (r = 0; r + 1 < b->hb.nrungs; r++)
 			for (i = 0; i < b->hb.done[r]; i++)
-				if (!isnan(v = score(arg, b->rjob[r][i])))
+				if (!isnan(v = mobj_score(mo, b->rjob[r][i])))
 					b->rloss[r][i] = v;
 	}
 	return DEHBQ_OK;

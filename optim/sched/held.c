@@ -121,11 +121,10 @@ int held_describe(const struct held *h, struct jsonbuf *b)
 	return jsonbuf_failed(b);
 }
 
-int held_rescore(struct held *h, double (*score)(void *arg, int64_t job),
-		 void *arg)
+int held_rescore(struct held *h, const struct mobj *mo)
 {
 	if (h->so->rescore)
-		return h->so->rescore(h->ss, score, arg);
+		return h->so->rescore(h->ss, mo);
 	return h->so->caps & SEARCH_CAP_LEARNS ? DEHBQ_EUNSUP : DEHBQ_OK;
 }
 

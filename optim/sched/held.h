@@ -73,8 +73,7 @@ int held_history(const struct cJSON *settings);
  * loaded); any other marks it under way. */
 int held_replay(struct held *h, const struct optim_job *job);
 /* optim_ops.rescore, forwarded to a searcher that learns. */
-int held_rescore(struct held *h, double (*score)(void *arg, int64_t job),
-		 void *arg);
+int held_rescore(struct held *h, const struct mobj *mo);
 void held_free(struct held *h);
 
 #endif

@@ -30,6 +30,7 @@
 #include "err.h"
 #include "hb.h"
 #include "jsonbuf.h"
+#include "mobj.h"
 #include "ostate.h"
 
 #include <cjson/cJSON.h>
@@ -275,8 +276,7 @@ static int as_tell(void *st, const struct optim_job *job, const double *vec,
 	return DEHBQ_OK;
 }
 
-static int as_rescore(void *st, double (*score)(void *arg, int64_t job),
-		      void *arg)
+static int as_rescore(void *st, const struct mobj *mo)
 {
 	struct asha *a = st;
 	size_t i;
@@ -285,9 +285,9 @@ static int as_rescore(void *st, double (*score)(void *arg, int64_t job),
 
 	for (k = 0; k < a->L; k++)
 		for (i = 0; i < a->rung[k].n; i++)
-			if (!isnan(v = score(arg, a->rung[k].r[i].job)))
+			if (!isnan(v = mobj_score(mo, a->rung[k].r[i].job)))
 				a->rung[k].r[i].loss = v;
-	return held_rescore(&a->h, score, arg);
+	return held_rescore(&a->h, mo);
 }
 
 static int as_reopen(void *st, const struct optim_job *job, const double *vec)

@@ -242,15 +242,14 @@ static int br_describe(const void *st, struct jsonbuf *b)
 	return held_describe(&o->h, b);
 }
 
-static int br_rescore(void *st, double (*score)(void *arg, int64_t job),
-		      void *arg)
+static int br_rescore(void *st, const struct mobj *mo)
 {
 	struct brk *o = st;
 	int rc;
 
-	if ((rc = dehb_rescore(o->d, score, arg)))
+	if ((rc = dehb_rescore(o->d, mo)))
 		return rc;
-	return held_rescore(&o->h, score, arg);
+	return held_rescore(&o->h, mo);
 }
 
 #define BRACKETS(NAME, WHICH, CAPS, SUMMARY)                                   \

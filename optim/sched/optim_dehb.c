@@ -304,10 +304,9 @@ int optim_dehb_describe(const void *st, struct jsonbuf *b)
 				 : optim_dehb_prior_describe(st, b);
 }
 
-static int d_rescore(void *st, double (*score)(void *arg, int64_t job),
-		     void *arg)
+static int d_rescore(void *st, const struct mobj *mo)
 {
-	return dehb_rescore(st, score, arg);
+	return dehb_rescore(st, mo);
 }
 
 static void d_free(void *st)

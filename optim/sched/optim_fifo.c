@@ -152,10 +152,9 @@ static int fifo_describe(const void *st, struct jsonbuf *b)
 	return held_describe(&((const struct fifo *)st)->h, b);
 }
 
-static int fifo_rescore(void *st, double (*score)(void *arg, int64_t job),
-			void *arg)
+static int fifo_rescore(void *st, const struct mobj *mo)
 {
-	return held_rescore(&((struct fifo *)st)->h, score, arg);
+	return held_rescore(&((struct fifo *)st)->h, mo);
 }
 
 const struct optim_ops optim_fifo_ops = {

@@ -32,6 +32,7 @@
 #include "de.h"
 #include "err.h"
 #include "jsonbuf.h"
+#include "mobj.h"
 #include "ostate.h"
 #include "rng.h"
 
@@ -464,20 +465,20 @@ static int des_observe(void *st, int64_t job, const double *vec,
 /* A multi-objective study's scores moved: every member's fitness, and the
  * best result, which a member holds unless it came from a job that
  * competed for no slot. */
-static int des_rescore(void *st, double (*score)(void *arg, int64_t job),
-		       void *arg)
+static int des_rescore(void *st, const struct mobj *mo)
 {
 	struct des *d = st;
 	double v;
 	int k, i;
 
-	if (d->inc_valid && !isnan(v = score(arg, d->inc_job)))
+	if (d->inc_valid && !isnan(v = mobj_score(mo, d->inc_job)))
 		d->inc_fit = v;
 	for (k = 0; k < d->L; k++) {
 		struct des_level *P = &d->lv[k];
 
 		for (i = 0; i < d->pop; i++) {
-			if (P->job[i] < 0 || isnan(v = score(arg, P->job[i])))
+			if (P->job[i] < 0 ||
+			    isnan(v = mobj_score(mo, P->job[i])))
 				continue;
 			P->fit[i] = v;
 			if (v < d->inc_fit) {

@@ -42,6 +42,7 @@
 #include "gp.h"
 #include "hb.h"
 #include "jsonbuf.h"
+#include "mobj.h"
 #include "ostate.h"
 #include "prior.h"
 #include "rng.h"
@@ -506,8 +507,7 @@ static int gcp_observe(void *st, int64_t job, const double *vec,
 }
 
 /* A multi-objective study's scores moved: every result's loss. */
-static int gcp_rescore(void *st, double (*score)(void *arg, int64_t job),
-		       void *arg)
+static int gcp_rescore(void *st, const struct mobj *mo)
 {
 	struct gcp *c = st;
 	size_t i;
@@ -517,7 +517,7 @@ static int gcp_rescore(void *st, double (*score)(void *arg, int64_t job),
 	for (l = 0; l < c->L; l++)
 		for (i = 0; i < c->lv[l].n; i++)
 			if (c->job[l][i] >= 0 &&
-			    !isnan(v = score(arg, c->job[l][i])))
+			    !isnan(v = mobj_score(mo, c->job[l][i])))
 				c->lv[l].y[i] = v;
 	return DEHBQ_OK;
 }

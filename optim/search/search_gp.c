@@ -49,6 +49,7 @@
 #include "err.h"
 #include "gp.h"
 #include "jsonbuf.h"
+#include "mobj.h"
 #include "ostate.h"
 #include "rng.h"
 
@@ -346,15 +347,14 @@ static int gpo_observe(void *st, int64_t job, const double *vec,
 
 /* Multi-objective: every observation's loss is its job's score now; the
  * next ask's outputs (standardised or psi) follow. */
-static int gpo_rescore(void *st, double (*score)(void *arg, int64_t job),
-		       void *arg)
+static int gpo_rescore(void *st, const struct mobj *mo)
 {
 	struct gpo *g = st;
 	size_t i;
 	double v;
 
 	for (i = 0; i < g->n; i++)
-		if (g->job[i] >= 0 && !isnan(v = score(arg, g->job[i])))
+		if (g->job[i] >= 0 && !isnan(v = mobj_score(mo, g->job[i])))
 			g->loss[i] = v;
 	return DEHBQ_OK;
 }

@@ -18,6 +18,7 @@
 #include "hb.h"
 #include "jsonbuf.h"
 #include "kde.h"
+#include "mobj.h"
 #include "ostate.h"
 
 #include <cjson/cJSON.h>
@@ -159,8 +160,7 @@ static int kdes_observe(void *st, int64_t job, const double *vec,
 }
 
 /* A multi-objective study's scores moved: every result's loss. */
-static int kdes_rescore(void *st, double (*score)(void *arg, int64_t job),
-			void *arg)
+static int kdes_rescore(void *st, const struct mobj *mo)
 {
 	struct kdes *o = st;
 	size_t i;
@@ -170,7 +170,7 @@ static int kdes_rescore(void *st, double (*score)(void *arg, int64_t job),
 	for (l = 0; l < o->levels; l++)
 		for (i = 0; i < o->n[l]; i++)
 			if (o->job[l][i] >= 0 &&
-			    !isnan(v = score(arg, o->job[l][i])))
+			    !isnan(v = mobj_score(mo, o->job[l][i])))
 				kde_set_loss(o->k, l, (int64_t)i, v);
 	return DEHBQ_OK;
 }

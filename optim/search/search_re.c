@@ -25,6 +25,7 @@
 
 #include "err.h"
 #include "jsonbuf.h"
+#include "mobj.h"
 #include "ostate.h"
 #include "rng.h"
 
@@ -217,15 +218,14 @@ static int re_observe(void *st, int64_t job, const double *vec, double fidelity,
 	return DEHBQ_OK;
 }
 
-static int re_rescore(void *st, double (*score)(void *arg, int64_t job),
-		      void *arg)
+static int re_rescore(void *st, const struct mobj *mo)
 {
 	struct re *r = st;
 	double v;
 	int i;
 
 	for (i = 0; i < r->n; i++)
-		if (!isnan(v = score(arg, r->job[i])))
+		if (!isnan(v = mobj_score(mo, r->job[i])))
 			r->loss[i] = v;
 	return DEHBQ_OK;
 }

@@ -36,6 +36,7 @@
 
 #include "err.h"
 #include "jsonbuf.h"
+#include "mobj.h"
 #include "normal.h"
 #include "ostate.h"
 #include "parzen.h"
@@ -642,15 +643,14 @@ static int tpe_observe(void *st, int64_t job, const double *vec,
 }
 
 /* Multi-objective: every observation's loss is its job's score now. */
-static int tpe_rescore(void *st, double (*score)(void *arg, int64_t job),
-		       void *arg)
+static int tpe_rescore(void *st, const struct mobj *mo)
 {
 	struct tpe *t = st;
 	size_t i;
 	double v;
 
 	for (i = 0; i < t->n; i++)
-		if (t->job[i] >= 0 && !isnan(v = score(arg, t->job[i])))
+		if (t->job[i] >= 0 && !isnan(v = mobj_score(mo, t->job[i])))
 			t->loss[i] = v;
 	return DEHBQ_OK;
 }

@@ -53,6 +53,7 @@
 
 struct cJSON;
 struct jsonbuf;
+struct mobj;
 struct rng;
 
 #define SEARCH_MAX_DIM 4096 /* OPTIM_MAX_DIM (optim_table.c checks) */
@@ -119,10 +120,9 @@ struct search_ops {
 	 * validate only).  NULL: the searcher takes no settings. */
 	int (*settings)(const struct cJSON *in, struct jsonbuf *out, char *err);
 	/* a multi-objective study's scores moved: every observation's loss
-	 * is now score(arg, its job) (NaN: leave it).  NULL: a searcher
+	 * is now mobj_score(mo, its job) (NaN: leave it).  NULL: a searcher
 	 * that learns cannot run a multi-objective study. */
-	int (*rescore)(void *st, double (*score)(void *arg, int64_t job),
-		       void *arg);
+	int (*rescore)(void *st, const struct mobj *mo);
 	/* job is in flight with vector vec, at fidelity; its observe ends
 	 * it.  Fails only with DEHBQ_ENOMEM, and then changed nothing: a
 	 * scheduler calls it before it commits the job (after a propose, it
