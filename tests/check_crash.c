@@ -101,7 +101,8 @@ static const struct variant variants[] = {
 	 "pareto", 16, 3},
 	{"gp", "{\"n_startup_trials\":3,\"n_candidates\":100}",
 	 "random-weights", 16, 3},
-	{"tpe", "{\"n_startup_trials\":3}", "hypervolume", 16, 3},
+	{"tpe", "{\"n_startup_trials\":3,\"hypervolume_weights\":true}",
+	 "hypervolume", 16, 3},
 	{"pbt", "{\"population_size\":4,\"explore\":\"pb2\"}", "", 24, 3},
 };
 #define NVARIANTS ((int)(sizeof(variants) / sizeof(variants[0])))

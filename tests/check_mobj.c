@@ -183,6 +183,34 @@ START_TEST(test_mobj_hypervolume_is_motpes_order)
 }
 END_TEST
 
+/* MOTPE's weights are Optuna 3.1's: the expected values are
+ * _calculate_weights_below_for_multi_objective's on the same set (which
+ * need not be one front: (3, 3) is dominated, weight ~ 1e-12 / max). */
+START_TEST(test_mobj_motpe_weights_are_optunas)
+{
+	const double y[] = {0.1, 2.0, 0.5, 1.0, 0.4, 1.6,
+			    1.5, 0.2, 1.0, 0.9, 3.0, 3.0};
+	const double want[] = {0.309523809524358,    0.23809523809584335,
+			       0.031746031746800935, 1.0,
+			       0.039682539683302404, 7.936507936501638e-13};
+	const int64_t jobs[] = {0, 1, 2, 3, 4, 5, 6};
+	struct mobj *mo = new_mo(MOBJ_HYPERVOLUME, NULL);
+	double w[7];
+	int i;
+
+	for (i = 0; i < 6; i++)
+		ck_assert_int_eq(mobj_put(mo, i, 1, &y[2 * i]), DEHBQ_OK);
+	ck_assert_int_eq(mobj_put(mo, 6, 1, NULL), DEHBQ_OK); /* failed */
+	ck_assert_int_eq(mobj_motpe_weights(mo, jobs, 7, w), DEHBQ_OK);
+	for (i = 0; i < 6; i++)
+		ck_assert_double_eq_tol(w[i], want[i], 1e-12);
+	ck_assert_double_eq_tol(w[6], 1e-12, 1e-20);
+	ck_assert_int_eq(mobj_motpe_weights(mo, jobs + 1, 1, w), DEHBQ_OK);
+	ck_assert_double_eq(w[0], 1);
+	mobj_free(mo);
+}
+END_TEST
+
 START_TEST(test_mobj_random_weights_per_epoch)
 {
 	struct mobj *mo = new_mo(MOBJ_RANDOM_WEIGHTS, NULL);
@@ -366,6 +394,86 @@ START_TEST(test_mobj_searchers_rescore_their_results)
 }
 END_TEST
 
+/* A tpe searcher that saw job 0 at (0.1, 0.1), job 1 at (0.9, 0.9) and 18
+ * more in between, rescored by mo. */
+static void *tpe_seen(const struct mobj *mo)
+{
+	static const double ladder[1] = {1};
+	const struct search_ops *so = search_find("tpe");
+	cJSON *set = cJSON_Parse(
+		"{\"n_startup_trials\":3,\"hypervolume_weights\":true}");
+	struct search_setup u;
+	char err[DEHBQ_ERRLEN];
+	double x[2];
+	void *st;
+	int j;
+
+	memset(&u, 0, sizeof(u));
+	u.dim = 2;
+	u.seed = 4;
+	u.min_fidelity = u.max_fidelity = 1;
+	u.settings = set;
+	u.ladder = ladder;
+	u.levels = 1;
+	ck_assert_msg(so->open(&u, &st, err) == DEHBQ_OK, "%s", err);
+	for (j = 0; j < 20; j++) {
+		x[0] = x[1] = j == 0 ? 0.1 : j == 1 ? 0.9 : 0.3 + 0.02 * j;
+		ck_assert_int_eq(so->observe(st, j, x, 1, 0), DEHBQ_OK);
+	}
+	ck_assert_int_eq(so->rescore(st, mo), DEHBQ_OK);
+	cJSON_Delete(set);
+	return st;
+}
+
+/*
+ * With hypervolume selection tpe weighs its good set as MOTPE does: of the
+ * two jobs on the front (gamma(20) = 2 in both selections), job 0 adds
+ * almost all the hypervolume (weight 1, job 1's 0.002), so proposals go
+ * near job 0; with pareto selection both weigh 1.
+ */
+START_TEST(test_mobj_tpe_weighs_as_motpe)
+{
+	const struct search_ops *so = search_find("tpe");
+	const double y0[] = {0, 0.5}, y1[] = {0.98, 0.49};
+	struct mobj *mh = new_mo(MOBJ_HYPERVOLUME, NULL);
+	struct mobj *mp = new_mo(MOBJ_PARETO, NULL);
+	double x[2], y[2];
+	enum trial_kind k;
+	int j, changed, near_h = 0, near_p = 0;
+	void *h, *p;
+
+	for (j = 0; j < 20; j++) {
+		y[0] = y[1] = 1 + j;
+		ck_assert_int_eq(mobj_put(mh, j, 1,
+					  j == 0   ? y0
+					  : j == 1 ? y1
+						   : y),
+				 DEHBQ_OK);
+		ck_assert_int_eq(mobj_put(mp, j, 1,
+					  j == 0   ? y0
+					  : j == 1 ? y1
+						   : y),
+				 DEHBQ_OK);
+	}
+	ck_assert_int_eq(mobj_score_all(mh, 0, &changed), DEHBQ_OK);
+	ck_assert_int_eq(mobj_score_all(mp, 0, &changed), DEHBQ_OK);
+	h = tpe_seen(mh);
+	p = tpe_seen(mp);
+	for (j = 0; j < 20; j++) {
+		ck_assert_int_eq(so->propose(h, 1, x, &k), DEHBQ_OK);
+		near_h += x[0] + x[1] < 1;
+		ck_assert_int_eq(so->propose(p, 1, x, &k), DEHBQ_OK);
+		near_p += x[0] + x[1] < 1;
+	}
+	ck_assert_int_ge(near_h, 18); /* 20 measured */
+	ck_assert_int_le(near_p, 13); /* 7 measured: both ends weigh */
+	so->free(h);
+	so->free(p);
+	mobj_free(mh);
+	mobj_free(mp);
+}
+END_TEST
+
 Suite *mobj_suite(void)
 {
 	Suite *s = suite_create("mobj");
@@ -376,6 +484,8 @@ Suite *mobj_suite(void)
 	tcase_add_test(c, test_mobj_linear_weights);
 	tcase_add_test(c, test_mobj_pareto_by_hand);
 	tcase_add_test(c, test_mobj_hypervolume_is_motpes_order);
+	tcase_add_test(c, test_mobj_motpe_weights_are_optunas);
+	tcase_add_test(c, test_mobj_tpe_weighs_as_motpe);
 	tcase_add_test(c, test_mobj_random_weights_per_epoch);
 	tcase_add_test(c, test_mobj_refusals);
 	tcase_add_test(c, test_mobj_through_optim);

@@ -61,7 +61,7 @@ static const char *const composed[][3] = {
 	{"hyperband", "{\"searcher\":\"kde\"}", "pareto"},
 	{"gcp", "{\"prior_steps\":20,\"n_candidates\":200,\"max_points\":30}",
 	 "copula"},
-	{"tpe", "{}", "hypervolume"},
+	{"tpe", "{\"hypervolume_weights\":true}", "hypervolume"},
 	{"asha", "{}", "hypervolume"},
 	/* PB2's bandit (a population large enough for every budget) */
 	{"pbt", "{\"population_size\":24,\"explore\":\"pb2\"}", NULL},

@@ -221,25 +221,17 @@ static int by_fid(const void *a, const void *b, void *ctx)
 
 /*
  * Hypervolume: the front's k points (buf rows f[0..k-1]) in greedy
- * subset-selection order against Optuna's MOTPE reference, the front's
- * worst value of each objective w moved out to max(1.1 w, 0.9 w) (1e-12
- * where that is 0); order gets k entries.
+ * subset-selection order against MOTPE's reference (pareto_worst_reference);
+ * order gets k entries.
  */
 static int front_hssp(struct mobj *mo, const size_t *ids, const double *buf,
 		      const size_t *f, size_t k, size_t r, size_t *order)
 {
 	double ref[MOBJ_MAX];
-	size_t i, m = (size_t)mo->m;
-	int l, rc;
+	size_t i;
+	int rc;
 
-	for (l = 0; l < mo->m; l++) {
-		ref[l] = -INFINITY;
-		for (i = 0; i < k; i++)
-			ref[l] = fmax(ref[l], buf[f[i] * m + (size_t)l]);
-		ref[l] = fmax(1.1 * ref[l], 0.9 * ref[l]);
-		if (ref[l] == 0)
-			ref[l] = 1e-12;
-	}
+	pareto_worst_reference(buf, f, k, mo->m, ref);
 	if ((rc = pareto_hssp(buf, f, k, mo->m, ref, MOBJ_HSSP_GREEDY, order)))
 		return rc;
 	for (i = 0; i < k; i++)
@@ -389,4 +381,34 @@ const double *mobj_values(const struct mobj *mo, int64_t id)
 	if (id < 0 || (size_t)id >= mo->cap || mo->st[id] != S_OK)
 		return NULL;
 	return &mo->y[(size_t)id * (size_t)mo->m];
+}
+
+int mobj_motpe_weights(const struct mobj *mo, const int64_t *jobs, size_t k,
+		       double *w)
+{
+	size_t *idx = malloc((k + 1) * sizeof(size_t)), i, n = 0;
+	double *c = malloc((k + 1) * sizeof(double)), ref[MOBJ_MAX], top = 0;
+	int rc = idx && c ? DEHBQ_OK : DEHBQ_ENOMEM;
+
+	if (!rc && mo->m > MOBJ_HSSP_MAX_OBJ)
+		rc = DEHBQ_EINVAL;
+	for (i = 0; !rc && i < k; i++) {
+		w[i] = 1e-12;
+		if (mobj_values(mo, jobs[i]))
+			idx[n++] = (size_t)jobs[i];
+	}
+	if (!rc && n == 1)
+		c[0] = 1;
+	else if (!rc && n > 1) {
+		pareto_worst_reference(mo->y, idx, n, mo->m, ref);
+		rc = pareto_contributions(mo->y, idx, n, mo->m, ref, c);
+	}
+	for (i = 0; !rc && i < n; i++)
+		top = fmax(top, c[i] += n > 1 ? 1e-12 : 0);
+	for (i = n = 0; !rc && i < k; i++)
+		if (mobj_values(mo, jobs[i]))
+			w[i] = fmin(fmax(c[n++] / top, 0), 1);
+	free(idx);
+	free(c);
+	return rc;
 }

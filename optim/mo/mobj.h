@@ -92,6 +92,17 @@ double mobj_score(const struct mobj *mo, int64_t id);
 /* Job id's objectives (NULL: not told or failed; borrowed). */
 const double *mobj_values(const struct mobj *mo, int64_t id);
 
+/*
+ * MOTPE's kernel weights for a good set of k jobs (Optuna 3.1's
+ * _calculate_weights_below_for_multi_objective): each job's hypervolume
+ * contribution within the set (pareto_contributions, MOTPE's reference
+ * from the set's worst values) plus 1e-12, over the largest; 1 for a set
+ * of one; 1e-12 for a job without objectives (failed).  2 or 3
+ * objectives (else DEHBQ_EINVAL).
+ */
+int mobj_motpe_weights(const struct mobj *mo, const int64_t *jobs, size_t k,
+		       double *w);
+
 /* The random-weights draw for an epoch: m weights summing to 1. */
 void mobj_epoch_weights(const struct mobj *mo, uint64_t epoch, double *v);
 

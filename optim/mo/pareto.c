@@ -326,6 +326,48 @@ int pareto_hssp(const double *y, const size_t *idx, size_t k, int m,
 	return rc;
 }
 
+void pareto_worst_reference(const double *y, const size_t *idx, size_t k, int m,
+			    double *ref)
+{
+	size_t i;
+	int l;
+
+	for (l = 0; l < m; l++) {
+		ref[l] = -INFINITY;
+		for (i = 0; i < k; i++)
+			ref[l] =
+				fmax(ref[l], y[idx[i] * (size_t)m + (size_t)l]);
+		ref[l] = fmax(1.1 * ref[l], 0.9 * ref[l]);
+		if (ref[l] == 0)
+			ref[l] = 1e-12;
+	}
+}
+
+int pareto_contributions(const double *y, const size_t *idx, size_t k, int m,
+			 const double *ref, double *c)
+{
+	double *p = calloc((k + 1) * (size_t)m, sizeof(double)), all = 0;
+	size_t i, j, n;
+	int rc = p ? DEHBQ_OK : DEHBQ_ENOMEM;
+
+	for (i = 0; !rc && i < k; i++)
+		memcpy(&p[i * (size_t)m], &y[idx[i] * (size_t)m],
+		       (size_t)m * sizeof(double));
+	if (!rc)
+		rc = pareto_hypervolume(p, k, m, ref, &all);
+	for (j = 0; !rc && j < k; j++) {
+		for (i = n = 0; i < k; i++)
+			if (i != j)
+				memcpy(&p[n++ * (size_t)m],
+				       &y[idx[i] * (size_t)m],
+				       (size_t)m * sizeof(double));
+		if (!(rc = pareto_hypervolume(p, n, m, ref, &c[j])))
+			c[j] = all - c[j];
+	}
+	free(p);
+	return rc;
+}
+
 int pareto_reference(const double *y, size_t n, int m, double *ref)
 {
 	double lo[PARETO_MAX_OBJ], hi[PARETO_MAX_OBJ];

@@ -58,6 +58,22 @@ int pareto_hssp(const double *y, const size_t *idx, size_t k, int m,
 		const double *ref, size_t greedy, size_t *order);
 
 /*
+ * MOTPE's reference for the k points idx[0..k-1] of y (Optuna 3.1): per
+ * objective their worst value w moved out to max(1.1 w, 0.9 w), 1e-12
+ * where that is 0.
+ */
+void pareto_worst_reference(const double *y, const size_t *idx, size_t k, int m,
+			    double *ref);
+
+/*
+ * What each of the k points idx[0..k-1] of y alone adds to their
+ * hypervolume below ref (the hypervolume of all less that of all but it):
+ * c[j] for idx[j].  m <= 3.
+ */
+int pareto_contributions(const double *y, const size_t *idx, size_t k, int m,
+			 const double *ref, double *c);
+
+/*
  * The default reference point: over the non-dominated finite points, the
  * worst value of each objective plus 10 % of its range (plus 1 when the
  * range is 0).  DEHBQ_EINVAL when no point is finite.

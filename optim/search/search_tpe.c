@@ -24,9 +24,12 @@
  *
  * With multivariate true (off unless set: TPE_MULTI_DEFAULT, as
  * measured), one joint estimator over all dimensions instead (parzen.h):
- * Optuna's TPESampler(multivariate=True).
+ * Optuna's TPESampler(multivariate=True).  With hypervolume_weights true
+ * (off: measured worse) and the study's selection hypervolume, the good
+ * set's weights are MOTPE's (mobj_motpe_weights): Optuna's MOTPE.
  *
- * Settings: n_startup_trials, n_ei_candidates, prior_weight, multivariate.
+ * Settings: n_startup_trials, n_ei_candidates, prior_weight, multivariate,
+ * hypervolume_weights.
  * Saves only its random stream: the results come back through observe at
  * load.
  * Under fifo this is the tpe preset, under asha tpe with multi_fidelity
@@ -65,7 +68,7 @@ struct kern {
 };
 
 struct tpe {
-	int dim, nstart, ncand, multi;
+	int dim, nstart, ncand, multi, hvw;
 	double prior_w;
 	int *choices; /* per dimension, 0 = continuous */
 	struct rng rng;
@@ -84,13 +87,20 @@ struct tpe {
 	double *score;	      /* ncand */
 	/* multivariate: each set's weights (n + 1) and normalisers */
 	double *wl, *wg, *nl, *ng; /* nl, ng: (n + 1) * dim */
+	/* hypervolume selection: the study's objectives (from the last
+	 * rescore, borrowed: the optimiser owns it and this searcher), and
+	 * the good set's jobs and MOTPE weights */
+	const struct mobj *mo;
+	int64_t jmo[TPE_GAMMA_CAP];
+	double wmo[TPE_GAMMA_CAP];
 };
 
-static const char *const tpe_keys[] = {"n_startup_trials", "n_ei_candidates",
-				       "prior_weight", "multivariate", NULL};
+static const char *const tpe_keys[] = {"n_startup_trials",    "n_ei_candidates",
+				       "prior_weight",	      "multivariate",
+				       "hypervolume_weights", NULL};
 
 struct tpe_settings {
-	int nstart, ncand, multi;
+	int nstart, ncand, multi, hvw;
 	double prior_w;
 };
 
@@ -107,8 +117,10 @@ static int read_settings(const cJSON *in, struct tpe_settings *s, char *err)
 	s->ncand = 24;
 	s->prior_w = 1.0;
 	s->multi = 0;
+	s->hvw = 0;
 	if ((rc = ostate_set_keys(in, tpe_keys, "tpe", err)) ||
 	    (rc = ostate_set_bool(in, "multivariate", &s->multi, err)) ||
+	    (rc = ostate_set_bool(in, "hypervolume_weights", &s->hvw, err)) ||
 	    (rc = ostate_set_int(in, "n_startup_trials", 1, TPE_MAX_START,
 				 &s->nstart, err)) ||
 	    (rc = ostate_set_int(in, "n_ei_candidates", 1, TPE_MAX_CAND,
@@ -130,8 +142,10 @@ static int tpe_settings(const cJSON *in, struct jsonbuf *b, char *err)
 		s.multi = TPE_MULTI_DEFAULT;
 	jsonbuf_printf(b,
 		       "\"n_startup_trials\":%d,\"n_ei_candidates\":%d,"
-		       "\"multivariate\":%s,\"prior_weight\":",
-		       s.nstart, s.ncand, s.multi ? "true" : "false");
+		       "\"multivariate\":%s,\"hypervolume_weights\":%s,"
+		       "\"prior_weight\":",
+		       s.nstart, s.ncand, s.multi ? "true" : "false",
+		       s.hvw ? "true" : "false");
 	jsonbuf_num(b, s.prior_w);
 	return jsonbuf_failed(b);
 }
@@ -178,6 +192,7 @@ static int tpe_open(const struct search_setup *s, void **st, char *err)
 	t->ncand = ts.ncand;
 	t->prior_w = ts.prior_w;
 	t->multi = ts.multi;
+	t->hvw = ts.hvw;
 	t->choices = calloc((size_t)s->dim, sizeof(int));
 	t->cand = calloc((size_t)ts.ncand * (size_t)s->dim, sizeof(double));
 	t->score = calloc((size_t)ts.ncand, sizeof(double));
@@ -374,10 +389,11 @@ static double neighbour_gap(const double *srt, size_t k, double v)
 
 /*
  * Build the estimator of dimension d over points set[0..m-1] (observation
- * indices, in tell order), into e using t's scratch (mu, sig, w).
+ * indices, in tell order), weighed pw[i] (NULL: the ramp), into e using
+ * t's scratch (mu, sig, w).
  */
 static void build(struct tpe *t, int d, const size_t *set, size_t m,
-		  struct est *e)
+		  const double *pw, struct est *e)
 {
 	size_t i, k = m + 1;
 	double tot = 0, smin;
@@ -394,7 +410,8 @@ static void build(struct tpe *t, int d, const size_t *set, size_t m,
 			int b = (int)floor(t->x[set[i] * (size_t)t->dim + d] *
 					   e->K);
 
-			e->w[b < e->K ? b : e->K - 1] += ramp(i, m);
+			e->w[b < e->K ? b : e->K - 1] +=
+				pw ? pw[i] : ramp(i, m);
 		}
 		for (i = 0; i < (size_t)e->K; i++)
 			tot += e->w[i];
@@ -407,7 +424,7 @@ static void build(struct tpe *t, int d, const size_t *set, size_t m,
 	/* kernels: the points, then the prior, then sigmas from neighbours */
 	for (i = 0; i < m; i++) {
 		e->mu[i] = t->x[set[i] * (size_t)t->dim + d];
-		e->w[i] = ramp(i, m);
+		e->w[i] = pw ? pw[i] : ramp(i, m);
 	}
 	e->mu[m] = 0.5;
 	e->w[m] = t->prior_w;
@@ -529,17 +546,17 @@ static size_t argmax(const double *score, size_t n)
 
 /*
  * The joint estimator of the m observations set[] (in tell order) into p:
- * Optuna's weights (the ramp, then prior_weight, normalised into w) and
- * normalisers nrm ((m + 1) * dim).
+ * Optuna's weights (pw[i], NULL: the ramp; then prior_weight, normalised
+ * into w) and normalisers nrm ((m + 1) * dim).
  */
-static void joint(struct tpe *t, const size_t *set, size_t m, double *w,
-		  double *nrm, struct parzen *p)
+static void joint(struct tpe *t, const size_t *set, size_t m, const double *pw,
+		  double *w, double *nrm, struct parzen *p)
 {
 	double tot = 0;
 	size_t i;
 
 	for (i = 0; i < m; i++)
-		tot += w[i] = ramp(i, m);
+		tot += w[i] = pw ? pw[i] : ramp(i, m);
 	tot += w[m] = t->prior_w;
 	for (i = 0; i <= m; i++)
 		w[i] /= tot;
@@ -557,13 +574,14 @@ static void joint(struct tpe *t, const size_t *set, size_t m, double *w,
 
 /* Multivariate TPE: candidates from the good set's joint estimator, the
  * one that maximises log l - log g into vec. */
-static void propose_joint(struct tpe *t, size_t ng, size_t nf, double *vec)
+static void propose_joint(struct tpe *t, size_t ng, size_t nf, const double *pw,
+			  double *vec)
 {
 	struct parzen l, g;
 	size_t c, d = (size_t)t->dim;
 
-	joint(t, t->ord, ng, t->wl, t->nl, &l);
-	joint(t, t->ord + ng, nf - ng, t->wg, t->ng, &g);
+	joint(t, t->ord, ng, pw, t->wl, t->nl, &l);
+	joint(t, t->ord + ng, nf - ng, NULL, t->wg, t->ng, &g);
 	for (c = 0; c < (size_t)t->ncand; c++) {
 		double *v = t->cand + c * d;
 
@@ -576,37 +594,45 @@ static void propose_joint(struct tpe *t, size_t ng, size_t nf, double *vec)
 }
 
 /* A proposal from the results at fidelity level. */
-static void propose(struct tpe *t, double level, double *vec,
-		    enum trial_kind *kind)
+static int propose(struct tpe *t, double level, double *vec,
+		   enum trial_kind *kind)
 {
 	size_t na, nf, ng, c;
+	const double *pw = NULL;
 	struct est l, g;
-	int d;
+	int d, rc;
 
 	split(t, level, &na, &nf, &ng);
 	if (na < (size_t)t->nstart || nf < 2) {
 		for (d = 0; d < t->dim; d++)
 			vec[d] = rng_uniform(&t->rng);
 		*kind = TRIAL_KIND_RANDOM;
-		return;
+		return DEHBQ_OK;
+	}
+	if (t->mo) {
+		for (c = 0; c < ng; c++)
+			t->jmo[c] = t->job[t->ord[c]];
+		if ((rc = mobj_motpe_weights(t->mo, t->jmo, ng, t->wmo)))
+			return rc;
+		pw = t->wmo;
 	}
 	*kind = TRIAL_KIND_TRIAL;
 	if (t->multi) {
-		propose_joint(t, ng, nf, vec);
-		return;
+		propose_joint(t, ng, nf, pw, vec);
+		return DEHBQ_OK;
 	}
 	for (c = 0; c < (size_t)t->ncand; c++)
 		t->score[c] = 0;
 	/* one dimension at a time: l's draws, then log l - log g of each */
 	for (d = 0; d < t->dim; d++) {
-		build(t, d, t->ord, ng, &l);
+		build(t, d, t->ord, ng, pw, &l);
 		for (c = 0; c < (size_t)t->ncand; c++) {
 			double v = sample(&l, &t->rng);
 
 			t->cand[c * (size_t)t->dim + (size_t)d] = v;
 			t->score[c] += log(fmax(density(&l, v), 1e-300));
 		}
-		build(t, d, t->ord + ng, nf - ng, &g);
+		build(t, d, t->ord + ng, nf - ng, NULL, &g);
 		for (c = 0; c < (size_t)t->ncand; c++)
 			t->score[c] -= log(
 				fmax(density(&g, t->cand[c * (size_t)t->dim +
@@ -616,6 +642,7 @@ static void propose(struct tpe *t, double level, double *vec,
 	c = argmax(t->score, (size_t)t->ncand);
 	memcpy(vec, t->cand + c * (size_t)t->dim,
 	       (size_t)t->dim * sizeof(double));
+	return DEHBQ_OK;
 }
 
 static int tpe_propose(void *st, double fidelity, double *vec,
@@ -623,11 +650,10 @@ static int tpe_propose(void *st, double fidelity, double *vec,
 {
 	struct tpe *t = st;
 
-	propose(t,
-		search_model_level(t->fid, t->loss, t->n, fidelity,
-				   (size_t)t->nstart),
-		vec, kind);
-	return DEHBQ_OK;
+	return propose(t,
+		       search_model_level(t->fid, t->loss, t->n, fidelity,
+					  (size_t)t->nstart),
+		       vec, kind);
 }
 
 static int tpe_observe(void *st, int64_t job, const double *vec,
@@ -642,13 +668,16 @@ static int tpe_observe(void *st, int64_t job, const double *vec,
 	return DEHBQ_OK;
 }
 
-/* Multi-objective: every observation's loss is its job's score now. */
+/* Multi-objective: every observation's loss is its job's score now; with
+ * hypervolume selection and hypervolume_weights, the good set weighs as
+ * MOTPE's. */
 static int tpe_rescore(void *st, const struct mobj *mo)
 {
 	struct tpe *t = st;
 	size_t i;
 	double v;
 
+	t->mo = t->hvw && mobj_mode(mo) == MOBJ_HYPERVOLUME ? mo : NULL;
 	for (i = 0; i < t->n; i++)
 		if (t->job[i] >= 0 && !isnan(v = mobj_score(mo, t->job[i])))
 			t->loss[i] = v;

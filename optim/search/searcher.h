@@ -120,8 +120,10 @@ struct search_ops {
 	 * validate only).  NULL: the searcher takes no settings. */
 	int (*settings)(const struct cJSON *in, struct jsonbuf *out, char *err);
 	/* a multi-objective study's scores moved: every observation's loss
-	 * is now mobj_score(mo, its job) (NaN: leave it).  NULL: a searcher
-	 * that learns cannot run a multi-objective study. */
+	 * is now mobj_score(mo, its job) (NaN: leave it).  mo lives as long
+	 * as the searcher's state, so a searcher may keep it until the next
+	 * rescore (tpe reads its objectives for MOTPE's weights).  NULL: a
+	 * searcher that learns cannot run a multi-objective study. */
 	int (*rescore)(void *st, const struct mobj *mo);
 	/* job is in flight with vector vec, at fidelity; its observe ends
 	 * it.  Fails only with DEHBQ_ENOMEM, and then changed nothing: a
