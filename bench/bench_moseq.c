@@ -147,58 +147,49 @@ static int mq_open(const struct bench_method *m, int mode, uint64_t seed,
 	return bench_method_open("bench_moseq", m, &u, o);
 }
 
+struct mq_run {
+	const struct mq_problem *q;
+	const char *label;
+	uint64_t seed;
+	long jobs;
+	double *seen; /* the normalised objectives told so far */
+};
+
+/* bench_ring's tell: the objectives to o, the HV error so far as a row. */
+static int mq_tell(void *ctx, struct optim *o, uint64_t id, const double *x,
+		   long told)
+{
+	struct mq_run *r = ctx;
+	double y[2], hv;
+	int rc;
+
+	mq_eval(r->q->p, x, y);
+	if ((rc = optim_tell_obj(o, id, OPTIM_OK, y, 1)))
+		return rc;
+	mq_norm(r->q, y, &r->seen[2 * (told - 1)]);
+	if ((rc = pareto_hypervolume(r->seen, (size_t)told, 2, mq_ref, &hv)))
+		return rc;
+	printf("%s,%s,%llu,%ld,%ld,%.10g\n", mq_names[r->q->p], r->label,
+	       (unsigned long long)r->seed, r->jobs, told, r->q->hvstar - hv);
+	return DEHBQ_OK;
+}
+
 /* One run: a CSV row after every evaluation. */
 static int mq_run(const struct mq_problem *q, const struct bench_method *m,
 		  int mode, uint64_t seed, long evals, long jobs)
 {
-	static double x[MQ_MAXJOBS][MQ_DIM];
-	static uint64_t id[MQ_MAXJOBS];
+	struct mq_run r = {q, m->label, seed, jobs,
+			   malloc(2 * sizeof(double) * (size_t)evals)};
 	struct optim *o = NULL;
-	struct optim_job j;
-	double *seen = malloc(2 * sizeof(double) * (size_t)evals), y[2], hv;
-	long told = 0, head = 0, n = 0, asked = 0;
 	int rc = DEHBQ_ENOMEM;
 
-	if (!seen || (rc = mq_open(m, mode, seed, &o)))
-		goto fail;
-	while (told < evals) {
-		while (n < jobs && asked < evals) { /* a ring, oldest at head */
-			long k = (head + n) % jobs;
-
-			rc = optim_ask(o, &j, x[k]);
-			if (rc == DEHBQ_EAGAIN || rc == DEHBQ_EDONE)
-				break;
-			if (rc)
-				goto fail;
-			id[k] = j.id;
-			n++;
-			asked++;
-		}
-		if (!n) {
-			rc = DEHBQ_ESTATE;
-			goto fail;
-		}
-		mq_eval(q->p, x[head], y);
-		if ((rc = optim_tell_obj(o, id[head], OPTIM_OK, y, 1)))
-			goto fail;
-		mq_norm(q, y, &seen[2 * told]);
-		head = (head + 1) % jobs;
-		n--;
-		told++;
-		if ((rc = pareto_hypervolume(seen, (size_t)told, 2, mq_ref,
-					     &hv)))
-			goto fail;
-		printf("%s,%s,%llu,%ld,%ld,%.10g\n", mq_names[q->p], m->label,
-		       (unsigned long long)seed, jobs, told, q->hvstar - hv);
-	}
+	if (r.seen && !(rc = mq_open(m, mode, seed, &o)))
+		rc = bench_ring(o, MQ_DIM, evals, jobs, mq_tell, &r);
+	if (rc)
+		fprintf(stderr, "bench_moseq: fatal: %s seed %llu: %s\n",
+			m->label, (unsigned long long)seed, dehbq_strerror(rc));
 	optim_free(o);
-	free(seen);
-	return DEHBQ_OK;
-fail:
-	fprintf(stderr, "bench_moseq: fatal: %s seed %llu: %s\n", m->label,
-		(unsigned long long)seed, dehbq_strerror(rc));
-	optim_free(o);
-	free(seen);
+	free(r.seen);
 	return rc;
 }
 

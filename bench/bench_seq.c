@@ -55,57 +55,45 @@ static int seq_open(const struct benchfn *f, const struct bench_method *m,
 	return bench_method_open("bench_seq", m, &u, o);
 }
 
+struct seq_run {
+	const char *prob, *label;
+	const struct benchfn *f;
+	uint64_t seed;
+	long jobs;
+	struct rng r;
+	double best;
+};
+
+/* bench_ring's tell: the loss to o, the best regret so far as a row. */
+static int seq_tell(void *ctx, struct optim *o, uint64_t id, const double *x,
+		    long told)
+{
+	struct seq_run *q = ctx;
+	int rc = optim_tell(o, id, OPTIM_OK,
+			    benchfn_loss(q->f, x, q->f->max_budget, &q->r), 1);
+
+	q->best = fmin(q->best, benchfn_regret(q->f, x));
+	if (!rc)
+		printf("%s,%s,%llu,%ld,%ld,%.10g\n", q->prob, q->label,
+		       (unsigned long long)q->seed, q->jobs, told, q->best);
+	return rc;
+}
+
 /* One run: a CSV row after every evaluation. */
 static int seq_run(const char *prob, const struct benchfn *f,
 		   const struct bench_method *m, uint64_t seed, long evals,
 		   long jobs)
 {
-	static double x[SEQ_MAXJOBS][SEQ_MAXDIM];
-	static uint64_t id[SEQ_MAXJOBS];
+	struct seq_run q = {prob, m->label, f, seed, jobs, {{0}}, INFINITY};
 	struct optim *o = NULL;
-	struct optim_job j;
-	struct rng r;
-	double best = INFINITY, reg;
-	long told = 0, head = 0, n = 0, asked = 0;
 	int rc;
 
 	if (seq_open(f, m, seed, &o))
 		return DEHBQ_EINVAL;
-	rng_seed(&r, seed);
-	while (told < evals) {
-		while (n < jobs && asked < evals) { /* a ring, oldest at head */
-			long k = (head + n) % jobs;
-
-			rc = optim_ask(o, &j, x[k]);
-			if (rc == DEHBQ_EAGAIN || rc == DEHBQ_EDONE)
-				break;
-			if (rc)
-				goto fail;
-			id[k] = j.id;
-			n++;
-			asked++;
-		}
-		if (!n) {
-			rc = DEHBQ_ESTATE;
-			goto fail;
-		}
-		reg = benchfn_regret(f, x[head]);
-		rc = optim_tell(o, id[head], OPTIM_OK,
-				benchfn_loss(f, x[head], f->max_budget, &r), 1);
-		if (rc)
-			goto fail;
-		head = (head + 1) % jobs;
-		n--;
-		told++;
-		best = fmin(best, reg);
-		printf("%s,%s,%llu,%ld,%ld,%.10g\n", prob, m->label,
-		       (unsigned long long)seed, jobs, told, best);
-	}
-	optim_free(o);
-	return DEHBQ_OK;
-fail:
-	fprintf(stderr, "bench_seq: fatal: %s seed %llu: %s\n", m->label,
-		(unsigned long long)seed, dehbq_strerror(rc));
+	rng_seed(&q.r, seed);
+	if ((rc = bench_ring(o, f->dim, evals, jobs, seq_tell, &q)))
+		fprintf(stderr, "bench_seq: fatal: %s seed %llu: %s\n",
+			m->label, (unsigned long long)seed, dehbq_strerror(rc));
 	optim_free(o);
 	return rc;
 }

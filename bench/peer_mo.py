@@ -26,7 +26,7 @@ import math
 import sys
 import warnings
 
-from peer_tpe import fix_5109
+from peer_tpe import fix_5109, parse_args
 
 FRONT = 100001
 REF = (2.0, 2.0)
@@ -111,26 +111,7 @@ METHODS = ("optuna-motpe", "optuna-motpe-fixed", "optuna-motpe-multi",
 
 
 def main(argv):
-    seeds, evals, methods, probs, i = 20, 200, [], [], 1
-    try:
-        while i < len(argv):
-            a = argv[i]
-            if a in ("--seeds", "--evals"):
-                v = int(argv[i + 1])
-                if v < 1:
-                    raise ValueError(a)
-                seeds, evals = (v, evals) if a == "--seeds" else (seeds, v)
-                i += 2
-                continue
-            if a == "--":
-                probs = argv[i + 1:]
-                break
-            if a not in METHODS:
-                raise ValueError(a)
-            methods.append(a)
-            i += 1
-    except (ValueError, IndexError):
-        methods = []
+    seeds, evals, methods, probs = parse_args(argv, METHODS, 200)
     if not methods or not probs or any(p not in PROBLEMS for p in probs):
         sys.stderr.write("usage: peer_mo.py [--seeds N] [--evals N] "
                          "{%s}... -- {%s}...\n" %

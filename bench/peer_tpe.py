@@ -134,8 +134,10 @@ METHODS = ("optuna-uni", "optuna-multi", "optuna-uni-fixed",
            "optuna-multi-fixed")
 
 
-def main(argv):
-    seeds, evals, methods, probs, i = 20, 60, [], [], 1
+def parse_args(argv, methods_known, evals):
+    """[--seeds N] [--evals N] METHOD... -- PROBLEM...: (seeds, evals,
+    methods, problems); methods empty when argv is malformed."""
+    seeds, methods, probs, i = 20, [], [], 1
     try:
         while i < len(argv):
             a = argv[i]
@@ -149,12 +151,17 @@ def main(argv):
             if a == "--":
                 probs = argv[i + 1:]
                 break
-            if a not in METHODS:
+            if a not in methods_known:
                 raise ValueError(a)
             methods.append(a)
             i += 1
     except (ValueError, IndexError):
         methods = []
+    return seeds, evals, methods, probs
+
+
+def main(argv):
+    seeds, evals, methods, probs = parse_args(argv, METHODS, 60)
     if not methods or not probs or any(problem(p) is None for p in probs):
         sys.stderr.write("usage: peer_tpe.py [--seeds N] [--evals N] "
                          "{%s}... -- PROBLEM...\n" % ",".join(METHODS))

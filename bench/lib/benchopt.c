@@ -59,6 +59,41 @@ int bench_method_open(const char *prog, const struct bench_method *m,
 	return rc;
 }
 
+int bench_ring(struct optim *o, int dim, long evals, long jobs,
+	       int (*tell)(void *ctx, struct optim *o, uint64_t id,
+			   const double *x, long told),
+	       void *ctx)
+{
+	double *x = malloc((size_t)jobs * (size_t)dim * sizeof(double));
+	uint64_t *id = malloc((size_t)jobs * sizeof(uint64_t));
+	struct optim_job j;
+	long told = 0, head = 0, n = 0, asked = 0, k;
+	int rc = x && id ? DEHBQ_OK : DEHBQ_ENOMEM;
+
+	while (!rc && told < evals) {
+		while (n < jobs && asked < evals) { /* a ring, oldest at head */
+			k = (head + n) % jobs;
+			if ((rc = optim_ask(o, &j, &x[k * dim])))
+				break;
+			id[k] = j.id;
+			n++;
+			asked++;
+		}
+		if (rc == DEHBQ_EAGAIN || rc == DEHBQ_EDONE)
+			rc = DEHBQ_OK;
+		if (!rc && !n)
+			rc = DEHBQ_ESTATE;
+		if (rc)
+			break;
+		rc = tell(ctx, o, id[head], &x[head * dim], ++told);
+		head = (head + 1) % jobs;
+		n--;
+	}
+	free(x);
+	free(id);
+	return rc;
+}
+
 int bench_long(const char *s, long lo, long hi, long *v)
 {
 	char *end;

@@ -1,8 +1,9 @@
 /*
  * benchopt.h - what the in-process benchmarks share about optimisers: a
  * METHOD argument (LABEL=OPTIMISER[:SETTINGS]), opening one with the
- * settings a new study gets (as dehbq init fills them), a bounded integer
- * argument, and the nearest point of a tabular design
+ * settings a new study gets (as dehbq init fills them), a run with J
+ * evaluations in flight, a bounded integer argument, and the nearest
+ * point of a tabular design
  *
  * Ownership: a bench_method owns its settings (bench_method_release).
  */
@@ -35,6 +36,19 @@ void bench_method_release(struct bench_method *m);
  */
 int bench_method_open(const char *prog, const struct bench_method *m,
 		      struct optim_setup *u, struct optim **o);
+
+/*
+ * Run o for evals evaluations of dim values with jobs of them in flight:
+ * each ask is made while the jobs - 1 asked before it are still out, and
+ * results come back oldest first, as equal workers return them.  tell
+ * evaluates x, tells o the result of job id and records it; told counts
+ * from 1.  DEHBQ_OK, or the first failing code (DEHBQ_ESTATE: o asked
+ * nothing with nothing in flight).
+ */
+int bench_ring(struct optim *o, int dim, long evals, long jobs,
+	       int (*tell)(void *ctx, struct optim *o, uint64_t id,
+			   const double *x, long told),
+	       void *ctx);
 
 /* s as a decimal integer in [lo, hi]: 0 ok, -1 not one. */
 int bench_long(const char *s, long lo, long hi, long *v);
