@@ -5,15 +5,13 @@
  * The first n_startup_trials (10) results come from uniform samples.  Then
  * the finite results are split by loss: the good set is the best
  * gamma(n) = min(ceil(0.1 n), 25) of them, the bad set the rest.  Each
- * dimension gets two Parzen estimators, l (good) and g (bad): a mixture of
- * normals truncated to [0, 1], one per point, plus a prior (mean 0.5,
- * sigma 1) of weight prior_weight.  A point's sigma is the larger distance
- * to its neighbours, clipped to [1 / min(100, 1 + k), 1] for k kernels
- * (Optuna's "magic clip").  Point weights are 1 while a set has fewer than
- * 25 points; beyond, the oldest get a linear ramp up from 1/n and the
- * newest 25 keep 1.  A parameter of K choices uses a categorical
- * distribution instead: prior_weight / K plus the weights of the points in
- * each bin.  n_ei_candidates (24) candidates are drawn from l, one
+ * dimension gets two Parzen estimators (parzen1.h), l (good) and g (bad):
+ * a mixture of normals truncated to [0, 1], one per point, plus a prior
+ * (mean 0.5, sigma 1) of weight prior_weight, or for a parameter of K
+ * choices a categorical distribution.  Point weights are 1 while a set
+ * has fewer than 25 points; beyond, the oldest get a linear ramp up from
+ * 1/n and the newest 25 keep 1.  n_ei_candidates (24) candidates are
+ * drawn from l, one
  * dimension at a time, and the one that maximises log l - log g is
  * proposed.  Failures are left out of the fit but count towards the
  * start-up trials.
@@ -40,9 +38,9 @@
 #include "err.h"
 #include "jsonbuf.h"
 #include "mobj.h"
-#include "normal.h"
 #include "ostate.h"
 #include "parzen.h"
+#include "parzen1.h"
 #include "rng.h"
 
 #include <cjson/cJSON.h>
@@ -54,18 +52,7 @@
 #define TPE_FLAT_TAIL	  25 /* newest points that keep weight 1 */
 #define TPE_MAX_CAND	  10000
 #define TPE_MAX_START	  100000
-#define TPE_SIGMA_MAX	  1.0 /* the range of the unit interval */
-#define TPE_TN_TRIES	  64  /* rejection draws before clipping */
-#define TPE_MULTI_DEFAULT 0   /* a new study's multivariate */
-#define TPE_REACH                                                              \
-	9 /* sigmas beyond which a kernel is left out:                         \
-	     phi(9) / phi(0) < 3e-18, below a double's                         \
-	     resolution of the sum */
-
-/* A point's kernel, ready for densities: coef phi((v - mu) inv). */
-struct kern {
-	double mu, inv, coef; /* mean, 1 / sigma, w / (sigma mass) */
-};
+#define TPE_MULTI_DEFAULT 0 /* a new study's multivariate */
 
 struct tpe {
 	int dim, nstart, ncand, multi, hvw;
@@ -78,13 +65,13 @@ struct tpe {
 	double *fid;   /* n, the fidelity of each */
 	int64_t *job;  /* n, the job of each (-1: replaced by a re-tell) */
 	/* scratch for one ask, sized for n */
-	size_t *ord;	      /* finite observations, best first */
-	double *mu, *sig, *w; /* one estimator: up to n + 1 kernels */
-	double *srt;	      /* its means, sorted */
-	struct kern *kern;    /* its point kernels, by mean */
-	double *cat;	      /* a categorical estimator: max K bins */
-	double *cand;	      /* ncand * dim */
-	double *score;	      /* ncand */
+	size_t *ord;		   /* finite observations, best first */
+	double *mu, *sig, *w;	   /* one estimator: up to n + 1 kernels */
+	double *srt;		   /* its means, sorted */
+	struct parzen1_kern *kern; /* its point kernels, by mean */
+	double *cat;		   /* a categorical estimator: max K bins */
+	double *cand;		   /* ncand * dim */
+	double *score;		   /* ncand */
 	/* multivariate: each set's weights (n + 1) and normalisers */
 	double *wl, *wg, *nl, *ng; /* nl, ng: (n + 1) * dim */
 	/* hypervolume selection: the study's objectives (from the last
@@ -216,7 +203,7 @@ static int reserve(struct tpe *t)
 {
 	size_t c = t->cap ? t->cap * 2 : 64, d = (size_t)t->dim;
 	double *x, *l, *f, *mu, *sig, *w, *srt;
-	struct kern *kern;
+	struct parzen1_kern *kern;
 	int64_t *jb;
 	size_t *ord;
 
@@ -318,42 +305,6 @@ static double ramp(size_t k, size_t m)
 						   (double)(nr - 1);
 }
 
-struct est {
-	int K;	  /* 0: continuous mixture; else categorical of K bins */
-	size_t k; /* kernels (points + prior) */
-	double *mu, *sig, *w; /* kernels: mean, sigma, normalised weight */
-	double *p;	      /* categorical: K probabilities (into w) */
-	struct kern *kern;    /* the k - 1 point kernels, by mean */
-	double prior;	      /* the prior's coef (mean 0.5, sigma 1) */
-	double reach;	      /* TPE_REACH x the largest point sigma */
-};
-
-static int cmp_kern(const void *a, const void *b)
-{
-	const struct kern *x = a, *y = b;
-
-	if (x->mu != y->mu)
-		return x->mu < y->mu ? -1 : 1;
-	if (x->inv != y->inv)
-		return x->inv < y->inv ? -1 : 1;
-	return x->coef < y->coef ? -1 : x->coef > y->coef;
-}
-
-/* w / (sigma mass): the kernel's density factor, truncated to [0, 1] */
-static double kern_coef(double mu, double sg, double w)
-{
-	double mass = normal_cdf((1 - mu) / sg) - normal_cdf(-mu / sg);
-
-	return w / sg / fmax(mass, 1e-300);
-}
-
-static int cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static int cmp_idx(const void *a, const void *b)
 {
 	size_t i = *(const size_t *)a, j = *(const size_t *)b;
@@ -362,146 +313,21 @@ static int cmp_idx(const void *a, const void *b)
 }
 
 /*
- * The larger gap from v to its neighbours in the sorted means srt[0..k-1]
- * (copies of v skipped; at either end, the one neighbour there is).
- */
-static double neighbour_gap(const double *srt, size_t k, double v)
-{
-	size_t lo = 0, hi = k;
-	double gap = 0;
-
-	while (lo < hi) { /* the first mean >= v */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (srt[mid] < v)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo > 0)
-		gap = v - srt[lo - 1];
-	while (lo < k && srt[lo] == v)
-		lo++;
-	if (lo < k)
-		gap = fmax(gap, srt[lo] - v);
-	return gap;
-}
-
-/*
- * Build the estimator of dimension d over points set[0..m-1] (observation
- * indices, in tell order), weighed pw[i] (NULL: the ramp), into e using
- * t's scratch (mu, sig, w).
+ * Fit e, the estimator of dimension d over points set[0..m-1]
+ * (observation indices, in tell order), weighed pw[i] (NULL: the ramp),
+ * in t's scratch.
  */
 static void build(struct tpe *t, int d, const size_t *set, size_t m,
-		  const double *pw, struct est *e)
+		  const double *pw, struct parzen1 *e)
 {
-	size_t i, k = m + 1;
-	double tot = 0, smin;
-
-	e->K = t->choices[d] > 1 ? t->choices[d] : 0;
-	e->mu = t->mu;
-	e->sig = t->sig;
-	e->w = t->w;
-	if (e->K) {
-		e->w = t->cat;
-		for (i = 0; i < (size_t)e->K; i++)
-			e->w[i] = t->prior_w / e->K;
-		for (i = 0; i < m; i++) {
-			int b = (int)floor(t->x[set[i] * (size_t)t->dim + d] *
-					   e->K);
-
-			e->w[b < e->K ? b : e->K - 1] +=
-				pw ? pw[i] : ramp(i, m);
-		}
-		for (i = 0; i < (size_t)e->K; i++)
-			tot += e->w[i];
-		for (i = 0; i < (size_t)e->K; i++)
-			e->w[i] /= tot;
-		e->p = e->w;
-		e->k = (size_t)e->K;
-		return;
-	}
-	/* kernels: the points, then the prior, then sigmas from neighbours */
-	for (i = 0; i < m; i++) {
-		e->mu[i] = t->x[set[i] * (size_t)t->dim + d];
-		e->w[i] = pw ? pw[i] : ramp(i, m);
-	}
-	e->mu[m] = 0.5;
-	e->w[m] = t->prior_w;
-	for (i = 0; i < k; i++)
-		tot += e->w[i];
-	for (i = 0; i < k; i++)
-		e->w[i] /= tot;
-	memcpy(t->srt, e->mu, k * sizeof(double));
-	qsort(t->srt, k, sizeof(double), cmp_dbl);
-	smin = TPE_SIGMA_MAX / fmin(100.0, 1.0 + (double)k);
-	for (i = 0; i < m; i++) {
-		e->sig[i] = neighbour_gap(t->srt, k, e->mu[i]);
-		e->sig[i] = fmin(fmax(e->sig[i], smin), TPE_SIGMA_MAX);
-	}
-	e->sig[m] = TPE_SIGMA_MAX; /* the prior: the whole range */
-	e->k = k;
-	e->p = NULL;
-	/* the densities' form: point kernels sorted by mean, and their reach */
-	e->kern = t->kern;
-	e->reach = 0;
-	for (i = 0; i < m; i++) {
-		e->kern[i].mu = e->mu[i];
-		e->kern[i].inv = 1 / e->sig[i];
-		e->kern[i].coef = kern_coef(e->mu[i], e->sig[i], e->w[i]);
-		e->reach = fmax(e->reach, TPE_REACH * e->sig[i]);
-	}
-	qsort(e->kern, m, sizeof(*e->kern), cmp_kern);
-	e->prior = kern_coef(0.5, TPE_SIGMA_MAX, e->w[m]);
-}
-
-/* Density of the estimator at v. */
-static double density(const struct est *e, double v)
-{
-	double s = 0;
+	struct parzen1_buf b = {t->mu, t->sig, t->w, t->srt, t->cat, t->kern};
 	size_t i;
 
-	if (e->K) {
-		int b = (int)floor(v * e->K);
-
-		return e->p[b < e->K ? b : e->K - 1];
+	for (i = 0; i < m; i++) {
+		b.mu[i] = t->x[set[i] * (size_t)t->dim + d];
+		b.w[i] = pw ? pw[i] : ramp(i, m);
 	}
-	size_t lo = 0, hi = e->k - 1; /* the first kernel in reach */
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (e->kern[mid].mu < v - e->reach)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (i = lo; i + 1 < e->k && e->kern[i].mu <= v + e->reach; i++)
-		s += e->kern[i].coef *
-		     normal_pdf((v - e->kern[i].mu) * e->kern[i].inv);
-	return s + e->prior * normal_pdf((v - 0.5) / TPE_SIGMA_MAX);
-}
-
-/* A draw from the estimator, in [0, 1]. */
-static double sample(const struct est *e, struct rng *r)
-{
-	double u = rng_uniform(r), c = 0, v;
-	size_t i;
-	int k;
-
-	for (i = 0; i + 1 < e->k; i++) { /* the component, by weight */
-		c += e->w[i];
-		if (u < c)
-			break;
-	}
-	if (e->K)
-		return ((double)i + 0.5) / e->K;
-	for (k = 0; k < TPE_TN_TRIES; k++) { /* truncated to [0, 1] */
-		v = e->mu[i] + e->sig[i] * rng_normal(r);
-		if (v >= 0 && v <= 1)
-			return v;
-	}
-	return fmin(fmax(v, 0), 1);
+	parzen1_fit(e, &b, t->choices[d], m, t->prior_w);
 }
 
 /*
@@ -599,7 +425,7 @@ static int propose(struct tpe *t, double level, double *vec,
 {
 	size_t na, nf, ng, c;
 	const double *pw = NULL;
-	struct est l, g;
+	struct parzen1 l, g;
 	int d, rc;
 
 	split(t, level, &na, &nf, &ng);
@@ -627,17 +453,18 @@ static int propose(struct tpe *t, double level, double *vec,
 	for (d = 0; d < t->dim; d++) {
 		build(t, d, t->ord, ng, pw, &l);
 		for (c = 0; c < (size_t)t->ncand; c++) {
-			double v = sample(&l, &t->rng);
+			double v = parzen1_sample(&l, &t->rng);
 
 			t->cand[c * (size_t)t->dim + (size_t)d] = v;
-			t->score[c] += log(fmax(density(&l, v), 1e-300));
+			t->score[c] +=
+				log(fmax(parzen1_density(&l, v), 1e-300));
 		}
 		build(t, d, t->ord + ng, nf - ng, NULL, &g);
 		for (c = 0; c < (size_t)t->ncand; c++)
-			t->score[c] -= log(
-				fmax(density(&g, t->cand[c * (size_t)t->dim +
-							 (size_t)d]),
-				     1e-300));
+			t->score[c] -= log(fmax(
+				parzen1_density(&g, t->cand[c * (size_t)t->dim +
+							    (size_t)d]),
+				1e-300));
 	}
 	c = argmax(t->score, (size_t)t->ncand);
 	memcpy(vec, t->cand + c * (size_t)t->dim,
