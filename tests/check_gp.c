@@ -224,6 +224,70 @@ START_TEST(test_acq_lcb_trades_mean_for_spread)
 }
 END_TEST
 
+/*
+ * Local penalisation: a job in flight at EI's own choice, whose mean lies
+ * well above the best (r = 1 with L = 10: a ball of radius 0.1, edge
+ * sd 0.01), sends the next ask out of that ball; with r = 0 and a wide
+ * edge it only discourages, and no penalty at all (np = 0) is EI's
+ * choice.  The refinement runs (both dimensions continuous), so the
+ * penalised gradient is used.
+ */
+START_TEST(test_acq_ei_pen_keeps_out_of_the_ball)
+{
+	static const int cont[D] = {0, 1, 2};
+	double x[N * D], y[N], xs[200 * D], s[200], v0[D], v[D], ymin = 1e300;
+	double r = 1, sd = 0.01, d = 0, L;
+	struct acq_space sp = {D, cont, D};
+	struct acq_pen pen = {v0, &r, &sd, 1, 10};
+	struct gp *gp;
+	int i;
+
+	data(x, y, N, 4);
+	data(xs, s, 200, 9);
+	for (i = 0; i < N; i++)
+		ymin = fmin(ymin, y[i]);
+	ck_assert_int_eq(gp_new(D, NULL, &gp), DEHBQ_OK);
+	ck_assert_int_eq(gp_condition(gp, x, y, N), DEHBQ_OK);
+	ck_assert_int_eq(acq_ei(gp, xs, 200, &sp, ymin, v0), DEHBQ_OK);
+	ck_assert_int_eq(acq_ei_pen(gp, xs, 200, &sp, ymin, &pen, v), DEHBQ_OK);
+	for (i = 0; i < D; i++)
+		d += (v[i] - v0[i]) * (v[i] - v0[i]);
+	ck_assert_msg(sqrt(d) > 0.09, "%g from the job in flight", sqrt(d));
+	pen.np = 0;
+	ck_assert_int_eq(acq_ei_pen(gp, xs, 200, &sp, ymin, &pen, v), DEHBQ_OK);
+	ck_assert(!memcmp(v, v0, sizeof(v)));
+	ck_assert_int_eq(acq_lipschitz(gp, xs, 200, D, &L), DEHBQ_OK);
+	ck_assert(L > 0 && isfinite(L));
+	/* the gradient it climbs is the value's, at a point on the ball's
+	 * edge, where the penaliser's slope counts most */
+	pen.np = 1;
+	r = 0.5;
+	sd = 0.2;
+	for (i = 0; i < D; i++)
+		v[i] = fmin(fmax(v0[i] + (i ? 0.01 : 0.05), 0), 1);
+	{
+		double g[D], e = acq_ei_pen_at(gp, &sp, ymin, &pen, v, g);
+
+		ck_assert(e > 0);
+		for (i = 0; i < D; i++) {
+			double a[D], b[D], h = 1e-6;
+
+			memcpy(a, v, sizeof(a));
+			memcpy(b, v, sizeof(b));
+			a[i] += h;
+			b[i] -= h;
+			ck_assert_double_eq_tol(
+				g[i],
+				(acq_ei_pen_at(gp, &sp, ymin, &pen, a, NULL) -
+				 acq_ei_pen_at(gp, &sp, ymin, &pen, b, NULL)) /
+					(2 * h),
+				1e-5 * fmax(1, fabs(g[i])));
+		}
+	}
+	gp_free(gp);
+}
+END_TEST
+
 /* TRANSFER_SPEC: the sign under which a lower mean gives a higher EI. */
 START_TEST(test_acq_ei_sign)
 {
@@ -334,6 +398,7 @@ Suite *gp_suite(void)
 
 	tcase_set_timeout(c, 120); /* the fit, under the sanitizers */
 	tcase_add_test(c, test_acq_ei_sign);
+	tcase_add_test(c, test_acq_ei_pen_keeps_out_of_the_ball);
 	tcase_add_test(c, test_gp_nll_gradient_matches_differences);
 	tcase_add_test(c, test_gp_posterior_gradient_and_interpolation);
 	tcase_add_test(c, test_gp_fit_finds_the_relevant_dimensions);

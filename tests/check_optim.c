@@ -829,19 +829,24 @@ START_TEST(test_optim_model_proposes_asha_schedules)
 }
 END_TEST
 
-/* GP's believer: sixteen asks in flight are sixteen different points. */
+/* GP's believer, and its local penalisation: sixteen asks in flight are
+ * sixteen different points. */
 START_TEST(test_optim_gp_asks_in_flight_differ)
 {
+	static const char *const set[] = {"{}", "{\"batch\":\"penalise\"}"};
 	struct optim_setup u;
 	struct optim *o;
 	struct optim_job j;
 	char err[DEHBQ_ERRLEN];
 	double x[16][DIM];
+	cJSON *js = cJSON_Parse(set[_i]);
 	int k, a, b, d;
 
 	ov_setup(&u, 6, 0);
 	u.choices = NULL;
-	ck_assert_int_eq(optim_open("gp", &u, &o, err), DEHBQ_OK);
+	u.settings = js;
+	ck_assert_msg(optim_open("gp", &u, &o, err) == DEHBQ_OK, "%s", err);
+	cJSON_Delete(js);
 	for (k = 0; k < 20; k++) {
 		ck_assert_int_eq(optim_ask(o, &j, x[0]), DEHBQ_OK);
 		ck_assert_int_eq(ov_tell(o, j.id, OPTIM_OK,
@@ -897,7 +902,7 @@ Suite *optim_suite(void)
 	tcase_add_test(b, test_optim_asha_promotes_top_third);
 	tcase_add_test(b, test_optim_re_removes_oldest);
 	tcase_add_loop_test(b, test_optim_model_proposes_asha_schedules, 0, 3);
-	tcase_add_test(b, test_optim_gp_asks_in_flight_differ);
+	tcase_add_loop_test(b, test_optim_gp_asks_in_flight_differ, 0, 2);
 	tcase_add_checked_fixture(b, NULL, ov_done);
 	tcase_add_test(b, test_search_halton_stratifies);
 	tcase_add_test(b, test_optim_dehb_beats_random_search_on_branin);

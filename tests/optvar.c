@@ -38,6 +38,10 @@ static const char *const composed[][3] = {
 	 "{\"acquisition\":\"ucb\",\"n_candidates\":200,"
 	 "\"max_points\":30}",
 	 NULL},
+	{"gp",
+	 "{\"batch\":\"penalise\",\"n_candidates\":200,"
+	 "\"max_points\":30}",
+	 NULL},
 	{"dehb", DEHB_PRIOR, "copula"},
 	{"dehb", DEHB_PRIOR, "pareto"},
 	{"dehb", DEHB_PRIOR, "random-weights"},

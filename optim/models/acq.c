@@ -47,8 +47,38 @@ struct eictx {
 	const struct acq_space *sp;
 	double ymin;
 	double kappa; /* < 0: EI below ymin; else the bound -(mu - kappa s) */
-	double *px, *pu, *dmu, *dvar; /* dim each */
+	const struct acq_pen *pen;	    /* NULL: none */
+	double *px, *pu, *dmu, *dvar, *dlp; /* dim each */
 };
+
+/*
+ * The product of the penalisers at x, and (dlp not NULL) the gradient of
+ * its log added to dlp (dim values).
+ */
+static double penalty(const struct acq_pen *p, const double *x, int dim,
+		      double *dlp)
+{
+	double P = 1, d, z, cdf;
+	size_t j;
+	int k;
+
+	for (j = 0; p && j < p->np; j++) {
+		const double *xj = p->x + j * (size_t)dim;
+
+		for (d = 0, k = 0; k < dim; k++)
+			d += (x[k] - xj[k]) * (x[k] - xj[k]);
+		d = sqrt(d);
+		z = (p->L * d - p->r[j]) / p->s[j];
+		cdf = normal_cdf(z);
+		P *= cdf;
+		if (!dlp || !(d > 0))
+			continue;
+		z = normal_pdf(z) / fmax(cdf, 1e-300) * p->L / p->s[j] / d;
+		for (k = 0; k < dim; k++)
+			dlp[k] += z * (x[k] - xj[k]);
+	}
+	return P;
+}
 
 /* The value to maximise at (mu, var), and its derivatives in mu and var. */
 static double value(const struct eictx *c, double mu, double var, double *dmu,
@@ -81,6 +111,15 @@ static double ei_cb(unsigned m, const double *u, double *grad, void *ctx)
 	e = value(c, mu, var, &a, &b);
 	for (k = 0; grad && k < m; k++)
 		grad[k] = a * c->dmu[cont[k]] + b * c->dvar[cont[k]];
+	if (c->pen) { /* (e P)' = P (e' + e (log P)') */
+		double P;
+
+		memset(c->dlp, 0, (size_t)c->sp->dim * sizeof(double));
+		P = penalty(c->pen, c->px, c->sp->dim, grad ? c->dlp : NULL);
+		for (k = 0; grad && k < m; k++)
+			grad[k] = P * (grad[k] + e * c->dlp[cont[k]]);
+		e *= P;
+	}
 	return e;
 }
 
@@ -122,7 +161,7 @@ static int best_of(struct eictx ec, const double *cand, size_t nc, double *vec)
 	int rc = DEHBQ_ENOMEM;
 
 	var = malloc(nc * sizeof(double));
-	scratch = malloc(4 * D * sizeof(double));
+	scratch = malloc(5 * D * sizeof(double));
 	if (!nc)
 		rc = DEHBQ_EINVAL;
 	if (!mu || !var || !scratch || !nc)
@@ -131,10 +170,12 @@ static int best_of(struct eictx ec, const double *cand, size_t nc, double *vec)
 	ec.pu = scratch + D;
 	ec.dmu = scratch + 2 * D;
 	ec.dvar = scratch + 3 * D;
+	ec.dlp = scratch + 4 * D;
 	if ((rc = gp_predict(g, cand, nc, mu, var)))
 		goto out;
 	for (c = 0; c < nc; c++) /* the value into mu */
-		mu[c] = value(&ec, mu[c], var[c], &a, &b);
+		mu[c] = value(&ec, mu[c], var[c], &a, &b) *
+			penalty(ec.pen, cand + c * D, sp->dim, NULL);
 	for (c = 0; c < nc; c++) { /* the best few, best first */
 		size_t k = nt < ACQ_REFINE ? nt++ : ACQ_REFINE;
 
@@ -160,15 +201,69 @@ out:
 int acq_ei(struct gp *g, const double *cand, size_t nc,
 	   const struct acq_space *sp, double ymin, double *vec)
 {
-	struct eictx ec = {g, sp, ymin, -1, NULL, NULL, NULL, NULL};
+	struct eictx ec = {g, sp, ymin, -1, NULL, NULL, NULL, NULL, NULL, NULL};
 
 	return best_of(ec, cand, nc, vec);
+}
+
+int acq_ei_pen(struct gp *g, const double *cand, size_t nc,
+	       const struct acq_space *sp, double ymin,
+	       const struct acq_pen *pen, double *vec)
+{
+	struct eictx ec = {g, sp, ymin, -1, pen, NULL, NULL, NULL, NULL, NULL};
+
+	return best_of(ec, cand, nc, vec);
+}
+
+double acq_ei_pen_at(struct gp *g, const struct acq_space *sp, double ymin,
+		     const struct acq_pen *pen, const double *x, double *grad)
+{
+	size_t D = (size_t)sp->dim;
+	double *scratch = malloc(5 * D * sizeof(double)), e = 0;
+	struct eictx ec = {g, sp, ymin, -1, pen, NULL, NULL, NULL, NULL, NULL};
+	int k;
+
+	if (!scratch)
+		return 0;
+	ec.px = scratch;
+	ec.pu = scratch + D;
+	ec.dmu = scratch + 2 * D;
+	ec.dvar = scratch + 3 * D;
+	ec.dlp = scratch + 4 * D;
+	memcpy(ec.px, x, D * sizeof(double));
+	for (k = 0; k < sp->ncont; k++)
+		ec.pu[k] = x[sp->cont[k]];
+	e = ei_cb((unsigned)sp->ncont, ec.pu, grad, &ec);
+	free(scratch);
+	return e;
+}
+
+int acq_lipschitz(struct gp *g, const double *cand, size_t nc, int dim,
+		  double *L)
+{
+	double *dmu = malloc(2 * (size_t)dim * sizeof(double)), mu, var, n2;
+	size_t c;
+	int k, rc = dmu ? DEHBQ_OK : DEHBQ_ENOMEM;
+
+	*L = 0;
+	for (c = 0; !rc && c < nc; c++) {
+		rc = gp_predict_grad(g, cand + c * (size_t)dim, &mu, &var, dmu,
+				     dmu + dim);
+		for (n2 = 0, k = 0; !rc && k < dim; k++)
+			n2 += dmu[k] * dmu[k];
+		*L = fmax(*L, sqrt(n2));
+	}
+	if (!(*L >= 1e-7))
+		*L = ACQ_PEN_LFLAT;
+	free(dmu);
+	return rc;
 }
 
 int acq_lcb(struct gp *g, const double *cand, size_t nc,
 	    const struct acq_space *sp, double kappa, double *vec)
 {
-	struct eictx ec = {g, sp, 0, fmax(kappa, 0), NULL, NULL, NULL, NULL};
+	struct eictx ec = {g,	 sp,   0,    fmax(kappa, 0), NULL,
+			   NULL, NULL, NULL, NULL,	     NULL};
 
 	return best_of(ec, cand, nc, vec);
 }

@@ -11,6 +11,7 @@
  *     Srinivas et al. 2010, for minimisation), minimised over the
  *     candidates and refined as EI is; acq_ucb_kappa gives the paper's
  *     kappa = sqrt(beta_t) for a finite set of candidates.
+ *   acq_ei_pen: EI times local penalisers of the jobs in flight.
  *   acq_ts: Thompson sampling, the argmin of one joint posterior draw
  *     over the candidates.
  *   acq_local: candidates around given points, for either (local search
@@ -48,6 +49,39 @@ double acq_ei_value(double ymin, double mu, double var);
 
 int acq_ei(struct gp *g, const double *cand, size_t nc,
 	   const struct acq_space *sp, double ymin, double *vec);
+/*
+ * Local penalisation of the jobs in flight (González et al. 2016): np
+ * points x (np * dim), each of which probably excludes a ball of radius
+ * r[j] / L around it (r[j] = its mean's distance above ymin, L a Lipschitz
+ * constant of the mean), softly: phi_j(x) = Phi((L |x - x_j| - r[j]) /
+ * s[j]), s[j] its posterior sd.  acq_ei_pen maximises EI times the
+ * product of the phi_j, over the candidates and then by L-BFGS (its exact
+ * gradient), on a model conditioned on the real results only.
+ */
+struct acq_pen {
+	const double *x, *r, *s;
+	size_t np;
+	double L;
+};
+int acq_ei_pen(struct gp *g, const double *cand, size_t nc,
+	       const struct acq_space *sp, double ymin,
+	       const struct acq_pen *pen, double *vec);
+/*
+ * What acq_ei_pen's refinement climbs, at x (dim values): EI times the
+ * penalisers, and (grad not NULL) its gradient over the continuous
+ * coordinates sp->cont.  0 when the model cannot predict.
+ */
+double acq_ei_pen_at(struct gp *g, const struct acq_space *sp, double ymin,
+		     const struct acq_pen *pen, const double *x, double *grad);
+/*
+ * González et al.'s L: the largest norm of the mean's gradient over the
+ * candidates, or ACQ_PEN_LFLAT when that is below 1e-7 (a flat
+ * model).
+ */
+#define ACQ_PEN_LFLAT 10.0
+int acq_lipschitz(struct gp *g, const double *cand, size_t nc, int dim,
+		  double *L);
+
 int acq_ts(struct gp *g, const double *cand, size_t nc,
 	   const struct acq_space *sp, struct rng *r, double *vec);
 int acq_lcb(struct gp *g, const double *cand, size_t nc,

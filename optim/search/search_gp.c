@@ -34,12 +34,14 @@
  * yet observed joins the data (up to max_points / 4 of them, the newest)
  * at the model's mean there, floored at the best output (a kriging
  * believer that never promises an improvement), so that workers asking
- * together are sent to different points.
+ * together are sent to different points; with batch "penalise", local
+ * penalisation instead (acq_ei_pen): EI times a soft exclusion ball
+ * around each, on a model of the real results only.
  *
  * Settings: acquisition, output, n_startup_trials, n_candidates,
- * max_points, local_fraction.  Saved: the rng, the hyperparameters and the
- * refit schedule; the results and the jobs in flight come back at load.  Under
- * fifo this is the gp preset, under asha gp with multi_fidelity "asha":
+ * max_points, local_fraction, batch.  Saved: the rng, the hyperparameters and
+ * the refit schedule; the results and the jobs in flight come back at load.
+ * Under fifo this is the gp preset, under asha gp with multi_fidelity "asha":
  * both propose exactly what the gp optimiser of 0.3 did, and load its
  * states ({"rng","fits","next_fit","fit_level","theta"}, and "asha").
  */
@@ -60,17 +62,15 @@
 
 static const char *const acq_names[] = {"ei", "ts", "ucb", NULL};
 static const char *const out_names[] = {"standardise", "copula", NULL};
+static const char *const batch_names[] = {"believer", "penalise", NULL};
 
-static const char *const gp_keys[] = {"acquisition",
-				      "output",
-				      "n_startup_trials",
-				      "n_candidates",
-				      "max_points",
-				      "local_fraction",
-				      NULL};
+static const char *const gp_keys[] = {
+	"acquisition",	"output",     "n_startup_trials",
+	"n_candidates", "max_points", "local_fraction",
+	"batch",	NULL};
 
 struct gp_settings {
-	int acq, out, nstart, ncand, maxp;
+	int acq, out, nstart, ncand, maxp, batch;
 	double local;
 };
 
@@ -89,7 +89,10 @@ static int read_settings(const cJSON *in, struct gp_settings *s, char *err)
 	s->ncand = 2000;
 	s->maxp = 200;
 	s->local = 0;
+	s->batch = BATCH_BELIEVER;
 	if ((rc = ostate_set_keys(in, gp_keys, "gp", err)) ||
+	    (rc = ostate_set_choice(in, "batch", batch_names, &s->batch,
+				    err)) ||
 	    (rc = ostate_set_num(in, "local_fraction", 0, 1, &s->local, err)) ||
 	    (rc = ostate_set_choice(in, "acquisition", acq_names, &s->acq,
 				    err)) ||
@@ -101,6 +104,11 @@ static int read_settings(const cJSON *in, struct gp_settings *s, char *err)
 	    (rc = ostate_set_int(in, "max_points", 8, GPO_MAX_POINTS, &s->maxp,
 				 err)))
 		return rc;
+	if (s->batch == BATCH_PENALISE && s->acq != ACQ_EI)
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "gp: 'batch' 'penalise' penalises expected "
+				  "improvement: set 'acquisition' to 'ei' or "
+				  "'batch' to 'believer'");
 	return DEHBQ_OK;
 }
 
@@ -116,9 +124,9 @@ static int gpo_settings(const cJSON *in, struct jsonbuf *b, char *err)
 	jsonbuf_printf(b,
 		       "\"acquisition\":\"%s\",\"output\":\"%s\","
 		       "\"n_startup_trials\":%d,\"n_candidates\":%d,"
-		       "\"max_points\":%d,\"local_fraction\":",
+		       "\"max_points\":%d,\"batch\":\"%s\",\"local_fraction\":",
 		       acq_names[s.acq], out_names[s.out], s.nstart, s.ncand,
-		       s.maxp);
+		       s.maxp, batch_names[s.batch]);
 	jsonbuf_num(b, s.local);
 	return jsonbuf_failed(b);
 }
@@ -171,6 +179,7 @@ static int gpo_open(const struct search_setup *s, void **st, char *err)
 	g->nstart = gs.nstart;
 	g->ncand = gs.ncand;
 	g->maxp = gs.maxp;
+	g->batch = gs.batch;
 	g->nlocal = (int)lround(gs.local * gs.ncand);
 	nc = (size_t)gs.ncand;
 	m = (size_t)gs.maxp + (size_t)gs.maxp / 4;

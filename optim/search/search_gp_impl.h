@@ -26,6 +26,7 @@
 #define GPO_LOCAL_DEFAULT 0.5 /* a new study's local_fraction */
 
 enum { ACQ_EI, ACQ_TS, ACQ_UCB };
+enum { BATCH_BELIEVER, BATCH_PENALISE };
 enum { OUT_STANDARD, OUT_COPULA };
 
 struct pend {
@@ -35,6 +36,7 @@ struct pend {
 
 struct gpo {
 	int dim, acq, out, nstart, ncand, maxp;
+	int batch;	  /* how jobs in flight are kept apart: BATCH_* */
 	int nlocal;	  /* candidates around the best results */
 	double fit_level; /* the fidelity of the last fit's results */
 	int *choices;
@@ -53,6 +55,8 @@ struct gpo {
 	double *fx, *fy, *z; /* the model's data, n + believers */
 	double *cand;	     /* ncand * dim */
 	double *var;	     /* the believers' variances */
+	size_t npen;	     /* penalise: the jobs in flight penalised ... */
+	double lip;	     /* ... and the mean's Lipschitz estimate */
 	int *cont, ncont;    /* the continuous dimensions */
 	double *spare;	     /* dim: the next pending vector */
 };

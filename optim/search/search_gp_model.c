@@ -154,9 +154,10 @@ static int model(struct gpo *g, double level, size_t nf, size_t w)
 	}
 	if (nl > lim)
 		nl = lim;
+	g->npen = 0;
 	if (!nl)
 		return gp_condition(g->gp, g->fx, g->fy, w);
-	/* the kriging believer: each pending point at the real data's mean */
+	/* the pending points' means and variances given the real data */
 	for (i = 0; i < nl; i++)
 		memcpy(g->fx + (w + i) * D, g->pend[g->npend - nl + i].x,
 		       D * sizeof(double));
@@ -165,6 +166,16 @@ static int model(struct gpo *g, double level, size_t nf, size_t w)
 		return rc;
 	for (i = 0; i < w; i++)
 		ymin = fmin(ymin, g->fy[i]);
+	if (g->batch == BATCH_PENALISE) { /* radii and widths, acquire()'s */
+		for (i = 0; i < nl; i++) {
+			g->fy[w + i] = fmax(g->fy[w + i] - ymin, 0);
+			g->var[i] = sqrt(fmax(g->var[i], 1e-12));
+		}
+		g->npen = nl;
+		return acq_lipschitz(g->gp, g->cand, (size_t)g->ncand, g->dim,
+				     &g->lip);
+	}
+	/* the kriging believer: each pending point at the real data's mean */
 	for (i = 0; i < nl; i++) /* never below the best: EI there is 0 */
 		g->fy[w + i] = fmax(g->fy[w + i], ymin);
 	return gp_condition(g->gp, g->fx, g->fy, w + nl);
@@ -224,6 +235,13 @@ static int acquire(struct gpo *g, size_t w, double *vec)
 			       acq_ucb_kappa((size_t)g->ncand, w + 1), vec);
 	for (i = 0; i < w; i++)
 		ymin = fmin(ymin, g->fy[i]);
+	if (g->npen) {
+		struct acq_pen pen = {g->fx + w * (size_t)g->dim, g->fy + w,
+				      g->var, g->npen, g->lip};
+
+		return acq_ei_pen(g->gp, g->cand, (size_t)g->ncand, &sp, ymin,
+				  &pen, vec);
+	}
 	return acq_ei(g->gp, g->cand, (size_t)g->ncand, &sp, ymin, vec);
 }
 
