@@ -3,13 +3,15 @@
  * every result's score is recomputed when one arrives (docs/algorithm.md,
  * "Scores move"), so the cost grows with the history
  *
- * For each scalarisation (copula, linear, random-weights, pareto) and each
+ * For each scalarisation (copula, linear, random-weights, pareto,
+ * hypervolume) and each
  * history size n: n results of a ZDT1-like problem (f1 uniform, f2 on and
  * behind a convex front) spread over the fidelities 1, 3, 9 and 27 as
  * DEHB's brackets spread them, then T more tells, each one mobj_put and
  * one mobj_score_all (what optim.c does per tell).  Pareto selection is
  * measured with 2 objectives (a sweep, O(n log n)) and 3 (NSGA-II's sort,
- * O(n^2) within a fidelity, so only up to 10,000 results).
+ * O(n^2) within a fidelity, so only up to 10,000 results); hypervolume
+ * selection likewise, its greedy subset selection on top.
  *
  * Output: one row per (mode, m, n): the median and the worst ms per tell
  * and the tells per second that median sustains; 1,000 workers on
@@ -130,8 +132,8 @@ int main(int argc, char **argv)
 	       "core\n");
 	printf("%-15s %2s %8s %10s %10s %9s\n", "mode", "m", "results",
 	       "p50_ms", "worst_ms", "tells/s");
-	for (mode = MOBJ_COPULA; mode <= MOBJ_PARETO; mode++)
-		for (m = 2; m <= (mode == MOBJ_PARETO ? 3 : 2); m++)
+	for (mode = MOBJ_COPULA; mode <= MOBJ_HYPERVOLUME; mode++)
+		for (m = 2; m <= (mode >= MOBJ_PARETO ? 3 : 2); m++)
 			for (k = 0; k < nsizes; k++) {
 				if (m == 3 && sizes[k] > MC_PARETO3_MAXN)
 					continue;

@@ -285,6 +285,43 @@ static int hv_gain(double *sel, size_t n, int m, const double *yj,
 	return DEHBQ_OK;
 }
 
+/*
+ * Two objectives, without allocating: what q adds to the n points of sel
+ * (sorted by the first objective), the area of q's box below ref less
+ * that of sel's points clipped to it (still sorted, so one sweep).
+ */
+static double hv_gain2(const double *sel, size_t n, const double *q,
+		       const double *ref)
+{
+	double hv = 0, cur = ref[1], x, y;
+	size_t i;
+
+	if (!(q[0] < ref[0] && q[1] < ref[1]))
+		return 0;
+	for (i = 0; i < n; i++) {
+		x = fmax(sel[2 * i], q[0]);
+		y = fmax(sel[2 * i + 1], q[1]);
+		if (x < ref[0] && y < cur) {
+			hv += (ref[0] - x) * (cur - y);
+			cur = y;
+		}
+	}
+	return (ref[0] - q[0]) * (ref[1] - q[1]) - hv;
+}
+
+/* Two objectives: q into sel's n points, kept sorted by the first. */
+static void insert2(double *sel, size_t n, const double *q)
+{
+	size_t i = n;
+
+	for (; i > 0 && sel[2 * (i - 1)] > q[0]; i--) {
+		sel[2 * i] = sel[2 * (i - 1)];
+		sel[2 * i + 1] = sel[2 * (i - 1) + 1];
+	}
+	sel[2 * i] = q[0];
+	sel[2 * i + 1] = q[1];
+}
+
 int pareto_hssp(const double *y, const size_t *idx, size_t k, int m,
 		const double *ref, size_t greedy, size_t *order)
 {
@@ -304,7 +341,11 @@ int pareto_hssp(const double *y, const size_t *idx, size_t k, int m,
 		rc = DEHBQ_ENOMEM;
 	for (p = 0; !rc && p < k; p++) {
 		for (j = 0; p <= greedy && !rc && j < k; j++)
-			if (!used[j])
+			if (used[j])
+				continue;
+			else if (m == 2)
+				gain[j] = hv_gain2(sel, p, &y[idx[j] * 2], ref);
+			else
 				rc = hv_gain(sel, p, m, &y[idx[j] * (size_t)m],
 					     ref, hvs, &gain[j]);
 		for (best = k, j = 0; !rc && j < k; j++)
@@ -314,7 +355,9 @@ int pareto_hssp(const double *y, const size_t *idx, size_t k, int m,
 			break;
 		order[p] = best;
 		used[best] = 1;
-		if (p < greedy) {
+		if (p < greedy && m == 2) {
+			insert2(sel, p, &y[idx[best] * 2]);
+		} else if (p < greedy) {
 			memcpy(&sel[p * (size_t)m], &y[idx[best] * (size_t)m],
 			       (size_t)m * sizeof(double));
 			rc = pareto_hypervolume(sel, p + 1, m, ref, &hvs);
