@@ -612,6 +612,30 @@ START_TEST(test_optim_settings_validated)
 }
 END_TEST
 
+/* gp's batch and tpe's hypervolume_weights: refused, the field named. */
+START_TEST(test_optim_new_settings_refused)
+{
+	static const char *const bad[][3] = {
+		{"gp", "{\"batch\":\"penalise\",\"acquisition\":\"ts\"}",
+		 "'acquisition' to 'ei'"},
+		{"gp", "{\"batch\":\"liar\"}", "batch"},
+		{"tpe", "{\"hypervolume_weights\":1}", "hypervolume_weights"},
+	};
+	char err[DEHBQ_ERRLEN];
+	cJSON *out;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		cJSON *in = cJSON_Parse(bad[i][1]);
+
+		ck_assert_int_eq(optim_settings(bad[i][0], in, &out, err),
+				 DEHBQ_EINVAL);
+		ck_assert_msg(strstr(err, bad[i][2]), "%s", err);
+		cJSON_Delete(in);
+	}
+}
+END_TEST
+
 /* DEHB beats random search on Branin at equal cost (10 seeds). */
 static double branin_regret(const char *name, uint64_t seed)
 {
@@ -903,6 +927,7 @@ Suite *optim_suite(void)
 	tcase_add_test(b, test_optim_re_removes_oldest);
 	tcase_add_loop_test(b, test_optim_model_proposes_asha_schedules, 0, 3);
 	tcase_add_loop_test(b, test_optim_gp_asks_in_flight_differ, 0, 2);
+	tcase_add_test(b, test_optim_new_settings_refused);
 	tcase_add_checked_fixture(b, NULL, ov_done);
 	tcase_add_test(b, test_search_halton_stratifies);
 	tcase_add_test(b, test_optim_dehb_beats_random_search_on_branin);
