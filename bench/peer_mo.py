@@ -24,9 +24,8 @@ Exit codes: 0 ok, 100 usage, 111 Optuna missing or not 3.1.
 """
 import math
 import sys
-import warnings
 
-from peer_tpe import fix_5109, parse_args
+from peer_tpe import fix_5109, load_optuna, parse_args
 
 FRONT = 100001
 REF = (2.0, 2.0)
@@ -117,17 +116,9 @@ def main(argv):
                          "{%s}... -- {%s}...\n" %
                          (",".join(METHODS), ",".join(PROBLEMS)))
         return 100
-    warnings.simplefilter("ignore")
-    try:
-        import optuna
-    except ImportError:
-        sys.stderr.write("peer_mo.py: python3-optuna is not installed\n")
+    optuna = load_optuna("peer_mo.py")
+    if optuna is None:
         return 111
-    if not optuna.__version__.startswith("3.1."):
-        sys.stderr.write("peer_mo.py: Optuna 3.1 needed (Debian 12's "
-                         "python3-optuna), this is %s\n" % optuna.__version__)
-        return 111
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
     from optuna.samplers._tpe import parzen_estimator
     stock = parzen_estimator.truncnorm.logpdf
     sys.stdout.write("problem,method,seed,jobs,evals,regret\n")

@@ -160,24 +160,33 @@ def parse_args(argv, methods_known, evals):
     return seeds, evals, methods, probs
 
 
+def load_optuna(prog):
+    """Debian 12's Optuna 3.1, quiet; None (with one line) without it."""
+    warnings.simplefilter("ignore")
+    try:
+        import optuna
+    except ImportError:
+        sys.stderr.write("%s: python3-optuna is not installed\n" % prog)
+        return None
+    if not optuna.__version__.startswith("3.1."):
+        # the -fixed methods patch 3.1's module: 3.2 moved it, 3.5 fixed it
+        sys.stderr.write("%s: Optuna 3.1 needed (Debian 12's "
+                         "python3-optuna), this is %s\n" %
+                         (prog, optuna.__version__))
+        return None
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    return optuna
+
+
 def main(argv):
     seeds, evals, methods, probs = parse_args(argv, METHODS, 60)
     if not methods or not probs or any(problem(p) is None for p in probs):
         sys.stderr.write("usage: peer_tpe.py [--seeds N] [--evals N] "
                          "{%s}... -- PROBLEM...\n" % ",".join(METHODS))
         return 100
-    warnings.simplefilter("ignore")
-    try:
-        import optuna
-    except ImportError:
-        sys.stderr.write("peer_tpe.py: python3-optuna is not installed\n")
+    optuna = load_optuna("peer_tpe.py")
+    if optuna is None:
         return 111
-    if not optuna.__version__.startswith("3.1."):
-        # the -fixed methods patch 3.1's module: 3.2 moved it, 3.5 fixed it
-        sys.stderr.write("peer_tpe.py: Optuna 3.1 needed (Debian 12's "
-                         "python3-optuna), this is %s\n" % optuna.__version__)
-        return 111
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
     from optuna.samplers._tpe import parzen_estimator
     stock = parzen_estimator.truncnorm.logpdf
     sys.stdout.write("problem,method,seed,jobs,evals,regret\n")
