@@ -112,15 +112,14 @@ int main(int argc, char **argv)
 	for (ai = 1; ai < argc; ai++) {
 		const char *a = argv[ai];
 
-		if (!dash && !strcmp(a, "--seeds") && ai + 1 < argc) {
-			if (bench_long(argv[++ai], 1, 10000, &seeds))
-				goto usage;
-		} else if (!dash && !strcmp(a, "--evals") && ai + 1 < argc) {
-			if (bench_long(argv[++ai], 1, 1000000, &evals))
-				goto usage;
-		} else if (!dash && !strcmp(a, "--jobs") && ai + 1 < argc) {
-			if (bench_long(argv[++ai], 1, SEQ_MAXJOBS, &jobs))
-				goto usage;
+		int o = dash ? 0
+			     : bench_run_opt(argc, argv, &ai, SEQ_MAXJOBS,
+					     &seeds, &evals, &jobs);
+
+		if (o < 0) {
+			goto usage;
+		} else if (o > 0) {
+			continue;
 		} else if (!dash && !strcmp(a, "--")) {
 			dash = 1;
 		} else if (!dash && nm < 64) {

@@ -94,6 +94,27 @@ int bench_ring(struct optim *o, int dim, long evals, long jobs,
 	return rc;
 }
 
+int bench_run_opt(int argc, char **argv, int *ai, long maxjobs, long *seeds,
+		  long *evals, long *jobs)
+{
+	const char *a = argv[*ai];
+	long *v = !strcmp(a, "--seeds")	  ? seeds
+		  : !strcmp(a, "--evals") ? evals
+		  : !strcmp(a, "--jobs")  ? jobs
+					  : NULL;
+
+	if (!v || *ai + 1 >= argc)
+		return v ? -1 : 0;
+	++*ai;
+	return bench_long(argv[*ai], 1,
+			  v == seeds   ? 10000
+			  : v == evals ? 1000000
+				       : maxjobs,
+			  v)
+		       ? -1
+		       : 1;
+}
+
 int bench_long(const char *s, long lo, long hi, long *v)
 {
 	char *end;

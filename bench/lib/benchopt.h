@@ -50,6 +50,14 @@ int bench_ring(struct optim *o, int dim, long evals, long jobs,
 			   const double *x, long told),
 	       void *ctx);
 
+/*
+ * The run options of bench_seq and bench_moseq at argv[*ai]: --seeds N
+ * (1..10000), --evals N (1..1000000), --jobs J (1..maxjobs).  1: taken,
+ * *ai on its value; 0: not one of them; -1: one of them, malformed.
+ */
+int bench_run_opt(int argc, char **argv, int *ai, long maxjobs, long *seeds,
+		  long *evals, long *jobs);
+
 /* s as a decimal integer in [lo, hi]: 0 ok, -1 not one. */
 int bench_long(const char *s, long lo, long hi, long *v);
 
