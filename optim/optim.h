@@ -248,7 +248,7 @@ enum optim_cap {
  *     NULL the scheduler is the default one (fifo: every proposal at the
  *     maximum fidelity), or asha when its setting multi_fidelity is
  *     "asha" (preset.c).  optim_name() and snapshots keep the preset's
- *     name.
+ *     name.  renames maps a setting's older name to the searcher's.
  */
 struct optim_ops {
 	const char *name;    /* --optimizer NAME */
@@ -281,6 +281,9 @@ struct optim_ops {
 	const char *preset; /* a preset: its searcher's name; else NULL */
 	const char *under;  /* a preset's scheduler, or NULL (above) */
 	const char *const *under_keys; /* the settings that are under's */
+	/* a preset's settings that its searcher names otherwise, as pairs
+	 * {old, new, ..., NULL}: a study.json of 0.4 still opens */
+	const char *const *renames;
 };
 
 /* Every optimiser, NULL-terminated; the first is the default. */

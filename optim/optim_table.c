@@ -15,7 +15,7 @@
 #include <string.h>
 
 extern const struct optim_ops optim_dehb_ops, optim_sh_ops, optim_hyperband_ops,
-	optim_de_ops, optim_asha_ops, optim_fifo_ops, optim_asha_stop_ops,
+	optim_asha_ops, optim_fifo_ops, optim_asha_stop_ops,
 	optim_hyperband_stop_ops, optim_median_stop_ops, optim_pbt_ops;
 
 /* The presets: one line each. */
@@ -46,6 +46,16 @@ static const struct optim_ops optim_re_ops = {
 	.caps = OPTIM_CAP_ONE_FIDELITY,
 	.preset = "re",
 	.under = "fifo",
+};
+static const char *const de_renames[] = {"de_pop_size", "population_size",
+					 NULL};
+static const struct optim_ops optim_de_ops = {
+	.name = "de",
+	.summary = "asynchronous DE at the maximum fidelity",
+	.caps = OPTIM_CAP_ONE_FIDELITY,
+	.preset = "de",
+	.under = "fifo",
+	.renames = de_renames,
 };
 static const char *const bohb_under[] = {"max_active_brackets", NULL};
 static const struct optim_ops optim_bohb_ops = {

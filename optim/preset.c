@@ -45,26 +45,46 @@ static int is_under_key(const struct optim_ops *ops, const char *k)
 	return 0;
 }
 
+/* The index in ops->renames of the pair that names setting k, or -1. */
+static int rename_of(const struct optim_ops *ops, const char *k)
+{
+	int i;
+
+	for (i = 0; ops->renames && ops->renames[i]; i += 2)
+		if (!strcmp(ops->renames[i], k) ||
+		    !strcmp(ops->renames[i + 1], k))
+			return i;
+	return -1;
+}
+
 /* in split into the searcher's settings and the scheduler's. */
-static int split(const struct optim_ops *ops, const cJSON *in, struct parts *p)
+static int split(const struct optim_ops *ops, const cJSON *in, struct parts *p,
+		 char *err)
 {
 	const cJSON *v;
-	cJSON *dup;
+	cJSON *dup, *to;
+	const char *k;
+	int r;
 
 	if (!(p->ss = cJSON_CreateObject()) ||
 	    !(p->sched = cJSON_CreateObject()))
-		return DEHBQ_ENOMEM;
+		return dehbq_errf(err, DEHBQ_ENOMEM, "out of memory");
 	cJSON_ArrayForEach(v, in)
 	{
 		if (!ops->under && !strcmp(v->string, "multi_fidelity"))
 			continue;
+		to = is_under_key(ops, v->string) ? p->sched : p->ss;
+		k = (r = rename_of(ops, v->string)) < 0 ? v->string
+							: ops->renames[r + 1];
+		if (r >= 0 && cJSON_GetObjectItemCaseSensitive(to, k))
+			return dehbq_errf(err, DEHBQ_EINVAL,
+					  "optimizer.%s: given twice (%s is "
+					  "its old name); remove one",
+					  k, ops->renames[r]);
 		dup = cJSON_Duplicate(v, 1);
-		if (!dup || !cJSON_AddItemToObject(is_under_key(ops, v->string)
-							   ? p->sched
-							   : p->ss,
-						   v->string, dup)) {
+		if (!dup || !cJSON_AddItemToObject(to, k, dup)) {
 			cJSON_Delete(dup);
-			return DEHBQ_ENOMEM;
+			return dehbq_errf(err, DEHBQ_ENOMEM, "out of memory");
 		}
 	}
 	return DEHBQ_OK;
@@ -102,9 +122,9 @@ static int preset_read(const struct optim_ops *ops, const cJSON *in,
 		p->run = optim_find(p->mf ? mf_names[p->mf]
 					  : optim_default_scheduler());
 	}
-	if ((rc = split(ops, in, p))) {
+	if ((rc = split(ops, in, p, err))) {
 		parts_free(p);
-		return dehbq_errf(err, rc, "out of memory");
+		return rc;
 	}
 	if (!p->so->settings && p->ss->child) /* named as the preset's */
 		rc = dehbq_errf(err, DEHBQ_EINVAL,

@@ -1,17 +1,22 @@
 /*
  * check_de.c - DE operators: donor sampling, mutation formulas,
- * crossover semantics, boundary repair; and the de searcher's levels
- * (its equality with the engine's DE is check_preset's)
+ * crossover semantics, boundary repair; the de searcher's levels; and
+ * the de preset (the searcher under fifo), which reads the snapshots of
+ * 0.4's de (the DEHB engine's)
  */
 #include "de.h"
 #include "err.h"
 #include "jsonbuf.h"
+#include "optim.h"
 #include "rng.h"
 #include "searcher.h"
+#include "testutil.h"
 
 #include <check.h>
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 START_TEST(test_de_sample_distinct_draws_unique_in_range)
@@ -237,6 +242,178 @@ START_TEST(test_de_searcher_learns_from_the_highest_full_level)
 }
 END_TEST
 
+/* A de preset of population `pop` in 4 dimensions over 1..27 (eta 3). */
+static struct optim *de_preset(const char *settings, struct optim_setup *u,
+			       cJSON **keep)
+{
+	char err[DEHBQ_ERRLEN];
+	struct optim *o;
+
+	memset(u, 0, sizeof(*u));
+	u->dim = 4;
+	u->min_fidelity = 1;
+	u->max_fidelity = 27;
+	u->eta = 3;
+	u->seed = 3;
+	u->lim.fevals = 1000;
+	u->settings = *keep = cJSON_Parse(settings);
+	ck_assert_msg(optim_open("de", u, &o, err) == DEHBQ_OK, "%s", err);
+	return o;
+}
+
+/* The initial population at the maximum fidelity, then DE trials; 0.4's
+ * setting name de_pop_size is the searcher's population_size. */
+START_TEST(test_de_preset_population_then_trials)
+{
+	struct optim_setup u;
+	struct optim_job j;
+	cJSON *in, *out = NULL, *twice;
+	char err[DEHBQ_ERRLEN];
+	double x[4];
+	struct optim *o = de_preset("{\"de_pop_size\":6}", &u, &in);
+	int i;
+
+	for (i = 0; i < 40; i++) {
+		ck_assert_int_eq(optim_ask(o, &j, x), DEHBQ_OK);
+		ck_assert_int_eq(j.kind,
+				 i < 6 ? OPTIM_KIND_RANDOM : OPTIM_KIND_TRIAL);
+		ck_assert(j.fidelity == 27);
+		ck_assert_int_eq(j.bracket, (int64_t)j.id);
+		ck_assert_str_eq(j.state, "");
+		ck_assert_int_eq(optim_tell(o, j.id, OPTIM_OK, x[0], 1),
+				 DEHBQ_OK);
+	}
+	ck_assert_int_eq(optim_settings("de", in, &out, err), DEHBQ_OK);
+	ck_assert_int_eq(cJSON_GetObjectItem(out, "population_size")->valueint,
+			 6);
+	ck_assert_ptr_null(cJSON_GetObjectItem(out, "de_pop_size"));
+	twice = cJSON_Parse("{\"de_pop_size\":6,\"population_size\":6}");
+	ck_assert_int_eq(optim_settings("de", twice, &out, err), DEHBQ_EINVAL);
+	ck_assert_msg(strstr(err, "population_size") &&
+			      strstr(err, "de_pop_size"),
+		      "%s", err);
+	cJSON_Delete(twice);
+	cJSON_Delete(out);
+	cJSON_Delete(in);
+	optim_free(o);
+}
+END_TEST
+
+/* A failure never takes a member's place from a result: population 4
+ * told 1, 2, 3, 4, then 30 failed trials; the best stays job 0's. */
+START_TEST(test_de_preset_failures_never_enter_population)
+{
+	struct optim_setup u;
+	struct optim_job j;
+	struct optim_best best;
+	struct jsonbuf b;
+	cJSON *in;
+	double x[4];
+	struct optim *o = de_preset("{\"population_size\":4}", &u, &in);
+	int i;
+
+	for (i = 0; i < 34; i++) {
+		ck_assert_int_eq(optim_ask(o, &j, x), DEHBQ_OK);
+		ck_assert_int_eq(optim_tell(o, j.id,
+					    i < 4 ? OPTIM_OK : OPTIM_FAILED,
+					    1.0 + i, 1),
+				 DEHBQ_OK);
+	}
+	jsonbuf_init(&b);
+	ck_assert_int_eq(optim_save(o, &b), DEHBQ_OK);
+	ck_assert_ptr_nonnull(strstr(b.p, "\"fit\":[1,2,3,4]"));
+	ck_assert_int_eq(optim_best(o, OPTIM_BEST_ANY, &best, x), DEHBQ_OK);
+	ck_assert(best.loss == 1.0);
+	ck_assert_uint_eq(best.job_id, 0);
+	jsonbuf_free(&b);
+	cJSON_Delete(in);
+	optim_free(o);
+}
+END_TEST
+
+/*
+ * 0.4's de ran on the DEHB engine, and its snapshot is the engine's
+ * (tests/data/frozen/v004.json): the de preset reads it as the searcher's
+ * (its population, rolling target, stream, best and jobs in flight), the
+ * jobs in flight keep their engine state and are told, and the next save
+ * is the searcher's.  Its jobs asked after the load are the old build's
+ * (check_frozen); a state whose jobs in flight are not at the top level
+ * is refused with the field named.
+ */
+START_TEST(test_de_preset_reads_the_engines_snapshot)
+{
+	struct optim_setup u;
+	struct optim *o;
+	struct optim_job j;
+	struct jsonbuf b;
+	char err[DEHBQ_ERRLEN];
+	double x[3];
+	char path[4096], *text;
+	cJSON *all, *snap, *fl, *saved, *st;
+	int i, n;
+
+	snprintf(path, sizeof(path), "%s/frozen/v004.json", tu_datadir());
+	all = cJSON_Parse(text = tu_read(path, NULL));
+
+	ck_assert_ptr_nonnull(all);
+	snap = cJSON_GetObjectItem(all, "snapshot");
+	memset(&u, 0, sizeof(u));
+	u.dim = 3;
+	u.min_fidelity = 1;
+	u.max_fidelity = 27;
+	u.eta = 3;
+	u.seed = 31;
+	ck_assert_msg(optim_load(snap, &u, "", 0, &o, err) == DEHBQ_OK, "%s",
+		      err);
+	fl = cJSON_GetObjectItem(cJSON_GetObjectItem(snap, "books"),
+				 "inflight");
+	n = cJSON_GetArraySize(fl);
+	ck_assert_int_gt(n, 0);
+	for (i = 0; i < n; i++) {
+		uint64_t id = (uint64_t)cJSON_GetObjectItem(
+				      cJSON_GetArrayItem(fl, i), "id")
+				      ->valuedouble;
+
+		ck_assert_int_eq(optim_tell(o, id, OPTIM_OK, 0.5, 27),
+				 DEHBQ_OK);
+	}
+	ck_assert_int_eq(optim_ask(o, &j, x), DEHBQ_OK);
+	ck_assert_int_eq(j.kind, OPTIM_KIND_TRIAL);
+	jsonbuf_init(&b);
+	ck_assert_int_eq(optim_save(o, &b), DEHBQ_OK);
+	ck_assert_ptr_nonnull(saved = cJSON_ParseWithLength(b.p, b.len));
+	st = cJSON_GetObjectItem(saved, "state");
+	ck_assert_str_eq(cJSON_GetObjectItem(st, "searcher")->valuestring,
+			 "de");
+	ck_assert_int_eq(
+		cJSON_GetArraySize(cJSON_GetObjectItem(
+			cJSON_GetArrayItem(
+				cJSON_GetObjectItem(
+					cJSON_GetObjectItem(st, "search"),
+					"level"),
+				0),
+			"fit")),
+		20);
+	cJSON_Delete(saved);
+	jsonbuf_free(&b);
+	optim_free(o);
+	/* a job in flight below the top level: not 0.4's de */
+	cJSON_SetNumberValue(
+		cJSON_GetObjectItem(
+			cJSON_GetArrayItem(
+				cJSON_GetObjectItem(
+					cJSON_GetObjectItem(snap, "state"),
+					"inflight"),
+				0),
+			"level"),
+		2);
+	ck_assert_int_eq(optim_load(snap, &u, "", 0, &o, err), DEHBQ_EINVAL);
+	ck_assert_msg(strstr(err, "level"), "%s", err);
+	cJSON_Delete(all);
+	free(text);
+}
+END_TEST
+
 /* Its settings are refused with the field named. */
 START_TEST(test_de_searcher_settings_name_the_field)
 {
@@ -272,6 +449,9 @@ Suite *de_suite(void)
 	tcase_add_test(core,
 		       test_de_searcher_learns_from_the_highest_full_level);
 	tcase_add_test(errors, test_de_searcher_settings_name_the_field);
+	tcase_add_test(core, test_de_preset_population_then_trials);
+	tcase_add_test(core, test_de_preset_failures_never_enter_population);
+	tcase_add_test(core, test_de_preset_reads_the_engines_snapshot);
 	suite_add_tcase(s, core);
 	suite_add_tcase(s, errors);
 	suite_add_tcase(s, limits);

@@ -226,49 +226,6 @@ START_TEST(test_dehb_out_of_order_tells_and_selection)
 }
 END_TEST
 
-START_TEST(test_dehb_failures_and_nan_never_enter_population)
-{
-	struct dehb_params p;
-	struct dehb *d;
-	struct dehb_job j;
-	struct dehb_incumbent inc;
-	struct dehb_counts c;
-	double x[MAXD];
-	char *s;
-	int i;
-
-	dehb_params_init(&p);
-	p.optimizer = DEHB_OPT_DE;
-	p.de_pop_size = 3;
-	p.dim = 2;
-	d = mkp(&p);
-	for (i = 0; i < 3; i++) {
-		ck_assert_int_eq(dehb_ask(d, &j, x), DEHBQ_OK);
-		ck_assert_int_eq(j.kind, DEHB_KIND_RANDOM);
-		ck_assert_int_eq(dehb_tell(d, j.id, DEHB_OK, 1.0 + i, 0),
-				 DEHBQ_OK);
-	}
-	for (i = 0; i < 30; i++) {
-		ck_assert_int_eq(dehb_ask(d, &j, x), DEHBQ_OK);
-		ck_assert_int_eq(j.kind, DEHB_KIND_TRIAL);
-		ck_assert_int_eq(dehb_tell(d, j.id,
-					   i % 2 ? DEHB_FAILED : DEHB_OK, NAN,
-					   0),
-				 DEHBQ_OK);
-	}
-	s = save_text(d);
-	ck_assert_ptr_null(strstr(s, "nan"));
-	ck_assert_ptr_nonnull(strstr(s, "\"fit\":[1,2,3]"));
-	free(s);
-	ck_assert_int_eq(dehb_incumbent(d, DEHB_INC_ANY, &inc, x), DEHBQ_OK);
-	ck_assert(inc.loss == 1.0);
-	ck_assert_uint_eq(inc.job_id, 0);
-	dehb_get_counts(d, &c);
-	ck_assert_int_eq(c.failed, 30);
-	dehb_free(d);
-}
-END_TEST
-
 START_TEST(test_dehb_incumbent_is_a_copy_and_strict)
 {
 	struct dehb_params p;
@@ -279,8 +236,6 @@ START_TEST(test_dehb_incumbent_is_a_copy_and_strict)
 	int i;
 
 	dehb_params_init(&p);
-	p.optimizer = DEHB_OPT_DE;
-	p.de_pop_size = 4;
 	p.dim = 3;
 	d = mkp(&p);
 	ck_assert_int_eq(dehb_incumbent(d, DEHB_INC_ANY, &inc, v),
@@ -674,8 +629,9 @@ static uint64_t op(struct dehb *d, struct world *w)
 START_TEST(test_dehb_save_load_continue_equals_continue)
 {
 	static const enum dehb_optimizer opts[] = {
-		DEHB_OPT_DEHB, DEHB_OPT_DEHB,	   DEHB_OPT_DEHB, DEHB_OPT_SH,
-		DEHB_OPT_SH,   DEHB_OPT_HYPERBAND, DEHB_OPT_DE};
+		DEHB_OPT_DEHB,	   DEHB_OPT_DEHB, DEHB_OPT_DEHB,
+		DEHB_OPT_SH,	   DEHB_OPT_SH,	  DEHB_OPT_HYPERBAND,
+		DEHB_OPT_HYPERBAND};
 	struct world *w = malloc(sizeof(*w)), *w2 = malloc(sizeof(*w2));
 	int run, runs = 0;
 
@@ -693,7 +649,6 @@ START_TEST(test_dehb_save_load_continue_equals_continue)
 		p.max_fidelity = 9;
 		p.dim = 3;
 		p.seed = (uint64_t)run;
-		p.de_pop_size = 1 + run % 6;
 		p.mutation = (enum de_mutation)(run % 5);
 		p.crossover = (enum de_crossover)(run / 5 % 2);
 		p.boundary = (enum de_boundary)(run / 10 % 2);
@@ -788,31 +743,6 @@ START_TEST(test_dehb_hyperband_baseline_cycles_brackets)
 }
 END_TEST
 
-START_TEST(test_dehb_de_baseline_evaluates_population_then_trials)
-{
-	struct dehb_params p;
-	struct dehb *d;
-	struct dehb_job j;
-	double x[MAXD];
-	int i;
-
-	dehb_params_init(&p);
-	p.optimizer = DEHB_OPT_DE;
-	p.dim = 4;
-	d = mkp(&p);
-	for (i = 0; i < 100; i++) {
-		ck_assert_int_eq(step(d, &j, x), DEHBQ_OK);
-		ck_assert_int_eq(j.kind,
-				 i < 20 ? DEHB_KIND_RANDOM : DEHB_KIND_TRIAL);
-		ck_assert_int_eq(j.slot, i % 20);
-		ck_assert(j.fidelity == 27);
-		if (i < 20)
-			ck_assert_int_eq(j.config_id, i);
-	}
-	dehb_free(d);
-}
-END_TEST
-
 /* ---- quality ---- */
 
 /* ---- limits ---- */
@@ -889,8 +819,8 @@ END_TEST
 
 START_TEST(test_dehb_reopen_failed_job_then_tell_applies_selection)
 {
-	static const enum dehb_optimizer opts[] = {
-		DEHB_OPT_DEHB, DEHB_OPT_DE, DEHB_OPT_SH, DEHB_OPT_HYPERBAND};
+	static const enum dehb_optimizer opts[] = {DEHB_OPT_DEHB, DEHB_OPT_SH,
+						   DEHB_OPT_HYPERBAND};
 	size_t k;
 
 	for (k = 0; k < sizeof(opts) / sizeof(opts[0]); k++) {
@@ -961,7 +891,6 @@ Suite *dehb_suite(void)
 	tcase_add_test(core, test_dehb_out_of_order_tells_and_selection);
 	tcase_add_test(core,
 		       test_dehb_reopen_failed_job_then_tell_applies_selection);
-	tcase_add_test(core, test_dehb_failures_and_nan_never_enter_population);
 	tcase_add_test(core, test_dehb_incumbent_is_a_copy_and_strict);
 	tcase_add_test(core, test_dehb_max_incumbent_only_at_max_fidelity);
 	tcase_add_test(core, test_dehb_no_double_promotion_with_jobs_in_flight);
@@ -973,8 +902,6 @@ Suite *dehb_suite(void)
 	tcase_add_test(core, test_dehb_save_load_continue_equals_continue);
 	tcase_add_test(core, test_dehb_sh_baseline_promotes_top_of_own_bracket);
 	tcase_add_test(core, test_dehb_hyperband_baseline_cycles_brackets);
-	tcase_add_test(core,
-		       test_dehb_de_baseline_evaluates_population_then_trials);
 	tcase_add_test(errors,
 		       test_dehb_tell_twice_or_unknown_refused_unchanged);
 	tcase_add_test(errors, test_dehb_params_check_names_the_field);

@@ -253,13 +253,15 @@ START_TEST(test_one_fidelity_runs_or_is_refused)
 END_TEST
 
 /*
- * The de searcher under fifo is the engine's DE (the de preset) on a
- * study of one level, proposal for proposal, bit for bit: the initial
- * population, the rolling target, the pool, the incumbent of the best
- * strategies and the top-up of a pool too small for rand2 (population
- * 4), with jobs in flight told out of order and failures.
+ * The de preset takes 0.4's settings (de_pop_size, now the searcher's
+ * population_size) and is the de searcher under fifo, proposal for
+ * proposal, on a ladder of four levels (its one population takes the
+ * stream of the ladder's top, as 0.4's engine gave it): the initial
+ * population, the rolling target, the pool, the top-up of a pool too
+ * small for rand2 (population 4), with jobs in flight told out of order
+ * and failures.  (That this is 0.4's DE bit for bit is check_frozen's.)
  */
-START_TEST(test_de_searcher_is_the_engines_de)
+START_TEST(test_de_preset_takes_its_old_settings)
 {
 	static const char *const v[][2] = {
 		{"{\"de_pop_size\":6}", "{\"population_size\":6}"},
@@ -287,8 +289,8 @@ START_TEST(test_de_searcher_is_the_engines_de)
 			 "{\"searcher\":\"de\",\"search\":%s}", v[i][1]);
 		sb = cJSON_Parse(text);
 		ov_setup(&u, 5 + (uint64_t)i, 200);
-		u.min_fidelity = 1; /* eta 3: one level */
-		u.max_fidelity = 2;
+		u.min_fidelity = 1; /* eta 3: four levels */
+		u.max_fidelity = 27;
 		u.settings = sa;
 		ck_assert_msg(optim_open("de", &u, &a, err) == DEHBQ_OK, "%s",
 			      err);
@@ -339,7 +341,7 @@ Suite *preset_suite(void)
 	tcase_add_test(tc, test_preset_bohb_splits_its_settings);
 	tcase_add_test(tc, test_preset_refused_reopen_changes_nothing);
 	tcase_add_test(tc, test_one_fidelity_runs_or_is_refused);
-	tcase_add_test(tc, test_de_searcher_is_the_engines_de);
+	tcase_add_test(tc, test_de_preset_takes_its_old_settings);
 	suite_add_tcase(s, tc);
 	return s;
 }

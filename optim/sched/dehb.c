@@ -248,8 +248,6 @@ int dehb_exhausted(const struct dehb *d)
 	const struct dehb_params *p = &d->p;
 
 	if (p->max_brackets > 0) {
-		if (!dehb_uses_brackets(d))
-			return d->asked >= p->max_brackets;
 		if (bracket_limit_hit(d) && !any_pending(d))
 			return 1;
 	}
@@ -350,27 +348,6 @@ static int propose_sh(struct dehb *d, struct dehb_bracket *b, int r,
 	return DEHBQ_OK;
 }
 
-/* The DE baseline: the initial population first, then DE trials on the
- * rolling target slot. */
-static void propose_de(struct dehb *d, struct dehb_job *j, double *x)
-{
-	struct dehb_pop *P = &d->pop[j->level];
-	int dim = d->p.dim;
-
-	j->slot = P->ptr;
-	P->ptr = (P->ptr + 1) % P->n;
-	if (d->asked < P->n) {
-		j->kind = DEHB_KIND_RANDOM;
-		j->config_id = P->cid[j->slot];
-		memcpy(x, P->x + (size_t)j->slot * dim,
-		       (size_t)dim * sizeof(double));
-		return;
-	}
-	j->kind = DEHB_KIND_TRIAL;
-	j->config_id = d->next_cid++;
-	make_trial(d, j->level, j->level, P->n, j->slot, x);
-}
-
 /* DEHB: in the first round of brackets a promotion from the level below
  * when there is a candidate, else a DE trial (spec 5). */
 static void propose_dehb(struct dehb *d, struct dehb_bracket *b, int r,
@@ -432,32 +409,18 @@ int dehb_ask(struct dehb *d, struct dehb_job *job, double *vec)
 	j.id = (uint64_t)d->asked;
 	j.parent_job = -1;
 	j.slot = -1;
-	if (dehb_uses_brackets(d)) {
-		rc = pick_bracket(d, &bi, &r, &nb);
-		if (rc != DEHBQ_OK)
-			goto fail;
-		b = bi < 0 ? &nb : &d->br[bi];
-		j.bracket = b->hb.id;
-		j.rung = r;
-		j.level = b->hb.base + r;
-	} else {
-		j.bracket = d->asked;
-		j.level = d->nlevels - 1;
-	}
+	rc = pick_bracket(d, &bi, &r, &nb);
+	if (rc != DEHBQ_OK)
+		goto fail;
+	b = bi < 0 ? &nb : &d->br[bi];
+	j.bracket = b->hb.id;
+	j.rung = r;
+	j.level = b->hb.base + r;
 	j.fidelity = d->fid[j.level];
-	switch (d->p.optimizer) {
-	case DEHB_OPT_SH:
-	case DEHB_OPT_HYPERBAND:
-		rc = propose_sh(d, b, r, &j, x);
-		break;
-	case DEHB_OPT_DE:
-		propose_de(d, &j, x);
-		break;
-	case DEHB_OPT_DEHB:
-	default:
+	if (d->p.optimizer == DEHB_OPT_DEHB)
 		propose_dehb(d, b, r, &j, x);
-		break;
-	}
+	else
+		rc = propose_sh(d, b, r, &j, x);
 	/* the searcher learns of every job before it commits (after its own
 	 * proposal, issued cannot fail) */
 	if (rc == DEHBQ_OK && d->so && d->so->issued)
@@ -469,8 +432,7 @@ int dehb_ask(struct dehb *d, struct dehb_job *job, double *vec)
 	}
 	if (bi < 0)
 		b = &d->br[open_bracket(d, &nb)];
-	if (b)
-		hb_bracket_register(&b->hb, r);
+	hb_bracket_register(&b->hb, r);
 	dehb_fl_insert(d, &j, x); /* cannot fail: reserved above */
 	d->asked++;
 	*job = j;
@@ -516,7 +478,7 @@ int dehb_tell(struct dehb *d, uint64_t job_id, enum dehb_status status,
 		return DEHBQ_EINVAL;
 	fit = (status == DEHB_FAILED || isnan(loss)) ? INFINITY : loss;
 	j = &e->job;
-	if (dehb_uses_brackets(d) && !e->reopened) {
+	if (!e->reopened) {
 		b = dehb_bracket_find(d, j->bracket);
 		if (!b)
 			return DEHBQ_ESTATE; /* cannot happen */
@@ -531,7 +493,7 @@ int dehb_tell(struct dehb *d, uint64_t job_id, enum dehb_status status,
 		}
 		hb_bracket_complete(&b->hb, j->rung);
 	}
-	if (d->p.optimizer == DEHB_OPT_DEHB || d->p.optimizer == DEHB_OPT_DE) {
+	if (d->p.optimizer == DEHB_OPT_DEHB) {
 		struct dehb_pop *P = &d->pop[j->level];
 		int s = j->slot;
 
@@ -576,7 +538,7 @@ int dehb_reopen(struct dehb *d, const struct dehb_job *job, const double *vec)
 	    job->config_id >= d->next_cid || job->parent_job >= d->asked)
 		return DEHBQ_EINVAL;
 	n = d->pop[job->level].n;
-	if (d->p.optimizer == DEHB_OPT_DEHB || d->p.optimizer == DEHB_OPT_DE) {
+	if (d->p.optimizer == DEHB_OPT_DEHB) {
 		if (job->slot < 0 || job->slot >= n)
 			return DEHBQ_EINVAL;
 	}

@@ -52,7 +52,6 @@ enum dehb_optimizer {
 	DEHB_OPT_DEHB = 0,  /* DEHB (default) */
 	DEHB_OPT_SH,	    /* successive halving, random sampling */
 	DEHB_OPT_HYPERBAND, /* Hyperband, random sampling in SH brackets */
-	DEHB_OPT_DE,	    /* asynchronous DE at the maximum fidelity */
 };
 
 /* The trial files' kinds (common/trial.h), value for value. */
@@ -82,7 +81,6 @@ struct dehb_params {
 	uint64_t seed;		       /* everything random derives from it */
 	int64_t max_brackets;	       /* 0 = no limit */
 	int max_active_brackets;       /* 0 = unlimited (the reference) */
-	int de_pop_size;	       /* DE baseline population; 0 = 20 */
 };
 
 #define DEHB_MAX_DIM 4096

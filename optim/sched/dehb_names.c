@@ -12,7 +12,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-static const char *const opt_names[] = {"dehb", "sh", "hyperband", "de", NULL};
+static const char *const opt_names[] = {"dehb", "sh", "hyperband", NULL};
 #define NOPT ((int)(sizeof(opt_names) / sizeof(opt_names[0])) - 1)
 
 const char *dehb_optimizer_name(enum dehb_optimizer o)

@@ -35,11 +35,6 @@ void dehb_params_init(struct dehb_params *p)
 	p->crossover_prob = 0.5;
 }
 
-static int de_pop(const struct dehb_params *p)
-{
-	return p->de_pop_size > 0 ? p->de_pop_size : 20;
-}
-
 /* Population sizes per level for the chosen optimizer. */
 int dehb_pop_sizes(const struct dehb_params *p, int nlevels, int *pop,
 		   int *maxrung)
@@ -58,8 +53,6 @@ int dehb_pop_sizes(const struct dehb_params *p, int nlevels, int *pop,
 		if (p->optimizer == DEHB_OPT_DEHB)
 			pop[k] = hbpop[k];
 	}
-	if (p->optimizer == DEHB_OPT_DE)
-		pop[nlevels - 1] = de_pop(p);
 	return DEHBQ_OK;
 }
 
@@ -69,7 +62,7 @@ int dehb_params_check(const struct dehb_params *p, char *err)
 	int nlevels, maxrung, k, rc;
 	long tot = 0;
 
-	if ((unsigned)p->optimizer > DEHB_OPT_DE)
+	if ((unsigned)p->optimizer > DEHB_OPT_HYPERBAND)
 		return dehbq_errf(err, DEHBQ_EINVAL,
 				  "optimizer: unknown value %d",
 				  (int)p->optimizer);
@@ -106,10 +99,6 @@ int dehb_params_check(const struct dehb_params *p, char *err)
 	if (p->max_active_brackets < 0)
 		return dehbq_errf(err, DEHBQ_EINVAL,
 				  "max_active_brackets: must be >= 0");
-	if (p->de_pop_size < 0 || p->de_pop_size > DEHB_MAX_TOTPOP)
-		return dehbq_errf(err, DEHBQ_EINVAL,
-				  "de_pop_size: must be in 0..%d",
-				  DEHB_MAX_TOTPOP);
 	rc = hb_levels(p->min_fidelity, p->max_fidelity, p->eta, &nlevels);
 	if (rc != DEHBQ_OK)
 		return dehbq_errf(err, rc,
@@ -150,13 +139,5 @@ int dehb_fidelities(double min_f, double max_f, double eta, double *fid,
 
 int dehb_uses_brackets(const struct dehb *d)
 {
-	switch (d->p.optimizer) {
-	case DEHB_OPT_DEHB:
-		return 1;
-	case DEHB_OPT_SH:
-	case DEHB_OPT_HYPERBAND:
-		return 2;
-	default:
-		return 0;
-	}
+	return d->p.optimizer == DEHB_OPT_DEHB ? 1 : 2;
 }

@@ -92,8 +92,8 @@ static void put_params(struct jsonbuf *b, const struct dehb_params *p)
 	jsonbuf_printf(
 		b, ",\"seed\":\"%016" PRIx64 "\",\"max_brackets\":", p->seed);
 	jsonbuf_num(b, (double)p->max_brackets);
-	jsonbuf_printf(b, ",\"max_active_brackets\":%d,\"de_pop_size\":%d}",
-		       p->max_active_brackets, p->de_pop_size);
+	jsonbuf_printf(b, ",\"max_active_brackets\":%d}",
+		       p->max_active_brackets);
 }
 
 static void save_pop(struct jsonbuf *b, const struct dehb *d,
@@ -281,7 +281,6 @@ static int load_params(const cJSON *o, struct dehb_params *p, char *err)
 {
 	const char *s;
 	char *end;
-	int64_t t;
 	int rc;
 
 	dehb_params_init(p);
@@ -312,8 +311,6 @@ static int load_params(const cJSON *o, struct dehb_params *p, char *err)
 			   err));
 	TRY(ostate_get_int(o, "max_active_brackets", 0, INT32_MAX,
 			   &p->max_active_brackets, err));
-	TRY(ostate_get_i64(o, "de_pop_size", 0, DEHB_MAX_TOTPOP, &t, err));
-	p->de_pop_size = (int)t;
 	return dehb_params_check(p, err);
 fail:
 	return rc;
@@ -451,7 +448,7 @@ static int load_job(struct dehb *d, const cJSON *o, int i, int *cnt, char *err)
 		cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "reopened"));
 	if (reopened) {
 		/* a failed job run again: its bracket may be long gone */
-	} else if (uses) {
+	} else {
 		struct dehb_bracket *b = find_br(d, j.bracket);
 
 		if (!b || j.rung >= b->hb.nrungs ||
@@ -465,11 +462,6 @@ static int load_job(struct dehb *d, const cJSON *o, int i, int *cnt, char *err)
 		if (uses == 2 && (j.slot < 0 || j.slot >= b->hb.n[j.rung]))
 			return dehbq_errf(err, DEHBQ_EINVAL,
 					  "snapshot: inflight[%d] bad slot", i);
-	} else if (j.level != d->nlevels - 1 || j.bracket != (int64_t)j.id ||
-		   j.rung != 0) {
-		return dehbq_errf(err, DEHBQ_EINVAL,
-				  "snapshot: inflight[%d] bad level/bracket",
-				  i);
 	}
 	if (d->pop[j.level].n > 0 &&
 	    (j.slot < 0 || j.slot >= d->pop[j.level].n))
@@ -549,8 +541,6 @@ int dehb_load(const struct cJSON *json, struct dehb **out, char *err)
 	}
 	TRY(ostate_get_arr(json, "brackets", -1, &a, err));
 	bound = d->next_bracket;
-	if (!dehb_uses_brackets(d))
-		bound = 0;
 	if (cJSON_GetArraySize(a) > bound ||
 	    (p.max_active_brackets > 0 &&
 	     cJSON_GetArraySize(a) > p.max_active_brackets)) {

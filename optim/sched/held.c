@@ -89,6 +89,7 @@ int held_open(const struct optim_setup *s, const double *ladder, int levels,
 	u.seed = s->seed;
 	u.min_fidelity = s->min_fidelity;
 	u.max_fidelity = s->max_fidelity;
+	u.eta = s->eta;
 	u.settings = cJSON_GetObjectItemCaseSensitive(s->settings, "search");
 	u.ladder = ladder;
 	u.levels = levels;

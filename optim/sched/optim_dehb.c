@@ -1,7 +1,8 @@
 /*
- * optim_dehb.c - owns the optimisers that run on the DEHB engine (dehb.h)
- * behind the optim.h interface: dehb and de, and the engine's optim_ops
- * functions that sh and hyperband (optim_brackets.c) share.
+ * optim_dehb.c - owns the optimiser that runs on the DEHB engine (dehb.h)
+ * behind the optim.h interface, dehb, and the engine's optim_ops functions
+ * that sh and hyperband (optim_brackets.c) share.  (The de preset of 0.4
+ * ran here too; it is the de searcher under fifo now.)
  *
  * The engine keeps its own brackets, populations and in-flight jobs; this
  * file maps settings, jobs and states.  The budget is optim.c's, except
@@ -30,7 +31,7 @@
 struct dsettings {
 	int mutation, crossover, boundary; /* dehb.h enums */
 	double mutation_factor, crossover_prob;
-	int max_active_brackets, de_pop_size;
+	int max_active_brackets;
 	int prior_mutants, prior_candidates, prior_steps; /* dehb+prior */
 };
 
@@ -41,25 +42,18 @@ static const char *const dehb_keys[] = {
 	"prior_mutants",  "prior_candidates",
 	"prior_steps",	  NULL,
 };
-static const char *const de_keys[] = {
-	"mutation",	  "crossover",	 "boundary", "mutation_factor",
-	"crossover_prob", "de_pop_size", NULL,
-};
 static const char *const sh_keys[] = {"max_active_brackets", NULL};
 
 static int dsettings_read(enum dehb_optimizer which, const cJSON *in,
 			  struct dsettings *s, char *err)
 {
-	const char *const *keys = which == DEHB_OPT_DEHB ? dehb_keys
-				  : which == DEHB_OPT_DE ? de_keys
-							 : sh_keys;
+	const char *const *keys = which == DEHB_OPT_DEHB ? dehb_keys : sh_keys;
 	const char *name = dehb_optimizer_name(which);
 	int rc;
 
 	memset(s, 0, sizeof(*s));
 	s->mutation_factor = 0.5;
 	s->crossover_prob = 0.5;
-	s->de_pop_size = 20;
 	s->prior_mutants = 8;
 	s->prior_candidates = 2000;
 	s->prior_steps = 1000;
@@ -76,8 +70,6 @@ static int dsettings_read(enum dehb_optimizer which, const cJSON *in,
 				 err)) ||
 	    (rc = ostate_set_int(in, "max_active_brackets", 0, 1000000,
 				 &s->max_active_brackets, err)) ||
-	    (rc = ostate_set_int(in, "de_pop_size", 4, 100000, &s->de_pop_size,
-				 err)) ||
 	    (rc = ostate_set_int(in, "prior_mutants", 1, DEHB_MAX_GUIDE_K,
 				 &s->prior_mutants, err)) ||
 	    (rc = ostate_set_int(in, "prior_candidates", 1, 100000,
@@ -96,7 +88,7 @@ static int dsettings_write(enum dehb_optimizer which, const cJSON *in,
 
 	if (rc)
 		return rc;
-	if (which == DEHB_OPT_DEHB || which == DEHB_OPT_DE) {
+	if (which == DEHB_OPT_DEHB) {
 		jsonbuf_puts(b, "\"mutation\":");
 		jsonbuf_str(b, de_mutation_names[s.mutation]);
 		jsonbuf_puts(b, ",\"crossover\":");
@@ -107,18 +99,12 @@ static int dsettings_write(enum dehb_optimizer which, const cJSON *in,
 		jsonbuf_num(b, s.mutation_factor);
 		jsonbuf_puts(b, ",\"crossover_prob\":");
 		jsonbuf_num(b, s.crossover_prob);
-		jsonbuf_puts(b, which == DEHB_OPT_DE
-					? ",\"de_pop_size\":"
-					: ",\"max_active_brackets\":");
-		jsonbuf_int(b, which == DEHB_OPT_DE ? s.de_pop_size
-						    : s.max_active_brackets);
-		if (which == DEHB_OPT_DEHB)
-			jsonbuf_printf(b,
-				       ",\"prior_mutants\":%d,"
-				       "\"prior_candidates\":%d,"
-				       "\"prior_steps\":%d",
-				       s.prior_mutants, s.prior_candidates,
-				       s.prior_steps);
+		jsonbuf_printf(b,
+			       ",\"max_active_brackets\":%d,"
+			       "\"prior_mutants\":%d,"
+			       "\"prior_candidates\":%d,\"prior_steps\":%d",
+			       s.max_active_brackets, s.prior_mutants,
+			       s.prior_candidates, s.prior_steps);
 	} else {
 		jsonbuf_puts(b, "\"max_active_brackets\":");
 		jsonbuf_int(b, s.max_active_brackets);
@@ -149,7 +135,6 @@ int optim_dehb_open_as(enum dehb_optimizer which, const struct optim_setup *su,
 	p.seed = su->seed;
 	p.max_brackets = su->lim.brackets;
 	p.max_active_brackets = s.max_active_brackets;
-	p.de_pop_size = s.de_pop_size;
 	if ((rc = dehb_new(&p, (struct dehb **)st, err)))
 		return rc;
 	if (which == DEHB_OPT_DEHB && su->transfer && su->transfer->ntasks &&
@@ -314,36 +299,32 @@ static void d_free(void *st)
 	dehb_free(st);
 }
 
-#define DEHB_FAMILY(NAME, WHICH, CAPS, SUMMARY)                                \
-	static int NAME##_settings(const cJSON *in, struct jsonbuf *b,         \
-				   char *err)                                  \
-	{                                                                      \
-		return dsettings_write(WHICH, in, b, err);                     \
-	}                                                                      \
-	static int NAME##_open(const struct optim_setup *su, void **st,        \
-			       char *err)                                      \
-	{                                                                      \
-		return optim_dehb_open_as(WHICH, su, st, err);                 \
-	}                                                                      \
-	const struct optim_ops optim_##NAME##_ops = {                          \
-		.name = #NAME,                                                 \
-		.summary = SUMMARY,                                            \
-		.caps = CAPS,                                                  \
-		.settings = NAME##_settings,                                   \
-		.open = NAME##_open,                                           \
-		.ask = optim_dehb_ask,                                         \
-		.tell = optim_dehb_tell,                                       \
-		.reopen = optim_dehb_reopen,                                   \
-		.brackets = optim_dehb_brackets,                               \
-		.done = optim_dehb_done,                                       \
-		.limits = optim_dehb_limits,                                   \
-		.save = d_save,                                                \
-		.load = d_load,                                                \
-		.describe = optim_dehb_describe,                               \
-		.rescore = d_rescore,                                          \
-		.free = d_free,                                                \
-	}
+static int dehb_settings(const cJSON *in, struct jsonbuf *b, char *err)
+{
+	return dsettings_write(DEHB_OPT_DEHB, in, b, err);
+}
 
-DEHB_FAMILY(dehb, DEHB_OPT_DEHB, OPTIM_CAP_BRACKETS | OPTIM_CAP_TRANSFER,
-	    "DEHB: differential evolution in Hyperband brackets (default)");
-DEHB_FAMILY(de, DEHB_OPT_DE, 0, "asynchronous DE at the maximum fidelity");
+static int dehb_open(const struct optim_setup *su, void **st, char *err)
+{
+	return optim_dehb_open_as(DEHB_OPT_DEHB, su, st, err);
+}
+
+const struct optim_ops optim_dehb_ops = {
+	.name = "dehb",
+	.summary = "DEHB: differential evolution in Hyperband brackets "
+		   "(default)",
+	.caps = OPTIM_CAP_BRACKETS | OPTIM_CAP_TRANSFER,
+	.settings = dehb_settings,
+	.open = dehb_open,
+	.ask = optim_dehb_ask,
+	.tell = optim_dehb_tell,
+	.reopen = optim_dehb_reopen,
+	.brackets = optim_dehb_brackets,
+	.done = optim_dehb_done,
+	.limits = optim_dehb_limits,
+	.save = d_save,
+	.load = d_load,
+	.describe = optim_dehb_describe,
+	.rescore = d_rescore,
+	.free = d_free,
+};

@@ -5,7 +5,8 @@
  * single-fidelity search (fifo + random is random search; fifo + halton a
  * space-filling design).
  *
- * Per-trial state "".  The searcher observes every result; fifo keeps no
+ * Per-trial state "" (a job in flight of 0.4's de preset, which fifo runs
+ * now, keeps the engine's).  The searcher observes every result; fifo keeps no
  * result itself, so its save is the searcher's (held.h), and at load the
  * history records (optim_ops.replay) are observed again in tell order.
  */
@@ -18,6 +19,7 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 struct fifo {
@@ -102,10 +104,27 @@ static int fifo_tell(void *st, const struct optim_job *job, const double *vec,
 			    status == OPTIM_OK ? loss : INFINITY);
 }
 
-/* A job of this fifo: at the maximum fidelity, with no state. */
+/* A job of 0.4's de preset, which ran on the DEHB engine (the de searcher
+ * under fifo since): its state {"level":L,"slot":S,"config_id":C}. */
+static int engine_de_state(const char *state)
+{
+	cJSON *s = cJSON_Parse(state);
+	int64_t v;
+	int ok = cJSON_GetArraySize(s) == 3 &&
+		 !ostate_get_i64(s, "level", 0, 63, &v, NULL) &&
+		 !ostate_get_i64(s, "slot", 0, INT32_MAX, &v, NULL) &&
+		 !ostate_get_i64(s, "config_id", 0, OPTIM_MAX_ID, &v, NULL);
+
+	cJSON_Delete(s);
+	return ok;
+}
+
+/* A job of this fifo: at the maximum fidelity, with no state (or one of
+ * the de preset's jobs of 0.4). */
 static int fifo_fits(const struct fifo *f, const struct optim_job *job)
 {
-	return job->fidelity == f->max_f && !job->state[0];
+	return job->fidelity == f->max_f &&
+	       (!job->state[0] || engine_de_state(job->state));
 }
 
 static int fifo_reopen(void *st, const struct optim_job *job, const double *vec)

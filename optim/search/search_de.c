@@ -17,10 +17,12 @@
  * above k whose members all hold a result (BOHB's rule for a model,
  * applied to DE: under ASHA or a stopping scheduler the base rung's
  * trials learn from what the higher rungs measured), else level k
- * itself; the target is never its own donor.  Under fifo (one level)
- * this is the `de` preset's DE, proposal for proposal, as check_preset
- * shows on a study whose ladder has one level.  The best vector of the *best*
- * strategies is the best result at any fidelity.
+ * itself; the target is never its own donor.  Under fifo (one level,
+ * which takes the stream of the study ladder's top level) it is the `de`
+ * preset, and 0.4's de, which ran on the DEHB engine, proposal for
+ * proposal; a state of that engine loads through search_de_v04.h.  The
+ * best vector of the *best* strategies is the best result at any
+ * fidelity.
  *
  * Settings: population_size (20), mutation, crossover, boundary,
  * mutation_factor and crossover_prob (as the de preset's).  The state is
@@ -29,8 +31,11 @@
  */
 #include "searcher.h"
 
+#include "search_de_v04.h"
+
 #include "de.h"
 #include "err.h"
+#include "hb.h"
 #include "jsonbuf.h"
 #include "mobj.h"
 #include "ostate.h"
@@ -207,11 +212,16 @@ static int des_open(const struct search_setup *s, void **st, char *err)
 	struct des_set t;
 	struct des *d;
 	struct rng r;
-	int rc, k, i;
+	int rc, k, i, top;
 
 	if ((rc = des_read(s->settings, &t, err)) || (rc = des_new(s, &t, &d)))
 		return rc;
 	rng_seed(&r, s->seed);
+	/* under fifo, the stream of the study ladder's top level */
+	if (!s->rungs && s->eta > 1 &&
+	    !hb_levels(s->min_fidelity, s->max_fidelity, s->eta, &top))
+		for (k = 1; k < top; k++)
+			rng_split(&r);
 	for (k = 0; k < d->L; k++)
 		rng_seed(&d->lv[k].rng, rng_split(&r));
 	for (k = 0; k < d->L; k++) {
@@ -610,8 +620,16 @@ static int des_load(const struct search_setup *s, const cJSON *state, void **st,
 	const cJSON *a, *o;
 	struct des_set t;
 	struct des *d;
+	cJSON *v04;
 	int rc, L, k = 0;
 
+	if (de_v04_is_engine(state)) {
+		if ((rc = de_v04_convert(state, s->levels, &v04, err)))
+			return rc;
+		rc = des_load(s, v04, st, err);
+		cJSON_Delete(v04);
+		return rc;
+	}
 	if ((rc = des_read(s->settings, &t, err)) ||
 	    (rc = ostate_get_int(state, "levels", 1, 1 << 16, &L, err)) ||
 	    (rc = ostate_get_int(state, "population_size", 4, DES_MAX_POP,

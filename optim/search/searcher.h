@@ -67,6 +67,8 @@ struct search_setup {
 	uint64_t seed;	     /* the study's seed */
 	double min_fidelity; /* the ladder's ends */
 	double max_fidelity;
+	double eta; /* the study's: its ladder is max_fidelity eta^-k down
+		       to min_fidelity (common/hb.h); 0: one level */
 	const struct cJSON *settings; /* optimizer.search, validated by
 					 settings (NULL: defaults) */
 	const double *ladder; /* the fidelities the scheduler runs, ascending,
