@@ -2,7 +2,8 @@
  * check_gp.c - the Gaussian process model: the likelihood's gradient and
  * the posterior's gradients against finite differences, interpolation of
  * noise-free data, a fit that finds the one relevant dimension, joint
- * draws, and refused hyperparameters
+ * draws, and refused hyperparameters; the slice sampler's moments, and
+ * EI averaged over models (EI-MCMC)
  */
 #include "copula.h"
 #include "err.h"
@@ -10,10 +11,12 @@
 #include "gp.h"
 #include "normal.h"
 #include "rng.h"
+#include "slice.h"
 
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define N 40
 #define D 3
@@ -288,6 +291,157 @@ START_TEST(test_acq_ei_pen_keeps_out_of_the_ball)
 }
 END_TEST
 
+/* A Gaussian of correlation rho in 2-D (1-D: n 1), and a flat density. */
+static double gauss_logp(const double *x, int n, void *ctx)
+{
+	double rho = *(const double *)ctx;
+
+	if (n == 1)
+		return -0.5 * x[0] * x[0];
+	return -(x[0] * x[0] - 2 * rho * x[0] * x[1] + x[1] * x[1]) /
+	       (2 * (1 - rho * rho));
+}
+
+static double flat_logp(const double *x, int n, void *ctx)
+{
+	(void)x;
+	(void)n;
+	(void)ctx;
+	return 0;
+}
+
+/*
+ * Slice sampling leaves the density invariant: 20000 sweeps of a standard
+ * normal give mean 0 and variance 1, of a correlated pair correlation 0.9
+ * (within a few standard errors, for this seed: deterministic), of a flat
+ * density on [2, 3] mean 2.5 and variance 1/12, never leaving the box; a
+ * start outside the box or of density -inf is refused.
+ */
+START_TEST(test_slice_sampler_moments)
+{
+	static const double lo[2] = {-10, -10}, hi[2] = {10, 10}, w[2] = {1, 1},
+			    flo[1] = {2}, fhi[1] = {3};
+	struct slice_box b1 = {1, lo, hi, w}, b2 = {2, lo, hi, w},
+			 bf = {1, flo, fhi, w};
+	double rho = 0.9, x[2] = {0, 0}, lp, m[2] = {0, 0}, v[2] = {0, 0},
+	       c = 0;
+	struct rng r;
+	long ev = 0;
+	int i, n = 20000;
+
+	rng_seed(&r, 11);
+	lp = gauss_logp(x, 1, &rho);
+	for (i = 0; i < n; i++) {
+		ck_assert_int_eq(
+			slice_sweep(&b1, gauss_logp, &rho, &r, x, &lp, &ev),
+			DEHBQ_OK);
+		m[0] += x[0];
+		v[0] += x[0] * x[0];
+	}
+	ck_assert_double_eq_tol(m[0] / n, 0, 0.05);
+	ck_assert_double_eq_tol(v[0] / n, 1, 0.06);
+	x[0] = x[1] = 0;
+	m[0] = v[0] = 0;
+	lp = gauss_logp(x, 2, &rho);
+	for (i = 0; i < n; i++) {
+		ck_assert_int_eq(
+			slice_sweep(&b2, gauss_logp, &rho, &r, x, &lp, &ev),
+			DEHBQ_OK);
+		m[0] += x[0];
+		m[1] += x[1];
+		v[0] += x[0] * x[0];
+		v[1] += x[1] * x[1];
+		c += x[0] * x[1];
+	}
+	ck_assert_double_eq_tol(c / sqrt(v[0] * v[1]), 0.9, 0.03);
+	x[0] = 2.5;
+	m[0] = v[0] = 0;
+	lp = 0;
+	for (i = 0; i < n; i++) {
+		ck_assert_int_eq(
+			slice_sweep(&bf, flat_logp, NULL, &r, x, &lp, &ev),
+			DEHBQ_OK);
+		ck_assert(x[0] >= 2 && x[0] <= 3);
+		m[0] += x[0];
+		v[0] += (x[0] - 2.5) * (x[0] - 2.5);
+	}
+	ck_assert_double_eq_tol(m[0] / n, 2.5, 0.01);
+	ck_assert_double_eq_tol(v[0] / n, 1.0 / 12, 0.005);
+	x[0] = 4;
+	ck_assert_int_eq(slice_sweep(&bf, flat_logp, NULL, &r, x, &lp, &ev),
+			 DEHBQ_EINVAL);
+	x[0] = 2.5;
+	lp = -INFINITY;
+	ck_assert_int_eq(slice_sweep(&bf, flat_logp, NULL, &r, x, &lp, &ev),
+			 DEHBQ_EINVAL);
+}
+END_TEST
+
+/*
+ * EI averaged over models: over one model, or two copies of it, it is
+ * acq_ei exactly; over two models of different lengthscales its choice
+ * has the highest mean EI of the candidates (the refinement only adds),
+ * which neither model's own choice has here.
+ */
+START_TEST(test_acq_ei_mean_over_models)
+{
+	static const int cont[D] = {0, 1, 2};
+	struct acq_space sp = {D, cont, D};
+	double x[12 * D], y[12], cand[300 * D], th[D + 2], a[D], b[D], c[D];
+	double mu[2][300], var[2][300], best = -1, at = 0, ymin = INFINITY;
+	struct gp *g[2];
+	struct rng r;
+	int i, k;
+
+	data(x, y, 12, 5);
+	for (i = 0; i < 12; i++)
+		ymin = fmin(ymin, y[i]);
+	rng_seed(&r, 9);
+	for (i = 0; i < 300 * D; i++)
+		cand[i] = rng_uniform(&r);
+	for (k = 0; k < 2; k++) {
+		ck_assert_int_eq(gp_new(D, NULL, &g[k]), DEHBQ_OK);
+		gp_default_theta(D, th);
+		for (i = 0; i < D; i++)
+			th[i] = k ? 2.5 : -1; /* short and long lengthscales */
+		ck_assert_int_eq(gp_set_theta(g[k], th), DEHBQ_OK);
+		ck_assert_int_eq(gp_condition(g[k], x, y, 12), DEHBQ_OK);
+		ck_assert_int_eq(gp_predict(g[k], cand, 300, mu[k], var[k]),
+				 DEHBQ_OK);
+	}
+	ck_assert_int_eq(acq_ei(g[0], cand, 300, &sp, ymin, a), DEHBQ_OK);
+	ck_assert_int_eq(acq_ei_mean(g, 1, cand, 300, &sp, ymin, b), DEHBQ_OK);
+	ck_assert_mem_eq(a, b, sizeof(a));
+	{
+		struct gp *twice[2] = {g[0], g[0]};
+
+		ck_assert_int_eq(acq_ei_mean(twice, 2, cand, 300, &sp, ymin, b),
+				 DEHBQ_OK);
+		ck_assert_mem_eq(a, b, sizeof(a));
+	}
+	for (i = 0; i < 300; i++)
+		best = fmax(best, (acq_ei_value(ymin, mu[0][i], var[0][i]) +
+				   acq_ei_value(ymin, mu[1][i], var[1][i])) /
+					  2);
+	ck_assert_int_eq(acq_ei_mean(g, 2, cand, 300, &sp, ymin, c), DEHBQ_OK);
+	ck_assert_int_eq(gp_predict(g[0], c, 1, &mu[0][0], &var[0][0]),
+			 DEHBQ_OK);
+	ck_assert_int_eq(gp_predict(g[1], c, 1, &mu[1][0], &var[1][0]),
+			 DEHBQ_OK);
+	at = (acq_ei_value(ymin, mu[0][0], var[0][0]) +
+	      acq_ei_value(ymin, mu[1][0], var[1][0])) /
+	     2;
+	ck_assert_msg(at >= best - 1e-12, "mean EI %g, best candidate %g", at,
+		      best);
+	ck_assert_int_eq(acq_ei(g[1], cand, 300, &sp, ymin, b), DEHBQ_OK);
+	ck_assert(memcmp(a, c, sizeof(a)) && memcmp(b, c, sizeof(b)));
+	ck_assert_int_eq(acq_ei_mean(g, 0, cand, 300, &sp, ymin, c),
+			 DEHBQ_EINVAL);
+	gp_free(g[0]);
+	gp_free(g[1]);
+}
+END_TEST
+
 /* TRANSFER_SPEC: the sign under which a lower mean gives a higher EI. */
 START_TEST(test_acq_ei_sign)
 {
@@ -398,6 +552,8 @@ Suite *gp_suite(void)
 
 	tcase_set_timeout(c, 120); /* the fit, under the sanitizers */
 	tcase_add_test(c, test_acq_ei_sign);
+	tcase_add_test(c, test_slice_sampler_moments);
+	tcase_add_test(c, test_acq_ei_mean_over_models);
 	tcase_add_test(c, test_acq_ei_pen_keeps_out_of_the_ball);
 	tcase_add_test(c, test_gp_nll_gradient_matches_differences);
 	tcase_add_test(c, test_gp_posterior_gradient_and_interpolation);

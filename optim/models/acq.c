@@ -43,7 +43,8 @@ static double ei(double ymin, double mu, double var, double *dmu, double *dvar)
 
 /* One refinement: the point, its continuous part and the gradients. */
 struct eictx {
-	struct gp *g;
+	struct gp *const *g; /* ng models: the value is their mean */
+	size_t ng;
 	const struct acq_space *sp;
 	double ymin;
 	double kappa; /* < 0: EI below ymin; else the bound -(mu - kappa s) */
@@ -98,19 +99,28 @@ static double ei_cb(unsigned m, const double *u, double *grad, void *ctx)
 {
 	struct eictx *c = ctx;
 	const int *cont = c->sp->cont;
-	double mu, var, a, b, e;
+	double mu, var, a, b, e = 0;
 	unsigned k;
+	size_t i;
 
 	for (k = 0; k < m; k++)
 		c->px[cont[k]] = u[k];
-	if (gp_predict_grad(c->g, c->px, &mu, &var, c->dmu, c->dvar)) {
-		if (grad)
-			memset(grad, 0, m * sizeof(double));
-		return 0;
-	}
-	e = value(c, mu, var, &a, &b);
 	for (k = 0; grad && k < m; k++)
-		grad[k] = a * c->dmu[cont[k]] + b * c->dvar[cont[k]];
+		grad[k] = 0;
+	for (i = 0; i < c->ng; i++) {
+		if (gp_predict_grad(c->g[i], c->px, &mu, &var, c->dmu,
+				    c->dvar)) {
+			if (grad)
+				memset(grad, 0, m * sizeof(double));
+			return 0;
+		}
+		e += value(c, mu, var, &a, &b);
+		for (k = 0; grad && k < m; k++)
+			grad[k] += a * c->dmu[cont[k]] + b * c->dvar[cont[k]];
+	}
+	e /= (double)c->ng;
+	for (k = 0; grad && k < m; k++)
+		grad[k] /= (double)c->ng;
 	if (c->pen) { /* (e P)' = P (e' + e (log P)') */
 		double P;
 
@@ -155,26 +165,31 @@ static void refine(struct eictx *c, const double *x, double *best, double *vec)
 static int best_of(struct eictx ec, const double *cand, size_t nc, double *vec)
 {
 	const struct acq_space *sp = ec.sp;
-	struct gp *g = ec.g;
 	size_t c, i, top[ACQ_REFINE] = {0}, nt = 0, D = (size_t)sp->dim;
-	double *mu = malloc(nc * sizeof(double)), *var, *scratch, best, a, b;
+	double *mu = malloc(nc * sizeof(double)), *var, *val, *scratch, best, a,
+	       b;
 	int rc = DEHBQ_ENOMEM;
 
 	var = malloc(nc * sizeof(double));
+	val = calloc(nc, sizeof(double));
 	scratch = malloc(5 * D * sizeof(double));
 	if (!nc)
 		rc = DEHBQ_EINVAL;
-	if (!mu || !var || !scratch || !nc)
+	if (!mu || !var || !val || !scratch || !nc)
 		goto out;
 	ec.px = scratch;
 	ec.pu = scratch + D;
 	ec.dmu = scratch + 2 * D;
 	ec.dvar = scratch + 3 * D;
 	ec.dlp = scratch + 4 * D;
-	if ((rc = gp_predict(g, cand, nc, mu, var)))
-		goto out;
-	for (c = 0; c < nc; c++) /* the value into mu */
-		mu[c] = value(&ec, mu[c], var[c], &a, &b) *
+	for (i = 0; i < ec.ng; i++) {
+		if ((rc = gp_predict(ec.g[i], cand, nc, mu, var)))
+			goto out;
+		for (c = 0; c < nc; c++)
+			val[c] += value(&ec, mu[c], var[c], &a, &b);
+	}
+	for (c = 0; c < nc; c++) /* the mean value into mu */
+		mu[c] = val[c] / (double)ec.ng *
 			penalty(ec.pen, cand + c * D, sp->dim, NULL);
 	for (c = 0; c < nc; c++) { /* the best few, best first */
 		size_t k = nt < ACQ_REFINE ? nt++ : ACQ_REFINE;
@@ -194,6 +209,7 @@ static int best_of(struct eictx ec, const double *cand, size_t nc, double *vec)
 out:
 	free(mu);
 	free(var);
+	free(val);
 	free(scratch);
 	return rc;
 }
@@ -201,16 +217,28 @@ out:
 int acq_ei(struct gp *g, const double *cand, size_t nc,
 	   const struct acq_space *sp, double ymin, double *vec)
 {
-	struct eictx ec = {g, sp, ymin, -1, NULL, NULL, NULL, NULL, NULL, NULL};
+	return acq_ei_mean(&g, 1, cand, nc, sp, ymin, vec);
+}
 
-	return best_of(ec, cand, nc, vec);
+int acq_ei_mean(struct gp *const *g, size_t ng, const double *cand, size_t nc,
+		const struct acq_space *sp, double ymin, double *vec)
+{
+	struct eictx ec = {
+		.g = g, .ng = ng, .sp = sp, .ymin = ymin, .kappa = -1};
+
+	return ng ? best_of(ec, cand, nc, vec) : DEHBQ_EINVAL;
 }
 
 int acq_ei_pen(struct gp *g, const double *cand, size_t nc,
 	       const struct acq_space *sp, double ymin,
 	       const struct acq_pen *pen, double *vec)
 {
-	struct eictx ec = {g, sp, ymin, -1, pen, NULL, NULL, NULL, NULL, NULL};
+	struct eictx ec = {.g = &g,
+			   .ng = 1,
+			   .sp = sp,
+			   .ymin = ymin,
+			   .kappa = -1,
+			   .pen = pen};
 
 	return best_of(ec, cand, nc, vec);
 }
@@ -220,7 +248,12 @@ double acq_ei_pen_at(struct gp *g, const struct acq_space *sp, double ymin,
 {
 	size_t D = (size_t)sp->dim;
 	double *scratch = malloc(5 * D * sizeof(double)), e = 0;
-	struct eictx ec = {g, sp, ymin, -1, pen, NULL, NULL, NULL, NULL, NULL};
+	struct eictx ec = {.g = &g,
+			   .ng = 1,
+			   .sp = sp,
+			   .ymin = ymin,
+			   .kappa = -1,
+			   .pen = pen};
 	int k;
 
 	if (!scratch)
@@ -262,8 +295,7 @@ int acq_lipschitz(struct gp *g, const double *cand, size_t nc, int dim,
 int acq_lcb(struct gp *g, const double *cand, size_t nc,
 	    const struct acq_space *sp, double kappa, double *vec)
 {
-	struct eictx ec = {g,	 sp,   0,    fmax(kappa, 0), NULL,
-			   NULL, NULL, NULL, NULL,	     NULL};
+	struct eictx ec = {.g = &g, .ng = 1, .sp = sp, .kappa = fmax(kappa, 0)};
 
 	return best_of(ec, cand, nc, vec);
 }

@@ -50,6 +50,13 @@ double acq_ei_value(double ymin, double mu, double var);
 int acq_ei(struct gp *g, const double *cand, size_t nc,
 	   const struct acq_space *sp, double ymin, double *vec);
 /*
+ * The same for the mean of EI over ng >= 1 models (the hyperparameter
+ * samples of EI-MCMC, Snoek et al. 2012), its gradient the mean of theirs;
+ * ng = 1 is acq_ei.
+ */
+int acq_ei_mean(struct gp *const *g, size_t ng, const double *cand, size_t nc,
+		const struct acq_space *sp, double ymin, double *vec);
+/*
  * Local penalisation of the jobs in flight (González et al. 2016): np
  * points x (np * dim), each of which probably excludes a ball of radius
  * r[j] / L around it (r[j] = its mean's distance above ymin, L a Lipschitz

@@ -54,7 +54,7 @@ static const double lo_eta = -9.210340371976182, hi_eta = 4.605170185988092;
 static const double lo_s2 = -6.907755278982137, hi_s2 = 6.907755278982137;
 static const double lo_sn2 = -20.72326583694641, hi_sn2 = 13.815510557964274;
 
-static void bounds(int dim, double *lo, double *hi)
+void gp_theta_box(int dim, double *lo, double *hi)
 {
 	int d;
 
@@ -413,7 +413,7 @@ int gp_fit(struct gp *g, const double *x, const double *y, size_t n,
 	rc = DEHBQ_ENOMEM;
 	if (!lo || !hi || !th || !opt)
 		goto out;
-	bounds(g->dim, lo, hi);
+	gp_theta_box(g->dim, lo, hi);
 	nlopt_set_lower_bounds(opt, lo);
 	nlopt_set_upper_bounds(opt, hi);
 	nlopt_set_min_objective(opt, nll_cb, g);

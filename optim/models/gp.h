@@ -61,6 +61,8 @@ void gp_get_theta(const struct gp *g, double *theta);
 int gp_set_theta(struct gp *g, const double *theta);
 /* The starting point: eta 1, s2 1, sn2 1e-3. */
 void gp_default_theta(int dim, double *theta);
+/* The box above, as dim + 2 lower and upper bounds. */
+void gp_theta_box(int dim, double *lo, double *hi);
 
 /*
  * Maximise the marginal likelihood of (x, y) (n >= 1 points, x row-major

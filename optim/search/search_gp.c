@@ -63,14 +63,21 @@
 static const char *const acq_names[] = {"ei", "ts", "ucb", NULL};
 static const char *const out_names[] = {"standardise", "copula", NULL};
 static const char *const batch_names[] = {"believer", "penalise", NULL};
+static const char *const hyp_names[] = {"ml", "mcmc", NULL};
 
-static const char *const gp_keys[] = {
-	"acquisition",	"output",     "n_startup_trials",
-	"n_candidates", "max_points", "local_fraction",
-	"batch",	NULL};
+static const char *const gp_keys[] = {"acquisition",
+				      "output",
+				      "n_startup_trials",
+				      "n_candidates",
+				      "max_points",
+				      "local_fraction",
+				      "batch",
+				      "hyperparameters",
+				      "mcmc_samples",
+				      NULL};
 
 struct gp_settings {
-	int acq, out, nstart, ncand, maxp, batch;
+	int acq, out, nstart, ncand, maxp, batch, hyp, nmc;
 	double local;
 };
 
@@ -90,7 +97,13 @@ static int read_settings(const cJSON *in, struct gp_settings *s, char *err)
 	s->maxp = 200;
 	s->local = 0;
 	s->batch = BATCH_BELIEVER;
+	s->hyp = HYP_ML;
+	s->nmc = 10;
 	if ((rc = ostate_set_keys(in, gp_keys, "gp", err)) ||
+	    (rc = ostate_set_choice(in, "hyperparameters", hyp_names, &s->hyp,
+				    err)) ||
+	    (rc = ostate_set_int(in, "mcmc_samples", 1, GPO_MCMC_MAX, &s->nmc,
+				 err)) ||
 	    (rc = ostate_set_choice(in, "batch", batch_names, &s->batch,
 				    err)) ||
 	    (rc = ostate_set_num(in, "local_fraction", 0, 1, &s->local, err)) ||
@@ -109,6 +122,14 @@ static int read_settings(const cJSON *in, struct gp_settings *s, char *err)
 				  "gp: 'batch' 'penalise' penalises expected "
 				  "improvement: set 'acquisition' to 'ei' or "
 				  "'batch' to 'believer'");
+	if (s->hyp == HYP_MCMC &&
+	    (s->acq != ACQ_EI || s->batch != BATCH_BELIEVER))
+		return dehbq_errf(
+			err, DEHBQ_EINVAL,
+			"gp: 'hyperparameters' 'mcmc' averages "
+			"expected improvement over a kriging believer: "
+			"set 'acquisition' to 'ei' and 'batch' to "
+			"'believer', or 'hyperparameters' to 'ml'");
 	return DEHBQ_OK;
 }
 
@@ -128,6 +149,8 @@ static int gpo_settings(const cJSON *in, struct jsonbuf *b, char *err)
 		       acq_names[s.acq], out_names[s.out], s.nstart, s.ncand,
 		       s.maxp, batch_names[s.batch]);
 	jsonbuf_num(b, s.local);
+	jsonbuf_printf(b, ",\"hyperparameters\":\"%s\",\"mcmc_samples\":%d",
+		       hyp_names[s.hyp], s.nmc);
 	return jsonbuf_failed(b);
 }
 
@@ -142,6 +165,9 @@ static void gpo_free(void *st)
 		free(g->pend[i].x);
 	free(g->pend);
 	gp_free(g->gp);
+	for (i = 0; g->mc && i <= (size_t)g->nmc; i++)
+		gp_free(g->mc[i]);
+	free(g->mc);
 	free(g->choices);
 	free(g->x);
 	free(g->loss);
@@ -180,6 +206,8 @@ static int gpo_open(const struct search_setup *s, void **st, char *err)
 	g->ncand = gs.ncand;
 	g->maxp = gs.maxp;
 	g->batch = gs.batch;
+	g->hyp = gs.hyp;
+	g->nmc = gs.nmc;
 	g->nlocal = (int)lround(gs.local * gs.ncand);
 	nc = (size_t)gs.ncand;
 	m = (size_t)gs.maxp + (size_t)gs.maxp / 4;

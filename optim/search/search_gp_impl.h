@@ -24,9 +24,12 @@
 #define GPO_FULL_EVERY	  10  /* every 10th fit is full; the others warm */
 #define GPO_LOCAL_CENTRES 5   /* local candidates perturb the best 5 */
 #define GPO_LOCAL_DEFAULT 0.5 /* a new study's local_fraction */
+#define GPO_MCMC_MAX	  100 /* mcmc_samples at most */
+#define GPO_MCMC_BURN	  2   /* slice sweeps from the fit before a sample */
 
 enum { ACQ_EI, ACQ_TS, ACQ_UCB };
 enum { BATCH_BELIEVER, BATCH_PENALISE };
+enum { HYP_ML, HYP_MCMC };
 enum { OUT_STANDARD, OUT_COPULA };
 
 struct pend {
@@ -36,8 +39,12 @@ struct pend {
 
 struct gpo {
 	int dim, acq, out, nstart, ncand, maxp;
-	int batch;	  /* how jobs in flight are kept apart: BATCH_* */
-	int nlocal;	  /* candidates around the best results */
+	int batch;	/* how jobs in flight are kept apart: BATCH_* */
+	int hyp, nmc;	/* HYP_*, and EI-MCMC's samples */
+	struct gp **mc; /* HYP_MCMC: nmc sampled models and a scratch one,
+			   made at the first ask that needs them */
+	int mcok;	/* the last ask's samples hold (acquire() uses them) */
+	int nlocal;	/* candidates around the best results */
 	double fit_level; /* the fidelity of the last fit's results */
 	int *choices;
 	struct rng rng;

@@ -7,6 +7,7 @@
 #include "search_gp_impl.h"
 
 #include "acq.h"
+#include "slice.h"
 #include "copula.h"
 #include "err.h"
 #include "gp.h"
@@ -128,6 +129,74 @@ static int outputs(struct gpo *g, double level, size_t w, size_t nf)
 	return DEHBQ_OK;
 }
 
+/* EI-MCMC's density over theta: the marginal likelihood of the real
+ * results (w of them), a uniform prior over gp.h's box. */
+struct mcctx {
+	struct gpo *g;
+	size_t w;
+};
+
+static double mc_logp(const double *th, int n, void *ctx)
+{
+	struct mcctx *c = ctx;
+	struct gp *s = c->g->mc[c->g->nmc];
+
+	(void)n;
+	if (gp_set_theta(s, th) || gp_condition(s, c->g->fx, c->g->fy, c->w))
+		return -INFINITY;
+	return -gp_nll(s);
+}
+
+/*
+ * EI-MCMC (Snoek et al. 2012): nmc hyperparameter samples by slice
+ * sampling from the fitted theta (GPO_MCMC_BURN sweeps first, then one
+ * sweep a sample), each model conditioned on the m = w + believers
+ * points the fitted one is.  DEHBQ_EINVAL when the fitted theta itself
+ * cannot be factored (acquire() then takes the fitted model alone).
+ */
+static int sample_models(struct gpo *g, size_t w, size_t m)
+{
+	int n = g->dim + 2, i, k;
+	double th[SEARCH_MAX_DIM + 2], lo[SEARCH_MAX_DIM + 2],
+		hi[SEARCH_MAX_DIM + 2], wd[SEARCH_MAX_DIM + 2], lp;
+	struct slice_box box = {n, lo, hi, wd};
+	struct mcctx c = {g, w};
+	long evals = 0;
+	int rc = DEHBQ_OK;
+
+	if (!g->mc && !(g->mc = calloc((size_t)g->nmc + 1, sizeof(*g->mc))))
+		return DEHBQ_ENOMEM;
+	for (k = 0; k <= g->nmc; k++)
+		if (!g->mc[k] && (rc = gp_new(g->dim, g->choices, &g->mc[k])))
+			return rc;
+	gp_theta_box(g->dim, lo, hi);
+	for (i = 0; i < n; i++)
+		wd[i] = 1; /* natural-log units */
+	gp_get_theta(g->gp, th);
+	lp = mc_logp(th, n, &c);
+	for (k = 0; !rc && k < GPO_MCMC_BURN; k++)
+		rc = slice_sweep(&box, mc_logp, &c, &g->rng, th, &lp, &evals);
+	for (k = 0; !rc && k < g->nmc; k++)
+		if (!(rc = slice_sweep(&box, mc_logp, &c, &g->rng, th, &lp,
+				       &evals)) &&
+		    !(rc = gp_set_theta(g->mc[k], th)))
+			rc = gp_condition(g->mc[k], g->fx, g->fy, m);
+	return rc;
+}
+
+/* The fitted model conditioned (rc its outcome), then EI-MCMC's samples
+ * when asked for: g->mcok says whether they hold. */
+static int mcmc(struct gpo *g, size_t w, size_t m, int rc)
+{
+	g->mcok = 0;
+	if (rc || g->hyp != HYP_MCMC)
+		return rc;
+	if ((rc = sample_models(g, w, m)) == DEHBQ_ENOMEM)
+		return rc;
+	g->mcok = !rc;
+	return DEHBQ_OK;
+}
+
 /* Fit (on schedule) and condition the model on the window w. */
 static int model(struct gpo *g, double level, size_t nf, size_t w)
 {
@@ -156,7 +225,7 @@ static int model(struct gpo *g, double level, size_t nf, size_t w)
 		nl = lim;
 	g->npen = 0;
 	if (!nl)
-		return gp_condition(g->gp, g->fx, g->fy, w);
+		return mcmc(g, w, w, gp_condition(g->gp, g->fx, g->fy, w));
 	/* the pending points' means and variances given the real data */
 	for (i = 0; i < nl; i++)
 		memcpy(g->fx + (w + i) * D, g->pend[g->npend - nl + i].x,
@@ -178,7 +247,7 @@ static int model(struct gpo *g, double level, size_t nf, size_t w)
 	/* the kriging believer: each pending point at the real data's mean */
 	for (i = 0; i < nl; i++) /* never below the best: EI there is 0 */
 		g->fy[w + i] = fmax(g->fy[w + i], ymin);
-	return gp_condition(g->gp, g->fx, g->fy, w + nl);
+	return mcmc(g, w, w + nl, gp_condition(g->gp, g->fx, g->fy, w + nl));
 }
 
 static void uniform(struct gpo *g, double *v, size_t n)
@@ -242,6 +311,9 @@ static int acquire(struct gpo *g, size_t w, double *vec)
 		return acq_ei_pen(g->gp, g->cand, (size_t)g->ncand, &sp, ymin,
 				  &pen, vec);
 	}
+	if (g->mcok)
+		return acq_ei_mean(g->mc, (size_t)g->nmc, g->cand,
+				   (size_t)g->ncand, &sp, ymin, vec);
 	return acq_ei(g->gp, g->cand, (size_t)g->ncand, &sp, ymin, vec);
 }
 
