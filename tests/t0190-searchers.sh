@@ -128,7 +128,7 @@ check "(e) ... a sequential study: 8 trials, never two in flight" test "$seq" = 
 "$B/dehbq" init "$T/f2" --spec "$T/spec.json" --optimizer tpe --multi-fidelity asha --prefetch 1 >/dev/null 2>&1
 diag "(f) $(opt "$T/f1") / $(opt "$T/f2"); $(grep prefetch "$T/f1.out")"
 check "(f) --scheduler asha --searcher tpe: the searcher's settings in optimizer.search, prefetch 0" \
-	sh -c "test '$(opt "$T/f1")' = '{\"name\": \"asha\", \"search\": {\"hypervolume_weights\": false, \"multivariate\": false, \"n_ei_candidates\": 24, \"n_startup_trials\": 10, \"prior_weight\": 1}, \"searcher\": \"tpe\"}' && grep -q '^prefetch 0: asha with searcher tpe proposes' '$T/f1.out'"
+	sh -c "test '$(opt "$T/f1")' = '{\"name\": \"asha\", \"search\": {\"constant_liar\": false, \"hypervolume_weights\": false, \"multivariate\": false, \"n_ei_candidates\": 24, \"n_startup_trials\": 10, \"prior_weight\": 1}, \"searcher\": \"tpe\"}' && grep -q '^prefetch 0: asha with searcher tpe proposes' '$T/f1.out'"
 lockstep_run "$T/f1p" 0 "$TRAINER"
 lockstep_run "$T/f2" 0 "$TRAINER"
 a=$(optim_state "$T/f1p" | sed 's/"name": "asha"/"name": "tpe"/')

@@ -26,10 +26,16 @@
  * (off: measured worse) and the study's selection hypervolume, the good
  * set's weights are MOTPE's (mobj_motpe_weights): Optuna's MOTPE.
  *
+ * With constant_liar true (off, as Optuna's), every job in flight
+ * (search_ops.issued) at the model's fidelity joins the bad set, after the
+ * told results, by job id: Optuna's TPESampler(constant_liar=True), which
+ * scores a running trial +inf.  It does not count towards gamma or the
+ * start-up.
+ *
  * Settings: n_startup_trials, n_ei_candidates, prior_weight, multivariate,
- * hypervolume_weights.
- * Saves only its random stream: the results come back through observe at
- * load.
+ * hypervolume_weights, constant_liar.
+ * Saves only its random stream: the results and the jobs in flight come
+ * back through observe and issued at load.
  * Under fifo this is the tpe preset, under asha tpe with multi_fidelity
  * "asha": both propose exactly what the tpe optimiser of 0.3 did.
  */
@@ -80,14 +86,25 @@ struct tpe {
 	const struct mobj *mo;
 	int64_t jmo[TPE_GAMMA_CAP];
 	double wmo[TPE_GAMMA_CAP];
+	/* jobs in flight, by job id: constant_liar's */
+	int liar;
+	size_t nbad; /* the last split's bad set, jobs in flight included */
+	size_t np, capp;
+	int64_t *pjob; /* np */
+	double *pfid;  /* np */
+	double *px;    /* np * dim */
 };
 
-static const char *const tpe_keys[] = {"n_startup_trials",    "n_ei_candidates",
-				       "prior_weight",	      "multivariate",
-				       "hypervolume_weights", NULL};
+static const char *const tpe_keys[] = {"n_startup_trials",
+				       "n_ei_candidates",
+				       "prior_weight",
+				       "multivariate",
+				       "hypervolume_weights",
+				       "constant_liar",
+				       NULL};
 
 struct tpe_settings {
-	int nstart, ncand, multi, hvw;
+	int nstart, ncand, multi, hvw, liar;
 	double prior_w;
 };
 
@@ -105,7 +122,9 @@ static int read_settings(const cJSON *in, struct tpe_settings *s, char *err)
 	s->prior_w = 1.0;
 	s->multi = 0;
 	s->hvw = 0;
+	s->liar = 0;
 	if ((rc = ostate_set_keys(in, tpe_keys, "tpe", err)) ||
+	    (rc = ostate_set_bool(in, "constant_liar", &s->liar, err)) ||
 	    (rc = ostate_set_bool(in, "multivariate", &s->multi, err)) ||
 	    (rc = ostate_set_bool(in, "hypervolume_weights", &s->hvw, err)) ||
 	    (rc = ostate_set_int(in, "n_startup_trials", 1, TPE_MAX_START,
@@ -130,9 +149,9 @@ static int tpe_settings(const cJSON *in, struct jsonbuf *b, char *err)
 	jsonbuf_printf(b,
 		       "\"n_startup_trials\":%d,\"n_ei_candidates\":%d,"
 		       "\"multivariate\":%s,\"hypervolume_weights\":%s,"
-		       "\"prior_weight\":",
+		       "\"constant_liar\":%s,\"prior_weight\":",
 		       s.nstart, s.ncand, s.multi ? "true" : "false",
-		       s.hvw ? "true" : "false");
+		       s.hvw ? "true" : "false", s.liar ? "true" : "false");
 	jsonbuf_num(b, s.prior_w);
 	return jsonbuf_failed(b);
 }
@@ -161,6 +180,9 @@ static void tpe_free(void *st)
 	free(t->wg);
 	free(t->nl);
 	free(t->ng);
+	free(t->pjob);
+	free(t->pfid);
+	free(t->px);
 	free(t);
 }
 
@@ -180,6 +202,7 @@ static int tpe_open(const struct search_setup *s, void **st, char *err)
 	t->prior_w = ts.prior_w;
 	t->multi = ts.multi;
 	t->hvw = ts.hvw;
+	t->liar = ts.liar;
 	t->choices = calloc((size_t)s->dim, sizeof(int));
 	t->cand = calloc((size_t)ts.ncand * (size_t)s->dim, sizeof(double));
 	t->score = calloc((size_t)ts.ncand, sizeof(double));
@@ -198,17 +221,20 @@ static int tpe_open(const struct search_setup *s, void **st, char *err)
 	return DEHBQ_OK;
 }
 
-/* Room for one more observation, scratch included. */
-static int reserve(struct tpe *t)
+/* Room for `need` observations, scratch included (constant_liar's jobs in
+ * flight take rows after the observations during an ask). */
+static int reserve_rows(struct tpe *t, size_t need)
 {
-	size_t c = t->cap ? t->cap * 2 : 64, d = (size_t)t->dim;
+	size_t c = t->cap ? t->cap : 64, d = (size_t)t->dim;
 	double *x, *l, *f, *mu, *sig, *w, *srt;
 	struct parzen1_kern *kern;
 	int64_t *jb;
 	size_t *ord;
 
-	if (t->n < t->cap)
+	if (need <= t->cap)
 		return DEHBQ_OK;
+	while (c < need)
+		c *= 2;
 	if (!(x = realloc(t->x, c * d * sizeof(double))))
 		return DEHBQ_ENOMEM;
 	t->x = x;
@@ -255,6 +281,12 @@ static int reserve(struct tpe *t)
 	}
 	t->cap = c;
 	return DEHBQ_OK;
+}
+
+/* Room for one more observation. */
+static int reserve(struct tpe *t)
+{
+	return reserve_rows(t, t->n + 1 + (t->liar ? t->np : 0));
 }
 
 /* Record job id's result; reserve(t) came first.  A requeued job's
@@ -340,6 +372,7 @@ static void split(struct tpe *t, double level, size_t *nall, size_t *nf,
 	size_t i, f = 0, g;
 
 	*nall = *nf = *ngood = 0;
+	t->nbad = 0;
 	for (i = 0; i < t->n; i++)
 		if (t->fid[i] == level) {
 			++*nall;
@@ -357,6 +390,16 @@ static void split(struct tpe *t, double level, size_t *nall, size_t *nf,
 	qsort(t->ord + g, f - g, sizeof(size_t), cmp_idx);
 	*nf = f;
 	*ngood = g;
+	t->nbad = f - g;
+	for (i = 0; t->liar && i < t->np; i++) { /* rows n.. (reserve_rows) */
+		size_t row = t->n + t->nbad - (f - g);
+
+		if (t->pfid[i] != level)
+			continue;
+		memcpy(t->x + row * (size_t)t->dim, t->px + i * (size_t)t->dim,
+		       (size_t)t->dim * sizeof(double));
+		t->ord[g + t->nbad++] = row;
+	}
 }
 
 /* The candidate of best score. */
@@ -400,14 +443,14 @@ static void joint(struct tpe *t, const size_t *set, size_t m, const double *pw,
 
 /* Multivariate TPE: candidates from the good set's joint estimator, the
  * one that maximises log l - log g into vec. */
-static void propose_joint(struct tpe *t, size_t ng, size_t nf, const double *pw,
+static void propose_joint(struct tpe *t, size_t ng, const double *pw,
 			  double *vec)
 {
 	struct parzen l, g;
 	size_t c, d = (size_t)t->dim;
 
 	joint(t, t->ord, ng, pw, t->wl, t->nl, &l);
-	joint(t, t->ord + ng, nf - ng, NULL, t->wg, t->ng, &g);
+	joint(t, t->ord + ng, t->nbad, NULL, t->wg, t->ng, &g);
 	for (c = 0; c < (size_t)t->ncand; c++) {
 		double *v = t->cand + c * d;
 
@@ -444,7 +487,7 @@ static int propose(struct tpe *t, double level, double *vec,
 	}
 	*kind = TRIAL_KIND_TRIAL;
 	if (t->multi) {
-		propose_joint(t, ng, nf, pw, vec);
+		propose_joint(t, ng, pw, vec);
 		return DEHBQ_OK;
 	}
 	for (c = 0; c < (size_t)t->ncand; c++)
@@ -459,7 +502,7 @@ static int propose(struct tpe *t, double level, double *vec,
 			t->score[c] +=
 				log(fmax(parzen1_density(&l, v), 1e-300));
 		}
-		build(t, d, t->ord + ng, nf - ng, NULL, &g);
+		build(t, d, t->ord + ng, t->nbad, NULL, &g);
 		for (c = 0; c < (size_t)t->ncand; c++)
 			t->score[c] -= log(fmax(
 				parzen1_density(&g, t->cand[c * (size_t)t->dim +
@@ -472,26 +515,95 @@ static int propose(struct tpe *t, double level, double *vec,
 	return DEHBQ_OK;
 }
 
+/* Room for one more job in flight, and for the rows an ask then takes. */
+static int reserve_pending(struct tpe *t)
+{
+	size_t c = t->capp ? 2 * t->capp : 16;
+	int64_t *j;
+	double *f, *x;
+
+	if (t->np == t->capp) {
+		if (!(j = realloc(t->pjob, c * sizeof(*j))))
+			return DEHBQ_ENOMEM;
+		t->pjob = j;
+		if (!(f = realloc(t->pfid, c * sizeof(*f))))
+			return DEHBQ_ENOMEM;
+		t->pfid = f;
+		if (!(x = realloc(t->px, c * (size_t)t->dim * sizeof(*x))))
+			return DEHBQ_ENOMEM;
+		t->px = x;
+		t->capp = c;
+	}
+	return reserve_rows(t, t->n + t->np + 1);
+}
+
 static int tpe_propose(void *st, double fidelity, double *vec,
 		       enum trial_kind *kind)
 {
 	struct tpe *t = st;
+	int rc;
 
+	if (t->liar && (rc = reserve_pending(t)))
+		return rc;
 	return propose(t,
 		       search_model_level(t->fid, t->loss, t->n, fidelity,
 					  (size_t)t->nstart),
 		       vec, kind);
 }
 
+/* constant_liar: job is in flight at fidelity (a second issue of it is a
+ * no-op).  Kept by job id, the order a load's replay issues them in. */
+static int tpe_issued(void *st, int64_t job, const double *vec, double fidelity)
+{
+	struct tpe *t = st;
+	size_t i;
+	int rc;
+
+	if (!t->liar)
+		return DEHBQ_OK;
+	for (i = 0; i < t->np; i++)
+		if (t->pjob[i] == job)
+			return DEHBQ_OK;
+	if ((rc = reserve_pending(t)))
+		return rc;
+	for (i = t->np; i > 0 && t->pjob[i - 1] > job; i--) {
+		t->pjob[i] = t->pjob[i - 1];
+		t->pfid[i] = t->pfid[i - 1];
+		memcpy(t->px + i * (size_t)t->dim,
+		       t->px + (i - 1) * (size_t)t->dim,
+		       (size_t)t->dim * sizeof(double));
+	}
+	t->pjob[i] = job;
+	t->pfid[i] = fidelity;
+	memcpy(t->px + i * (size_t)t->dim, vec,
+	       (size_t)t->dim * sizeof(double));
+	t->np++;
+	return DEHBQ_OK;
+}
+
 static int tpe_observe(void *st, int64_t job, const double *vec,
 		       double fidelity, double loss)
 {
 	struct tpe *t = st;
+	size_t i;
 	int rc;
 
 	if ((rc = reserve(t)))
 		return rc;
 	record(t, vec, loss, fidelity, job);
+	for (i = 0; i < t->np; i++) /* no longer in flight, order kept */
+		if (t->pjob[i] == job) {
+			memmove(t->pjob + i, t->pjob + i + 1,
+				(t->np - i - 1) * sizeof(*t->pjob));
+			memmove(t->pfid + i, t->pfid + i + 1,
+				(t->np - i - 1) * sizeof(*t->pfid));
+			memmove(t->px + i * (size_t)t->dim,
+				t->px + (i + 1) * (size_t)t->dim,
+				(t->np - i - 1) * (size_t)t->dim *
+					sizeof(*t->px));
+			t->np--;
+			break;
+		}
 	return DEHBQ_OK;
 }
 
@@ -556,6 +668,7 @@ const struct search_ops search_tpe_ops = {
 	.open = tpe_open,
 	.propose = tpe_propose,
 	.observe = tpe_observe,
+	.issued = tpe_issued,
 	.rescore = tpe_rescore,
 	.save = tpe_save,
 	.load = tpe_load,
