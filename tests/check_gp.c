@@ -2,12 +2,13 @@
  * check_gp.c - the Gaussian process model: the likelihood's gradient and
  * the posterior's gradients against finite differences, interpolation of
  * noise-free data, a fit that finds the one relevant dimension, joint
- * draws, and refused hyperparameters; the slice sampler's moments, and
- * EI averaged over models (EI-MCMC)
+ * draws, and refused hyperparameters; the slice sampler's moments, EI
+ * averaged over models (EI-MCMC), and Bayesian linear regression (DNGO)
  */
 #include "copula.h"
 #include "err.h"
 #include "acq.h"
+#include "blr.h"
 #include "gp.h"
 #include "normal.h"
 #include "rng.h"
@@ -442,6 +443,46 @@ START_TEST(test_acq_ei_mean_over_models)
 }
 END_TEST
 
+/*
+ * Bayesian linear regression on the basis (x, 1) of y = 2x + 1 plus a
+ * little noise: the evidence picks a small noise (beta large), the mean
+ * is the line, the variance grows away from the data, a second fit of
+ * the same data is the same bit for bit, and nothing is predicted before
+ * a fit.
+ */
+START_TEST(test_blr_recovers_a_line)
+{
+	double phi[30 * 2], y[30], q[2 * 2] = {0.5, 1, 5, 1}, mu[2], var[2],
+					 mu2[2], var2[2], la, lb;
+	struct blr *b, *c;
+	int i;
+
+	for (i = 0; i < 30; i++) {
+		phi[2 * i] = i / 29.0;
+		phi[2 * i + 1] = 1;
+		y[i] = 2 * phi[2 * i] + 1 + 1e-3 * sin(7.0 * i);
+	}
+	ck_assert_int_eq(blr_new(2, &b), DEHBQ_OK);
+	ck_assert_int_eq(blr_predict(b, q, 1, mu, var), DEHBQ_ESTATE);
+	ck_assert_int_eq(blr_fit(b, phi, y, 30), DEHBQ_OK);
+	ck_assert_int_eq(blr_predict(b, q, 2, mu, var), DEHBQ_OK);
+	ck_assert_double_eq_tol(mu[0], 2.0, 1e-3);
+	ck_assert_double_eq_tol(mu[1], 11.0, 1e-2);
+	ck_assert(var[0] < 1e-4 && var[1] > var[0]);
+	blr_hyper(b, &la, &lb);
+	ck_assert_msg(lb > 10, "log beta %g", lb);
+	ck_assert_int_eq(blr_new(2, &c), DEHBQ_OK);
+	ck_assert_int_eq(blr_fit(c, phi, y, 30), DEHBQ_OK);
+	ck_assert_int_eq(blr_predict(c, q, 2, mu2, var2), DEHBQ_OK);
+	ck_assert_mem_eq(mu, mu2, sizeof(mu));
+	ck_assert_mem_eq(var, var2, sizeof(var));
+	ck_assert_int_eq(blr_fit(c, phi, y, 0), DEHBQ_EINVAL);
+	ck_assert_int_eq(blr_new(0, &c), DEHBQ_EINVAL);
+	blr_free(b);
+	blr_free(NULL);
+}
+END_TEST
+
 /* TRANSFER_SPEC: the sign under which a lower mean gives a higher EI. */
 START_TEST(test_acq_ei_sign)
 {
@@ -554,6 +595,7 @@ Suite *gp_suite(void)
 	tcase_add_test(c, test_acq_ei_sign);
 	tcase_add_test(c, test_slice_sampler_moments);
 	tcase_add_test(c, test_acq_ei_mean_over_models);
+	tcase_add_test(c, test_blr_recovers_a_line);
 	tcase_add_test(c, test_acq_ei_pen_keeps_out_of_the_ball);
 	tcase_add_test(c, test_gp_nll_gradient_matches_differences);
 	tcase_add_test(c, test_gp_posterior_gradient_and_interpolation);

@@ -860,110 +860,6 @@ START_TEST(test_optim_model_proposes_asha_schedules)
 }
 END_TEST
 
-/* GP's believer (with fitted or sampled hyperparameters), and its local
- * penalisation: sixteen asks in flight are sixteen different points. */
-START_TEST(test_optim_gp_asks_in_flight_differ)
-{
-	static const char *const set[] = {
-		"{}", "{\"batch\":\"penalise\"}",
-		"{\"hyperparameters\":\"mcmc\",\"mcmc_samples\":3}"};
-	struct optim_setup u;
-	struct optim *o;
-	struct optim_job j;
-	char err[DEHBQ_ERRLEN];
-	double x[16][DIM];
-	cJSON *js = cJSON_Parse(set[_i]);
-	int k, a, b, d;
-
-	ov_setup(&u, 6, 0);
-	u.choices = NULL;
-	u.settings = js;
-	ck_assert_msg(optim_open("gp", &u, &o, err) == DEHBQ_OK, "%s", err);
-	cJSON_Delete(js);
-	for (k = 0; k < 20; k++) {
-		ck_assert_int_eq(optim_ask(o, &j, x[0]), DEHBQ_OK);
-		ck_assert_int_eq(ov_tell(o, j.id, OPTIM_OK,
-					 ov_loss(x[0], j.fidelity), 27),
-				 DEHBQ_OK);
-	}
-	for (k = 0; k < 16; k++) {
-		ck_assert_int_eq(optim_ask(o, &j, x[k]), DEHBQ_OK);
-		ck_assert_int_eq(j.kind, OPTIM_KIND_TRIAL);
-	}
-	for (a = 0; a < 16; a++)
-		for (b = 0; b < a; b++) {
-			double s = 0;
-
-			for (d = 0; d < DIM; d++)
-				s += (x[a][d] - x[b][d]) * (x[a][d] - x[b][d]);
-			ck_assert_msg(sqrt(s) > 1e-3,
-				      "asks %d and %d: %g apart", a, b,
-				      sqrt(s));
-		}
-	optim_free(o);
-}
-END_TEST
-
-/* The mean distance from each of 16 asks in flight to its nearest
- * neighbour among the others, for tpe with these settings (seed s). */
-static double tpe_spread(const char *settings, uint64_t s)
-{
-	struct optim_setup u;
-	struct optim *o;
-	struct optim_job j;
-	char err[DEHBQ_ERRLEN];
-	double x[16][DIM], tot = 0;
-	cJSON *js = cJSON_Parse(settings);
-	int k, a, b, d;
-
-	ov_setup(&u, s, 0);
-	u.choices = NULL;
-	u.settings = js;
-	ck_assert_msg(optim_open("tpe", &u, &o, err) == DEHBQ_OK, "%s", err);
-	cJSON_Delete(js);
-	for (k = 0; k < 30; k++) {
-		ck_assert_int_eq(optim_ask(o, &j, x[0]), DEHBQ_OK);
-		ck_assert_int_eq(ov_tell(o, j.id, OPTIM_OK,
-					 ov_loss(x[0], j.fidelity), 27),
-				 DEHBQ_OK);
-	}
-	for (k = 0; k < 16; k++)
-		ck_assert_int_eq(optim_ask(o, &j, x[k]), DEHBQ_OK);
-	for (a = 0; a < 16; a++) {
-		double near = INFINITY;
-
-		for (b = 0; b < 16; b++) {
-			double q = 0;
-
-			for (d = 0; b != a && d < DIM; d++)
-				q += (x[a][d] - x[b][d]) * (x[a][d] - x[b][d]);
-			if (b != a)
-				near = fmin(near, sqrt(q));
-		}
-		tot += near / 16;
-	}
-	optim_free(o);
-	return tot;
-}
-
-/* tpe's constant_liar: asks made while others are in flight spread out
- * (the jobs in flight join the bad set), on each of five seeds; without
- * it they crowd the good region. */
-START_TEST(test_optim_tpe_liar_spreads_asks_in_flight)
-{
-	uint64_t s;
-
-	for (s = 1; s <= 5; s++) {
-		double plain = tpe_spread("{}", s),
-		       liar = tpe_spread("{\"constant_liar\":true}", s);
-
-		ck_assert_msg(liar > 1.2 * plain,
-			      "seed %d: nearest neighbour %g, %g without",
-			      (int)s, liar, plain);
-	}
-}
-END_TEST
-
 Suite *optim_suite(void)
 {
 	Suite *s = suite_create("optim");
@@ -995,8 +891,6 @@ Suite *optim_suite(void)
 	tcase_add_test(b, test_optim_asha_promotes_top_third);
 	tcase_add_test(b, test_optim_re_removes_oldest);
 	tcase_add_loop_test(b, test_optim_model_proposes_asha_schedules, 0, 3);
-	tcase_add_loop_test(b, test_optim_gp_asks_in_flight_differ, 0, 3);
-	tcase_add_test(b, test_optim_tpe_liar_spreads_asks_in_flight);
 	tcase_add_test(b, test_optim_new_settings_refused);
 	tcase_add_checked_fixture(b, NULL, ov_done);
 	tcase_add_test(b, test_search_halton_stratifies);

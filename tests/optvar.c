@@ -209,6 +209,9 @@ static const char *small_search(const char *searcher)
 	if (!strcmp(searcher, "gcp"))
 		return ",\"search\":{\"prior_steps\":20,\"n_candidates\":200,"
 		       "\"max_points\":30}";
+	if (!strcmp(searcher, "dngo"))
+		return ",\"search\":{\"hidden\":6,\"steps\":10,"
+		       "\"n_candidates\":50}";
 	if (!strcmp(searcher, "cts"))
 		return ",\"search\":{\"prior_steps\":20,\"n_candidates\":200}";
 	return "";

@@ -364,24 +364,46 @@ out:
 	return rc;
 }
 
-int mlp_predict(const struct mlp *m, const double *x, size_t n, double *mu,
-		double *sigma)
+/* Forward passes over n rows in chunks (the scratch stays small and in
+ * cache): the heads' mu and sigma, or (mu NULL) the last layer into phi. */
+static int passes(const struct mlp *m, const double *x, size_t n, double *mu,
+		  double *sigma, double *phi)
 {
 	struct mlp_work *w;
-	size_t i, k, c;
+	size_t i, k, c, H = (size_t)m->p.hidden;
 
 	if (!n)
 		return DEHBQ_OK;
-	/* in chunks: the scratch stays small and in cache */
 	if (work_get(m, n < MLP_CHUNK ? n : MLP_CHUNK, &w))
 		return DEHBQ_ENOMEM;
 	for (k = 0; k < n; k += c) {
 		c = n - k < MLP_CHUNK ? n - k : MLP_CHUNK;
 		forward(m, w, x + k * (size_t)m->din, c, NULL);
+		if (!mu) {
+			memcpy(phi + k * H, w->h[m->p.layers],
+			       c * H * sizeof(double));
+			continue;
+		}
 		for (i = 0; i < c; i++) {
 			mu[k + i] = w->mu[i];
 			sigma[k + i] = sig_of(m, w->s[i]);
 		}
 	}
 	return DEHBQ_OK;
+}
+
+int mlp_predict(const struct mlp *m, const double *x, size_t n, double *mu,
+		double *sigma)
+{
+	return passes(m, x, n, mu, sigma, NULL);
+}
+
+int mlp_features(const struct mlp *m, const double *x, size_t n, double *phi)
+{
+	return passes(m, x, n, NULL, NULL, phi);
+}
+
+int mlp_width(const struct mlp *m)
+{
+	return m->p.hidden;
 }

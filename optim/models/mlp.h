@@ -60,6 +60,10 @@ int mlp_train(struct mlp *m, const double *x, const double *z, const double *w,
 /* mu and sigma at n points (no dropout). */
 int mlp_predict(const struct mlp *m, const double *x, size_t n, double *mu,
 		double *sigma);
+/* The last hidden layer's outputs h(x) at n points (no dropout), n *
+ * mlp_width(m) values row-major: the basis of DNGO (search_dngo.c). */
+int mlp_features(const struct mlp *m, const double *x, size_t n, double *phi);
+int mlp_width(const struct mlp *m);
 
 /*
  * The weighted NLL of a batch of n points and, when grad is not NULL, its

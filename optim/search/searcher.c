@@ -16,14 +16,20 @@
 
 extern const struct search_ops search_random_ops, search_halton_ops,
 	search_tpe_ops, search_gp_ops, search_gcp_ops, search_kde_ops,
-	search_cts_ops, search_re_ops, search_de_ops;
+	search_cts_ops, search_re_ops, search_de_ops, search_dngo_ops;
 
 const struct search_ops *const search_table[] = {
-	&search_random_ops, &search_halton_ops,
-	&search_tpe_ops,    &search_gp_ops,
-	&search_gcp_ops,    &search_kde_ops,
-	&search_cts_ops,    &search_re_ops,
-	&search_de_ops,	    NULL,
+	&search_random_ops,
+	&search_halton_ops,
+	&search_tpe_ops,
+	&search_gp_ops,
+	&search_gcp_ops,
+	&search_kde_ops,
+	&search_cts_ops,
+	&search_re_ops,
+	&search_de_ops,
+	&search_dngo_ops,
+	NULL,
 };
 
 const struct search_ops *search_find(const char *name)

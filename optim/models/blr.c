@@ -1,0 +1,172 @@
+/*
+ * blr.c - owns Bayesian linear regression on a basis with its evidence
+ * maximised: blr.h
+ */
+#include "blr.h"
+
+#include "err.h"
+
+#include <cblas.h>
+#include <lapacke.h>
+#include <math.h>
+#include <nlopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BLR_LOG_2PI 1.8378770664093453
+
+struct blr {
+	int k;
+	double la, lb;	       /* log alpha, log beta */
+	double *A;	       /* k * k: the Cholesky factor of A (lower) */
+	double *m;	       /* k: the posterior mean */
+	double *t;	       /* k: scratch */
+	int ready;	       /* conditioned */
+	const double *phi, *y; /* the data of a fit, during it */
+	size_t n;
+};
+
+int blr_new(int k, struct blr **out)
+{
+	struct blr *b;
+
+	*out = NULL;
+	if (k < 1)
+		return DEHBQ_EINVAL;
+	if (!(b = calloc(1, sizeof(*b))))
+		return DEHBQ_ENOMEM;
+	b->k = k;
+	b->lb = 5;
+	b->A = calloc((size_t)k * (size_t)k, sizeof(double));
+	b->m = malloc((size_t)k * sizeof(double));
+	b->t = malloc((size_t)k * sizeof(double));
+	if (!b->A || !b->m || !b->t) {
+		blr_free(b);
+		return DEHBQ_ENOMEM;
+	}
+	*out = b;
+	return DEHBQ_OK;
+}
+
+void blr_free(struct blr *b)
+{
+	if (!b)
+		return;
+	free(b->A);
+	free(b->m);
+	free(b->t);
+	free(b);
+}
+
+/* Factor A and solve for m with (la, lb); the evidence into *ev. */
+static int condition(struct blr *b, const double *phi, const double *y,
+		     size_t n, double *ev)
+{
+	int k = b->k, i;
+	double a = exp(b->la), be = exp(b->lb), r2 = 0, m2 = 0, ld = 0;
+	size_t j;
+
+	b->ready = 0;
+	cblas_dsyrk(CblasRowMajor, CblasLower, CblasTrans, k, (int)n, be, phi,
+		    k, 0.0, b->A, k);
+	for (i = 0; i < k; i++)
+		b->A[(size_t)i * (size_t)k + (size_t)i] += a;
+	if (LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'L', k, b->A, k))
+		return DEHBQ_EINVAL;
+	cblas_dgemv(CblasRowMajor, CblasTrans, (int)n, k, be, phi, k, y, 1, 0.0,
+		    b->m, 1);
+	if (LAPACKE_dpotrs(LAPACK_ROW_MAJOR, 'L', k, 1, b->A, k, b->m, 1))
+		return DEHBQ_EINVAL;
+	for (j = 0; j < n; j++) {
+		double e =
+			y[j] - cblas_ddot(k, phi + j * (size_t)k, 1, b->m, 1);
+
+		r2 += e * e;
+	}
+	for (i = 0; i < k; i++) {
+		m2 += b->m[i] * b->m[i];
+		ld += 2 * log(b->A[(size_t)i * (size_t)k + (size_t)i]);
+	}
+	*ev = 0.5 * k * b->la + 0.5 * (double)n * b->lb - 0.5 * be * r2 -
+	      0.5 * a * m2 - 0.5 * ld - 0.5 * (double)n * BLR_LOG_2PI;
+	b->ready = 1;
+	return DEHBQ_OK;
+}
+
+static double neg_evidence(unsigned n, const double *h, double *grad, void *ctx)
+{
+	struct blr *b = ctx;
+	double ev;
+
+	(void)n;
+	(void)grad;
+	b->la = h[0];
+	b->lb = h[1];
+	if (condition(b, b->phi, b->y, b->n, &ev) || !isfinite(ev))
+		return 1e300;
+	return -ev;
+}
+
+int blr_fit(struct blr *b, const double *phi, const double *y, size_t n)
+{
+	static const double lo[2] = {-10, -5}, hi[2] = {10, 15};
+	double h[2] = {0, 5}, best;
+	nlopt_opt opt;
+
+	if (!n)
+		return DEHBQ_EINVAL;
+	if (!(opt = nlopt_create(NLOPT_LN_BOBYQA, 2)))
+		return DEHBQ_ENOMEM;
+	b->phi = phi;
+	b->y = y;
+	b->n = n;
+	nlopt_set_lower_bounds(opt, lo);
+	nlopt_set_upper_bounds(opt, hi);
+	nlopt_set_min_objective(opt, neg_evidence, b);
+	nlopt_set_maxeval(opt, 200);
+	nlopt_set_xtol_abs1(opt, 1e-4);
+	if (nlopt_optimize(opt, h, &best) < 0 || !(best < 1e300)) {
+		h[0] = 0;
+		h[1] = 5;
+	}
+	nlopt_destroy(opt);
+	b->la = h[0];
+	b->lb = h[1];
+	b->phi = b->y = NULL;
+	return blr_condition(b, phi, y, n);
+}
+
+int blr_condition(struct blr *b, const double *phi, const double *y, size_t n)
+{
+	double ev;
+
+	return n ? condition(b, phi, y, n, &ev) : DEHBQ_EINVAL;
+}
+
+int blr_predict(const struct blr *b, const double *phi, size_t n, double *mu,
+		double *var)
+{
+	int k = b->k, i;
+	size_t j;
+
+	if (!b->ready)
+		return DEHBQ_ESTATE;
+	for (j = 0; j < n; j++) {
+		const double *p = phi + j * (size_t)k;
+
+		mu[j] = cblas_ddot(k, p, 1, b->m, 1);
+		memcpy(b->t, p, (size_t)k * sizeof(double));
+		cblas_dtrsv(CblasRowMajor, CblasLower, CblasNoTrans,
+			    CblasNonUnit, k, b->A, k, b->t, 1);
+		var[j] = exp(-b->lb);
+		for (i = 0; i < k; i++)
+			var[j] += b->t[i] * b->t[i];
+	}
+	return DEHBQ_OK;
+}
+
+void blr_hyper(const struct blr *b, double *log_alpha, double *log_beta)
+{
+	*log_alpha = b->la;
+	*log_beta = b->lb;
+}

@@ -1,0 +1,186 @@
+/*
+ * check_searchers.c - searchers seen through the optimiser interface:
+ * asks made while jobs are in flight stay apart (gp's believer, with
+ * fitted or sampled hyperparameters, and its local penalisation; tpe's
+ * constant liar), and dngo learns
+ */
+#include "optim.h"
+#include "optvar.h"
+
+#include "err.h"
+
+#include <check.h>
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdint.h>
+
+/* GP's believer (with fitted or sampled hyperparameters), and its local
+ * penalisation: sixteen asks in flight are sixteen different points. */
+START_TEST(test_optim_gp_asks_in_flight_differ)
+{
+	static const char *const set[] = {
+		"{}", "{\"batch\":\"penalise\"}",
+		"{\"hyperparameters\":\"mcmc\",\"mcmc_samples\":3}"};
+	struct optim_setup u;
+	struct optim *o;
+	struct optim_job j;
+	char err[DEHBQ_ERRLEN];
+	double x[16][DIM];
+	cJSON *js = cJSON_Parse(set[_i]);
+	int k, a, b, d;
+
+	ov_setup(&u, 6, 0);
+	u.choices = NULL;
+	u.settings = js;
+	ck_assert_msg(optim_open("gp", &u, &o, err) == DEHBQ_OK, "%s", err);
+	cJSON_Delete(js);
+	for (k = 0; k < 20; k++) {
+		ck_assert_int_eq(optim_ask(o, &j, x[0]), DEHBQ_OK);
+		ck_assert_int_eq(ov_tell(o, j.id, OPTIM_OK,
+					 ov_loss(x[0], j.fidelity), 27),
+				 DEHBQ_OK);
+	}
+	for (k = 0; k < 16; k++) {
+		ck_assert_int_eq(optim_ask(o, &j, x[k]), DEHBQ_OK);
+		ck_assert_int_eq(j.kind, OPTIM_KIND_TRIAL);
+	}
+	for (a = 0; a < 16; a++)
+		for (b = 0; b < a; b++) {
+			double s = 0;
+
+			for (d = 0; d < DIM; d++)
+				s += (x[a][d] - x[b][d]) * (x[a][d] - x[b][d]);
+			ck_assert_msg(sqrt(s) > 1e-3,
+				      "asks %d and %d: %g apart", a, b,
+				      sqrt(s));
+		}
+	optim_free(o);
+}
+END_TEST
+
+/* The mean distance from each of 16 asks in flight to its nearest
+ * neighbour among the others, for tpe with these settings (seed s). */
+static double tpe_spread(const char *settings, uint64_t s)
+{
+	struct optim_setup u;
+	struct optim *o;
+	struct optim_job j;
+	char err[DEHBQ_ERRLEN];
+	double x[16][DIM], tot = 0;
+	cJSON *js = cJSON_Parse(settings);
+	int k, a, b, d;
+
+	ov_setup(&u, s, 0);
+	u.choices = NULL;
+	u.settings = js;
+	ck_assert_msg(optim_open("tpe", &u, &o, err) == DEHBQ_OK, "%s", err);
+	cJSON_Delete(js);
+	for (k = 0; k < 30; k++) {
+		ck_assert_int_eq(optim_ask(o, &j, x[0]), DEHBQ_OK);
+		ck_assert_int_eq(ov_tell(o, j.id, OPTIM_OK,
+					 ov_loss(x[0], j.fidelity), 27),
+				 DEHBQ_OK);
+	}
+	for (k = 0; k < 16; k++)
+		ck_assert_int_eq(optim_ask(o, &j, x[k]), DEHBQ_OK);
+	for (a = 0; a < 16; a++) {
+		double near = INFINITY;
+
+		for (b = 0; b < 16; b++) {
+			double q = 0;
+
+			for (d = 0; b != a && d < DIM; d++)
+				q += (x[a][d] - x[b][d]) * (x[a][d] - x[b][d]);
+			if (b != a)
+				near = fmin(near, sqrt(q));
+		}
+		tot += near / 16;
+	}
+	optim_free(o);
+	return tot;
+}
+
+/* tpe's constant_liar: asks made while others are in flight spread out
+ * (the jobs in flight join the bad set), on each of five seeds; without
+ * it they crowd the good region. */
+START_TEST(test_optim_tpe_liar_spreads_asks_in_flight)
+{
+	uint64_t s;
+
+	for (s = 1; s <= 5; s++) {
+		double plain = tpe_spread("{}", s),
+		       liar = tpe_spread("{\"constant_liar\":true}", s);
+
+		ck_assert_msg(liar > 1.2 * plain,
+			      "seed %d: nearest neighbour %g, %g without",
+			      (int)s, liar, plain);
+	}
+}
+END_TEST
+
+/*
+ * The dngo searcher learns: after its 10 uniform start-up trials on a
+ * bowl in three dimensions, its 20 model proposals (kind trial) find a
+ * better point than the start-up's best, and than 20 more uniform draws
+ * of the same seed (fifo with random), on each of three seeds.
+ */
+static double best_of_run(const char *settings, uint64_t s, int *trials)
+{
+	struct optim_setup u;
+	struct optim *o;
+	struct optim_job j;
+	char err[DEHBQ_ERRLEN];
+	double x[DIM], best = INFINITY;
+	cJSON *js = cJSON_Parse(settings);
+	int k, d;
+
+	ov_setup(&u, s, 0);
+	u.choices = NULL;
+	u.settings = js;
+	ck_assert_msg(optim_open("fifo", &u, &o, err) == DEHBQ_OK, "%s", err);
+	cJSON_Delete(js);
+	for (k = 0; k < 30; k++) {
+		double l = 0;
+
+		ck_assert_int_eq(optim_ask(o, &j, x), DEHBQ_OK);
+		*trials += j.kind == OPTIM_KIND_TRIAL;
+		for (d = 0; d < DIM; d++)
+			l += (x[d] - 0.3) * (x[d] - 0.3);
+		best = fmin(best, l);
+		ck_assert_int_eq(ov_tell(o, j.id, OPTIM_OK, l, 27), DEHBQ_OK);
+	}
+	optim_free(o);
+	return best;
+}
+
+START_TEST(test_optim_dngo_learns)
+{
+	uint64_t s;
+
+	for (s = 1; s <= 3; s++) {
+		int t = 0, t0 = 0;
+		double dn = best_of_run("{\"searcher\":\"dngo\",\"search\":"
+					"{\"hidden\":20,\"steps\":200}}",
+					s, &t),
+		       rnd = best_of_run("{\"searcher\":\"random\"}", s, &t0);
+
+		ck_assert_int_eq(t, 20);
+		ck_assert_msg(dn < rnd && dn < 0.01,
+			      "seed %d: dngo %g, random %g", (int)s, dn, rnd);
+	}
+}
+END_TEST
+
+Suite *searchers_suite(void)
+{
+	Suite *s = suite_create("searchers");
+	TCase *c = tcase_create("core");
+
+	tcase_set_timeout(c, 300);
+	tcase_add_checked_fixture(c, NULL, ov_done);
+	tcase_add_loop_test(c, test_optim_gp_asks_in_flight_differ, 0, 3);
+	tcase_add_test(c, test_optim_tpe_liar_spreads_asks_in_flight);
+	tcase_add_test(c, test_optim_dngo_learns);
+	suite_add_tcase(s, c);
+	return s;
+}
