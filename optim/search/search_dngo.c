@@ -356,7 +356,7 @@ static int acquire(struct dngo *d, const struct fit *f, double *vec)
 	}
 	free(cand);
 	free(phi);
-	return rc;
+	return rc || best >= 0 ? rc : DEHBQ_EINVAL; /* no finite EI: uniform */
 }
 
 static int dngo_propose(void *st, double fidelity, double *vec,
