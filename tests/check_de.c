@@ -287,6 +287,8 @@ START_TEST(test_de_preset_population_then_trials)
 	ck_assert_int_eq(cJSON_GetObjectItem(out, "population_size")->valueint,
 			 6);
 	ck_assert_ptr_null(cJSON_GetObjectItem(out, "de_pop_size"));
+	cJSON_Delete(out);
+	out = NULL;
 	twice = cJSON_Parse("{\"de_pop_size\":6,\"population_size\":6}");
 	ck_assert_int_eq(optim_settings("de", twice, &out, err), DEHBQ_EINVAL);
 	ck_assert_msg(strstr(err, "population_size") &&

@@ -477,7 +477,9 @@ START_TEST(test_blr_recovers_a_line)
 	ck_assert_mem_eq(mu, mu2, sizeof(mu));
 	ck_assert_mem_eq(var, var2, sizeof(var));
 	ck_assert_int_eq(blr_fit(c, phi, y, 0), DEHBQ_EINVAL);
+	blr_free(c);
 	ck_assert_int_eq(blr_new(0, &c), DEHBQ_EINVAL);
+	ck_assert_ptr_null(c);
 	blr_free(b);
 	blr_free(NULL);
 }
