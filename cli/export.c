@@ -13,7 +13,8 @@
  * one, else the trial's when ok), then the trainer's info flattened to
  * info.<key> (nested objects joined with dots; arrays kept as JSON text)
  * and the optimiser's state of the trial to state.<key> (pbt's member,
- * segment and donor; asha's config; dehb's level, slot and config_id),
+ * segment and donor; asha's config; sh's and hyperband's level, slot and
+ * config_id, dehb's level),
  * read as data, never interpreted.
  *
  * CSV needs the union of info keys up front, so it makes two passes over

@@ -248,7 +248,8 @@ enum optim_cap {
  *     NULL the scheduler is the default one (fifo: every proposal at the
  *     maximum fidelity), or asha when its setting multi_fidelity is
  *     "asha" (preset.c).  optim_name() and snapshots keep the preset's
- *     name.  renames maps a setting's older name to the searcher's.
+ *     name.  renames maps a setting's older name to the searcher's;
+ *     under_set fixes settings of under that the user does not give.
  */
 struct optim_ops {
 	const char *name;    /* --optimizer NAME */
@@ -284,6 +285,9 @@ struct optim_ops {
 	/* a preset's settings that its searcher names otherwise, as pairs
 	 * {old, new, ..., NULL}: a study.json of 0.4 still opens */
 	const char *const *renames;
+	/* the settings a preset fixes for under, as string pairs {key,
+	 * value, ..., NULL} (dehb: hyperband's promotion "searcher") */
+	const char *const *under_set;
 };
 
 /* Every optimiser, NULL-terminated; the first is the default. */

@@ -14,11 +14,23 @@
 #include <stdio.h>
 #include <string.h>
 
-extern const struct optim_ops optim_dehb_ops, optim_sh_ops, optim_hyperband_ops,
-	optim_asha_ops, optim_fifo_ops, optim_asha_stop_ops,
-	optim_hyperband_stop_ops, optim_median_stop_ops, optim_pbt_ops;
+extern const struct optim_ops optim_sh_ops, optim_hyperband_ops, optim_asha_ops,
+	optim_fifo_ops, optim_asha_stop_ops, optim_hyperband_stop_ops,
+	optim_median_stop_ops, optim_pbt_ops;
 
 /* The presets: one line each. */
+static const char *const dehb_under[] = {"max_active_brackets", NULL};
+static const char *const dehb_set[] = {"promotion", "searcher", NULL};
+static const struct optim_ops optim_dehb_ops = {
+	.name = "dehb",
+	.summary = "DEHB: differential evolution in Hyperband brackets "
+		   "(default)",
+	.caps = OPTIM_CAP_BRACKETS | OPTIM_CAP_TRANSFER,
+	.preset = "de",
+	.under = "hyperband",
+	.under_keys = dehb_under,
+	.under_set = dehb_set,
+};
 static const struct optim_ops optim_random_ops = {
 	.name = "random",
 	.summary = "random search at the maximum fidelity",

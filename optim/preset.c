@@ -4,9 +4,10 @@
  *
  * A preset with a scheduler of its own (optim_ops.under: bohb is kde
  * under hyperband) takes the settings under_keys names for that
- * scheduler, and the others for its searcher.  One without takes its
- * searcher's settings, plus "multi_fidelity": "none" runs the searcher
- * under the default scheduler (fifo: every proposal at the maximum
+ * scheduler, and the others for its searcher; under_set fixes some of
+ * the scheduler's (dehb is de under hyperband, promotion "searcher").  One
+ * without takes its searcher's settings, plus "multi_fidelity": "none" runs the
+ * searcher under the default scheduler (fifo: every proposal at the maximum
  * fidelity), "asha" under asha.  So {"name":"tpe",
  * "multi_fidelity":"asha","n_startup_trials":5} runs as {"name":"asha",
  * "searcher":"tpe","search":{"n_startup_trials":5}}, and the study.json
@@ -87,6 +88,10 @@ static int split(const struct optim_ops *ops, const cJSON *in, struct parts *p,
 			return dehbq_errf(err, DEHBQ_ENOMEM, "out of memory");
 		}
 	}
+	for (r = 0; ops->under_set && ops->under_set[r]; r += 2)
+		if (!cJSON_AddStringToObject(p->sched, ops->under_set[r],
+					     ops->under_set[r + 1]))
+			return dehbq_errf(err, DEHBQ_ENOMEM, "out of memory");
 	return DEHBQ_OK;
 }
 

@@ -416,6 +416,156 @@ START_TEST(test_de_preset_reads_the_engines_snapshot)
 }
 END_TEST
 
+/*
+ * 0.4's dehb saved the engine's state alone, its subpopulations in it:
+ * it loads as the engine's brackets and the de searcher's populations
+ * (their configuration ids too), and the next save is the new layout.
+ * The same state under fifo, which the searcher does not fill, is
+ * refused with one line.
+ */
+START_TEST(test_dehb_preset_reads_the_engines_snapshot)
+{
+	struct optim_setup u;
+	struct optim *o;
+	struct optim_job j;
+	struct jsonbuf b;
+	char err[DEHBQ_ERRLEN];
+	double x[3];
+	char path[4096], *text;
+	cJSON *all, *snap, *fl, *saved, *st, *lv;
+	static const int sizes[] = {27, 9, 6, 4}; /* DEHB's, eta 3 */
+	void *ss = NULL;
+	int i, n;
+
+	snprintf(path, sizeof(path), "%s/frozen/v029.json", tu_datadir());
+	all = cJSON_Parse(text = tu_read(path, NULL));
+	ck_assert_ptr_nonnull(all);
+	snap = cJSON_GetObjectItem(all, "snapshot");
+	memset(&u, 0, sizeof(u));
+	u.dim = 3;
+	u.min_fidelity = 1;
+	u.max_fidelity = 27;
+	u.eta = 3;
+	u.seed = 31;
+	ck_assert_msg(optim_load(snap, &u, "", 0, &o, err) == DEHBQ_OK, "%s",
+		      err);
+	fl = cJSON_GetObjectItem(cJSON_GetObjectItem(snap, "books"),
+				 "inflight");
+	n = cJSON_GetArraySize(fl);
+	ck_assert_int_gt(n, 0);
+	for (i = 0; i < n; i++) {
+		uint64_t id = (uint64_t)cJSON_GetObjectItem(
+				      cJSON_GetArrayItem(fl, i), "id")
+				      ->valuedouble;
+
+		ck_assert_int_eq(optim_tell(o, id, OPTIM_OK, 0.5, 27),
+				 DEHBQ_OK);
+	}
+	ck_assert_int_eq(optim_ask(o, &j, x), DEHBQ_OK);
+	/* the slot and configuration are the searcher's */
+	ck_assert_msg(!strncmp(j.state, "{\"level\":", 9) &&
+			      !strstr(j.state, "slot"),
+		      "%s", j.state);
+	jsonbuf_init(&b);
+	ck_assert_int_eq(optim_save(o, &b), DEHBQ_OK);
+	ck_assert_ptr_nonnull(saved = cJSON_ParseWithLength(b.p, b.len));
+	st = cJSON_GetObjectItem(saved, "state");
+	ck_assert_ptr_null(
+		cJSON_GetObjectItem(cJSON_GetObjectItem(st, "engine"), "pops"));
+	ck_assert_str_eq(cJSON_GetObjectItem(st, "searcher")->valuestring,
+			 "de");
+	lv = cJSON_GetObjectItem(cJSON_GetObjectItem(st, "search"), "level");
+	ck_assert_int_eq(cJSON_GetArraySize(lv), 4);
+	for (i = 0; i < 4; i++)
+		ck_assert_int_eq(
+			cJSON_GetArraySize(cJSON_GetObjectItem(
+				cJSON_GetArrayItem(lv, i), "config_id")),
+			sizes[i]);
+	cJSON_Delete(saved);
+	jsonbuf_free(&b);
+	optim_free(o);
+	/* the engine's dehb state for a searcher that fills nothing */
+	{
+		struct search_setup s;
+		double lad[1] = {27};
+
+		memset(&s, 0, sizeof(s));
+		s.dim = 3;
+		s.seed = 31;
+		s.ladder = lad;
+		s.levels = 1;
+		ck_assert_int_eq(search_find("de")->load(
+					 &s, cJSON_GetObjectItem(snap, "state"),
+					 &ss, err),
+				 DEHBQ_EINVAL);
+		ck_assert_ptr_null(ss);
+		ck_assert_msg(strstr(err, "dehb"), "%s", err);
+	}
+	cJSON_Delete(all);
+	free(text);
+}
+END_TEST
+
+/*
+ * hyperband's promotion "searcher" takes a searcher that can fill every
+ * rung (de), and refuses any other in one line naming the two; sh has no
+ * such setting; de asked to fill what it was not opened for refuses.
+ */
+START_TEST(test_promotion_searcher_needs_a_searcher_that_fills)
+{
+	static const char *const bad[][2] = {
+		{"hyperband", "{\"promotion\":\"searcher\",\"searcher\":"
+			      "\"tpe\"}"},
+		{"hyperband", "{\"promotion\":\"best\"}"},
+		{"sh", "{\"promotion\":\"searcher\",\"searcher\":\"de\"}"},
+	};
+	static const char *const want[] = {"tpe", "promotion", "promotion"};
+	struct optim_setup u;
+	struct optim *o = NULL;
+	struct search_at at = {27, 0, 1, 9};
+	enum trial_kind kind;
+	int64_t parent;
+	char err[DEHBQ_ERRLEN];
+	double x[3];
+	void *ss;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memset(&u, 0, sizeof(u));
+		u.dim = 3;
+		u.min_fidelity = 1;
+		u.max_fidelity = 27;
+		u.eta = 3;
+		u.seed = 5;
+		u.settings = cJSON_Parse(bad[i][1]);
+		err[0] = 0;
+		ck_assert_int_eq(optim_open(bad[i][0], &u, &o, err),
+				 DEHBQ_EINVAL);
+		ck_assert_msg(strstr(err, want[i]) && !strchr(err, '\n'), "%s",
+			      err);
+		if (i == 0)
+			ck_assert_msg(strstr(err, "de"), "%s", err);
+		cJSON_Delete((cJSON *)u.settings);
+	}
+	{
+		struct search_setup s;
+		double lad[1] = {27};
+
+		memset(&s, 0, sizeof(s));
+		s.dim = 3;
+		s.seed = 5;
+		s.ladder = lad;
+		s.levels = 1;
+		ck_assert_int_eq(search_find("de")->open(&s, &ss, err),
+				 DEHBQ_OK);
+		ck_assert_int_eq(search_find("de")->propose_at(ss, &at, x,
+							       &kind, &parent),
+				 DEHBQ_EINVAL);
+		search_find("de")->free(ss);
+	}
+}
+END_TEST
+
 /* Its settings are refused with the field named. */
 START_TEST(test_de_searcher_settings_name_the_field)
 {
@@ -454,6 +604,9 @@ Suite *de_suite(void)
 	tcase_add_test(core, test_de_preset_population_then_trials);
 	tcase_add_test(core, test_de_preset_failures_never_enter_population);
 	tcase_add_test(core, test_de_preset_reads_the_engines_snapshot);
+	tcase_add_test(core, test_dehb_preset_reads_the_engines_snapshot);
+	tcase_add_test(errors,
+		       test_promotion_searcher_needs_a_searcher_that_fills);
 	suite_add_tcase(s, core);
 	suite_add_tcase(s, errors);
 	suite_add_tcase(s, limits);

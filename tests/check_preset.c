@@ -33,14 +33,15 @@ static char *run_log(struct optim *o)
 
 /*
  * Every preset, with its defaults, asks the jobs its searcher asks under
- * its scheduler ({"searcher": S}, the searcher's defaults too).
+ * its scheduler ({"searcher": S} and what the preset fixes, the
+ * searcher's defaults too).
  */
 START_TEST(test_preset_is_its_composition)
 {
 	struct optim_setup u;
 	struct optim *a, *b;
 	char err[DEHBQ_ERRLEN], *la, *lb;
-	int i, n = 0;
+	int i, k, n = 0;
 
 	for (i = 0; optim_table[i]; i++) {
 		const struct optim_ops *p = optim_table[i];
@@ -56,6 +57,9 @@ START_TEST(test_preset_is_its_composition)
 		ck_assert_msg(optim_open(p->name, &u, &a, err) == DEHBQ_OK,
 			      "%s: %s", p->name, err);
 		cJSON_AddStringToObject(set, "searcher", p->preset);
+		for (k = 0; p->under_set && p->under_set[k]; k += 2)
+			cJSON_AddStringToObject(set, p->under_set[k],
+						p->under_set[k + 1]);
 		u.settings = set;
 		ck_assert_msg(optim_open(sched, &u, &b, err) == DEHBQ_OK,
 			      "%s: %s", sched, err);

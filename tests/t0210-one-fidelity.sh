@@ -54,7 +54,7 @@ refused() {
 }
 check "(d) dehb, sh, hyperband, bohb, asha and tpe under asha refuse one fidelity, naming the ones that can" \
 	eval 'refused --optimizer dehb &&
-	grep -q "the dehb optimizer needs a range of fidelities.*one of: .*tpe" "$T/d.err" &&
+	grep -q "the dehb optimizer under hyperband needs a range of fidelities.*one of: .*tpe" "$T/d.err" &&
 	refused --optimizer sh && refused --optimizer hyperband &&
 	refused --optimizer bohb && refused --scheduler asha --searcher gp &&
 	refused --optimizer tpe --multi-fidelity asha &&
@@ -79,4 +79,4 @@ check "(e) ... naming no optimiser, it runs tpe (validate and init say so)" \
 sed 's/"gp"/"dehb"/' "$T/e.json" >"$T/e2.json"
 "$B/dehbq" init "$T/e2" --spec "$T/e2.json" >/dev/null 2>"$T/e2.err"
 check "(e) ... and with dehb it is refused, naming the file" \
-	sh -c "test $? = 100 && grep -q 'e2.json: fidelity: the dehb optimizer needs' '$T/e2.err'"
+	sh -c "test $? = 100 && grep -q 'e2.json: fidelity: the dehb optimizer under hyperband needs' '$T/e2.err'"

@@ -1,23 +1,22 @@
 /*
- * dehb.c - the DEHB engine: brackets, subpopulations, ask/tell, baselines
+ * dehb.c - the bracket engine: brackets, ask/tell, promotions by rank
+ * (sh, hyperband) or by the searcher (dehb)
  *
  * Invariants:
  * - Job ids are 0, 1, 2, ... in ask order; ids below `asked` that are not
  *   in the in-flight table were told (a second tell is refused).
- * - NaN never enters a population or an incumbent: failures and NaN losses
- *   count as +inf, and +inf only replaces +inf (selection uses <=).
+ * - NaN never enters a rung's results: failures and NaN losses count as
+ *   +inf.
  * - Active brackets are kept in ascending id order; a bracket is dropped
  *   as soon as its last result is told, so every tell finds its bracket.
- * - Incumbents own copies of their vectors (spec 9.6).
- * - No history: memory depends on populations, active brackets and jobs
- *   in flight only.
- * - Every random draw comes from d->rng or a level's stream, in an order
+ * - No history: memory depends on active brackets and jobs in flight
+ *   only.
+ * - Every random draw comes from d->rng or the searcher, in an order
  *   fixed by the call sequence, so runs are reproducible bit for bit.
  * docs/algorithm.md lists every deviation from the reference.
  */
 #include "dehb.h"
 
-#include "de.h"
 #include "dehb_impl.h"
 #include "err.h"
 #include "hb.h"
@@ -27,37 +26,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void sort_by_fit(int *idx, int *tmp, int n, const double *fit)
-{
-	int w, i;
-
-	for (w = 1; w < n; w *= 2) {
-		for (i = 0; i < n; i += 2 * w) {
-			int a = i, m = i + w < n ? i + w : n;
-			int b = m, e = i + 2 * w < n ? i + 2 * w : n, o = i;
-
-			while (a < m && b < e)
-				tmp[o++] = fit[idx[b]] < fit[idx[a]] ? idx[b++]
-								     : idx[a++];
-			while (a < m)
-				tmp[o++] = idx[a++];
-			while (b < e)
-				tmp[o++] = idx[b++];
-		}
-		memcpy(idx, tmp, (size_t)n * sizeof(int));
-	}
-}
-
-/* d->order[0..n) = slots of level k sorted by fitness, index breaks ties. */
-static void pop_order(struct dehb *d, int k)
-{
-	int i, n = d->pop[k].n;
-
-	for (i = 0; i < n; i++)
-		d->order[i] = i;
-	sort_by_fit(d->order, d->otmp, n, d->pop[k].fit);
-}
 
 /* Sort a rung's results by (loss, job id) unless already sorted. */
 static void rung_sort(struct dehb *d, struct dehb_bracket *b, int r)
@@ -77,7 +45,7 @@ static void rung_sort(struct dehb *d, struct dehb_bracket *b, int r)
 		}
 		if (j == i)
 			continue;
-		memcpy(d->mutant, b->rx[r] + (size_t)i * dim,
+		memcpy(d->tmpx, b->rx[r] + (size_t)i * dim,
 		       (size_t)dim * sizeof(double));
 		memmove(b->rloss[r] + j + 1, b->rloss[r] + j,
 			(size_t)(i - j) * sizeof(double));
@@ -91,7 +59,7 @@ static void rung_sort(struct dehb *d, struct dehb_bracket *b, int r)
 		b->rloss[r][j] = l;
 		b->rcid[r][j] = c;
 		b->rjob[r][j] = jb;
-		memcpy(b->rx[r] + (size_t)j * dim, d->mutant,
+		memcpy(b->rx[r] + (size_t)j * dim, d->tmpx,
 		       (size_t)dim * sizeof(double));
 	}
 }
@@ -104,128 +72,6 @@ static void random_vec(struct rng *r, int dim, double *x)
 
 	for (i = 0; i < dim; i++)
 		x[i] = rng_uniform(r);
-}
-
-/*
- * Build a DE trial for slot `slot` of level k into out.  The parent pool
- * is the top n_r of level `lower` (stable by fitness), minus the target's
- * config; if smaller than the strategy needs, it is topped up with
- * exactly the missing number of boundary-repaired mutants built from the
- * global population (all levels, ascending, target excluded), or with
- * uniform vectors when even that is too small.
- */
-static void make_trial(struct dehb *d, int k, int lower, int n_r, int slot,
-		       double *out)
-{
-	struct dehb_pop *P = &d->pop[k], *Q = &d->pop[lower];
-	int dim = d->p.dim, m = de_donors_needed(d->p.mutation);
-	const double *target = P->x + (size_t)slot * dim;
-	const double *best, *don[DE_MAX_DONORS];
-	int idx[DE_MAX_DONORS], np = 0, i, t, excl = 0;
-
-	if (n_r > Q->n)
-		n_r = Q->n;
-	pop_order(d, lower);
-	for (i = 0; i < n_r; i++) {
-		int s = d->order[i];
-
-		if (!excl && Q->cid[s] == P->cid[slot]) {
-			excl = 1;
-			continue;
-		}
-		d->pool[np++] = Q->x + (size_t)s * dim;
-	}
-	if (d->inc[DEHB_INC_ANY].v.valid) {
-		best = d->inc[DEHB_INC_ANY].x;
-	} else {
-		int b = 0;
-
-		for (i = 1; i < P->n; i++)
-			if (P->fit[i] < P->fit[b])
-				b = i;
-		best = P->x + (size_t)b * dim;
-	}
-	if (np < m) {
-		int g = 0, need = m - np, lv;
-
-		for (lv = 0; lv < d->nlevels; lv++)
-			for (i = 0; i < d->pop[lv].n; i++)
-				if (lv != k || i != slot)
-					d->glob[g++] =
-						d->pop[lv].x + (size_t)i * dim;
-		for (t = 0; t < need; t++) {
-			double *f = d->fill + (size_t)t * dim;
-
-			if (g >= m) {
-				de_sample_distinct(&P->rng, g, m, idx);
-				for (i = 0; i < m; i++)
-					don[i] = d->glob[idx[i]];
-				de_mutate(d->p.mutation, d->p.mutation_factor,
-					  dim, don, best, target, f);
-				de_repair(d->p.boundary, &P->rng, dim, f);
-			} else {
-				random_vec(&P->rng, dim, f);
-			}
-			d->pool[np++] = f;
-		}
-	}
-	for (t = 0; t < (d->guide ? d->guide_k : 1); t++) {
-		double *o = d->guide ? d->gx + (size_t)t * dim : out;
-
-		de_sample_distinct(&P->rng, np, m, idx);
-		for (i = 0; i < m; i++)
-			don[i] = d->pool[idx[i]];
-		de_mutate(d->p.mutation, d->p.mutation_factor, dim, don, best,
-			  target, d->mutant);
-		de_crossover(d->p.crossover, &P->rng, dim, d->p.crossover_prob,
-			     target, d->mutant, o);
-		de_repair(d->p.boundary, &P->rng, dim, o);
-	}
-	if (d->guide) { /* the guide's pick of guide_k trials */
-		t = d->guide->choose(d->guide_ctx, &P->rng, d->gx, d->guide_k);
-		t = t < 0 || t >= d->guide_k ? 0 : t;
-		memcpy(out, d->gx + (size_t)t * dim,
-		       (size_t)dim * sizeof(double));
-	}
-}
-
-/* 1 if a promotion of config cid to level k is in flight. */
-static int promo_in_flight(const struct dehb *d, int k, int64_t cid)
-{
-	size_t i;
-
-	for (i = 0; i < d->flcap; i++) {
-		const struct dehb_fl *e = &d->fl[i];
-
-		if (e->used && e->job.kind == DEHB_KIND_PROMOTION &&
-		    e->job.level == k && e->job.config_id == cid)
-			return 1;
-	}
-	return 0;
-}
-
-/*
- * Best finite-fitness slot of level k-1 whose config is neither in level
- * k's subpopulation nor in flight as a promotion to level k; -1 if none.
- */
-static int promo_candidate(struct dehb *d, int k)
-{
-	struct dehb_pop *P = &d->pop[k], *Q = &d->pop[k - 1];
-	int i, j;
-
-	pop_order(d, k - 1);
-	for (i = 0; i < Q->n; i++) {
-		int s = d->order[i], present = 0;
-
-		if (!(Q->fit[s] < INFINITY))
-			break;
-		for (j = 0; j < P->n && !present; j++)
-			present = P->cid[j] == Q->cid[s];
-		if (present || promo_in_flight(d, k, Q->cid[s]))
-			continue;
-		return s;
-	}
-	return -1;
 }
 
 static int bracket_limit_hit(const struct dehb *d)
@@ -348,31 +194,31 @@ static int propose_sh(struct dehb *d, struct dehb_bracket *b, int r,
 	return DEHBQ_OK;
 }
 
-/* DEHB: in the first round of brackets a promotion from the level below
- * when there is a candidate, else a DE trial (spec 5). */
-static void propose_dehb(struct dehb *d, struct dehb_bracket *b, int r,
-			 struct dehb_job *j, double *x)
+/* DEHB: the searcher fills every rung (searcher.h's propose_at): it
+ * knows the job's bracket, rung and the rung's size, and names the
+ * parent of a promotion it makes. */
+static int propose_fill(struct dehb *d, struct dehb_bracket *b, int r,
+			struct dehb_job *j, double *x)
 {
-	struct dehb_pop *P = &d->pop[j->level];
-	int dim = d->p.dim, c = -1;
+	struct search_at at;
+	enum trial_kind tk;
+	int rc;
 
-	j->slot = P->ptr;
-	P->ptr = (P->ptr + 1) % P->n;
-	if (b->hb.id < d->nlevels && r > 0)
-		c = promo_candidate(d, j->level);
-	if (c >= 0) {
-		struct dehb_pop *Q = &d->pop[j->level - 1];
-
-		j->kind = DEHB_KIND_PROMOTION;
-		j->config_id = Q->cid[c];
-		j->parent_job = Q->job[c];
-		memcpy(x, Q->x + (size_t)c * dim, (size_t)dim * sizeof(double));
-		return;
-	}
-	j->kind = DEHB_KIND_TRIAL;
-	j->config_id = d->next_cid++;
-	make_trial(d, j->level, r > 0 ? j->level - 1 : j->level, b->hb.n[r],
-		   j->slot, x);
+	if (!d->so || !d->so->propose_at)
+		return DEHBQ_EINVAL;
+	at.fidelity = j->fidelity;
+	at.bracket = b->hb.id;
+	at.rung = r;
+	at.n = b->hb.n[r];
+	if ((rc = d->so->propose_at(d->ss, &at, x, &tk, &j->parent_job)))
+		return rc;
+	j->kind = (enum dehb_kind)tk; /* the same values */
+	j->config_id = -1;	      /* the searcher's, as the slot */
+	if (j->kind != DEHB_KIND_PROMOTION)
+		j->parent_job = -1;
+	else if (j->parent_job < 0 || j->parent_job >= d->asked)
+		return DEHBQ_EINVAL;
+	return DEHBQ_OK;
 }
 
 void dehb_set_searcher(struct dehb *d, const struct search_ops *so, void *ss)
@@ -418,7 +264,7 @@ int dehb_ask(struct dehb *d, struct dehb_job *job, double *vec)
 	j.level = b->hb.base + r;
 	j.fidelity = d->fid[j.level];
 	if (d->p.optimizer == DEHB_OPT_DEHB)
-		propose_dehb(d, b, r, &j, x);
+		rc = propose_fill(d, b, r, &j, x);
 	else
 		rc = propose_sh(d, b, r, &j, x);
 	/* the searcher learns of every job before it commits (after its own
@@ -442,22 +288,6 @@ int dehb_ask(struct dehb *d, struct dehb_job *job, double *vec)
 fail:
 	free(x);
 	return rc;
-}
-
-static void inc_update(struct dehb *d, int which, const struct dehb_job *j,
-		       double fit, const double *x)
-{
-	struct dehb_inc *in = &d->inc[which];
-
-	if (!(fit < in->v.loss))
-		return;
-	in->v.valid = 1;
-	in->v.loss = fit;
-	in->v.fidelity = j->fidelity;
-	in->v.level = j->level;
-	in->v.job_id = j->id;
-	in->v.config_id = j->config_id;
-	memcpy(in->x, x, (size_t)d->p.dim * sizeof(double));
 }
 
 int dehb_tell(struct dehb *d, uint64_t job_id, enum dehb_status status,
@@ -493,21 +323,6 @@ int dehb_tell(struct dehb *d, uint64_t job_id, enum dehb_status status,
 		}
 		hb_bracket_complete(&b->hb, j->rung);
 	}
-	if (d->p.optimizer == DEHB_OPT_DEHB) {
-		struct dehb_pop *P = &d->pop[j->level];
-		int s = j->slot;
-
-		if (fit <= P->fit[s]) {
-			memcpy(P->x + (size_t)s * dim, e->x,
-			       (size_t)dim * sizeof(double));
-			P->fit[s] = fit;
-			P->cid[s] = j->config_id;
-			P->job[s] = (int64_t)j->id;
-		}
-	}
-	inc_update(d, DEHB_INC_ANY, j, fit, e->x);
-	if (j->level == d->nlevels - 1)
-		inc_update(d, DEHB_INC_MAX, j, fit, e->x);
 	d->told++;
 	if (status == DEHB_FAILED || isnan(loss))
 		d->failed++;
@@ -527,21 +342,17 @@ int dehb_reopen(struct dehb *d, const struct dehb_job *job, const double *vec)
 {
 	struct dehb_fl *e;
 	double *x;
-	int i, n, rc;
+	int i, rc;
 
 	if (job->id >= (uint64_t)d->asked)
 		return DEHBQ_ENOENT;
 	if (dehb_fl_find(d, job->id) || d->failed < 1 || d->told < 1)
 		return DEHBQ_ESTATE;
 	if (job->level < 0 || job->level >= d->nlevels ||
-	    (unsigned)job->kind > DEHB_KIND_PRIOR || job->config_id < 0 ||
+	    (unsigned)job->kind > DEHB_KIND_PRIOR ||
+	    job->config_id < (d->p.optimizer == DEHB_OPT_DEHB ? -1 : 0) ||
 	    job->config_id >= d->next_cid || job->parent_job >= d->asked)
 		return DEHBQ_EINVAL;
-	n = d->pop[job->level].n;
-	if (d->p.optimizer == DEHB_OPT_DEHB) {
-		if (job->slot < 0 || job->slot >= n)
-			return DEHBQ_EINVAL;
-	}
 	for (i = 0; i < d->p.dim; i++)
 		if (!(vec[i] >= 0 && vec[i] <= 1))
 			return DEHBQ_EINVAL;

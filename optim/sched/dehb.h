@@ -1,11 +1,17 @@
 /*
- * dehb.h - the DEHB optimiser engine: ask/tell, deterministic, resumable
+ * dehb.h - the bracket engine: successive halving and Hyperband brackets
+ * (their rungs, promotions, jobs in flight), ask/tell, deterministic,
+ * resumable
  *
- * A pure library: no I/O, no clock, no globals.  It implements DEHB as
- * ../shared/DEHB_SPEC.md describes automl/DEHB v0.1.2, with the bugs of
- * its section 9 fixed (docs/algorithm.md lists every deviation), plus the
- * baselines successive halving, Hyperband and full-fidelity
- * DE, which share its code.
+ * A pure library: no I/O, no clock, no globals.  Its brackets are DEHB's
+ * (../shared/DEHB_SPEC.md, automl/DEHB v0.1.2, with the bugs of its
+ * section 9 fixed; docs/algorithm.md lists every deviation), and the
+ * schedulers sh and hyperband run on it (optim_brackets.c).  What runs
+ * in a rung is a searcher's (searcher.h, dehb_set_searcher): under SH and
+ * Hyperband it proposes each bracket's new configurations and the engine
+ * promotes the best 1/eta of a rung; under DEHB (hyperband's "promotion":
+ * "searcher") the searcher fills every rung, DE over a subpopulation per
+ * level (optim/search/search_de_fill.c).
  *
  * Calling sequence:
  *   struct dehb_params p;  dehb_params_init(&p);  p.dim = 4; ...
@@ -22,10 +28,8 @@
  * ask/tell calls give the same jobs and the same state, bit for bit.
  * save -> load -> continue is identical to continuing.
  *
- * Termination: max_brackets stops opening brackets (for de,
- * which have none, it caps the jobs asked).  Every other budget (fevals,
- * cost, wall time) is the optimiser interface's (optim/optim.c), which
- * wraps this engine for dehb, sh, hyperband and de.
+ * Termination: max_brackets stops opening brackets.  Every other budget
+ * (fevals, cost, wall time) is the optimiser interface's (optim/optim.c).
  *
  * Error handling: functions return DEHBQ_OK or an enum dehbq_err code; on
  * failure nothing in the engine has changed.
@@ -39,8 +43,6 @@
 
 #include <stdint.h>
 
-#include "de.h" /* the DE operators' enums */
-
 struct rng;
 
 struct cJSON;
@@ -49,9 +51,10 @@ struct jsonbuf;
 struct mobj;
 
 enum dehb_optimizer {
-	DEHB_OPT_DEHB = 0,  /* DEHB (default) */
-	DEHB_OPT_SH,	    /* successive halving, random sampling */
-	DEHB_OPT_HYPERBAND, /* Hyperband, random sampling in SH brackets */
+	DEHB_OPT_DEHB = 0,  /* Hyperband's brackets, the searcher fills every
+			       rung (searcher.h's propose_at) */
+	DEHB_OPT_SH,	    /* successive halving: the best 1/eta go up */
+	DEHB_OPT_HYPERBAND, /* Hyperband: SH brackets of every size */
 };
 
 /* The trial files' kinds (common/trial.h), value for value. */
@@ -73,11 +76,6 @@ struct dehb_params {
 	double min_fidelity;	       /* > 0 */
 	double max_fidelity;	       /* > min_fidelity */
 	double eta;		       /* > 1 */
-	enum de_mutation mutation;     /* DE mutation strategy */
-	enum de_crossover crossover;   /* DE crossover */
-	enum de_boundary boundary;     /* boundary repair */
-	double mutation_factor;	       /* F, default 0.5 */
-	double crossover_prob;	       /* CR, default 0.5 */
 	uint64_t seed;		       /* everything random derives from it */
 	int64_t max_brackets;	       /* 0 = no limit */
 	int max_active_brackets;       /* 0 = unlimited (the reference) */
@@ -92,25 +90,12 @@ struct dehb_job {
 	int64_t bracket;     /* bracket id (de: the job id) */
 	int rung;	     /* rung within the bracket, 0 = base */
 	enum dehb_kind kind; /* trial, promotion or random */
-	int slot;	     /* target slot in the level's subpopulation;
-				sh/hyperband: rank in the rung */
-	int64_t config_id;   /* config id; promotions re-use the lower one */
+	int slot;	     /* sh/hyperband: rank in the rung; dehb: -1
+				(the searcher's) */
+	int64_t config_id;   /* sh/hyperband: config id, promotions re-use
+				the lower one; dehb: -1 */
 	int64_t parent_job;  /* promotion: job that evaluated the config at
 				the lower level; else -1 */
-};
-
-struct dehb_incumbent {
-	int valid;	   /* 0 until something finite was told */
-	double loss;	   /* best loss */
-	double fidelity;   /* fidelity it was measured at */
-	int level;	   /* its level */
-	uint64_t job_id;   /* job that produced it */
-	int64_t config_id; /* its config id */
-};
-
-enum dehb_inc_which {
-	DEHB_INC_ANY = 0, /* best at any fidelity (the reference's) */
-	DEHB_INC_MAX,	  /* best at the maximum fidelity */
 };
 
 struct dehb_counts {
@@ -128,7 +113,7 @@ struct dehb_rung_info {
 	int done;	 /* results received */
 };
 
-/* Fill p with the reference defaults (eta 3, rand1/bin, F=CR=0.5, ...). */
+/* Fill p with the defaults (DEHB, eta 3, 1 to 27, ...). */
 void dehb_params_init(struct dehb_params *p);
 
 /* Validate params; DEHBQ_EINVAL with a message naming the field. */
@@ -160,21 +145,20 @@ int dehb_tell(struct dehb *d, uint64_t job_id, enum dehb_status status,
  * Reopen a job that was told as DEHB_FAILED so that it can be evaluated
  * again (`dehbq requeue`).  job and vec must be what dehb_ask() returned
  * for it; the caller (who keeps the history) vouches that it failed.  The
- * job is in flight again with the same id: its next tell goes through
- * selection and the incumbents as usual, but its bracket, which already
- * counted the failure, is not touched.  Counts: told and failed go down by
- * one.  DEHBQ_ESTATE: the job is in flight, or nothing failed yet;
- * DEHBQ_ENOENT: never asked; DEHBQ_EINVAL: the job does not fit.
+ * job is in flight again with the same id; its bracket, which already
+ * counted the failure, is not touched by its next tell.  Counts: told and
+ * failed go down by one.  DEHBQ_ESTATE: the job is in flight, or nothing failed
+ * yet; DEHBQ_ENOENT: never asked; DEHBQ_EINVAL: the job does not fit.
  */
 int dehb_reopen(struct dehb *d, const struct dehb_job *job, const double *vec);
 
-/* The in-flight job with this id, or DEHBQ_ENOENT.  vec may be NULL. */
 /*
  * Multi-objective studies: replace every stored result's fitness (the
- * subpopulations and the SH/Hyperband rung results) by mobj_score(mo, its job
- * id); a NaN leaves a value alone.  Order that was decided stays.
+ * SH/Hyperband rung results) by mobj_score(mo, its job id); a NaN leaves
+ * a value alone.  Order that was decided stays.
  */
 int dehb_rescore(struct dehb *d, const struct mobj *mo);
+/* The in-flight job with this id, or DEHBQ_ENOENT.  vec may be NULL. */
 int dehb_job_get(const struct dehb *d, uint64_t job_id, struct dehb_job *job,
 		 double *vec);
 
@@ -191,63 +175,20 @@ int dehb_finished(const struct dehb *d);
 const struct dehb_params *dehb_get_params(const struct dehb *d);
 void dehb_get_counts(const struct dehb *d, struct dehb_counts *c);
 /*
- * Copy an incumbent (and its vector when vec is not NULL).  DEHBQ_ENOENT
- * with inc->valid == 0 while none exists (vec untouched).
- */
-int dehb_incumbent(const struct dehb *d, enum dehb_inc_which which,
-		   struct dehb_incumbent *inc, double *vec);
-
-/*
- * SH and Hyperband under a searcher (searcher.h): the new configurations
- * of a bracket's base rung come from so->propose instead of uniform draws,
- * and every job the engine asks or takes back (dehb_reopen) is reported to
- * so->issued before it commits; a call the searcher fails changes
- * nothing.  The results are the
- * caller's to observe.  Not saved: set it again after dehb_load().  so and
- * ss are borrowed.
+ * The searcher (searcher.h): under SH and Hyperband the new
+ * configurations of a bracket's base rung come from so->propose instead
+ * of uniform draws; under DEHB every job comes from so->propose_at (a
+ * DEHB engine without one asks nothing: DEHBQ_EINVAL).  Every job the
+ * engine asks or takes back (dehb_reopen) is reported to so->issued
+ * before it commits; a call the searcher fails changes nothing.  The
+ * results are the caller's to observe.  Not saved: set it again after
+ * dehb_load().  so and ss are borrowed.
  */
 struct search_ops;
 void dehb_set_searcher(struct dehb *d, const struct search_ops *so, void *ss);
 /* The engine's own stream (SH/HB's uniform draws come from it). */
 struct rng;
 const struct rng *dehb_stream(const struct dehb *d);
-
-/*
- * A guide for DE's trials (DEHB+prior, TRANSFER_SPEC.md, "combining with
- * multi-fidelity"): draw() makes the initial subpopulations' members in
- * place of uniform draws, and choose() picks which of k trial vectors,
- * each built as DE builds one (donors, mutation, crossover, repair), is
- * asked.  Selection stays DE's.  Both take the level's random stream.
- */
-struct dehb_guide_ops {
-	/* a population member into x (dim values in [0,1]) */
-	int (*draw)(void *ctx, struct rng *r, double *x);
-	/* the index in [0, k) of the trial to ask among x (k * dim); it
-	 * cannot fail (a guide that cannot choose returns 0, DE's own) */
-	int (*choose)(void *ctx, struct rng *r, const double *x, int k);
-	void (*free)(void *ctx);
-};
-
-/*
- * Guide engine d with ops and ctx, choosing among k trials (1 to
- * DEHB_MAX_GUIDE_K).  With draw set, the subpopulations are redrawn by
- * ops->draw (a fresh engine only: nothing asked yet); a loaded engine's
- * populations are its saved ones.  Not saved: set it again after
- * dehb_load().  The engine owns ctx from this call on, even when it
- * fails, and frees it with ops->free.
- */
-#define DEHB_MAX_GUIDE_K 64
-int dehb_set_guide(struct dehb *d, const struct dehb_guide_ops *ops, void *ctx,
-		   int k, int draw);
-/* The guide's ctx, NULL for an unguided engine. */
-void *dehb_guide(const struct dehb *d);
-/*
- * Level L's subpopulation: its n vectors (n * dim) and fitnesses (+inf
- * while no result was accepted); pointers into the engine, valid until
- * its next call.
- */
-int dehb_population(const struct dehb *d, int level, const double **x,
-		    const double **fit, int *n);
 
 /* Number of fidelity levels and their values. */
 int dehb_levels(const struct dehb *d);

@@ -16,20 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DEHB_MAX_TOTPOP 1000000	   /* most individuals over all levels */
-#define DEHB_MAX_CELLS	(1L << 26) /* most doubles in populations */
-#define DEHB_MAX_ID	((int64_t)1 << 53) /* ids stay exact in JSON */
-
-/* One subpopulation (one fidelity level). */
-struct dehb_pop {
-	int n;		/* size, fixed; 0 = level unused */
-	double *x;	/* n * dim vectors in [0,1] */
-	double *fit;	/* fitness, +inf until a result is accepted */
-	int64_t *cid;	/* config id per slot */
-	int64_t *job;	/* job whose result set fit[i], -1 if none */
-	int ptr;	/* rolling target pointer, 0 <= ptr < n */
-	struct rng rng; /* this level's stream (spec 3) */
-};
+#define DEHB_MAX_CELLS (1L << 26)	  /* most doubles in a rung's results */
+#define DEHB_MAX_ID    ((int64_t)1 << 53) /* ids stay exact in JSON */
 
 /* One active bracket. */
 struct dehb_bracket {
@@ -50,44 +38,25 @@ struct dehb_fl {
 	int reopened;	     /* re-run of a failed job: bracket untouched */
 };
 
-/* An incumbent with its own copy of the vector (fixes spec 9.6). */
-struct dehb_inc {
-	struct dehb_incumbent v; /* public part */
-	double *x;		 /* copy of the vector, dim doubles */
-};
-
 struct dehb {
-	struct dehb_params p;		    /* validated parameters */
-	int nlevels;			    /* L = s_max + 1 */
-	double fid[HB_MAX_LEVELS];	    /* fidelity per level, ascending */
-	struct dehb_pop pop[HB_MAX_LEVELS]; /* subpopulations */
-	int totpop;			    /* sum of pop[].n */
-	struct rng rng;			    /* engine stream */
-	struct dehb_bracket *br;	    /* active brackets, ascending id */
-	int nbr;			    /* active count */
-	int capbr;			    /* allocated */
-	struct dehb_fl *fl;		    /* in-flight table, power of 2 */
-	size_t flcap;			    /* table size */
-	size_t flcount;			    /* jobs in flight */
-	struct dehb_inc inc[2];		    /* DEHB_INC_ANY, DEHB_INC_MAX */
-	int64_t asked;			    /* jobs issued = next job id */
-	int64_t told;			    /* results told */
-	int64_t failed;			    /* told as failed */
-	int64_t next_cid;		    /* next new config id */
-	int64_t next_bracket;		    /* next bracket id */
-	const struct search_ops *so;	    /* SH/HB's searcher, or NULL */
-	void *ss;			    /* its state, borrowed */
-	const struct dehb_guide_ops *guide; /* DE's guide, or NULL */
-	void *guide_ctx;		    /* its context, owned */
-	int guide_k;			    /* trials it chooses among */
-	double *gx;			    /* scratch: guide_k * dim */
-	/* scratch, contents meaningless between calls */
-	int *order;	     /* sort order, totpop */
-	int *otmp;	     /* merge sort buffer, totpop */
-	const double **pool; /* parent pool, totpop + donors */
-	const double **glob; /* global pool, totpop */
-	double *fill;	     /* filler mutants, donors * dim */
-	double *mutant;	     /* dim */
+	struct dehb_params p;	     /* validated parameters */
+	int nlevels;		     /* L = s_max + 1 */
+	double fid[HB_MAX_LEVELS];   /* fidelity per level, ascending */
+	struct rng rng;		     /* engine stream */
+	struct dehb_bracket *br;     /* active brackets, ascending id */
+	int nbr;		     /* active count */
+	int capbr;		     /* allocated */
+	struct dehb_fl *fl;	     /* in-flight table, power of 2 */
+	size_t flcap;		     /* table size */
+	size_t flcount;		     /* jobs in flight */
+	int64_t asked;		     /* jobs issued = next job id */
+	int64_t told;		     /* results told */
+	int64_t failed;		     /* told as failed */
+	int64_t next_cid;	     /* next new config id */
+	int64_t next_bracket;	     /* next bracket id */
+	const struct search_ops *so; /* the searcher, or NULL */
+	void *ss;		     /* its state, borrowed */
+	double *tmpx; /* scratch, dim: contents meaningless between calls */
 };
 
 /* Allocate an engine for validated params, state zeroed (no RNG use;
@@ -96,9 +65,8 @@ int dehb_alloc(const struct dehb_params *p, struct dehb **out, char *err);
 /* In-flight table: insert a job (takes ownership of x) / find by id. */
 int dehb_fl_insert(struct dehb *d, const struct dehb_job *job, double *x);
 struct dehb_fl *dehb_fl_find(const struct dehb *d, uint64_t id);
-/* Subpopulation size per level and the largest rung (dehb_params.c). */
-int dehb_pop_sizes(const struct dehb_params *p, int nlevels, int *pop,
-		   int *maxrung);
+/* The largest rung any bracket runs (dehb_params.c). */
+int dehb_max_rung(const struct dehb_params *p, int nlevels, int *maxrung);
 /* Grow the in-flight table for one more job (dehb_table.c). */
 int dehb_fl_reserve(struct dehb *d);
 /* Drop a told job from the in-flight table, freeing its vector. */

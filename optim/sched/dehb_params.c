@@ -1,6 +1,6 @@
 /*
  * dehb_params.c - owns the DEHB engine's parameters: defaults, validation,
- * the fidelity ladder and the subpopulation sizes they imply
+ * the fidelity ladder and the largest rung they imply
  */
 #include "dehb.h"
 
@@ -28,16 +28,9 @@ void dehb_params_init(struct dehb_params *p)
 	p->min_fidelity = 1;
 	p->max_fidelity = 27;
 	p->eta = 3;
-	p->mutation = DE_MUT_RAND1;
-	p->crossover = DE_CX_BIN;
-	p->boundary = DE_BOUND_RANDOM;
-	p->mutation_factor = 0.5;
-	p->crossover_prob = 0.5;
 }
 
-/* Population sizes per level for the chosen optimizer. */
-int dehb_pop_sizes(const struct dehb_params *p, int nlevels, int *pop,
-		   int *maxrung)
+int dehb_max_rung(const struct dehb_params *p, int nlevels, int *maxrung)
 {
 	int hbpop[HB_MAX_LEVELS];
 	int k, rc;
@@ -46,21 +39,15 @@ int dehb_pop_sizes(const struct dehb_params *p, int nlevels, int *pop,
 	if (rc != DEHBQ_OK)
 		return rc;
 	*maxrung = 0;
-	for (k = 0; k < nlevels; k++) {
+	for (k = 0; k < nlevels; k++)
 		if (hbpop[k] > *maxrung)
 			*maxrung = hbpop[k];
-		pop[k] = 0;
-		if (p->optimizer == DEHB_OPT_DEHB)
-			pop[k] = hbpop[k];
-	}
 	return DEHBQ_OK;
 }
 
 int dehb_params_check(const struct dehb_params *p, char *err)
 {
-	int pop[HB_MAX_LEVELS];
-	int nlevels, maxrung, k, rc;
-	long tot = 0;
+	int nlevels, maxrung, rc;
 
 	if ((unsigned)p->optimizer > DEHB_OPT_HYPERBAND)
 		return dehbq_errf(err, DEHBQ_EINVAL,
@@ -79,20 +66,6 @@ int dehb_params_check(const struct dehb_params *p, char *err)
 	if (!isfinite(p->eta) || p->eta <= 1)
 		return dehbq_errf(err, DEHBQ_EINVAL,
 				  "eta: must be finite and > 1");
-	if ((unsigned)p->mutation > DE_MUT_RANDTOBEST1)
-		return dehbq_errf(err, DEHBQ_EINVAL, "mutation: unknown value");
-	if ((unsigned)p->crossover > DE_CX_EXP)
-		return dehbq_errf(err, DEHBQ_EINVAL,
-				  "crossover: unknown value");
-	if ((unsigned)p->boundary > DE_BOUND_CLIP)
-		return dehbq_errf(err, DEHBQ_EINVAL, "boundary: unknown value");
-	if (!isfinite(p->mutation_factor) || p->mutation_factor <= 0 ||
-	    p->mutation_factor > 2)
-		return dehbq_errf(err, DEHBQ_EINVAL,
-				  "mutation_factor: must be in (0, 2]");
-	if (!(p->crossover_prob >= 0 && p->crossover_prob <= 1))
-		return dehbq_errf(err, DEHBQ_EINVAL,
-				  "crossover_prob: must be in [0, 1]");
 	if (p->max_brackets < 0 || p->max_brackets > DEHB_MAX_ID)
 		return dehbq_errf(err, DEHBQ_EINVAL,
 				  "max_brackets: must be in 0..2^53");
@@ -105,18 +78,15 @@ int dehb_params_check(const struct dehb_params *p, char *err)
 				  "max_fidelity/min_fidelity: more "
 				  "than %d levels for this eta",
 				  HB_MAX_LEVELS);
-	rc = dehb_pop_sizes(p, nlevels, pop, &maxrung);
+	rc = dehb_max_rung(p, nlevels, &maxrung);
 	if (rc != DEHBQ_OK)
 		return dehbq_errf(err, rc, "eta: rung sizes exceed %d jobs",
 				  HB_MAX_RUNG);
-	for (k = 0; k < nlevels; k++)
-		tot += pop[k];
-	if (tot > DEHB_MAX_TOTPOP || tot * p->dim > DEHB_MAX_CELLS ||
-	    (long)maxrung * p->dim > DEHB_MAX_CELLS)
+	if ((long)maxrung * p->dim > DEHB_MAX_CELLS)
 		return dehbq_errf(err, DEHBQ_ETOOBIG,
-				  "dim: populations of %ld x %d doubles are "
-				  "too large",
-				  tot > maxrung ? tot : maxrung, p->dim);
+				  "dim: rungs of %d x %d doubles are too "
+				  "large",
+				  maxrung, p->dim);
 	return DEHBQ_OK;
 }
 

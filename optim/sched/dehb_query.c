@@ -1,7 +1,7 @@
 /*
  * dehb_query.c - owns the DEHB engine's read-only views: a job in flight,
- * parameters, counts, incumbents, levels and active brackets; and the one
- * writer of stored results besides a tell, dehb_rescore
+ * parameters, counts, levels and active brackets; and the one writer of
+ * stored results besides a tell, dehb_rescore
  */
 #include "dehb.h"
 
@@ -39,22 +39,6 @@ void dehb_get_counts(const struct dehb *d, struct dehb_counts *c)
 	c->failed = d->failed;
 	c->inflight = (int64_t)d->flcount;
 	c->brackets = d->next_bracket;
-}
-
-int dehb_incumbent(const struct dehb *d, enum dehb_inc_which which,
-		   struct dehb_incumbent *inc, double *vec)
-{
-	const struct dehb_inc *in;
-
-	if ((unsigned)which > DEHB_INC_MAX)
-		return DEHBQ_EINVAL;
-	in = &d->inc[which];
-	*inc = in->v;
-	if (!in->v.valid)
-		return DEHBQ_ENOENT;
-	if (vec)
-		memcpy(vec, in->x, (size_t)d->p.dim * sizeof(double));
-	return DEHBQ_OK;
 }
 
 int dehb_levels(const struct dehb *d)
@@ -99,11 +83,6 @@ int dehb_rescore(struct dehb *d, const struct mobj *mo)
 	int k, i, r;
 	double v;
 
-	for (k = 0; k < d->nlevels; k++)
-		for (i = 0; i < d->pop[k].n; i++)
-			if (d->pop[k].job[i] >= 0 &&
-			    !isnan(v = mobj_score(mo, d->pop[k].job[i])))
-				d->pop[k].fit[i] = v;
 	if (dehb_uses_brackets(d) != 2)
 		return DEHBQ_OK;
 	for (k = 0; k < d->nbr; k++) {

@@ -4,11 +4,15 @@
  *
  * Layout (docs/algorithm.md has the field list):
  *   {"format": 1, "params": {...}, "rng": "x256:...", "counts": {...},
- *    "pops": [{"ptr", "rng", "x": [n*dim], "fit", "config_id", "job"}],
  *    "brackets": [{"id", "pending", "done", "results"}],
  *    "inflight": [{"id", "level", "bracket", "rung", "kind", "slot",
- *                  "config_id", "parent_job", "x", "reopened"?}],
- *    "incumbents": {"any": null|{...}, "max": null|{...}}}
+ *                  "config_id", "parent_job", "x", "reopened"?}]}
+ *
+ * 0.4's dehb also saved "pops" (its subpopulations) and "incumbents":
+ * dehb_load skips them (the de searcher reads the populations,
+ * optim/search/search_de_v04.h), and params held DE's settings, skipped
+ * too.  Under dehb a job's slot and config_id are the searcher's (-1
+ * here); 0.4's are read and kept.
  *
  * Invariants:
  * - dehb_save appends compact text (jsonbuf.h); dehb_load reads the
@@ -50,12 +54,6 @@
  * printer is only 1-ulp exact); +inf is null.  Not the shortest form, but
  * the snapshot is machine state written every batch, and one snprintf per
  * number is a third of the cost of the shortest search.
- *
- * The parts that seldom change keep their text in the engine
- * (dehb_impl.h): params; each population's x, fit, config_id and job
- * arrays, made from per-slot texts, so a tell re-renders the slot it
- * replaced, with the text of the job's vector made when it was asked;
- * each in-flight job; each incumbent's vector.  A change drops the text.
  */
 
 /* A bracket's per-rung counters (n <= HB_MAX_LEVELS). */
@@ -79,41 +77,11 @@ static void put_params(struct jsonbuf *b, const struct dehb_params *p)
 	jsonbuf_num(b, p->max_fidelity);
 	jsonbuf_puts(b, ",\"eta\":");
 	jsonbuf_num(b, p->eta);
-	jsonbuf_puts(b, ",\"mutation\":");
-	jsonbuf_str(b, de_mutation_name(p->mutation));
-	jsonbuf_puts(b, ",\"crossover\":");
-	jsonbuf_str(b, de_crossover_name(p->crossover));
-	jsonbuf_puts(b, ",\"boundary\":");
-	jsonbuf_str(b, de_boundary_name(p->boundary));
-	jsonbuf_puts(b, ",\"mutation_factor\":");
-	jsonbuf_num(b, p->mutation_factor);
-	jsonbuf_puts(b, ",\"crossover_prob\":");
-	jsonbuf_num(b, p->crossover_prob);
 	jsonbuf_printf(
 		b, ",\"seed\":\"%016" PRIx64 "\",\"max_brackets\":", p->seed);
 	jsonbuf_num(b, (double)p->max_brackets);
 	jsonbuf_printf(b, ",\"max_active_brackets\":%d}",
 		       p->max_active_brackets);
-}
-
-static void save_pop(struct jsonbuf *b, const struct dehb *d,
-		     const struct dehb_pop *P)
-{
-	size_t n = (size_t)P->n;
-
-	jsonbuf_puts(b, "{\"ptr\":");
-	jsonbuf_int(b, P->ptr);
-	jsonbuf_puts(b, ",\"rng\":");
-	ostate_put_rng(b, &P->rng);
-	jsonbuf_puts(b, ",\"x\":");
-	ostate_put_dbls(b, P->x, n * (size_t)d->p.dim);
-	jsonbuf_puts(b, ",\"fit\":");
-	ostate_put_dbls(b, P->fit, n);
-	jsonbuf_puts(b, ",\"config_id\":");
-	ostate_put_i64s(b, P->cid, n);
-	jsonbuf_puts(b, ",\"job\":");
-	ostate_put_i64s(b, P->job, n);
-	jsonbuf_put(b, "}", 1);
 }
 
 static void save_bracket(struct jsonbuf *b, const struct dehb *d,
@@ -171,23 +139,6 @@ static void save_job(struct jsonbuf *b, const struct dehb *d,
 	jsonbuf_puts(b, e->reopened ? ",\"reopened\":true}" : "}");
 }
 
-static void save_inc(struct jsonbuf *b, const struct dehb *d,
-		     const struct dehb_inc *in)
-{
-	if (!in->v.valid) {
-		jsonbuf_puts(b, "null");
-		return;
-	}
-	jsonbuf_puts(b, "{\"loss\":");
-	jsonbuf_num(b, in->v.loss);
-	jsonbuf_printf(b,
-		       ",\"level\":%d,\"job_id\":%" PRIu64
-		       ",\"config_id\":%" PRId64 ",\"x\":",
-		       in->v.level, in->v.job_id, in->v.config_id);
-	ostate_put_dbls(b, in->x, (size_t)d->p.dim);
-	jsonbuf_put(b, "}", 1);
-}
-
 static int cmp_fl(const void *a, const void *b)
 {
 	uint64_t x = (*(const struct dehb_fl *const *)a)->job.id;
@@ -217,14 +168,8 @@ int dehb_save(const struct dehb *d, struct jsonbuf *b)
 		       d->asked, d->told, d->failed);
 	jsonbuf_printf(b,
 		       ",\"next_config_id\":%" PRId64
-		       ",\"next_bracket\":%" PRId64 "},\"pops\":[",
+		       ",\"next_bracket\":%" PRId64 "},\"brackets\":[",
 		       d->next_cid, d->next_bracket);
-	for (k = 0; k < d->nlevels; k++) {
-		if (k)
-			jsonbuf_put(b, ",", 1);
-		save_pop(b, d, &d->pop[k]);
-	}
-	jsonbuf_puts(b, "],\"brackets\":[");
 	for (k = 0; k < d->nbr; k++) {
 		if (k)
 			jsonbuf_put(b, ",", 1);
@@ -241,11 +186,7 @@ int dehb_save(const struct dehb *d, struct jsonbuf *b)
 		save_job(b, d, fl[i]);
 	}
 	free(fl);
-	jsonbuf_puts(b, "],\"incumbents\":{\"any\":");
-	save_inc(b, d, &d->inc[DEHB_INC_ANY]);
-	jsonbuf_puts(b, ",\"max\":");
-	save_inc(b, d, &d->inc[DEHB_INC_MAX]);
-	jsonbuf_puts(b, "}}");
+	jsonbuf_puts(b, "]}");
 	return jsonbuf_failed(b);
 }
 
@@ -291,17 +232,6 @@ static int load_params(const cJSON *o, struct dehb_params *p, char *err)
 	TRY(ostate_get_dbl(o, "min_fidelity", &p->min_fidelity, err));
 	TRY(ostate_get_dbl(o, "max_fidelity", &p->max_fidelity, err));
 	TRY(ostate_get_dbl(o, "eta", &p->eta, err));
-	TRY(ostate_get_str(o, "mutation", &s, err));
-	if (de_mutation_parse(s, &p->mutation) != DEHBQ_OK)
-		return dehbq_errf(err, DEHBQ_EINVAL, "snapshot: bad mutation");
-	TRY(ostate_get_str(o, "crossover", &s, err));
-	if (de_crossover_parse(s, &p->crossover) != DEHBQ_OK)
-		return dehbq_errf(err, DEHBQ_EINVAL, "snapshot: bad crossover");
-	TRY(ostate_get_str(o, "boundary", &s, err));
-	if (de_boundary_parse(s, &p->boundary) != DEHBQ_OK)
-		return dehbq_errf(err, DEHBQ_EINVAL, "snapshot: bad boundary");
-	TRY(ostate_get_dbl(o, "mutation_factor", &p->mutation_factor, err));
-	TRY(ostate_get_dbl(o, "crossover_prob", &p->crossover_prob, err));
 	TRY(ostate_get_str(o, "seed", &s, err));
 	if (strlen(s) != 16 || strspn(s, "0123456789abcdef") != 16)
 		return dehbq_errf(err, DEHBQ_EINVAL,
@@ -312,33 +242,6 @@ static int load_params(const cJSON *o, struct dehb_params *p, char *err)
 	TRY(ostate_get_int(o, "max_active_brackets", 0, INT32_MAX,
 			   &p->max_active_brackets, err));
 	return dehb_params_check(p, err);
-fail:
-	return rc;
-}
-
-static int load_pop(struct dehb *d, const cJSON *o, int k, char *err)
-{
-	struct dehb_pop *P = &d->pop[k];
-	size_t n = (size_t)P->n;
-	int rc, i;
-
-	if (!cJSON_IsObject(o))
-		return dehbq_errf(err, DEHBQ_EINVAL,
-				  "snapshot: pops[%d] must be an object", k);
-	TRY(ostate_get_int(o, "ptr", 0, P->n ? P->n - 1 : 0, &P->ptr, err));
-	TRY(ostate_get_rng(o, "rng", &P->rng, err));
-	TRY(ostate_get_dbls(o, "x", n * (size_t)d->p.dim, P->x, 0, 1, err));
-	TRY(ostate_get_dbls(o, "fit", n, P->fit, 1, 0, err));
-	TRY(ostate_get_i64s(o, "config_id", n, P->cid, 0, d->next_cid - 1,
-			    err));
-	TRY(ostate_get_i64s(o, "job", n, P->job, -1, d->asked - 1, err));
-	for (i = 0; i < P->n; i++)
-		if (P->job[i] < 0 && P->fit[i] < INFINITY)
-			return dehbq_errf(err, DEHBQ_EINVAL,
-					  "snapshot: pops[%d] slot %d has a "
-					  "fitness but no job",
-					  k, i);
-	return DEHBQ_OK;
 fail:
 	return rc;
 }
@@ -421,6 +324,7 @@ static int load_job(struct dehb *d, const cJSON *o, int i, int *cnt, char *err)
 	double *x = NULL;
 	int64_t t;
 	int rc, uses = dehb_uses_brackets(d), reopened;
+	int fill = d->p.optimizer == DEHB_OPT_DEHB;
 
 	memset(&j, 0, sizeof(j));
 	if (!cJSON_IsObject(o))
@@ -439,9 +343,9 @@ static int load_job(struct dehb *d, const cJSON *o, int i, int *cnt, char *err)
 	TRY(ostate_get_str(o, "kind", &s, err));
 	if (dehb_kind_parse(s, &j.kind) != DEHBQ_OK)
 		return dehbq_errf(err, DEHBQ_EINVAL, "snapshot: bad kind");
-	TRY(ostate_get_int(o, "slot", -1, DEHB_MAX_TOTPOP, &j.slot, err));
-	TRY(ostate_get_i64(o, "config_id", 0, d->next_cid - 1, &j.config_id,
-			   err));
+	TRY(ostate_get_int(o, "slot", -1, INT32_MAX, &j.slot, err));
+	TRY(ostate_get_i64(o, "config_id", fill ? -1 : 0, d->next_cid - 1,
+			   &j.config_id, err));
 	TRY(ostate_get_i64(o, "parent_job", -1, d->asked - 1, &j.parent_job,
 			   err));
 	reopened =
@@ -463,10 +367,6 @@ static int load_job(struct dehb *d, const cJSON *o, int i, int *cnt, char *err)
 			return dehbq_errf(err, DEHBQ_EINVAL,
 					  "snapshot: inflight[%d] bad slot", i);
 	}
-	if (d->pop[j.level].n > 0 &&
-	    (j.slot < 0 || j.slot >= d->pop[j.level].n))
-		return dehbq_errf(err, DEHBQ_EINVAL,
-				  "snapshot: inflight[%d] bad slot", i);
 	rc = DEHBQ_ENOMEM;
 	x = malloc((size_t)d->p.dim * sizeof(double));
 	if (!x)
@@ -477,33 +377,6 @@ static int load_job(struct dehb *d, const cJSON *o, int i, int *cnt, char *err)
 	return DEHBQ_OK;
 fail:
 	free(x);
-	return rc;
-}
-
-static int load_inc(struct dehb *d, const cJSON *o, int which, char *err)
-{
-	struct dehb_inc *in = &d->inc[which];
-	int rc;
-	int64_t t;
-
-	if (cJSON_IsNull(o))
-		return DEHBQ_OK;
-	if (!cJSON_IsObject(o))
-		return dehbq_errf(err, DEHBQ_EINVAL,
-				  "snapshot: incumbent must be object or null");
-	TRY(ostate_get_dbl(o, "loss", &in->v.loss, err));
-	TRY(ostate_get_int(o, "level",
-			   which == DEHB_INC_MAX ? d->nlevels - 1 : 0,
-			   d->nlevels - 1, &in->v.level, err));
-	in->v.fidelity = d->fid[in->v.level];
-	TRY(ostate_get_i64(o, "job_id", 0, d->asked - 1, &t, err));
-	in->v.job_id = (uint64_t)t;
-	TRY(ostate_get_i64(o, "config_id", 0, d->next_cid - 1, &in->v.config_id,
-			   err));
-	TRY(ostate_get_dbls(o, "x", (size_t)d->p.dim, in->x, 0, 1, err));
-	in->v.valid = 1;
-	return DEHBQ_OK;
-fail:
 	return rc;
 }
 
@@ -528,17 +401,10 @@ int dehb_load(const struct cJSON *json, struct dehb **out, char *err)
 	TRY(ostate_get_i64(o, "asked", 0, DEHB_MAX_ID, &d->asked, err));
 	TRY(ostate_get_i64(o, "told", 0, d->asked, &d->told, err));
 	TRY(ostate_get_i64(o, "failed", 0, d->told, &d->failed, err));
-	TRY(ostate_get_i64(o, "next_config_id", d->totpop, DEHB_MAX_ID,
-			   &d->next_cid, err));
+	TRY(ostate_get_i64(o, "next_config_id", 0, DEHB_MAX_ID, &d->next_cid,
+			   err));
 	TRY(ostate_get_i64(o, "next_bracket", 0, DEHB_MAX_ID, &d->next_bracket,
 			   err));
-	TRY(ostate_get_arr(json, "pops", d->nlevels, &a, err));
-	k = 0;
-	cJSON_ArrayForEach(e, a)
-	{
-		TRY(load_pop(d, e, k, err));
-		k++;
-	}
 	TRY(ostate_get_arr(json, "brackets", -1, &a, err));
 	bound = d->next_bracket;
 	if (cJSON_GetArraySize(a) > bound ||
@@ -590,18 +456,9 @@ int dehb_load(const struct cJSON *json, struct dehb **out, char *err)
 			goto fail;
 		}
 	}
-	TRY(ostate_get_obj(json, "incumbents", &o, err));
-	if (!(e = ostate_get(o, "any", err)))
-		goto bad;
-	TRY(load_inc(d, e, DEHB_INC_ANY, err));
-	if (!(e = ostate_get(o, "max", err)))
-		goto bad;
-	TRY(load_inc(d, e, DEHB_INC_MAX, err));
 	free(cnt);
 	*out = d;
 	return DEHBQ_OK;
-bad:
-	rc = DEHBQ_EINVAL;
 fail:
 	free(cnt);
 	dehb_free(d);

@@ -1,12 +1,10 @@
 /*
  * dehb_table.c - owns the DEHB engine's storage: the engine itself (its
- * allocation, its initial subpopulations, its release), its jobs in
- * flight (an open-addressing hash table by job id) and its active
- * brackets' results
+ * allocation and release), its jobs in flight (an open-addressing hash
+ * table by job id) and its active brackets' results
  */
 #include "dehb.h"
 
-#include "de.h"
 #include "dehb_impl.h"
 #include "err.h"
 #include "hb.h"
@@ -23,12 +21,6 @@ void dehb_free(struct dehb *d)
 
 	if (!d)
 		return;
-	for (k = 0; k < HB_MAX_LEVELS; k++) {
-		free(d->pop[k].x);
-		free(d->pop[k].fit);
-		free(d->pop[k].cid);
-		free(d->pop[k].job);
-	}
 	for (k = 0; k < d->nbr; k++)
 		dehb_bracket_release(&d->br[k]);
 	free(d->br);
@@ -37,25 +29,14 @@ void dehb_free(struct dehb *d)
 			free(d->fl[i].x);
 		}
 	free(d->fl);
-	free(d->inc[0].x);
-	free(d->inc[1].x);
-	free(d->order);
-	free(d->otmp);
-	free(d->pool);
-	free(d->glob);
-	free(d->fill);
-	free(d->mutant);
-	free(d->gx);
-	if (d->guide && d->guide->free)
-		d->guide->free(d->guide_ctx);
+	free(d->tmpx);
 	free(d);
 }
 
 int dehb_alloc(const struct dehb_params *p, struct dehb **out, char *err)
 {
 	struct dehb *d = NULL;
-	int rc, k, maxrung, pop[HB_MAX_LEVELS];
-	size_t dim = (size_t)p->dim, tp;
+	int rc;
 
 	*out = NULL;
 	rc = dehb_params_check(p, err);
@@ -68,42 +49,11 @@ int dehb_alloc(const struct dehb_params *p, struct dehb **out, char *err)
 	d->p = *p;
 	hb_levels(p->min_fidelity, p->max_fidelity, p->eta, &d->nlevels);
 	hb_fidelities(p->max_fidelity, p->eta, d->nlevels, d->fid);
-	dehb_pop_sizes(p, d->nlevels, pop, &maxrung);
-	for (k = 0; k < d->nlevels; k++) {
-		struct dehb_pop *P = &d->pop[k];
-		size_t n = (size_t)pop[k];
-
-		P->n = pop[k];
-		d->totpop += pop[k];
-		if (!n)
-			continue;
-		P->x = malloc(n * dim * sizeof(double));
-		P->fit = malloc(n * sizeof(double));
-		P->cid = malloc(n * sizeof(int64_t));
-		P->job = malloc(n * sizeof(int64_t));
-		if (!P->x || !P->fit || !P->cid || !P->job)
-			goto fail;
-	}
-	tp = (size_t)d->totpop + 1;
-	d->order = malloc(tp * sizeof(int));
-	d->otmp = malloc(tp * sizeof(int));
-	d->pool = malloc((tp + DE_MAX_DONORS) * sizeof(*d->pool));
-	d->glob = malloc(tp * sizeof(*d->glob));
-	d->fill = malloc(DE_MAX_DONORS * dim * sizeof(double));
-	d->mutant = malloc(dim * sizeof(double));
-	d->inc[0].x = calloc(dim, sizeof(double));
-	d->inc[1].x = calloc(dim, sizeof(double));
+	d->tmpx = malloc((size_t)p->dim * sizeof(double));
 	d->flcap = 16;
 	d->fl = calloc(d->flcap, sizeof(*d->fl));
-	if (!d->order || !d->otmp || !d->pool || !d->glob || !d->fill ||
-	    !d->mutant || !d->inc[0].x || !d->inc[1].x || !d->fl)
+	if (!d->tmpx || !d->fl)
 		goto fail;
-	for (k = 0; k < 2; k++) {
-		d->inc[k].v.valid = 0;
-		d->inc[k].v.loss = INFINITY;
-		d->inc[k].v.level = -1;
-		d->inc[k].v.config_id = -1;
-	}
 	*out = d;
 	return DEHBQ_OK;
 fail:
@@ -113,28 +63,15 @@ fail:
 
 int dehb_new(const struct dehb_params *p, struct dehb **out, char *err)
 {
-	struct dehb *d;
-	int rc, k, i;
+	int rc = dehb_alloc(p, out, err), k;
 
-	*out = NULL;
-	rc = dehb_alloc(p, &d, err);
 	if (rc != DEHBQ_OK)
 		return rc;
-	rng_seed(&d->rng, p->seed);
-	for (k = 0; k < d->nlevels; k++)
-		rng_seed(&d->pop[k].rng, rng_split(&d->rng));
-	for (k = 0; k < d->nlevels; k++) {
-		struct dehb_pop *P = &d->pop[k];
-
-		for (i = 0; i < P->n * p->dim; i++)
-			P->x[i] = rng_uniform(&P->rng);
-		for (i = 0; i < P->n; i++) {
-			P->fit[i] = INFINITY;
-			P->cid[i] = d->next_cid++;
-			P->job[i] = -1;
-		}
-	}
-	*out = d;
+	rng_seed(&(*out)->rng, p->seed);
+	/* one split a level: 0.4's level streams, kept so that the engine's
+	 * stream (dehb_stream, sh's and hyperband's random draws) is 0.4's */
+	for (k = 0; k < (*out)->nlevels; k++)
+		rng_split(&(*out)->rng);
 	return DEHBQ_OK;
 }
 

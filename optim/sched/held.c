@@ -64,6 +64,7 @@ int held_open(const struct optim_setup *s, const double *ladder, int levels,
 	const cJSON *ss = state;
 	struct search_setup u;
 	const char *name;
+	char list[128];
 	int rc;
 
 	h->so = NULL;
@@ -74,6 +75,14 @@ int held_open(const struct optim_setup *s, const double *ladder, int levels,
 				  "objectives: the %s searcher cannot run a "
 				  "multi-objective study",
 				  so->name);
+	if (rungs == 2 && !so->propose_at) {
+		search_list(SEARCH_CAP_FILLS, ", ", list, sizeof(list));
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "optimizer.searcher: %s cannot fill every "
+				  "rung (promotion 'searcher'); use %s, or "
+				  "promotion 'rank'",
+				  so->name, list);
+	}
 	if (state && cJSON_GetObjectItemCaseSensitive(state, "search")) {
 		if ((rc = ostate_get_str(state, "searcher", &name, err)) ||
 		    (rc = ostate_get_obj(state, "search", &ss, err)))
@@ -93,7 +102,8 @@ int held_open(const struct optim_setup *s, const double *ladder, int levels,
 	u.settings = cJSON_GetObjectItemCaseSensitive(s->settings, "search");
 	u.ladder = ladder;
 	u.levels = levels;
-	u.rungs = rungs;
+	u.rungs = rungs > 0;
+	u.fills = rungs == 2;
 	u.transfer = s->transfer;
 	u.stream = stream;
 	if ((rc = search_settings(so, u.settings, NULL, err)) ||
@@ -151,8 +161,9 @@ int held_history(const cJSON *settings)
 {
 	const struct search_ops *so = search_named(settings);
 
-	return (so->observe && !(so->caps & SEARCH_CAP_KEEPS)) || so->issued ||
-	       so->loaded;
+	/* one that keeps its state saved its jobs in flight too */
+	return so->loaded ||
+	       (!(so->caps & SEARCH_CAP_KEEPS) && (so->observe || so->issued));
 }
 
 int held_replay(struct held *h, const struct optim_job *job)

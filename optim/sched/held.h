@@ -37,9 +37,11 @@ int held_settings(const struct cJSON *in, struct jsonbuf *out, char *err);
  * the study's searcher; a state of 0.3, before the searcher interface,
  * has no "search" and is itself the searcher's (its "rng").  A
  * multi-objective setup needs a searcher that can rescore.  ladder: the
- * levels fidelities the scheduler runs, rungs whether configurations go
- * up it, and stream the scheduler's own random stream or NULL
- * (searcher.h); borrowed for the call.
+ * levels fidelities the scheduler runs; rungs 0 when each configuration
+ * runs once at the top, 1 when configurations go up the ladder, 2 when
+ * the searcher fills every rung (search_setup.fills: one that cannot is
+ * refused, naming those that can); stream the scheduler's own random
+ * stream or NULL (searcher.h); borrowed for the call.
  */
 struct rng;
 int held_open(const struct optim_setup *s, const double *ladder, int levels,
@@ -64,9 +66,10 @@ int held_observe(struct held *h, const struct optim_job *job, const double *vec,
 		 double loss);
 /*
  * optim_ops.history for a scheduler whose own books are saved whole: 1
- * when the searcher the settings name needs the results replayed at load
- * (it observes them and does not keep its own state, or it keeps jobs in
- * flight, or checks its state at load).
+ * when the searcher the settings name needs the results replayed at load:
+ * it checks its state at load, or it does not keep its own state
+ * (SEARCH_CAP_KEEPS, which saves its jobs in flight too) and observes the
+ * results or keeps jobs in flight (GP's believers).
  */
 int held_history(const struct cJSON *settings);
 /* A scheduler's replay step: job NULL ends the replay (searcher.h's

@@ -37,29 +37,46 @@ struct brk {
 	int levels;
 };
 
-static const char *const br_keys[] = {"max_active_brackets", "searcher",
+static const char *const sh_keys[] = {"max_active_brackets", "searcher",
 				      "search", NULL};
+static const char *const hb_keys[] = {"max_active_brackets", "promotion",
+				      "searcher", "search", NULL};
+/* hyperband's promotion: who fills the rungs above a bracket's base */
+static const char *const promotion_names[] = {"rank", "searcher", NULL};
 
-static int br_read(const char *name, const cJSON *in, int *maxact, char *err)
+/* The settings in, for `which`: its engine's mode, and its searcher's
+ * (held.h's rungs: 2 when the searcher fills every rung). */
+static int br_read(enum dehb_optimizer which, const cJSON *in, int *maxact,
+		   enum dehb_optimizer *mode, int *rungs, char *err)
 {
-	int rc;
+	const char *name = dehb_optimizer_name(which);
+	int rc, promo = 0;
 
 	*maxact = 0;
-	if ((rc = ostate_set_keys(in, br_keys, name, err)) ||
+	if ((rc = ostate_set_keys(in, which == DEHB_OPT_SH ? sh_keys : hb_keys,
+				  name, err)) ||
 	    (rc = ostate_set_int(in, "max_active_brackets", 0, 1000000, maxact,
-				 err)))
+				 err)) ||
+	    (rc = ostate_set_choice(in, "promotion", promotion_names, &promo,
+				    err)))
 		return rc;
+	*mode = promo ? DEHB_OPT_DEHB : which;
+	*rungs = promo ? 2 : 1;
 	return held_settings(in, NULL, err);
 }
 
-static int br_settings(const char *name, const cJSON *in, struct jsonbuf *b,
-		       char *err)
+static int br_settings(enum dehb_optimizer which, const cJSON *in,
+		       struct jsonbuf *b, char *err)
 {
-	int maxact, rc = br_read(name, in, &maxact, err);
+	enum dehb_optimizer mode;
+	int maxact, rungs, rc = br_read(which, in, &maxact, &mode, &rungs, err);
 
 	if (rc)
 		return rc;
 	jsonbuf_printf(b, "\"max_active_brackets\":%d,", maxact);
+	if (which == DEHB_OPT_HYPERBAND)
+		jsonbuf_printf(b, "\"promotion\":\"%s\",",
+			       promotion_names[rungs == 2]);
 	return held_settings(in, b, err);
 }
 
@@ -82,43 +99,32 @@ static int br_make(enum dehb_optimizer which, const struct optim_setup *s,
 		   const cJSON *engine, const cJSON *search, void **st,
 		   char *err)
 {
-	const char *name = dehb_optimizer_name(which);
-	struct optim_setup es = *s;
+	enum dehb_optimizer mode;
 	const struct dehb_params *p;
 	struct brk *o;
-	cJSON *eset;
-	int maxact, rc, l;
+	int maxact, rungs, rc, l;
 
-	if ((rc = br_read(name, s->settings, &maxact, err)))
+	if ((rc = br_read(which, s->settings, &maxact, &mode, &rungs, err)))
 		return rc;
 	if (!(o = calloc(1, sizeof(*o))))
 		return DEHBQ_ENOMEM;
-	/* the engine takes the bracket setting alone */
-	if (!(eset = cJSON_CreateObject()) ||
-	    !cJSON_AddNumberToObject(eset, "max_active_brackets", maxact)) {
-		cJSON_Delete(eset);
-		free(o);
-		return DEHBQ_ENOMEM;
-	}
-	es.settings = eset;
 	rc = engine ? dehb_load(engine, &o->d, err)
-		    : optim_dehb_open_as(which, &es, (void **)&o->d, err);
-	cJSON_Delete(eset);
+		    : optim_dehb_open_as(mode, s, maxact, (void **)&o->d, err);
 	if (!rc) {
 		p = dehb_get_params(o->d);
-		if (p->optimizer != which || p->dim != s->dim ||
+		if (p->optimizer != mode || p->dim != s->dim ||
 		    p->seed != s->seed || p->max_brackets != s->lim.brackets)
 			rc = dehbq_errf(err, DEHBQ_EINVAL,
 					"snapshot: the engine must run %s "
 					"with the optimizer's setup",
-					name);
+					dehb_optimizer_name(mode));
 	}
 	if (!rc) {
 		o->levels = dehb_levels(o->d);
 		for (l = 0; l < o->levels; l++)
 			o->ladder[l] = dehb_level_fidelity(o->d, l);
-		rc = held_open(s, o->ladder, o->levels, 1, dehb_stream(o->d),
-			       search, &o->h, err);
+		rc = held_open(s, o->ladder, o->levels, rungs,
+			       dehb_stream(o->d), search, &o->h, err);
 	}
 	if (rc) {
 		br_free(o);
@@ -256,7 +262,7 @@ static int br_rescore(void *st, const struct mobj *mo)
 	static int NAME##_settings(const cJSON *in, struct jsonbuf *b,         \
 				   char *err)                                  \
 	{                                                                      \
-		return br_settings(#NAME, in, b, err);                         \
+		return br_settings(WHICH, in, b, err);                         \
 	}                                                                      \
 	static int NAME##_open(const struct optim_setup *s, void **st,         \
 			       char *err)                                      \

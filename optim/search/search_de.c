@@ -29,9 +29,7 @@
  * bounded, levels x population_size members plus the jobs in flight, and
  * saved whole (SEARCH_CAP_KEEPS).
  */
-#include "searcher.h"
-
-#include "search_de_v04.h"
+#include "search_de_impl.h"
 
 #include "de.h"
 #include "err.h"
@@ -46,51 +44,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DES_MAX_POP 100000
+static const char *const de_keys[] = {"population_size", "mutation",
+				      "crossover",	 "boundary",
+				      "mutation_factor", "crossover_prob",
+				      "prior_mutants",	 "prior_candidates",
+				      "prior_steps",	 NULL};
 
-struct des_level {
-	double fid;	/* the ladder's fidelity */
-	int64_t turns;	/* slots taken (the first round hands out x) */
-	int ptr;	/* the next target slot */
-	int full;	/* every member holds a result */
-	struct rng rng; /* the level's stream */
-	double *x;	/* pop * dim */
-	double *fit;	/* pop, +inf until a result is accepted */
-	int64_t *job;	/* pop, the job a member came from, -1: initial */
-};
-
-struct des_fl { /* a job in flight */
-	int64_t job;
-	int level, slot;
-};
-
-struct des {
-	int dim, pop, L;
-	int mut, cx, bound; /* de.h enums */
-	double F, CR;
-	struct des_level *lv;
-	int inc_valid;
-	double inc_fit, *inc_x; /* the best result at any fidelity */
-	int64_t inc_job;
-	struct des_fl *fl; /* in flight, in issue order */
-	size_t nfl, flcap;
-	int pend_level, pend_slot; /* the last proposal's, until issued */
-	/* scratch */
-	int *order;
-	const double **pool, **glob;
-	double *fill, *mutant;
-};
-
-struct des_set {
-	int pop, mut, cx, bound;
-	double F, CR;
-};
-
-static const char *const de_keys[] = {
-	"population_size", "mutation",	     "crossover", "boundary",
-	"mutation_factor", "crossover_prob", NULL};
-
-static int des_read(const cJSON *in, struct des_set *s, char *err)
+int des_read(const cJSON *in, struct des_set *s, char *err)
 {
 	int rc;
 
@@ -100,6 +60,9 @@ static int des_read(const cJSON *in, struct des_set *s, char *err)
 	s->bound = DE_BOUND_RANDOM;
 	s->F = 0.5;
 	s->CR = 0.5;
+	s->prior_k = 8;
+	s->prior_cand = 2000;
+	s->prior_steps = 1000;
 	if ((rc = ostate_set_keys(in, de_keys, "de", err)) ||
 	    (rc = ostate_set_int(in, "population_size", 4, DES_MAX_POP, &s->pop,
 				 err)) ||
@@ -110,7 +73,13 @@ static int des_read(const cJSON *in, struct des_set *s, char *err)
 	    (rc = ostate_set_choice(in, "boundary", de_boundary_names,
 				    &s->bound, err)) ||
 	    (rc = ostate_set_num(in, "mutation_factor", 1e-9, 2, &s->F, err)) ||
-	    (rc = ostate_set_num(in, "crossover_prob", 0, 1, &s->CR, err)))
+	    (rc = ostate_set_num(in, "crossover_prob", 0, 1, &s->CR, err)) ||
+	    (rc = ostate_set_int(in, "prior_mutants", 1, DES_MAX_GUIDE_K,
+				 &s->prior_k, err)) ||
+	    (rc = ostate_set_int(in, "prior_candidates", 1, 100000,
+				 &s->prior_cand, err)) ||
+	    (rc = ostate_set_int(in, "prior_steps", 1, 100000, &s->prior_steps,
+				 err)))
 		return rc;
 	return DEHBQ_OK;
 }
@@ -132,10 +101,14 @@ static int des_settings(const cJSON *in, struct jsonbuf *b, char *err)
 	jsonbuf_num(b, s.F);
 	jsonbuf_puts(b, ",\"crossover_prob\":");
 	jsonbuf_num(b, s.CR);
+	jsonbuf_printf(b,
+		       ",\"prior_mutants\":%d,\"prior_candidates\":%d,"
+		       "\"prior_steps\":%d",
+		       s.prior_k, s.prior_cand, s.prior_steps);
 	return jsonbuf_failed(b);
 }
 
-static void des_free(void *st)
+void des_free(void *st)
 {
 	struct des *d = st;
 	int k;
@@ -146,7 +119,9 @@ static void des_free(void *st)
 		free(d->lv[k].x);
 		free(d->lv[k].fit);
 		free(d->lv[k].job);
+		free(d->lv[k].cid);
 	}
+	des_guide_free(d->guide);
 	free(d->lv);
 	free(d->inc_x);
 	free(d->fl);
@@ -155,22 +130,23 @@ static void des_free(void *st)
 	free(d->glob);
 	free(d->fill);
 	free(d->mutant);
+	free(d->gx);
 	free(d);
 }
 
-/* A searcher for setup s with settings t, its members not yet drawn. */
-static int des_new(const struct search_setup *s, const struct des_set *t,
-		   struct des **out)
+int des_new(const struct search_setup *s, const struct des_set *t,
+	    struct des **out)
 {
 	struct des *d = calloc(1, sizeof(*d));
-	size_t dim = (size_t)s->dim, n = (size_t)t->pop, all;
-	int k;
+	size_t dim = (size_t)s->dim, all;
+	int k, n[HB_MAX_LEVELS];
 
 	if (!(*out = d))
 		return DEHBQ_ENOMEM;
 	d->dim = s->dim;
 	d->pop = t->pop;
 	d->L = s->levels;
+	d->fills = s->fills;
 	d->mut = t->mut;
 	d->cx = t->cx;
 	d->bound = t->bound;
@@ -179,11 +155,17 @@ static int des_new(const struct search_setup *s, const struct des_set *t,
 	d->inc_fit = INFINITY;
 	d->inc_job = -1;
 	d->pend_level = -1;
-	all = (size_t)d->L * n + 1;
+	for (k = 0; k < d->L && k < HB_MAX_LEVELS; k++)
+		n[k] = t->pop;
+	if (d->L > HB_MAX_LEVELS || (d->fills && des_fill_sizes(s, n)))
+		goto fail;
+	for (k = 0; k < d->L; k++)
+		d->totpop += n[k];
+	all = (size_t)d->totpop + 1;
 	d->lv = calloc((size_t)d->L, sizeof(*d->lv));
 	d->inc_x = calloc(dim, sizeof(double));
-	d->order = malloc(n * sizeof(int));
-	d->pool = malloc((n + DE_MAX_DONORS) * sizeof(*d->pool));
+	d->order = malloc(all * sizeof(int));
+	d->pool = malloc((all + DE_MAX_DONORS) * sizeof(*d->pool));
 	d->glob = malloc(all * sizeof(*d->glob));
 	d->fill = malloc(DE_MAX_DONORS * dim * sizeof(double));
 	d->mutant = malloc(dim * sizeof(double));
@@ -194,10 +176,12 @@ static int des_new(const struct search_setup *s, const struct des_set *t,
 		struct des_level *P = &d->lv[k];
 
 		P->fid = s->ladder[k];
-		P->x = malloc(n * dim * sizeof(double));
-		P->fit = malloc(n * sizeof(double));
-		P->job = malloc(n * sizeof(int64_t));
-		if (!P->x || !P->fit || !P->job)
+		P->n = n[k];
+		P->x = malloc((size_t)P->n * dim * sizeof(double));
+		P->fit = malloc((size_t)P->n * sizeof(double));
+		P->job = malloc((size_t)P->n * sizeof(int64_t));
+		P->cid = malloc((size_t)P->n * sizeof(int64_t));
+		if (!P->x || !P->fit || !P->job || !P->cid)
 			goto fail;
 	}
 	return DEHBQ_OK;
@@ -227,19 +211,24 @@ static int des_open(const struct search_setup *s, void **st, char *err)
 	for (k = 0; k < d->L; k++) {
 		struct des_level *P = &d->lv[k];
 
-		for (i = 0; i < d->pop * d->dim; i++)
+		for (i = 0; i < P->n * d->dim; i++)
 			P->x[i] = rng_uniform(&P->rng);
-		for (i = 0; i < d->pop; i++) {
+		for (i = 0; i < P->n; i++) {
 			P->fit[i] = INFINITY;
 			P->job[i] = -1;
+			P->cid[i] = d->next_cid++;
 		}
+	}
+	if ((rc = des_guide_open(d, s, &t, 1, err))) {
+		des_free(d);
+		return rc;
 	}
 	*st = d;
 	return DEHBQ_OK;
 }
 
 /* The level of a job at fidelity f: the highest whose fidelity is <= f. */
-static int level_of(const struct des *d, double f)
+int des_level_of(const struct des *d, double f)
 {
 	int k = d->L - 1;
 
@@ -261,6 +250,16 @@ static int by_fit(const void *a, const void *b, void *arg)
 	return (i > j) - (i < j);
 }
 
+void des_order(struct des *d, int q)
+{
+	const struct des_level *Q = &d->lv[q];
+	int i;
+
+	for (i = 0; i < Q->n; i++)
+		d->order[i] = i;
+	qsort_r(d->order, (size_t)Q->n, sizeof(int), by_fit, Q->fit);
+}
+
 /* The parent pool's level for a proposal at level k. */
 static int pool_level(const struct des *d, int k)
 {
@@ -273,28 +272,22 @@ static int pool_level(const struct des *d, int k)
 }
 
 /*
- * Fill d->pool from level q (best first, the target (k, slot) left out),
- * topped up as DEHB does when it holds fewer than m donors: mutants of
- * the members of every level, or uniform vectors.  The pool's size.
+ * d->pool topped up from np to m donors, as DEHB does: mutants of the
+ * members of every level (the target (k, slot) left out), or uniform
+ * vectors when even those are too few.  The pool's size.
  */
-static int make_pool(struct des *d, int k, int q, int slot, const double *best,
-		     int m)
+static int top_up(struct des *d, int k, int slot, const double *best, int np,
+		  int m)
 {
-	struct des_level *P = &d->lv[k], *Q = &d->lv[q];
+	struct des_level *P = &d->lv[k];
 	const double *target = P->x + (size_t)slot * d->dim;
 	const double *don[DE_MAX_DONORS];
-	int idx[DE_MAX_DONORS], np = 0, g = 0, i, t, lv;
+	int idx[DE_MAX_DONORS], g = 0, i, t, lv;
 
-	for (i = 0; i < d->pop; i++)
-		d->order[i] = i;
-	qsort_r(d->order, (size_t)d->pop, sizeof(int), by_fit, Q->fit);
-	for (i = 0; i < d->pop; i++)
-		if (q != k || d->order[i] != slot)
-			d->pool[np++] = Q->x + (size_t)d->order[i] * d->dim;
 	if (np >= m)
 		return np;
 	for (lv = 0; lv < d->L; lv++)
-		for (i = 0; i < d->pop; i++)
+		for (i = 0; i < d->lv[lv].n; i++)
 			if (lv != k || i != slot)
 				d->glob[g++] = d->lv[lv].x + (size_t)i * d->dim;
 	for (t = np; t < m; t++) {
@@ -315,33 +308,58 @@ static int make_pool(struct des *d, int k, int q, int slot, const double *best,
 	return m;
 }
 
-/* A DE trial against slot `slot` of level k into out. */
-static void make_trial(struct des *d, int k, int slot, double *out)
+void des_trial(struct des *d, int k, int slot, int np, double *out)
 {
 	struct des_level *P = &d->lv[k];
 	const double *target = P->x + (size_t)slot * d->dim, *best;
 	const double *don[DE_MAX_DONORS];
-	int m = de_donors_needed(d->mut), idx[DE_MAX_DONORS], np, i, b = 0;
+	int m = de_donors_needed(d->mut), idx[DE_MAX_DONORS], i, t, b = 0;
+	int kk = d->guide ? d->guide_k : 1;
 
 	if (d->inc_valid) {
 		best = d->inc_x;
 	} else {
-		for (i = 1; i < d->pop; i++)
+		for (i = 1; i < P->n; i++)
 			if (P->fit[i] < P->fit[b])
 				b = i;
 		best = P->x + (size_t)b * d->dim;
 	}
-	np = make_pool(d, k, pool_level(d, k), slot, best, m);
-	de_sample_distinct(&P->rng, np, m, idx);
-	for (i = 0; i < m; i++)
-		don[i] = d->pool[idx[i]];
-	de_mutate(d->mut, d->F, d->dim, don, best, target, d->mutant);
-	de_crossover(d->cx, &P->rng, d->dim, d->CR, target, d->mutant, out);
-	de_repair(d->bound, &P->rng, d->dim, out);
+	np = top_up(d, k, slot, best, np, m);
+	for (t = 0; t < kk; t++) {
+		double *o = d->guide ? d->gx + (size_t)t * d->dim : out;
+
+		de_sample_distinct(&P->rng, np, m, idx);
+		for (i = 0; i < m; i++)
+			don[i] = d->pool[idx[i]];
+		de_mutate(d->mut, d->F, d->dim, don, best, target, d->mutant);
+		de_crossover(d->cx, &P->rng, d->dim, d->CR, target, d->mutant,
+			     o);
+		de_repair(d->bound, &P->rng, d->dim, o);
+	}
+	if (d->guide) { /* the guide's pick of its trials */
+		t = des_guide_choose(d, &P->rng, d->gx, kk);
+		memcpy(out, d->gx + (size_t)t * d->dim,
+		       (size_t)d->dim * sizeof(double));
+	}
+}
+
+/* A DE trial against slot `slot` of level k into out: the pool is the
+ * highest full level's members, best first, the target left out. */
+static void make_trial(struct des *d, int k, int slot, double *out)
+{
+	const struct des_level *Q;
+	int q = pool_level(d, k), np = 0, i;
+
+	Q = &d->lv[q];
+	des_order(d, q);
+	for (i = 0; i < Q->n; i++)
+		if (q != k || d->order[i] != slot)
+			d->pool[np++] = Q->x + (size_t)d->order[i] * d->dim;
+	des_trial(d, k, slot, np, out);
 }
 
 /* Room for one more job in flight. */
-static int fl_reserve(struct des *d)
+int des_fl_reserve(struct des *d)
 {
 	struct des_fl *f;
 	size_t cap;
@@ -356,7 +374,7 @@ static int fl_reserve(struct des *d)
 	return DEHBQ_OK;
 }
 
-static struct des_fl *fl_find(struct des *d, int64_t job)
+struct des_fl *des_fl_find(struct des *d, int64_t job)
 {
 	size_t i;
 
@@ -367,12 +385,12 @@ static struct des_fl *fl_find(struct des *d, int64_t job)
 }
 
 /* The next target slot of level k. */
-static int take_slot(struct des *d, int k)
+int des_take_slot(struct des *d, int k)
 {
 	struct des_level *P = &d->lv[k];
 	int s = P->ptr;
 
-	P->ptr = (P->ptr + 1) % d->pop;
+	P->ptr = (P->ptr + 1) % P->n;
 	P->turns++;
 	return s;
 }
@@ -381,12 +399,12 @@ static int des_propose(void *st, double fidelity, double *vec,
 		       enum trial_kind *kind)
 {
 	struct des *d = st;
-	int k = level_of(d, fidelity), slot, rc;
-	int first = d->lv[k].turns < d->pop;
+	int k = des_level_of(d, fidelity), slot, rc;
+	int first = d->lv[k].turns < d->lv[k].n;
 
-	if ((rc = fl_reserve(d)))
+	if ((rc = des_fl_reserve(d)))
 		return rc;
-	slot = take_slot(d, k);
+	slot = des_take_slot(d, k);
 	if (first) {
 		memcpy(vec, d->lv[k].x + (size_t)slot * d->dim,
 		       (size_t)d->dim * sizeof(double));
@@ -397,29 +415,36 @@ static int des_propose(void *st, double fidelity, double *vec,
 	}
 	d->pend_level = k;
 	d->pend_slot = slot;
+	d->pend_cid = d->next_cid++;
+	d->pend_promo = 0;
 	return DEHBQ_OK;
 }
 
 static int des_issued(void *st, int64_t job, const double *vec, double fidelity)
 {
 	struct des *d = st;
-	int k = level_of(d, fidelity), rc;
+	int k = des_level_of(d, fidelity), rc;
 	struct des_fl *f;
 
 	(void)vec;
-	if (fl_find(d, job)) { /* issued twice: a no-op */
+	if (des_fl_find(d, job)) { /* issued twice: a no-op */
 		d->pend_level = -1;
 		return DEHBQ_OK;
 	}
-	if ((rc = fl_reserve(d)))
+	if ((rc = des_fl_reserve(d)))
 		return rc;
 	f = &d->fl[d->nfl++];
 	f->job = job;
 	f->level = k;
-	if (d->pend_level == k) /* the proposal just made */
+	f->cid = d->pend_cid;
+	f->promo = d->pend_promo;
+	if (d->pend_level == k) { /* the proposal just made */
 		f->slot = d->pend_slot;
-	else /* a promotion or a requeued job: the level's next slot */
-		f->slot = take_slot(d, k);
+	} else { /* a promotion or a requeued job: the level's next slot */
+		f->slot = des_take_slot(d, k);
+		f->cid = d->next_cid++;
+		f->promo = 0;
+	}
 	d->pend_level = -1;
 	return DEHBQ_OK;
 }
@@ -436,11 +461,12 @@ static void inc_update(struct des *d, int64_t job, const double *vec,
 }
 
 /* 1 when every member of level P holds a result. */
-static int level_full(const struct des *d, const struct des_level *P)
+int des_level_full(const struct des *d, const struct des_level *P)
 {
 	int i;
 
-	for (i = 0; i < d->pop; i++)
+	(void)d;
+	for (i = 0; i < P->n; i++)
 		if (P->job[i] < 0)
 			return 0;
 	return 1;
@@ -450,7 +476,7 @@ static int des_observe(void *st, int64_t job, const double *vec,
 		       double fidelity, double loss)
 {
 	struct des *d = st;
-	struct des_fl *f = fl_find(d, job);
+	struct des_fl *f = des_fl_find(d, job);
 
 	(void)fidelity;
 	if (isnan(loss))
@@ -464,7 +490,8 @@ static int des_observe(void *st, int64_t job, const double *vec,
 			       (size_t)d->dim * sizeof(double));
 			P->fit[s] = loss;
 			P->job[s] = job;
-			P->full = P->full || level_full(d, P);
+			P->cid[s] = f->cid;
+			P->full = P->full || des_level_full(d, P);
 		}
 		*f = d->fl[--d->nfl];
 	}
@@ -486,7 +513,7 @@ static int des_rescore(void *st, const struct mobj *mo)
 	for (k = 0; k < d->L; k++) {
 		struct des_level *P = &d->lv[k];
 
-		for (i = 0; i < d->pop; i++) {
+		for (i = 0; i < P->n; i++) {
 			if (P->job[i] < 0 ||
 			    isnan(v = mobj_score(mo, P->job[i])))
 				continue;
@@ -502,180 +529,37 @@ static int des_rescore(void *st, const struct mobj *mo)
 	return DEHBQ_OK;
 }
 
-static int des_save(const void *st, struct jsonbuf *b)
-{
-	const struct des *d = st;
-	size_t i;
-	int k;
-
-	jsonbuf_printf(b,
-		       "{\"levels\":%d,\"population_size\":%d,\"best\":", d->L,
-		       d->pop);
-	if (d->inc_valid) {
-		jsonbuf_printf(
-			b, "{\"job\":%lld,\"loss\":", (long long)d->inc_job);
-		ostate_put_dbls(b, &d->inc_fit, 1);
-		jsonbuf_puts(b, ",\"x\":");
-		ostate_put_dbls(b, d->inc_x, (size_t)d->dim);
-		jsonbuf_put(b, "}", 1);
-	} else
-		jsonbuf_puts(b, "null");
-	jsonbuf_puts(b, ",\"level\":[");
-	for (k = 0; k < d->L; k++) {
-		const struct des_level *P = &d->lv[k];
-
-		jsonbuf_printf(b, "%s{\"turns\":%lld,\"ptr\":%d,\"rng\":",
-			       k ? "," : "", (long long)P->turns, P->ptr);
-		ostate_put_rng(b, &P->rng);
-		jsonbuf_puts(b, ",\"x\":");
-		ostate_put_dbls(b, P->x, (size_t)d->pop * (size_t)d->dim);
-		jsonbuf_puts(b, ",\"fit\":");
-		ostate_put_dbls(b, P->fit, (size_t)d->pop);
-		jsonbuf_puts(b, ",\"job\":");
-		ostate_put_i64s(b, P->job, (size_t)d->pop);
-		jsonbuf_put(b, "}", 1);
-	}
-	jsonbuf_puts(b, "],\"inflight\":[");
-	for (i = 0; i < d->nfl; i++)
-		jsonbuf_printf(b, "%s[%lld,%d,%d]", i ? "," : "",
-			       (long long)d->fl[i].job, d->fl[i].level,
-			       d->fl[i].slot);
-	jsonbuf_puts(b, "]}");
-	return jsonbuf_failed(b);
-}
-
-static int load_best(const cJSON *state, struct des *d, char *err)
-{
-	const cJSON *o = cJSON_GetObjectItemCaseSensitive(state, "best");
-	int rc;
-
-	if (cJSON_IsNull(o))
-		return DEHBQ_OK;
-	if ((rc = ostate_get_obj(state, "best", &o, err)) ||
-	    (rc = ostate_get_i64(o, "job", 0, SEARCH_MAX_JOB, &d->inc_job,
-				 err)) ||
-	    (rc = ostate_get_dbls(o, "loss", 1, &d->inc_fit, 0, 0, err)) ||
-	    (rc = ostate_get_dbls(o, "x", (size_t)d->dim, d->inc_x, 0, 1, err)))
-		return rc;
-	d->inc_valid = 1;
-	return DEHBQ_OK;
-}
-
-static int load_level(const cJSON *o, struct des *d, struct des_level *P,
-		      char *err)
-{
-	size_t n = (size_t)d->pop;
-	int rc;
-
-	if ((rc = ostate_get_i64(o, "turns", 0, SEARCH_MAX_JOB, &P->turns,
-				 err)) ||
-	    (rc = ostate_get_int(o, "ptr", 0, d->pop - 1, &P->ptr, err)) ||
-	    (rc = ostate_get_rng(o, "rng", &P->rng, err)) ||
-	    (rc = ostate_get_dbls(o, "x", n * (size_t)d->dim, P->x, 0, 1,
-				  err)) ||
-	    (rc = ostate_get_dbls(o, "fit", n, P->fit, 1, 0, err)) ||
-	    (rc = ostate_get_i64s(o, "job", n, P->job, -1, SEARCH_MAX_JOB,
-				  err)))
-		return rc;
-	P->full = level_full(d, P);
-	return DEHBQ_OK;
-}
-
-/* The jobs in flight: [job, level, slot] each, no job twice. */
-static int load_inflight(const cJSON *state, struct des *d, char *err)
-{
-	const cJSON *a, *e;
-	int64_t v[3];
-
-	if (ostate_get_arr(state, "inflight", -1, &a, err))
-		return DEHBQ_EINVAL;
-	cJSON_ArrayForEach(e, a)
-	{
-		struct des_fl *f;
-
-		if (cJSON_GetArraySize(e) != 3 ||
-		    !ostate_int(cJSON_GetArrayItem(e, 0), 0, SEARCH_MAX_JOB,
-				&v[0]) ||
-		    !ostate_int(cJSON_GetArrayItem(e, 1), 0, d->L - 1, &v[1]) ||
-		    !ostate_int(cJSON_GetArrayItem(e, 2), 0, d->pop - 1,
-				&v[2]) ||
-		    fl_find(d, v[0]))
-			return dehbq_errf(
-				err, DEHBQ_EINVAL,
-				"snapshot: 'inflight' must hold "
-				"distinct [job, level, slot] entries");
-		if (fl_reserve(d))
-			return DEHBQ_ENOMEM;
-		f = &d->fl[d->nfl++];
-		f->job = v[0];
-		f->level = (int)v[1];
-		f->slot = (int)v[2];
-	}
-	return DEHBQ_OK;
-}
-
-static int des_load(const struct search_setup *s, const cJSON *state, void **st,
-		    char *err)
-{
-	const cJSON *a, *o;
-	struct des_set t;
-	struct des *d;
-	cJSON *v04;
-	int rc, L, k = 0;
-
-	if (de_v04_is_engine(state)) {
-		if ((rc = de_v04_convert(state, s->levels, &v04, err)))
-			return rc;
-		rc = des_load(s, v04, st, err);
-		cJSON_Delete(v04);
-		return rc;
-	}
-	if ((rc = des_read(s->settings, &t, err)) ||
-	    (rc = ostate_get_int(state, "levels", 1, 1 << 16, &L, err)) ||
-	    (rc = ostate_get_int(state, "population_size", 4, DES_MAX_POP,
-				 &t.pop, err)))
-		return rc;
-	if (L != s->levels)
-		return dehbq_errf(err, DEHBQ_EINVAL,
-				  "snapshot: 'levels' is %d, the scheduler "
-				  "runs %d",
-				  L, s->levels);
-	if ((rc = ostate_get_arr(state, "level", L, &a, err)) ||
-	    (rc = des_new(s, &t, &d)))
-		return rc;
-	cJSON_ArrayForEach(o, a)
-	{
-		if ((rc = load_level(o, d, &d->lv[k++], err)))
-			break;
-	}
-	if (rc || (rc = load_best(state, d, err)) ||
-	    (rc = load_inflight(state, d, err))) {
-		des_free(d);
-		return rc;
-	}
-	*st = d;
-	return DEHBQ_OK;
-}
-
 static int des_describe(const void *st, struct jsonbuf *b)
 {
 	const struct des *d = st;
+	int k;
 
-	jsonbuf_printf(b, "\"population_size\":%d,\"levels\":%d", d->pop, d->L);
+	if (d->fills) { /* DEHB's sizes, one a level */
+		jsonbuf_puts(b, "\"sizes\":[");
+		for (k = 0; k < d->L; k++)
+			jsonbuf_printf(b, "%s%d", k ? "," : "", d->lv[k].n);
+		jsonbuf_printf(b, "],\"levels\":%d", d->L);
+	} else {
+		jsonbuf_printf(b, "\"population_size\":%d,\"levels\":%d",
+			       d->pop, d->L);
+	}
 	if (d->inc_valid) {
 		jsonbuf_puts(b, ",\"best\":");
 		jsonbuf_num(b, d->inc_fit);
 	}
-	return jsonbuf_failed(b);
+	if (jsonbuf_failed(b))
+		return DEHBQ_ENOMEM;
+	return des_guide_describe(d, b);
 }
 
 const struct search_ops search_de_ops = {
 	.name = "de",
 	.summary = "differential evolution: a subpopulation per fidelity "
 		   "level, trials against a rolling target",
-	.caps = SEARCH_CAP_LEARNS | SEARCH_CAP_KEEPS,
+	.caps = SEARCH_CAP_LEARNS | SEARCH_CAP_KEEPS | SEARCH_CAP_FILLS,
 	.open = des_open,
 	.propose = des_propose,
+	.propose_at = des_propose_at,
 	.observe = des_observe,
 	.issued = des_issued,
 	.save = des_save,

@@ -77,6 +77,9 @@ struct search_setup {
 	int rungs;	      /* 1: configurations start low and go up the
 				 ladder (asha); 0: each runs once, at the
 				 maximum (fifo) */
+	int fills; /* 1: the scheduler runs brackets whose every rung the
+		      searcher fills, calling propose_at for each job
+		      (hyperband's "promotion": "searcher", DEHB) */
 	const struct prior_tasks *transfer; /* earlier tasks, or NULL */
 	const struct rng *stream; /* the scheduler's own random stream, for a
 				     searcher that draws uniformly (random):
@@ -94,6 +97,15 @@ enum search_cap {
 					       population) and its jobs in
 					       flight, and is told neither
 					       again at load */
+	SEARCH_CAP_FILLS = 1 << 4, /* fills brackets' rungs: propose_at */
+};
+
+/* Where a job of a scheduler that the searcher fills (setup.fills) runs. */
+struct search_at {
+	double fidelity; /* the job's fidelity, a level of setup.ladder */
+	int64_t bracket; /* its bracket: 0, 1, ... in the order opened */
+	int rung;	 /* its rung in the bracket, 0 the base */
+	int n;		 /* the jobs that rung runs */
 };
 
 struct search_ops {
@@ -136,6 +148,13 @@ struct search_ops {
 	/* at load, every result and job in flight is back: DEHBQ_EINVAL when
 	 * the saved state does not fit them.  NULL: nothing to check. */
 	int (*loaded)(void *st);
+	/* under a scheduler it fills (setup.fills), a configuration for the
+	 * job `at` describes, as propose; a configuration measured before,
+	 * run again higher (kind TRIAL_KIND_PROMOTION), names in *parent the
+	 * job that measured it, else *parent is -1.  NULL: the searcher
+	 * cannot fill brackets (SEARCH_CAP_FILLS says it can). */
+	int (*propose_at)(void *st, const struct search_at *at, double *vec,
+			  enum trial_kind *kind, int64_t *parent);
 };
 
 /* Every searcher, NULL-terminated; the first is the default. */
