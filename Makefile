@@ -62,7 +62,8 @@ OPTIM_SRCS  = $(sort $(wildcard optim/*.c optim/models/*.c optim/mo/*.c \
 ORCH_SRCS   = $(filter-out orchestrator/main.c,$(sort $(wildcard orchestrator/*.c)))
 WORKER_SRCS = $(filter-out worker/main.c,$(sort $(wildcard worker/*.c)))
 CLI_SRCS    = $(filter-out cli/main.c,$(sort $(wildcard cli/*.c)))
-TEST_SRCS   = $(sort $(wildcard tests/check_*.c)) tests/testutil.c tests/optvar.c
+TEST_SRCS   = $(sort $(wildcard tests/check_*.c)) tests/testutil.c tests/optvar.c \
+	tests/enginebook.c
 SUITES      = $(filter-out main,$(patsubst tests/check_%.c,%,$(sort $(wildcard tests/check_*.c))))
 BENCH_SRCS  = $(sort $(wildcard bench/*.c))
 BENCHFN_SRCS = $(sort $(wildcard bench/lib/*.c))
@@ -267,7 +268,7 @@ install: all
 FORMAT_SRCS = $(wildcard common/*.[ch] optim/*.[ch] optim/models/*.[ch] optim/mo/*.[ch] optim/search/*.[ch] optim/sched/*.[ch] \
 	orchestrator/*.[ch] worker/*.[ch] \
 	cli/*.[ch] fuzz/*.c examples/*.c bench/*.c bench/lib/*.[ch] tests/check_*.c \
-	tests/testutil.[ch] tests/optvar.[ch])
+	tests/testutil.[ch] tests/optvar.[ch] tests/enginebook.[ch])
 format-check:
 	clang-format --dry-run --Werror $(FORMAT_SRCS)
 

@@ -160,7 +160,7 @@ static void fl_put(struct optim *o, const struct optim_job *job, double *x)
 	memmove(o->fl + at + 1, o->fl + at, (o->nfl - at) * sizeof(*o->fl));
 	o->fl[at].job = *job;
 	o->fl[at].x = x;
-	o->fl[at].reopened = 0;
+	o->fl[at].job.reopened = 0;
 	o->fl[at].reported = 0;
 	o->fl[at].last = NAN;
 	o->fl[at].stop = 0;
@@ -419,7 +419,7 @@ static int tell(struct optim *o, uint64_t id, double loss, const double *y,
 	jsonbuf_init(&rec);
 	if (optim_keeps_history(o)) { /* made before anything changes */
 		optim_history_record(&rec, &e->job, e->x, o->dim,
-				     e->reopened | stopped << 1, loss, y,
+				     e->job.reopened | stopped << 1, loss, y,
 				     o->mo ? mobj_count(o->mo) : 0, cost);
 		if ((rc = jsonbuf_failed(&rec)) ||
 		    (rc = jsonbuf_reserve(&o->hist, rec.len)))
@@ -522,7 +522,7 @@ int optim_reopen(struct optim *o, const struct optim_job *job,
 		fl_remove(o, fl_search(o, job->id, &found));
 		return rc;
 	}
-	o->fl[fl_search(o, job->id, &found)].reopened = 1;
+	o->fl[fl_search(o, job->id, &found)].job.reopened = 1;
 	o->told--;
 	o->failed--;
 	return DEHBQ_OK;

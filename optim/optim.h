@@ -142,6 +142,8 @@ struct optim_job {
 	enum optim_kind kind; /* how the configuration was produced */
 	int64_t parent;	      /* job whose work this continues, or -1 */
 	char state[OPTIM_STATE_MAX]; /* opaque per-trial state ("" none) */
+	int reopened; /* the books': a failed job run again (optim_reopen),
+			 whose tell is a re-tell; 0 at ask */
 };
 
 struct optim_best {

@@ -18,7 +18,6 @@
 struct optim_fl {
 	struct optim_job job;
 	double *x;
-	int reopened;	 /* put back by optim_reopen: its tell is a re-tell */
 	double reported; /* last intermediate fidelity (optim_report), 0 */
 	double last;	 /* its loss, NaN before any */
 	int stop;	 /* the optimiser decided to stop it */

@@ -100,7 +100,7 @@ int optim_report_replay(struct optim *o, const cJSON *e, double *x, int64_t n,
 
 void optim_fl_put_extra(struct jsonbuf *b, const struct optim_fl *e)
 {
-	if (e->reopened)
+	if (e->job.reopened)
 		jsonbuf_puts(b, ",\"reopened\":true");
 	if (e->reported > 0) {
 		jsonbuf_puts(b, ",\"reported\":");
@@ -118,7 +118,7 @@ int optim_fl_get_extra(const cJSON *j, struct optim_fl *e, char *err)
 	int64_t n;
 	int rc;
 
-	e->reopened =
+	e->job.reopened =
 		cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "reopened"));
 	e->stop = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "stop"));
 	if (!cJSON_GetObjectItemCaseSensitive(j, "reported"))

@@ -454,16 +454,14 @@ static int replay_record(struct optim *o, const char *line, size_t len,
 }
 
 /*
- * The backend's history, then its jobs in flight, replayed on its bounded
- * state (optim_ops.replay).  The text must hold exactly the records the
- * books count.
+ * The backend's history replayed on its bounded state (optim_ops.replay).
+ * The text must hold exactly the records the books count.
  */
-static int replay_all(struct optim *o, const char *h, size_t len, char *err)
+static int replay_history(struct optim *o, const char *h, size_t len, char *err)
 {
 	const char *p = h, *end = h + len;
 	double *x = malloc((size_t)o->dim * sizeof(double));
 	int64_t n = 0;
-	size_t i;
 	int rc = DEHBQ_OK;
 
 	if (!x)
@@ -487,26 +485,40 @@ static int replay_all(struct optim *o, const char *h, size_t len, char *err)
 				"history: %" PRId64 " records, the snapshot "
 				"counts %" PRId64,
 				n, o->nhist);
-	for (i = 0; !rc && o->ops->replay && i < o->nfl; i++)
+	free(x);
+	return rc;
+}
+
+/*
+ * Then its jobs in flight, and the end of the replay, whether or not it
+ * keeps a history: a scheduler checks its saved state against the books'
+ * jobs in flight (the bracket engine's rung counts).
+ */
+static int replay_inflight(struct optim *o, char *err)
+{
+	size_t i;
+	int rc = DEHBQ_OK;
+
+	for (i = 0; !rc && i < o->nfl; i++)
 		if ((rc = o->ops->replay(o->st, &o->fl[i].job, o->fl[i].x, 0,
-					 o->fl[i].reopened, OPTIM_OK, 0)))
+					 o->fl[i].job.reopened, OPTIM_OK, 0)))
 			rc = dehbq_errf(err,
 					rc == DEHBQ_ENOMEM ? rc : DEHBQ_EINVAL,
 					"snapshot: job %" PRIu64
 					" in flight does not fit the "
 					"optimizer's state",
 					o->fl[i].job.id);
-	if (!rc && o->ops->replay &&
+	if (!rc &&
 	    (rc = o->ops->replay(o->st, NULL, NULL, 0, 0, OPTIM_OK, 0))) {
 		if (rc == DEHBQ_EINVAL)
 			dehbq_errf(err, rc,
 				   "snapshot: %s's saved state does not fit "
-				   "its %" PRId64 " history records",
-				   o->name, n);
+				   "its %" PRId64 " history records and %zu "
+				   "jobs in flight",
+				   o->name, o->nhist, o->nfl);
 		else
 			dehbq_errf(err, rc, "history: %s", dehbq_strerror(rc));
 	}
-	free(x);
 	return rc;
 }
 
@@ -546,8 +558,9 @@ int optim_load(const cJSON *json, const struct optim_setup *s,
 	su.asked = o->asked; /* a bound for the backend's own counts */
 	if ((rc = ops->load(&su, st, &o->st, err)) ||
 	    (optim_keeps_history(o) &&
-	     (rc = replay_all(o, history ? history : "", history ? hlen : 0,
-			      err))))
+	     (rc = replay_history(o, history ? history : "", history ? hlen : 0,
+				  err))) ||
+	    (ops->replay && (rc = replay_inflight(o, err))))
 		goto fail;
 	cJSON_Delete(composed);
 	*out = o;

@@ -100,11 +100,6 @@ int dehb_exhausted(const struct dehb *d)
 	return 0;
 }
 
-int dehb_finished(const struct dehb *d)
-{
-	return dehb_exhausted(d) && d->flcount == 0;
-}
-
 /*
  * Choose the bracket and rung of the next job: an active one (*bi), or a
  * new one prepared in *nb (*bi -1) that open_bracket adds once the job is
@@ -236,97 +231,106 @@ int dehb_ask(struct dehb *d, struct dehb_job *job, double *vec)
 {
 	struct dehb_job j;
 	struct dehb_bracket nb, *b = NULL;
-	int dim = d->p.dim, rc, bi = 0, r = 0;
-	double *x = NULL;
+	int rc, bi = 0, r = 0;
 
 	memset(job, 0, sizeof(*job));
 	if (dehb_exhausted(d))
 		return DEHBQ_EDONE;
 	if (d->asked >= DEHB_MAX_ID)
 		return DEHBQ_EDONE;
-	rc = DEHBQ_ENOMEM;
-	x = malloc((size_t)dim * sizeof(double));
-	if (!x)
-		goto fail;
-	rc = dehb_fl_reserve(d);
-	if (rc != DEHBQ_OK)
-		goto fail;
 	memset(&j, 0, sizeof(j));
 	j.id = (uint64_t)d->asked;
 	j.parent_job = -1;
 	j.slot = -1;
 	rc = pick_bracket(d, &bi, &r, &nb);
 	if (rc != DEHBQ_OK)
-		goto fail;
+		return rc;
 	b = bi < 0 ? &nb : &d->br[bi];
 	j.bracket = b->hb.id;
 	j.rung = r;
 	j.level = b->hb.base + r;
 	j.fidelity = d->fid[j.level];
 	if (d->p.optimizer == DEHB_OPT_DEHB)
-		rc = propose_fill(d, b, r, &j, x);
+		rc = propose_fill(d, b, r, &j, vec);
 	else
-		rc = propose_sh(d, b, r, &j, x);
+		rc = propose_sh(d, b, r, &j, vec);
 	/* the searcher learns of every job before it commits (after its own
 	 * proposal, issued cannot fail) */
 	if (rc == DEHBQ_OK && d->so && d->so->issued)
-		rc = d->so->issued(d->ss, (int64_t)j.id, x, j.fidelity);
+		rc = d->so->issued(d->ss, (int64_t)j.id, vec, j.fidelity);
 	if (rc != DEHBQ_OK) {
 		if (bi < 0)
 			dehb_bracket_release(&nb);
-		goto fail;
+		return rc;
 	}
 	if (bi < 0)
 		b = &d->br[open_bracket(d, &nb)];
 	hb_bracket_register(&b->hb, r);
-	dehb_fl_insert(d, &j, x); /* cannot fail: reserved above */
 	d->asked++;
 	*job = j;
-	if (vec)
-		memcpy(vec, x, (size_t)dim * sizeof(double));
 	return DEHBQ_OK;
-fail:
-	free(x);
-	return rc;
 }
 
-int dehb_tell(struct dehb *d, uint64_t job_id, enum dehb_status status,
-	      double loss, double cost)
+/* job's level, fidelity, kind and ids fit this engine. */
+static int job_fits(const struct dehb *d, const struct dehb_job *job,
+		    const double *vec)
 {
-	struct dehb_fl *e = dehb_fl_find(d, job_id);
+	int i;
+
+	if (job->id >= (uint64_t)d->asked || job->level < 0 ||
+	    job->level >= d->nlevels || job->fidelity != d->fid[job->level] ||
+	    (unsigned)job->kind > DEHB_KIND_PRIOR ||
+	    job->config_id < (d->p.optimizer == DEHB_OPT_DEHB ? -1 : 0) ||
+	    job->config_id >= d->next_cid || job->parent_job >= d->asked)
+		return 0;
+	for (i = 0; i < d->p.dim; i++)
+		if (!(vec[i] >= 0 && vec[i] <= 1))
+			return 0;
+	return 1;
+}
+
+/* The active bracket of job, if the job is in flight at one of its
+ * rungs; else NULL. */
+static struct dehb_bracket *bracket_of(struct dehb *d,
+				       const struct dehb_job *job)
+{
+	struct dehb_bracket *b = dehb_bracket_find(d, job->bracket);
+
+	if (!b || job->rung < 0 || job->rung >= b->hb.nrungs ||
+	    job->level != b->hb.base + job->rung ||
+	    b->hb.n[job->rung] - b->hb.pending[job->rung] -
+			    b->hb.done[job->rung] <
+		    1)
+		return NULL;
+	return b;
+}
+
+int dehb_tell(struct dehb *d, const struct dehb_job *j, const double *vec,
+	      enum dehb_status status, double loss, double cost)
+{
 	struct dehb_bracket *b = NULL;
-	const struct dehb_job *j;
 	int dim = d->p.dim;
 	double fit;
 
-	if (!e)
-		return job_id < (uint64_t)d->asked ? DEHBQ_ESTATE
-						   : DEHBQ_ENOENT;
-	if ((unsigned)status > DEHB_FAILED || !isfinite(cost) || cost < 0)
-		return DEHBQ_EINVAL;
-	if (status == DEHB_OK && loss == -INFINITY)
+	if ((unsigned)status > DEHB_FAILED || !isfinite(cost) || cost < 0 ||
+	    (status == DEHB_OK && loss == -INFINITY) || !job_fits(d, j, vec))
 		return DEHBQ_EINVAL;
 	fit = (status == DEHB_FAILED || isnan(loss)) ? INFINITY : loss;
-	j = &e->job;
-	if (!e->reopened) {
-		b = dehb_bracket_find(d, j->bracket);
-		if (!b)
-			return DEHBQ_ESTATE; /* cannot happen */
-		if (dehb_uses_brackets(d) == 2 && j->rung + 1 < b->hb.nrungs) {
-			int q = b->hb.done[j->rung];
+	if (j->reopened) /* its bracket counted its failure */
+		return DEHBQ_OK;
+	if (!(b = bracket_of(d, j)))
+		return DEHBQ_ESTATE;
+	if (dehb_uses_brackets(d) == 2 && j->rung + 1 < b->hb.nrungs) {
+		int q = b->hb.done[j->rung];
 
-			b->rloss[j->rung][q] = fit;
-			b->rcid[j->rung][q] = j->config_id;
-			b->rjob[j->rung][q] = (int64_t)j->id;
-			memcpy(b->rx[j->rung] + (size_t)q * dim, e->x,
-			       (size_t)dim * sizeof(double));
-		}
-		hb_bracket_complete(&b->hb, j->rung);
+		b->rloss[j->rung][q] = fit;
+		b->rcid[j->rung][q] = j->config_id;
+		b->rjob[j->rung][q] = (int64_t)j->id;
+		memcpy(b->rx[j->rung] + (size_t)q * dim, vec,
+		       (size_t)dim * sizeof(double));
 	}
-	d->told++;
-	if (status == DEHB_FAILED || isnan(loss))
-		d->failed++;
-	if (b && hb_bracket_done(&b->hb)) {
+	hb_bracket_complete(&b->hb, j->rung);
+	if (hb_bracket_done(&b->hb)) {
 		int i = (int)(b - d->br);
 
 		dehb_bracket_release(b);
@@ -334,44 +338,48 @@ int dehb_tell(struct dehb *d, uint64_t job_id, enum dehb_status status,
 			(size_t)(d->nbr - i - 1) * sizeof(*d->br));
 		d->nbr--;
 	}
-	dehb_fl_remove(d, e);
 	return DEHBQ_OK;
 }
 
 int dehb_reopen(struct dehb *d, const struct dehb_job *job, const double *vec)
 {
-	struct dehb_fl *e;
-	double *x;
-	int i, rc;
-
 	if (job->id >= (uint64_t)d->asked)
 		return DEHBQ_ENOENT;
-	if (dehb_fl_find(d, job->id) || d->failed < 1 || d->told < 1)
-		return DEHBQ_ESTATE;
-	if (job->level < 0 || job->level >= d->nlevels ||
-	    (unsigned)job->kind > DEHB_KIND_PRIOR ||
-	    job->config_id < (d->p.optimizer == DEHB_OPT_DEHB ? -1 : 0) ||
-	    job->config_id >= d->next_cid || job->parent_job >= d->asked)
+	if (!job_fits(d, job, vec))
 		return DEHBQ_EINVAL;
-	for (i = 0; i < d->p.dim; i++)
-		if (!(vec[i] >= 0 && vec[i] <= 1))
-			return DEHBQ_EINVAL;
-	if (!(x = malloc((size_t)d->p.dim * sizeof(*x))))
-		return DEHBQ_ENOMEM;
-	memcpy(x, vec, (size_t)d->p.dim * sizeof(*x));
-	/* the searcher learns of it last: nothing below can fail */
-	if ((rc = dehb_fl_reserve(d)) ||
-	    (d->so && d->so->issued &&
-	     (rc = d->so->issued(d->ss, (int64_t)job->id, x,
-				 d->fid[job->level])))) {
-		free(x);
-		return rc;
+	/* the searcher learns of it: that is all that changes */
+	if (d->so && d->so->issued)
+		return d->so->issued(d->ss, (int64_t)job->id, vec,
+				     job->fidelity);
+	return DEHBQ_OK;
+}
+
+int dehb_replayed(struct dehb *d, const struct dehb_job *job, const double *vec)
+{
+	struct dehb_bracket *b;
+
+	if (!job) { /* every rung's jobs in flight came back */
+		int i, r;
+
+		for (i = 0; i < d->nbr; i++)
+			for (r = 0; r < d->br[i].hb.nrungs; r++)
+				if (d->br[i].seen[r] !=
+				    d->br[i].hb.n[r] - d->br[i].hb.pending[r] -
+					    d->br[i].hb.done[r])
+					return DEHBQ_EINVAL;
+		for (i = 0; i < d->nbr; i++)
+			memset(d->br[i].seen, 0, sizeof(d->br[i].seen));
+		return DEHBQ_OK;
 	}
-	dehb_fl_insert(d, job, x); /* cannot fail: reserved above */
-	e = dehb_fl_find(d, job->id);
-	e->job.fidelity = d->fid[job->level];
-	e->reopened = 1;
-	d->told--;
-	d->failed--;
+	if (!job_fits(d, job, vec))
+		return DEHBQ_EINVAL;
+	if (job->reopened)
+		return DEHBQ_OK;
+	if (!(b = bracket_of(d, job)) ||
+	    b->seen[job->rung] >= b->hb.n[job->rung] -
+					  b->hb.pending[job->rung] -
+					  b->hb.done[job->rung])
+		return DEHBQ_EINVAL;
+	b->seen[job->rung]++;
 	return DEHBQ_OK;
 }

@@ -20,9 +20,16 @@
  *     rc = dehb_ask(d, &job, vec);    DEHBQ_OK: evaluate job at
  *                                     job.fidelity; DEHBQ_EAGAIN: wait for
  *                                     results; DEHBQ_EDONE: issue no more
- *     dehb_tell(d, job.id, DEHB_OK, loss, cost);   in any order
- *   until dehb_finished(d)
- *   dehb_save(d) / dehb_load(json) at any point between calls.
+ *     dehb_tell(d, &job, vec, DEHB_OK, loss, cost);   in any order
+ *   until dehb_exhausted(d) and every job was told
+ *   dehb_save(d) / dehb_load(json) at any point between calls; after a
+ *   load, dehb_replayed() for every job in flight, then with NULL.
+ *
+ * The jobs in flight are the caller's (optim.c's books): the engine keeps
+ * its brackets' counts of them, and a tell or a requeue hands it the job
+ * as asked and its vector.  The caller tells each job once (a job told
+ * twice, or one never asked, is a caller's bug the engine refuses when a
+ * rung's count shows it, DEHBQ_ESTATE, and cannot always see).
  *
  * Determinism: the same params (seed included) and the same sequence of
  * ask/tell calls give the same jobs and the same state, bit for bit.
@@ -35,7 +42,8 @@
  * failure nothing in the engine has changed.
  *
  * Ownership: dehb_new()/dehb_load() return an engine the caller frees with
- * dehb_free().  Vectors are copied into caller buffers of p.dim doubles.
+ * dehb_free().  Vectors are the caller's buffers of p.dim doubles; the
+ * engine copies what it keeps (sh's and hyperband's rung results).
  * dehb_save() appends to the caller's jsonbuf; dehb_load() borrows json.
  */
 #ifndef DEHBQ_DEHB_H
@@ -96,13 +104,12 @@ struct dehb_job {
 				the lower one; dehb: -1 */
 	int64_t parent_job;  /* promotion: job that evaluated the config at
 				the lower level; else -1 */
+	int reopened;	     /* the caller's: a requeued job's re-run (its
+				bracket counted it already) */
 };
 
 struct dehb_counts {
 	int64_t asked;	  /* jobs issued */
-	int64_t told;	  /* results told (ok + failed) */
-	int64_t failed;	  /* told as failed */
-	int64_t inflight; /* asked - told */
 	int64_t brackets; /* brackets opened */
 };
 
@@ -129,28 +136,39 @@ int dehb_fidelities(double min_f, double max_f, double eta, double *fid,
 int dehb_new(const struct dehb_params *p, struct dehb **out, char *err);
 void dehb_free(struct dehb *d);
 
-/* See the calling sequence above.  vec receives p.dim doubles in [0,1]. */
+/* See the calling sequence above.  vec receives p.dim doubles in [0,1]
+ * (it is written even when the ask fails). */
 int dehb_ask(struct dehb *d, struct dehb_job *job, double *vec);
 
 /*
- * Tell a result.  DEHBQ_ENOENT: no such job was asked; DEHBQ_ESTATE: it
- * was already told (a second tell is refused, not applied).  A NaN loss
- * or status DEHB_FAILED counts as +inf.  cost must be finite and >= 0.
- * DEHBQ_EINVAL: bad cost, unknown status, or a loss of -inf with DEHB_OK.
+ * Tell the result of job (as dehb_ask returned it, reopened set by the
+ * caller for a requeued job's re-run) with its vector.  A NaN loss or
+ * status DEHB_FAILED counts as +inf.  cost must be finite and >= 0.
+ * DEHBQ_EINVAL: bad cost, unknown status, a loss of -inf with DEHB_OK,
+ * or a job that does not fit the engine; DEHBQ_ESTATE: its rung has no
+ * job in flight (it was told already, or its bracket is gone).
  */
-int dehb_tell(struct dehb *d, uint64_t job_id, enum dehb_status status,
-	      double loss, double cost);
+int dehb_tell(struct dehb *d, const struct dehb_job *job, const double *vec,
+	      enum dehb_status status, double loss, double cost);
 
 /*
- * Reopen a job that was told as DEHB_FAILED so that it can be evaluated
- * again (`dehbq requeue`).  job and vec must be what dehb_ask() returned
- * for it; the caller (who keeps the history) vouches that it failed.  The
- * job is in flight again with the same id; its bracket, which already
- * counted the failure, is not touched by its next tell.  Counts: told and
- * failed go down by one.  DEHBQ_ESTATE: the job is in flight, or nothing failed
- * yet; DEHBQ_ENOENT: never asked; DEHBQ_EINVAL: the job does not fit.
+ * A job that was told as DEHB_FAILED is evaluated again (`dehbq
+ * requeue`): job and vec are what dehb_ask() returned for it; the caller
+ * (who keeps the books) vouches that it failed and is not in flight.  Its
+ * next tell, with reopened set, leaves its bracket alone: the bracket
+ * counted the failure.  The searcher is told it is in flight (issued).
+ * DEHBQ_ENOENT: never asked; DEHBQ_EINVAL: the job does not fit.
  */
 int dehb_reopen(struct dehb *d, const struct dehb_job *job, const double *vec);
+
+/*
+ * After dehb_load: job (reopened set as the caller's books say) is one of
+ * the jobs in flight; NULL once all were given.  DEHBQ_EINVAL when a job
+ * fits no rung in flight, or (at NULL) when a rung's jobs in flight are
+ * not all there: the snapshot's brackets and the books disagree.
+ */
+int dehb_replayed(struct dehb *d, const struct dehb_job *job,
+		  const double *vec);
 
 /*
  * Multi-objective studies: replace every stored result's fitness (the
@@ -158,9 +176,6 @@ int dehb_reopen(struct dehb *d, const struct dehb_job *job, const double *vec);
  * a value alone.  Order that was decided stays.
  */
 int dehb_rescore(struct dehb *d, const struct mobj *mo);
-/* The in-flight job with this id, or DEHBQ_ENOENT.  vec may be NULL. */
-int dehb_job_get(const struct dehb *d, uint64_t job_id, struct dehb_job *job,
-		 double *vec);
 
 /* 1 when no more jobs will be issued (termination reached). */
 int dehb_exhausted(const struct dehb *d);
@@ -169,8 +184,6 @@ int dehb_exhausted(const struct dehb *d);
  * 0.  The engine then opens brackets up to n; DEHBQ_EINVAL otherwise.
  */
 int dehb_extend(struct dehb *d, int64_t max_brackets);
-/* 1 when exhausted and nothing is in flight. */
-int dehb_finished(const struct dehb *d);
 
 const struct dehb_params *dehb_get_params(const struct dehb *d);
 void dehb_get_counts(const struct dehb *d, struct dehb_counts *c);

@@ -28,14 +28,7 @@ struct dehb_bracket {
 	int64_t *rcid[HB_MAX_LEVELS]; /* config id */
 	int64_t *rjob[HB_MAX_LEVELS]; /* job id */
 	double *rx[HB_MAX_LEVELS];    /* vectors, n[r] * dim */
-};
-
-/* One in-flight job: a slot of the open-addressing table. */
-struct dehb_fl {
-	int used;	     /* 1 = slot holds a job */
-	struct dehb_job job; /* the job as asked */
-	double *x;	     /* its vector, dim doubles, owned */
-	int reopened;	     /* re-run of a failed job: bracket untouched */
+	int seen[HB_MAX_LEVELS]; /* jobs in flight replayed (dehb_replayed) */
 };
 
 struct dehb {
@@ -46,12 +39,7 @@ struct dehb {
 	struct dehb_bracket *br;     /* active brackets, ascending id */
 	int nbr;		     /* active count */
 	int capbr;		     /* allocated */
-	struct dehb_fl *fl;	     /* in-flight table, power of 2 */
-	size_t flcap;		     /* table size */
-	size_t flcount;		     /* jobs in flight */
 	int64_t asked;		     /* jobs issued = next job id */
-	int64_t told;		     /* results told */
-	int64_t failed;		     /* told as failed */
 	int64_t next_cid;	     /* next new config id */
 	int64_t next_bracket;	     /* next bracket id */
 	const struct search_ops *so; /* the searcher, or NULL */
@@ -62,15 +50,8 @@ struct dehb {
 /* Allocate an engine for validated params, state zeroed (no RNG use;
  * dehb_table.c). */
 int dehb_alloc(const struct dehb_params *p, struct dehb **out, char *err);
-/* In-flight table: insert a job (takes ownership of x) / find by id. */
-int dehb_fl_insert(struct dehb *d, const struct dehb_job *job, double *x);
-struct dehb_fl *dehb_fl_find(const struct dehb *d, uint64_t id);
 /* The largest rung any bracket runs (dehb_params.c). */
 int dehb_max_rung(const struct dehb_params *p, int nlevels, int *maxrung);
-/* Grow the in-flight table for one more job (dehb_table.c). */
-int dehb_fl_reserve(struct dehb *d);
-/* Drop a told job from the in-flight table, freeing its vector. */
-void dehb_fl_remove(struct dehb *d, struct dehb_fl *e);
 /* The active bracket with this id, or NULL. */
 struct dehb_bracket *dehb_bracket_find(struct dehb *d, int64_t id);
 /* Allocate the SH/HB result arrays of a bracket. */

@@ -1,7 +1,7 @@
 /*
- * dehb_query.c - owns the DEHB engine's read-only views: a job in flight,
- * parameters, counts, levels and active brackets; and the one writer of
- * stored results besides a tell, dehb_rescore
+ * dehb_query.c - owns the bracket engine's read-only views: parameters,
+ * counts, levels and active brackets; and the one writer of stored
+ * results besides a tell, dehb_rescore
  */
 #include "dehb.h"
 
@@ -13,20 +13,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-int dehb_job_get(const struct dehb *d, uint64_t job_id, struct dehb_job *job,
-		 double *vec)
-{
-	const struct dehb_fl *e = dehb_fl_find(d, job_id);
-
-	if (!e)
-		return DEHBQ_ENOENT;
-	if (job)
-		*job = e->job;
-	if (vec)
-		memcpy(vec, e->x, (size_t)d->p.dim * sizeof(double));
-	return DEHBQ_OK;
-}
-
 const struct dehb_params *dehb_get_params(const struct dehb *d)
 {
 	return &d->p;
@@ -35,9 +21,6 @@ const struct dehb_params *dehb_get_params(const struct dehb *d)
 void dehb_get_counts(const struct dehb *d, struct dehb_counts *c)
 {
 	c->asked = d->asked;
-	c->told = d->told;
-	c->failed = d->failed;
-	c->inflight = (int64_t)d->flcount;
 	c->brackets = d->next_bracket;
 }
 

@@ -3,16 +3,16 @@
  * dehb_load)
  *
  * Layout (docs/algorithm.md has the field list):
- *   {"format": 1, "params": {...}, "rng": "x256:...", "counts": {...},
- *    "brackets": [{"id", "pending", "done", "results"}],
- *    "inflight": [{"id", "level", "bracket", "rung", "kind", "slot",
- *                  "config_id", "parent_job", "x", "reopened"?}]}
+ *   {"format": 1, "params": {...}, "rng": "x256:...",
+ *    "counts": {"asked", "next_config_id", "next_bracket"},
+ *    "brackets": [{"id", "pending", "done", "results"}]}
  *
- * 0.4's dehb also saved "pops" (its subpopulations) and "incumbents":
- * dehb_load skips them (the de searcher reads the populations,
- * optim/search/search_de_v04.h), and params held DE's settings, skipped
- * too.  Under dehb a job's slot and config_id are the searcher's (-1
- * here); 0.4's are read and kept.
+ * The jobs in flight are the books' (optim.c): dehb_replayed checks them
+ * against the brackets after a load.  0.4 saved them here too
+ * ("inflight", and "told" and "failed" in counts), and dehb's "pops"
+ * (its subpopulations) and "incumbents": dehb_load skips them all (the
+ * de searcher reads the populations, optim/search/search_de_v04.h), and
+ * params held DE's settings, skipped too.
  *
  * Invariants:
  * - dehb_save appends compact text (jsonbuf.h); dehb_load reads the
@@ -22,11 +22,9 @@
  *   of +inf is written as null; NaN is never stored.
  * - The seed is a 16-digit hex string (JSON numbers lose bits above 2^53);
  *   all other integers are below 2^53.
- * - In-flight jobs are written in ascending id order, so equal states
- *   print equal text whatever the hash table layout.
- * - dehb_load checks every type, size, range and cross-count (in-flight
- *   jobs per rung, asked - told) and refuses with DEHBQ_EINVAL and a
- *   message; it never trusts the snapshot.
+ * - dehb_load checks every type, size, range and cross-count (rung
+ *   counters, bracket ids) and refuses with DEHBQ_EINVAL and a message;
+ *   it never trusts the snapshot.
  */
 #include "dehb.h"
 
@@ -113,79 +111,24 @@ static void save_bracket(struct jsonbuf *b, const struct dehb *d,
 	jsonbuf_put(b, "}", 1);
 }
 
-static void save_job(struct jsonbuf *b, const struct dehb *d,
-		     const struct dehb_fl *e)
-{
-	const struct dehb_job *j = &e->job;
-
-	jsonbuf_puts(b, "{\"id\":");
-	jsonbuf_int(b, (int64_t)j->id);
-	jsonbuf_puts(b, ",\"level\":");
-	jsonbuf_int(b, j->level);
-	jsonbuf_puts(b, ",\"bracket\":");
-	jsonbuf_int(b, j->bracket);
-	jsonbuf_puts(b, ",\"rung\":");
-	jsonbuf_int(b, j->rung);
-	jsonbuf_puts(b, ",\"kind\":");
-	jsonbuf_str(b, dehb_kind_name(j->kind));
-	jsonbuf_puts(b, ",\"slot\":");
-	jsonbuf_int(b, j->slot);
-	jsonbuf_puts(b, ",\"config_id\":");
-	jsonbuf_int(b, j->config_id);
-	jsonbuf_puts(b, ",\"parent_job\":");
-	jsonbuf_int(b, j->parent_job);
-	jsonbuf_puts(b, ",\"x\":");
-	ostate_put_dbls(b, e->x, (size_t)d->p.dim);
-	jsonbuf_puts(b, e->reopened ? ",\"reopened\":true}" : "}");
-}
-
-static int cmp_fl(const void *a, const void *b)
-{
-	uint64_t x = (*(const struct dehb_fl *const *)a)->job.id;
-	uint64_t y = (*(const struct dehb_fl *const *)b)->job.id;
-
-	return x < y ? -1 : x > y;
-}
-
 int dehb_save(const struct dehb *d, struct jsonbuf *b)
 {
-	const struct dehb_fl **fl;
-	size_t i, n = 0;
 	int k;
 
-	fl = malloc((d->flcount + 1) * sizeof(*fl));
-	if (!fl) {
-		b->failed = 1;
-		return DEHBQ_ENOMEM;
-	}
 	jsonbuf_puts(b, "{\"format\":1,\"params\":");
 	put_params(b, &d->p);
 	jsonbuf_puts(b, ",\"rng\":");
 	ostate_put_rng(b, &d->rng);
 	jsonbuf_printf(b,
-		       ",\"counts\":{\"asked\":%" PRId64 ",\"told\":%" PRId64
-		       ",\"failed\":%" PRId64,
-		       d->asked, d->told, d->failed);
-	jsonbuf_printf(b,
+		       ",\"counts\":{\"asked\":%" PRId64
 		       ",\"next_config_id\":%" PRId64
 		       ",\"next_bracket\":%" PRId64 "},\"brackets\":[",
-		       d->next_cid, d->next_bracket);
+		       d->asked, d->next_cid, d->next_bracket);
 	for (k = 0; k < d->nbr; k++) {
 		if (k)
 			jsonbuf_put(b, ",", 1);
 		save_bracket(b, d, &d->br[k]);
 	}
-	jsonbuf_puts(b, "],\"inflight\":[");
-	for (i = 0; i < d->flcap; i++)
-		if (d->fl[i].used)
-			fl[n++] = &d->fl[i];
-	qsort(fl, n, sizeof(*fl), cmp_fl);
-	for (i = 0; i < n; i++) {
-		if (i)
-			jsonbuf_put(b, ",", 1);
-		save_job(b, d, fl[i]);
-	}
-	free(fl);
 	jsonbuf_puts(b, "]}");
 	return jsonbuf_failed(b);
 }
@@ -307,85 +250,12 @@ fail:
 	return rc;
 }
 
-static struct dehb_bracket *find_br(struct dehb *d, int64_t id)
-{
-	int i;
-
-	for (i = 0; i < d->nbr; i++)
-		if (d->br[i].hb.id == id)
-			return &d->br[i];
-	return NULL;
-}
-
-static int load_job(struct dehb *d, const cJSON *o, int i, int *cnt, char *err)
-{
-	struct dehb_job j;
-	const char *s;
-	double *x = NULL;
-	int64_t t;
-	int rc, uses = dehb_uses_brackets(d), reopened;
-	int fill = d->p.optimizer == DEHB_OPT_DEHB;
-
-	memset(&j, 0, sizeof(j));
-	if (!cJSON_IsObject(o))
-		return dehbq_errf(err, DEHBQ_EINVAL,
-				  "snapshot: inflight[%d] must be an object",
-				  i);
-	TRY(ostate_get_i64(o, "id", 0, d->asked - 1, &t, err));
-	j.id = (uint64_t)t;
-	if (dehb_fl_find(d, j.id))
-		return dehbq_errf(err, DEHBQ_EINVAL,
-				  "snapshot: job %" PRId64 " twice", t);
-	TRY(ostate_get_int(o, "level", 0, d->nlevels - 1, &j.level, err));
-	j.fidelity = d->fid[j.level];
-	TRY(ostate_get_i64(o, "bracket", 0, DEHB_MAX_ID, &j.bracket, err));
-	TRY(ostate_get_int(o, "rung", 0, HB_MAX_LEVELS - 1, &j.rung, err));
-	TRY(ostate_get_str(o, "kind", &s, err));
-	if (dehb_kind_parse(s, &j.kind) != DEHBQ_OK)
-		return dehbq_errf(err, DEHBQ_EINVAL, "snapshot: bad kind");
-	TRY(ostate_get_int(o, "slot", -1, INT32_MAX, &j.slot, err));
-	TRY(ostate_get_i64(o, "config_id", fill ? -1 : 0, d->next_cid - 1,
-			   &j.config_id, err));
-	TRY(ostate_get_i64(o, "parent_job", -1, d->asked - 1, &j.parent_job,
-			   err));
-	reopened =
-		cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "reopened"));
-	if (reopened) {
-		/* a failed job run again: its bracket may be long gone */
-	} else {
-		struct dehb_bracket *b = find_br(d, j.bracket);
-
-		if (!b || j.rung >= b->hb.nrungs ||
-		    j.level != b->hb.base + j.rung)
-			return dehbq_errf(err, DEHBQ_EINVAL,
-					  "snapshot: inflight[%d] has no "
-					  "matching bracket rung",
-					  i);
-		/* counted; must match n - pending - done afterwards */
-		cnt[(b - d->br) * HB_MAX_LEVELS + j.rung]++;
-		if (uses == 2 && (j.slot < 0 || j.slot >= b->hb.n[j.rung]))
-			return dehbq_errf(err, DEHBQ_EINVAL,
-					  "snapshot: inflight[%d] bad slot", i);
-	}
-	rc = DEHBQ_ENOMEM;
-	x = malloc((size_t)d->p.dim * sizeof(double));
-	if (!x)
-		goto fail;
-	TRY(ostate_get_dbls(o, "x", (size_t)d->p.dim, x, 0, 1, err));
-	TRY(dehb_fl_insert(d, &j, x));
-	dehb_fl_find(d, j.id)->reopened = reopened;
-	return DEHBQ_OK;
-fail:
-	free(x);
-	return rc;
-}
-
 int dehb_load(const struct cJSON *json, struct dehb **out, char *err)
 {
 	struct dehb_params p;
 	struct dehb *d = NULL;
 	const cJSON *o, *a, *e;
-	int rc, k, r, *cnt = NULL;
+	int rc, k;
 	int64_t fmt, bound;
 
 	*out = NULL;
@@ -399,8 +269,6 @@ int dehb_load(const struct cJSON *json, struct dehb **out, char *err)
 	TRY(ostate_get_rng(json, "rng", &d->rng, err));
 	TRY(ostate_get_obj(json, "counts", &o, err));
 	TRY(ostate_get_i64(o, "asked", 0, DEHB_MAX_ID, &d->asked, err));
-	TRY(ostate_get_i64(o, "told", 0, d->asked, &d->told, err));
-	TRY(ostate_get_i64(o, "failed", 0, d->told, &d->failed, err));
 	TRY(ostate_get_i64(o, "next_config_id", 0, DEHB_MAX_ID, &d->next_cid,
 			   err));
 	TRY(ostate_get_i64(o, "next_bracket", 0, DEHB_MAX_ID, &d->next_bracket,
@@ -425,42 +293,9 @@ int dehb_load(const struct cJSON *json, struct dehb **out, char *err)
 		TRY(load_bracket(d, e, k, err));
 		k++;
 	}
-	TRY(ostate_get_arr(json, "inflight", -1, &a, err));
-	if ((int64_t)cJSON_GetArraySize(a) != d->asked - d->told) {
-		rc = dehbq_errf(err, DEHBQ_EINVAL,
-				"snapshot: inflight count != asked - told");
-		goto fail;
-	}
-	rc = DEHBQ_ENOMEM;
-	cnt = calloc((size_t)(d->nbr + 1) * HB_MAX_LEVELS, sizeof(int));
-	if (!cnt)
-		goto fail;
-	k = 0;
-	cJSON_ArrayForEach(e, a)
-	{
-		TRY(load_job(d, e, k, cnt, err));
-		k++;
-	}
-	for (k = 0; k < d->nbr; k++) {
-		const struct hb_bracket *h = &d->br[k].hb;
-
-		for (r = 0; r < h->nrungs; r++) {
-			if (cnt[k * HB_MAX_LEVELS + r] ==
-			    h->n[r] - h->pending[r] - h->done[r])
-				continue;
-			rc = dehbq_errf(err, DEHBQ_EINVAL,
-					"snapshot: bracket %" PRId64 " rung %d:"
-					" in-flight jobs do not match its "
-					"counts",
-					h->id, r);
-			goto fail;
-		}
-	}
-	free(cnt);
 	*out = d;
 	return DEHBQ_OK;
 fail:
-	free(cnt);
 	dehb_free(d);
 	return rc;
 }

@@ -1,7 +1,6 @@
 /*
- * dehb_table.c - owns the DEHB engine's storage: the engine itself (its
- * allocation and release), its jobs in flight (an open-addressing hash
- * table by job id) and its active brackets' results
+ * dehb_table.c - owns the bracket engine's storage: the engine itself (its
+ * allocation and release) and its active brackets' results
  */
 #include "dehb.h"
 
@@ -16,7 +15,6 @@
 
 void dehb_free(struct dehb *d)
 {
-	size_t i;
 	int k;
 
 	if (!d)
@@ -24,11 +22,6 @@ void dehb_free(struct dehb *d)
 	for (k = 0; k < d->nbr; k++)
 		dehb_bracket_release(&d->br[k]);
 	free(d->br);
-	for (i = 0; i < d->flcap; i++)
-		if (d->fl[i].used) {
-			free(d->fl[i].x);
-		}
-	free(d->fl);
 	free(d->tmpx);
 	free(d);
 }
@@ -50,9 +43,7 @@ int dehb_alloc(const struct dehb_params *p, struct dehb **out, char *err)
 	hb_levels(p->min_fidelity, p->max_fidelity, p->eta, &d->nlevels);
 	hb_fidelities(p->max_fidelity, p->eta, d->nlevels, d->fid);
 	d->tmpx = malloc((size_t)p->dim * sizeof(double));
-	d->flcap = 16;
-	d->fl = calloc(d->flcap, sizeof(*d->fl));
-	if (!d->tmpx || !d->fl)
+	if (!d->tmpx)
 		goto fail;
 	*out = d;
 	return DEHBQ_OK;
@@ -75,104 +66,12 @@ int dehb_new(const struct dehb_params *p, struct dehb **out, char *err)
 	return DEHBQ_OK;
 }
 
-/* ---- in-flight table: linear probing, backward-shift deletion ---- */
-
-/* ---- brackets ---- */
-
-/* ---- sorting: stable merge sort of indices by fitness ---- */
-
-static size_t fl_hash(uint64_t id, size_t cap)
-{
-	return (size_t)((id * UINT64_C(0x9e3779b97f4a7c15)) >> 20) & (cap - 1);
-}
-
-struct dehb_fl *dehb_fl_find(const struct dehb *d, uint64_t id)
-{
-	size_t i = fl_hash(id, d->flcap);
-
-	while (d->fl[i].used) {
-		if (d->fl[i].job.id == id)
-			return &d->fl[i];
-		i = (i + 1) & (d->flcap - 1);
-	}
-	return NULL;
-}
-
-static void fl_put(struct dehb_fl *t, size_t cap, const struct dehb_fl *e)
-{
-	size_t i = fl_hash(e->job.id, cap);
-
-	while (t[i].used)
-		i = (i + 1) & (cap - 1);
-	t[i] = *e;
-}
-
-/* Make room for one more job; the only allocation of an insert. */
-int dehb_fl_reserve(struct dehb *d)
-{
-	struct dehb_fl *t;
-	size_t i, cap;
-
-	if ((d->flcount + 1) * 2 <= d->flcap)
-		return DEHBQ_OK;
-	cap = d->flcap * 2;
-	t = calloc(cap, sizeof(*t));
-	if (!t)
-		return DEHBQ_ENOMEM;
-	for (i = 0; i < d->flcap; i++)
-		if (d->fl[i].used)
-			fl_put(t, cap, &d->fl[i]);
-	free(d->fl);
-	d->fl = t;
-	d->flcap = cap;
-	return DEHBQ_OK;
-}
-
-int dehb_fl_insert(struct dehb *d, const struct dehb_job *job, double *x)
-{
-	struct dehb_fl e;
-	int rc = dehb_fl_reserve(d);
-
-	if (rc != DEHBQ_OK)
-		return rc;
-	e.used = 1;
-	e.job = *job;
-	e.x = x;
-	e.reopened = 0;
-	fl_put(d->fl, d->flcap, &e);
-	d->flcount++;
-	return DEHBQ_OK;
-}
-
-void dehb_fl_remove(struct dehb *d, struct dehb_fl *e)
-{
-	size_t mask = d->flcap - 1;
-	size_t i = (size_t)(e - d->fl), j = i;
-
-	free(e->x);
-	d->fl[i].used = 0;
-	for (;;) {
-		size_t h;
-
-		j = (j + 1) & mask;
-		if (!d->fl[j].used)
-			break;
-		h = fl_hash(d->fl[j].job.id, d->flcap);
-		/* move j back to i unless h lies cyclically in (i, j] */
-		if ((i <= j) ? (i < h && h <= j) : (i < h || h <= j))
-			continue;
-		d->fl[i] = d->fl[j];
-		d->fl[j].used = 0;
-		i = j;
-	}
-	d->flcount--;
-}
-
 int dehb_bracket_alloc(const struct dehb *d, struct dehb_bracket *b)
 {
 	int r;
 	size_t dim = (size_t)d->p.dim;
 
+	memset(b->seen, 0, sizeof(b->seen));
 	for (r = 0; r < HB_MAX_LEVELS; r++) {
 		b->rloss[r] = NULL;
 		b->rcid[r] = NULL;

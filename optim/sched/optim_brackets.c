@@ -219,20 +219,25 @@ static int br_save(const void *st, struct jsonbuf *b)
 	return jsonbuf_failed(b);
 }
 
-/* The searcher's results back, in tell order, then the jobs in flight
- * (the engine loads whole). */
+/* The searcher's results back, in tell order (when it needs them), then
+ * the jobs in flight, which the engine checks against its brackets. */
 static int br_replay(void *st, const struct optim_job *job, const double *vec,
 		     int told, int reopened, enum optim_status status,
 		     double loss)
 {
 	struct brk *o = st;
+	int rc;
 
-	(void)reopened;
+	(void)reopened; /* job->reopened */
 	if (!job)
-		return held_replay(&o->h, NULL);
+		return (rc = optim_dehb_replayed(o->d, NULL, NULL))
+			       ? rc
+			       : held_replay(&o->h, NULL);
 	held_replay(&o->h, job);
 	if (!told)
-		return held_issued(&o->h, job, vec);
+		return (rc = optim_dehb_replayed(o->d, job, vec))
+			       ? rc
+			       : held_issued(&o->h, job, vec);
 	return held_observe(&o->h, job, vec,
 			    status == OPTIM_OK ? loss : INFINITY);
 }

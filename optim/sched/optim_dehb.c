@@ -68,24 +68,18 @@ int optim_dehb_ask(void *st, struct optim_job *job, double *vec)
 	return DEHBQ_OK;
 }
 
-int optim_dehb_tell(void *st, const struct optim_job *job, const double *vec,
-		    enum optim_status status, double loss, double cost)
-{
-	(void)vec;
-	return dehb_tell(st, job->id,
-			 status == OPTIM_OK ? DEHB_OK : DEHB_FAILED, loss,
-			 cost);
-}
-
-int optim_dehb_reopen(void *st, const struct optim_job *job, const double *vec)
+/*
+ * The engine's job from the books' (job): its level, slot and config id
+ * are in its per-trial state (dehb's: the level alone; 0.4's: all three).
+ */
+static int job_of(const struct dehb *d, const struct optim_job *job,
+		  struct dehb_job *j)
 {
 	cJSON *s = cJSON_Parse(job->state);
-	struct dehb_job j;
 	int64_t level, slot = -1, cid = -1;
 	int rc = DEHBQ_EINVAL;
 
-	memset(&j, 0, sizeof(j));
-	/* dehb's jobs carry their level alone (0.4's, slot and config too) */
+	memset(j, 0, sizeof(*j));
 	if (s && ostate_get_i64(s, "level", 0, 63, &level, NULL) == DEHBQ_OK &&
 	    (!cJSON_GetObjectItemCaseSensitive(s, "slot") ||
 	     ostate_get_i64(s, "slot", -1, INT32_MAX, &slot, NULL) ==
@@ -93,20 +87,53 @@ int optim_dehb_reopen(void *st, const struct optim_job *job, const double *vec)
 	    (!cJSON_GetObjectItemCaseSensitive(s, "config_id") ||
 	     ostate_get_i64(s, "config_id", 0, OPTIM_MAX_ID, &cid, NULL) ==
 		     DEHBQ_OK) &&
-	    dehb_level_fidelity(st, (int)level) == job->fidelity) {
-		j.id = job->id;
-		j.level = (int)level;
-		j.fidelity = job->fidelity;
-		j.bracket = job->bracket;
-		j.rung = job->rung;
-		j.kind = (enum dehb_kind)job->kind;
-		j.slot = (int)slot;
-		j.config_id = cid;
-		j.parent_job = job->parent;
-		rc = dehb_reopen(st, &j, vec);
+	    dehb_level_fidelity(d, (int)level) == job->fidelity) {
+		j->id = job->id;
+		j->level = (int)level;
+		j->fidelity = job->fidelity;
+		j->bracket = job->bracket;
+		j->rung = job->rung;
+		j->kind = (enum dehb_kind)job->kind;
+		j->slot = (int)slot;
+		j->config_id = cid;
+		j->parent_job = job->parent;
+		j->reopened = job->reopened;
+		rc = DEHBQ_OK;
 	}
 	cJSON_Delete(s);
 	return rc;
+}
+
+int optim_dehb_tell(void *st, const struct optim_job *job, const double *vec,
+		    enum optim_status status, double loss, double cost)
+{
+	struct dehb_job j;
+	int rc = job_of(st, job, &j);
+
+	return rc ? rc
+		  : dehb_tell(st, &j, vec,
+			      status == OPTIM_OK ? DEHB_OK : DEHB_FAILED, loss,
+			      cost);
+}
+
+int optim_dehb_reopen(void *st, const struct optim_job *job, const double *vec)
+{
+	struct dehb_job j;
+	int rc = job_of(st, job, &j);
+
+	return rc ? rc : dehb_reopen(st, &j, vec);
+}
+
+int optim_dehb_replayed(void *st, const struct optim_job *job,
+			const double *vec)
+{
+	struct dehb_job j;
+	int rc;
+
+	if (!job)
+		return dehb_replayed(st, NULL, NULL);
+	rc = job_of(st, job, &j);
+	return rc ? rc : dehb_replayed(st, &j, vec);
 }
 
 int64_t optim_dehb_brackets(const void *st)

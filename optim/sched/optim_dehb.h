@@ -23,6 +23,9 @@ int optim_dehb_ask(void *st, struct optim_job *job, double *vec);
 int optim_dehb_tell(void *st, const struct optim_job *job, const double *vec,
 		    enum optim_status status, double loss, double cost);
 int optim_dehb_reopen(void *st, const struct optim_job *job, const double *vec);
+/* A job in flight after a load, or NULL at the end (dehb_replayed). */
+int optim_dehb_replayed(void *st, const struct optim_job *job,
+			const double *vec);
 int64_t optim_dehb_brackets(const void *st);
 int optim_dehb_done(const void *st);
 int optim_dehb_limits(void *st, const struct optim_limits *lim);
