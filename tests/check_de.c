@@ -566,6 +566,48 @@ START_TEST(test_promotion_searcher_needs_a_searcher_that_fills)
 }
 END_TEST
 
+/* Populations beyond the limits are refused in one line naming the
+ * field: DEHB's (dim, when filling) and population_size otherwise. */
+START_TEST(test_de_huge_populations_refused_naming_the_field)
+{
+	const struct search_ops *so = search_find("de");
+	struct search_setup s;
+	double lad[17];
+	char err[DEHBQ_ERRLEN];
+	cJSON *set = cJSON_Parse("{\"population_size\":100000}");
+	void *ss = NULL;
+	int k;
+
+	memset(&s, 0, sizeof(s));
+	for (k = 0; k < 17; k++)
+		lad[k] = ldexp(1, k);
+	s.dim = 4096;
+	s.seed = 1;
+	s.min_fidelity = 1;
+	s.max_fidelity = lad[16];
+	s.eta = 2;
+	s.ladder = lad;
+	s.levels = 17;
+	s.rungs = 1;
+	s.fills = 1;
+	ck_assert_int_eq(so->open(&s, &ss, err), DEHBQ_ETOOBIG);
+	ck_assert_ptr_null(ss);
+	ck_assert_msg(!strncmp(err, "dim:", 4) && !strchr(err, '\n'), "%s",
+		      err);
+	s.fills = 0;
+	s.levels = 1;
+	s.ladder = &lad[16];
+	s.dim = 1000;
+	s.settings = set;
+	ck_assert_int_eq(so->open(&s, &ss, err), DEHBQ_ETOOBIG);
+	ck_assert_msg(!strncmp(err, "population_size:", 16), "%s", err);
+	s.dim = 10; /* 10^6 cells: fits */
+	ck_assert_msg(so->open(&s, &ss, err) == DEHBQ_OK, "%s", err);
+	so->free(ss);
+	cJSON_Delete(set);
+}
+END_TEST
+
 /* Its settings are refused with the field named. */
 START_TEST(test_de_searcher_settings_name_the_field)
 {
@@ -601,6 +643,8 @@ Suite *de_suite(void)
 	tcase_add_test(core,
 		       test_de_searcher_learns_from_the_highest_full_level);
 	tcase_add_test(errors, test_de_searcher_settings_name_the_field);
+	tcase_add_test(limits,
+		       test_de_huge_populations_refused_naming_the_field);
 	tcase_add_test(core, test_de_preset_population_then_trials);
 	tcase_add_test(core, test_de_preset_failures_never_enter_population);
 	tcase_add_test(core, test_de_preset_reads_the_engines_snapshot);

@@ -134,15 +134,50 @@ void des_free(void *st)
 	free(d);
 }
 
-int des_new(const struct search_setup *s, const struct des_set *t,
-	    struct des **out)
+/* Each level's members for setup s and settings t into n (s->levels of
+ * them): population_size, or DEHB's sizes when filling.  DEHBQ_ETOOBIG
+ * when they do not fit the limits (err names the field). */
+static int level_sizes(const struct search_setup *s, const struct des_set *t,
+		       int *n, char *err)
 {
-	struct des *d = calloc(1, sizeof(*d));
-	size_t dim = (size_t)s->dim, all;
-	int k, n[HB_MAX_LEVELS];
+	long tot = 0;
+	int k, rc = DEHBQ_OK;
 
-	if (!(*out = d))
-		return DEHBQ_ENOMEM;
+	if (s->levels < 1 || s->levels > HB_MAX_LEVELS)
+		return dehbq_errf(err, DEHBQ_EINVAL,
+				  "fidelity: %d levels; de runs 1 to %d",
+				  s->levels, HB_MAX_LEVELS);
+	for (k = 0; k < s->levels; k++)
+		n[k] = t->pop;
+	if (s->fills && (rc = des_fill_sizes(s, n)))
+		return dehbq_errf(err, rc,
+				  "eta: DEHB's rungs exceed the limits");
+	for (k = 0; k < s->levels; k++)
+		tot += n[k];
+	if (tot > DES_MAX_TOTPOP || tot * s->dim > DES_MAX_CELLS)
+		return dehbq_errf(err, DEHBQ_ETOOBIG,
+				  "%s: %ld members over %d levels in %d "
+				  "dimensions are too large; use %s",
+				  s->fills ? "dim" : "population_size", tot,
+				  s->levels, s->dim,
+				  s->fills ? "fewer levels (a larger min "
+					     "fidelity or eta)"
+					   : "a smaller population_size");
+	return DEHBQ_OK;
+}
+
+int des_new(const struct search_setup *s, const struct des_set *t,
+	    struct des **out, char *err)
+{
+	struct des *d;
+	size_t dim = (size_t)s->dim, all;
+	int k, rc, n[HB_MAX_LEVELS];
+
+	*out = NULL;
+	if ((rc = level_sizes(s, t, n, err)))
+		return rc;
+	if (!(*out = d = calloc(1, sizeof(*d))))
+		return dehbq_errf(err, DEHBQ_ENOMEM, "out of memory");
 	d->dim = s->dim;
 	d->pop = t->pop;
 	d->L = s->levels;
@@ -155,10 +190,6 @@ int des_new(const struct search_setup *s, const struct des_set *t,
 	d->inc_fit = INFINITY;
 	d->inc_job = -1;
 	d->pend_level = -1;
-	for (k = 0; k < d->L && k < HB_MAX_LEVELS; k++)
-		n[k] = t->pop;
-	if (d->L > HB_MAX_LEVELS || (d->fills && des_fill_sizes(s, n)))
-		goto fail;
 	for (k = 0; k < d->L; k++)
 		d->totpop += n[k];
 	all = (size_t)d->totpop + 1;
@@ -188,7 +219,7 @@ int des_new(const struct search_setup *s, const struct des_set *t,
 fail:
 	des_free(d);
 	*out = NULL;
-	return DEHBQ_ENOMEM;
+	return dehbq_errf(err, DEHBQ_ENOMEM, "out of memory");
 }
 
 static int des_open(const struct search_setup *s, void **st, char *err)
@@ -198,7 +229,8 @@ static int des_open(const struct search_setup *s, void **st, char *err)
 	struct rng r;
 	int rc, k, i, top;
 
-	if ((rc = des_read(s->settings, &t, err)) || (rc = des_new(s, &t, &d)))
+	if ((rc = des_read(s->settings, &t, err)) ||
+	    (rc = des_new(s, &t, &d, err)))
 		return rc;
 	rng_seed(&r, s->seed);
 	/* under fifo, the stream of the study ladder's top level */

@@ -28,19 +28,15 @@
 
 int des_fill_sizes(const struct search_setup *s, int *n)
 {
-	int k, tot = 0;
+	int k;
 
 	if (s->levels < 1 || s->levels > HB_MAX_LEVELS ||
 	    hb_pop_sizes(s->levels, s->eta, n))
 		return DEHBQ_EINVAL;
-	for (k = 0; k < s->levels; k++) {
+	for (k = 0; k < s->levels; k++)
 		if (n[k] < 1)
 			return DEHBQ_EINVAL;
-		tot += n[k];
-	}
-	return tot > DES_MAX_TOTPOP || (long)tot * s->dim > DES_MAX_CELLS
-		       ? DEHBQ_ETOOBIG
-		       : DEHBQ_OK;
+	return DEHBQ_OK;
 }
 
 /* 1 if a promotion of configuration cid to level k is in flight. */

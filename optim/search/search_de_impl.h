@@ -75,9 +75,10 @@ struct des {
 
 /* search_de.c */
 int des_read(const struct cJSON *in, struct des_set *s, char *err);
-/* A searcher for setup s with settings t, its members not yet drawn. */
+/* A searcher for setup s with settings t, its members not yet drawn;
+ * populations too large for the limits are refused naming the field. */
 int des_new(const struct search_setup *s, const struct des_set *t,
-	    struct des **out);
+	    struct des **out, char *err);
 void des_free(void *st);
 int des_level_full(const struct des *d, const struct des_level *P);
 struct des_fl *des_fl_find(struct des *d, int64_t job);
@@ -94,7 +95,8 @@ void des_order(struct des *d, int q);
  */
 void des_trial(struct des *d, int k, int slot, int np, double *out);
 
-/* search_de_fill.c: DEHB's subpopulation sizes for s's ladder into n. */
+/* search_de_fill.c: DEHB's subpopulation sizes for s's ladder into n
+ * (DEHBQ_EINVAL when its rungs exceed hb.h's limits). */
 int des_fill_sizes(const struct search_setup *s, int *n);
 int des_propose_at(void *st, const struct search_at *at, double *vec,
 		   enum trial_kind *kind, int64_t *parent);

@@ -202,7 +202,7 @@ int des_load(const struct search_setup *s, const cJSON *state, void **st,
 				  "snapshot: 'levels' is %d, the scheduler "
 				  "runs %d",
 				  L, s->levels);
-	if ((rc = des_new(s, &t, &d)))
+	if ((rc = des_new(s, &t, &d, err)))
 		return rc;
 	if ((rc = load_levels(state, d, err)) ||
 	    (rc = load_best(state, d, err)) ||
