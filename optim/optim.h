@@ -251,7 +251,8 @@ enum optim_cap {
  *     maximum fidelity), or asha when its setting multi_fidelity is
  *     "asha" (preset.c).  optim_name() and snapshots keep the preset's
  *     name.  renames maps a setting's older name to the searcher's;
- *     under_set fixes settings of under that the user does not give.
+ *     under_set fixes settings of under that the user does not give;
+ *     hides names searcher settings the preset refuses and does not show.
  */
 struct optim_ops {
 	const char *name;    /* --optimizer NAME */
@@ -290,6 +291,9 @@ struct optim_ops {
 	/* the settings a preset fixes for under, as string pairs {key,
 	 * value, ..., NULL} (dehb: hyperband's promotion "searcher") */
 	const char *const *under_set;
+	/* its searcher's settings that a preset neither takes nor shows,
+	 * NULL-terminated (dehb: de's population_size) */
+	const char *const *hides;
 };
 
 /* Every optimiser, NULL-terminated; the first is the default. */

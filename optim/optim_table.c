@@ -21,6 +21,7 @@ extern const struct optim_ops optim_sh_ops, optim_hyperband_ops, optim_asha_ops,
 /* The presets: one line each. */
 static const char *const dehb_under[] = {"max_active_brackets", NULL};
 static const char *const dehb_set[] = {"promotion", "searcher", NULL};
+static const char *const dehb_hides[] = {"population_size", NULL};
 static const struct optim_ops optim_dehb_ops = {
 	.name = "dehb",
 	.summary = "DEHB: differential evolution in Hyperband brackets "
@@ -30,6 +31,7 @@ static const struct optim_ops optim_dehb_ops = {
 	.under = "hyperband",
 	.under_keys = dehb_under,
 	.under_set = dehb_set,
+	.hides = dehb_hides,
 };
 static const struct optim_ops optim_random_ops = {
 	.name = "random",

@@ -5,7 +5,9 @@
  * A preset with a scheduler of its own (optim_ops.under: bohb is kde
  * under hyperband) takes the settings under_keys names for that
  * scheduler, and the others for its searcher; under_set fixes some of
- * the scheduler's (dehb is de under hyperband, promotion "searcher").  One
+ * the scheduler's (dehb is de under hyperband, promotion "searcher"), and
+ * hides names searcher settings it neither takes nor shows (dehb sizes
+ * its levels itself: de's population_size).  One
  * without takes its searcher's settings, plus "multi_fidelity": "none" runs the
  * searcher under the default scheduler (fifo: every proposal at the maximum
  * fidelity), "asha" under asha.  So {"name":"tpe",
@@ -36,12 +38,13 @@ struct parts {
 	int mf;	      /* multi_fidelity's index; -1 under a fixed one */
 };
 
-static int is_under_key(const struct optim_ops *ops, const char *k)
+/* 1 when k is one of the NULL-terminated list (NULL: empty). */
+static int listed(const char *const *list, const char *k)
 {
 	int i;
 
-	for (i = 0; ops->under_keys && ops->under_keys[i]; i++)
-		if (!strcmp(ops->under_keys[i], k))
+	for (i = 0; list && list[i]; i++)
+		if (!strcmp(list[i], k))
 			return 1;
 	return 0;
 }
@@ -74,7 +77,12 @@ static int split(const struct optim_ops *ops, const cJSON *in, struct parts *p,
 	{
 		if (!ops->under && !strcmp(v->string, "multi_fidelity"))
 			continue;
-		to = is_under_key(ops, v->string) ? p->sched : p->ss;
+		if (listed(ops->hides, v->string))
+			return dehbq_errf(err, DEHBQ_EINVAL,
+					  "optimizer.%.60s: not a setting of "
+					  "%s; remove it",
+					  v->string, ops->name);
+		to = listed(ops->under_keys, v->string) ? p->sched : p->ss;
 		k = (r = rename_of(ops, v->string)) < 0 ? v->string
 							: ops->renames[r + 1];
 		if (r >= 0 && cJSON_GetObjectItemCaseSensitive(to, k))
@@ -191,6 +199,50 @@ out:
 	return rc == DEHBQ_ENOMEM ? dehbq_errf(err, rc, "out of memory") : rc;
 }
 
+/* The searcher's settings with their defaults onto out, less those the
+ * preset hides; *comma: something was written. */
+static int put_searcher_keys(const struct optim_ops *ops, struct parts *p,
+			     struct jsonbuf *out, int *comma, char *err)
+{
+	struct jsonbuf full;
+	cJSON *all = NULL;
+	const cJSON *v;
+	char *text = NULL, *t;
+	int rc;
+
+	*comma = 0;
+	if (!ops->hides) {
+		*comma = p->so->settings != NULL;
+		return search_settings(p->so, p->ss, out, err);
+	}
+	jsonbuf_init(&full);
+	jsonbuf_put(&full, "{", 1);
+	if ((rc = search_settings(p->so, p->ss, &full, err)))
+		goto out;
+	jsonbuf_put(&full, "}", 1);
+	rc = DEHBQ_ENOMEM;
+	if (jsonbuf_failed(&full) || !(text = jsonbuf_take(&full)) ||
+	    !(all = cJSON_Parse(text)))
+		goto out;
+	cJSON_ArrayForEach(v, all)
+	{
+		if (listed(ops->hides, v->string))
+			continue;
+		if (!(t = cJSON_PrintUnformatted(v)))
+			goto out;
+		jsonbuf_printf(out, "%s\"%s\":%s", *comma ? "," : "", v->string,
+			       t);
+		cJSON_free(t);
+		*comma = 1;
+	}
+	rc = jsonbuf_failed(out);
+out:
+	jsonbuf_free(&full);
+	free(text);
+	cJSON_Delete(all);
+	return rc == DEHBQ_ENOMEM ? dehbq_errf(err, rc, "out of memory") : rc;
+}
+
 int optim_preset_settings(const struct optim_ops *ops, const cJSON *in,
 			  struct jsonbuf *out, char *err)
 {
@@ -199,8 +251,7 @@ int optim_preset_settings(const struct optim_ops *ops, const cJSON *in,
 
 	if ((rc = preset_read(ops, in, &p, err)))
 		return rc;
-	comma = p.so->settings != NULL;
-	if (!(rc = search_settings(p.so, p.ss, out, err)) &&
+	if (!(rc = put_searcher_keys(ops, &p, out, &comma, err)) &&
 	    !(rc = compose(&p, err))) {
 		if (p.mf >= 0)
 			jsonbuf_printf(out, "%s\"multi_fidelity\":\"%s\"",

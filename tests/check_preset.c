@@ -122,6 +122,38 @@ START_TEST(test_preset_bohb_splits_its_settings)
 }
 END_TEST
 
+/*
+ * dehb's settings: de's but population_size, which DEHB does not use (it
+ * sizes its levels by its brackets): not shown, and refused; 0.4's
+ * settings, max_active_brackets and the prior's included, are taken.
+ */
+START_TEST(test_preset_dehb_hides_population_size)
+{
+	char err[DEHBQ_ERRLEN], *t;
+
+	t = settings_text("dehb",
+			  "{\"mutation\":\"best1\",\"max_active_brackets\":2,"
+			  "\"prior_mutants\":4}",
+			  err);
+	ck_assert_msg(t != NULL, "%s", err);
+	ck_assert_str_eq(t, "{\"mutation\":\"best1\",\"crossover\":\"bin\","
+			    "\"boundary\":\"random\",\"mutation_factor\":0.5,"
+			    "\"crossover_prob\":0.5,\"prior_mutants\":4,"
+			    "\"prior_candidates\":2000,\"prior_steps\":1000,"
+			    "\"max_active_brackets\":2}");
+	free(t);
+	ck_assert_ptr_null(
+		settings_text("dehb", "{\"population_size\":30}", err));
+	ck_assert_msg(strstr(err, "optimizer.population_size") &&
+			      strstr(err, "dehb"),
+		      "%s", err);
+	/* de itself keeps it */
+	t = settings_text("de", "{\"population_size\":30}", err);
+	ck_assert_msg(t && strstr(t, "\"population_size\":30"), "%s", err);
+	free(t);
+}
+END_TEST
+
 /* Ask n jobs of o and tell each (job `fail` as failed); the vectors are
  * appended to log, and job `fail` is kept in *fj, *fx. */
 static void ask_tell(struct optim *o, int n, int64_t fail, struct optim_job *fj,
@@ -343,6 +375,7 @@ Suite *preset_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_preset_is_its_composition);
 	tcase_add_test(tc, test_preset_bohb_splits_its_settings);
+	tcase_add_test(tc, test_preset_dehb_hides_population_size);
 	tcase_add_test(tc, test_preset_refused_reopen_changes_nothing);
 	tcase_add_test(tc, test_one_fidelity_runs_or_is_refused);
 	tcase_add_test(tc, test_de_preset_takes_its_old_settings);
