@@ -162,71 +162,26 @@ static int compose(struct parts *p, char *err)
 	return DEHBQ_OK;
 }
 
-/* under's keys, with the defaults its scheduler fills in, onto out. */
-static int put_under_keys(const struct optim_ops *ops, struct parts *p,
-			  int comma, struct jsonbuf *out, char *err)
+/*
+ * The settings in full ("{...}", freed here) onto out, those listed in
+ * list when keep, those not listed when !keep; *comma: something was
+ * written before (in) and after (out).
+ */
+static int put_picked(struct jsonbuf *full, const char *const *list, int keep,
+		      struct jsonbuf *out, int *comma, char *err)
 {
-	struct jsonbuf full;
-	cJSON *all = NULL;
-	char *text = NULL;
-	int rc, i;
-
-	jsonbuf_init(&full);
-	jsonbuf_put(&full, "{", 1);
-	if ((rc = p->run->settings(p->sched, &full, err)))
-		goto out;
-	jsonbuf_put(&full, "}", 1);
-	rc = DEHBQ_ENOMEM;
-	if (jsonbuf_failed(&full) || !(text = jsonbuf_take(&full)) ||
-	    !(all = cJSON_Parse(text)))
-		goto out;
-	for (i = 0; ops->under_keys && ops->under_keys[i]; i++) {
-		const cJSON *v = cJSON_GetObjectItemCaseSensitive(
-			all, ops->under_keys[i]);
-		char *t = v ? cJSON_PrintUnformatted(v) : NULL;
-
-		if (!t)
-			goto out;
-		jsonbuf_printf(out, "%s\"%s\":%s", comma || i ? "," : "",
-			       ops->under_keys[i], t);
-		cJSON_free(t);
-	}
-	rc = jsonbuf_failed(out);
-out:
-	jsonbuf_free(&full);
-	free(text);
-	cJSON_Delete(all);
-	return rc == DEHBQ_ENOMEM ? dehbq_errf(err, rc, "out of memory") : rc;
-}
-
-/* The searcher's settings with their defaults onto out, less those the
- * preset hides; *comma: something was written. */
-static int put_searcher_keys(const struct optim_ops *ops, struct parts *p,
-			     struct jsonbuf *out, int *comma, char *err)
-{
-	struct jsonbuf full;
 	cJSON *all = NULL;
 	const cJSON *v;
 	char *text = NULL, *t;
-	int rc;
+	int rc = DEHBQ_ENOMEM;
 
-	*comma = 0;
-	if (!ops->hides) {
-		*comma = p->so->settings != NULL;
-		return search_settings(p->so, p->ss, out, err);
-	}
-	jsonbuf_init(&full);
-	jsonbuf_put(&full, "{", 1);
-	if ((rc = search_settings(p->so, p->ss, &full, err)))
-		goto out;
-	jsonbuf_put(&full, "}", 1);
-	rc = DEHBQ_ENOMEM;
-	if (jsonbuf_failed(&full) || !(text = jsonbuf_take(&full)) ||
+	jsonbuf_put(full, "}", 1);
+	if (jsonbuf_failed(full) || !(text = jsonbuf_take(full)) ||
 	    !(all = cJSON_Parse(text)))
 		goto out;
 	cJSON_ArrayForEach(v, all)
 	{
-		if (listed(ops->hides, v->string))
+		if (listed(list, v->string) != keep)
 			continue;
 		if (!(t = cJSON_PrintUnformatted(v)))
 			goto out;
@@ -237,10 +192,48 @@ static int put_searcher_keys(const struct optim_ops *ops, struct parts *p,
 	}
 	rc = jsonbuf_failed(out);
 out:
-	jsonbuf_free(&full);
+	jsonbuf_free(full);
 	free(text);
 	cJSON_Delete(all);
 	return rc == DEHBQ_ENOMEM ? dehbq_errf(err, rc, "out of memory") : rc;
+}
+
+/* under's keys, with the defaults its scheduler fills in, onto out. */
+static int put_under_keys(const struct optim_ops *ops, struct parts *p,
+			  struct jsonbuf *out, int *comma, char *err)
+{
+	struct jsonbuf full;
+	int rc;
+
+	jsonbuf_init(&full);
+	jsonbuf_put(&full, "{", 1);
+	if ((rc = p->run->settings(p->sched, &full, err))) {
+		jsonbuf_free(&full);
+		return rc;
+	}
+	return put_picked(&full, ops->under_keys, 1, out, comma, err);
+}
+
+/* The searcher's settings with their defaults onto out, less those the
+ * preset hides; *comma: something was written. */
+static int put_searcher_keys(const struct optim_ops *ops, struct parts *p,
+			     struct jsonbuf *out, int *comma, char *err)
+{
+	struct jsonbuf full;
+	int rc;
+
+	*comma = 0;
+	if (!ops->hides) {
+		*comma = p->so->settings != NULL;
+		return search_settings(p->so, p->ss, out, err);
+	}
+	jsonbuf_init(&full);
+	jsonbuf_put(&full, "{", 1);
+	if ((rc = search_settings(p->so, p->ss, &full, err))) {
+		jsonbuf_free(&full);
+		return rc;
+	}
+	return put_picked(&full, ops->hides, 0, out, comma, err);
 }
 
 int optim_preset_settings(const struct optim_ops *ops, const cJSON *in,
@@ -257,7 +250,7 @@ int optim_preset_settings(const struct optim_ops *ops, const cJSON *in,
 			jsonbuf_printf(out, "%s\"multi_fidelity\":\"%s\"",
 				       comma ? "," : "", mf_names[p.mf]);
 		else
-			rc = put_under_keys(ops, &p, comma, out, err);
+			rc = put_under_keys(ops, &p, out, &comma, err);
 	}
 	parts_free(&p);
 	return rc ? rc : jsonbuf_failed(out);

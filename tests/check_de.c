@@ -334,6 +334,57 @@ START_TEST(test_de_preset_failures_never_enter_population)
 END_TEST
 
 /*
+ * A frozen 0.4 study (tests/data/frozen/NAME.json: dim 3, fidelities 1
+ * to 27, eta 3, seed 31) loaded, its jobs in flight told, one job asked
+ * into *j, and the next save parsed into *saved's "state" (returned).
+ * The caller frees *saved, and *all and *text (the frozen file: its
+ * snapshot is *snap).
+ */
+static cJSON *load_frozen_and_tell(const char *name, cJSON **all, cJSON **snap,
+				   char **text, struct optim_setup *u,
+				   struct optim_job *j, cJSON **saved)
+{
+	struct optim *o;
+	struct jsonbuf b;
+	char err[DEHBQ_ERRLEN], path[4096];
+	double x[3];
+	cJSON *fl;
+	int i, n;
+
+	snprintf(path, sizeof(path), "%s/frozen/%s.json", tu_datadir(), name);
+	*all = cJSON_Parse(*text = tu_read(path, NULL));
+	ck_assert_ptr_nonnull(*all);
+	*snap = cJSON_GetObjectItem(*all, "snapshot");
+	memset(u, 0, sizeof(*u));
+	u->dim = 3;
+	u->min_fidelity = 1;
+	u->max_fidelity = 27;
+	u->eta = 3;
+	u->seed = 31;
+	ck_assert_msg(optim_load(*snap, u, "", 0, &o, err) == DEHBQ_OK, "%s",
+		      err);
+	fl = cJSON_GetObjectItem(cJSON_GetObjectItem(*snap, "books"),
+				 "inflight");
+	n = cJSON_GetArraySize(fl);
+	ck_assert_int_gt(n, 0);
+	for (i = 0; i < n; i++) {
+		uint64_t id = (uint64_t)cJSON_GetObjectItem(
+				      cJSON_GetArrayItem(fl, i), "id")
+				      ->valuedouble;
+
+		ck_assert_int_eq(optim_tell(o, id, OPTIM_OK, 0.5, 27),
+				 DEHBQ_OK);
+	}
+	ck_assert_int_eq(optim_ask(o, j, x), DEHBQ_OK);
+	jsonbuf_init(&b);
+	ck_assert_int_eq(optim_save(o, &b), DEHBQ_OK);
+	ck_assert_ptr_nonnull(*saved = cJSON_ParseWithLength(b.p, b.len));
+	jsonbuf_free(&b);
+	optim_free(o);
+	return cJSON_GetObjectItem(*saved, "state");
+}
+
+/*
  * 0.4's de ran on the DEHB engine, and its snapshot is the engine's
  * (tests/data/frozen/v004.json): the de preset reads it as the searcher's
  * (its population, rolling target, stream, best and jobs in flight), the
@@ -347,44 +398,12 @@ START_TEST(test_de_preset_reads_the_engines_snapshot)
 	struct optim_setup u;
 	struct optim *o;
 	struct optim_job j;
-	struct jsonbuf b;
 	char err[DEHBQ_ERRLEN];
-	double x[3];
-	char path[4096], *text;
-	cJSON *all, *snap, *fl, *saved, *st;
-	int i, n;
+	char *text;
+	cJSON *all, *snap, *saved, *st;
 
-	snprintf(path, sizeof(path), "%s/frozen/v004.json", tu_datadir());
-	all = cJSON_Parse(text = tu_read(path, NULL));
-
-	ck_assert_ptr_nonnull(all);
-	snap = cJSON_GetObjectItem(all, "snapshot");
-	memset(&u, 0, sizeof(u));
-	u.dim = 3;
-	u.min_fidelity = 1;
-	u.max_fidelity = 27;
-	u.eta = 3;
-	u.seed = 31;
-	ck_assert_msg(optim_load(snap, &u, "", 0, &o, err) == DEHBQ_OK, "%s",
-		      err);
-	fl = cJSON_GetObjectItem(cJSON_GetObjectItem(snap, "books"),
-				 "inflight");
-	n = cJSON_GetArraySize(fl);
-	ck_assert_int_gt(n, 0);
-	for (i = 0; i < n; i++) {
-		uint64_t id = (uint64_t)cJSON_GetObjectItem(
-				      cJSON_GetArrayItem(fl, i), "id")
-				      ->valuedouble;
-
-		ck_assert_int_eq(optim_tell(o, id, OPTIM_OK, 0.5, 27),
-				 DEHBQ_OK);
-	}
-	ck_assert_int_eq(optim_ask(o, &j, x), DEHBQ_OK);
+	st = load_frozen_and_tell("v004", &all, &snap, &text, &u, &j, &saved);
 	ck_assert_int_eq(j.kind, OPTIM_KIND_TRIAL);
-	jsonbuf_init(&b);
-	ck_assert_int_eq(optim_save(o, &b), DEHBQ_OK);
-	ck_assert_ptr_nonnull(saved = cJSON_ParseWithLength(b.p, b.len));
-	st = cJSON_GetObjectItem(saved, "state");
 	ck_assert_str_eq(cJSON_GetObjectItem(st, "searcher")->valuestring,
 			 "de");
 	ck_assert_int_eq(
@@ -397,8 +416,6 @@ START_TEST(test_de_preset_reads_the_engines_snapshot)
 			"fit")),
 		20);
 	cJSON_Delete(saved);
-	jsonbuf_free(&b);
-	optim_free(o);
 	/* a job in flight below the top level: not 0.4's de */
 	cJSON_SetNumberValue(
 		cJSON_GetObjectItem(
@@ -426,50 +443,19 @@ END_TEST
 START_TEST(test_dehb_preset_reads_the_engines_snapshot)
 {
 	struct optim_setup u;
-	struct optim *o;
 	struct optim_job j;
-	struct jsonbuf b;
 	char err[DEHBQ_ERRLEN];
-	double x[3];
-	char path[4096], *text;
-	cJSON *all, *snap, *fl, *saved, *st, *lv;
+	char *text;
+	cJSON *all, *snap, *saved, *st, *lv;
 	static const int sizes[] = {27, 9, 6, 4}; /* DEHB's, eta 3 */
 	void *ss = NULL;
-	int i, n;
+	int i;
 
-	snprintf(path, sizeof(path), "%s/frozen/v029.json", tu_datadir());
-	all = cJSON_Parse(text = tu_read(path, NULL));
-	ck_assert_ptr_nonnull(all);
-	snap = cJSON_GetObjectItem(all, "snapshot");
-	memset(&u, 0, sizeof(u));
-	u.dim = 3;
-	u.min_fidelity = 1;
-	u.max_fidelity = 27;
-	u.eta = 3;
-	u.seed = 31;
-	ck_assert_msg(optim_load(snap, &u, "", 0, &o, err) == DEHBQ_OK, "%s",
-		      err);
-	fl = cJSON_GetObjectItem(cJSON_GetObjectItem(snap, "books"),
-				 "inflight");
-	n = cJSON_GetArraySize(fl);
-	ck_assert_int_gt(n, 0);
-	for (i = 0; i < n; i++) {
-		uint64_t id = (uint64_t)cJSON_GetObjectItem(
-				      cJSON_GetArrayItem(fl, i), "id")
-				      ->valuedouble;
-
-		ck_assert_int_eq(optim_tell(o, id, OPTIM_OK, 0.5, 27),
-				 DEHBQ_OK);
-	}
-	ck_assert_int_eq(optim_ask(o, &j, x), DEHBQ_OK);
+	st = load_frozen_and_tell("v029", &all, &snap, &text, &u, &j, &saved);
 	/* the slot and configuration are the searcher's */
 	ck_assert_msg(!strncmp(j.state, "{\"level\":", 9) &&
 			      !strstr(j.state, "slot"),
 		      "%s", j.state);
-	jsonbuf_init(&b);
-	ck_assert_int_eq(optim_save(o, &b), DEHBQ_OK);
-	ck_assert_ptr_nonnull(saved = cJSON_ParseWithLength(b.p, b.len));
-	st = cJSON_GetObjectItem(saved, "state");
 	ck_assert_ptr_null(
 		cJSON_GetObjectItem(cJSON_GetObjectItem(st, "engine"), "pops"));
 	ck_assert_str_eq(cJSON_GetObjectItem(st, "searcher")->valuestring,
@@ -482,8 +468,6 @@ START_TEST(test_dehb_preset_reads_the_engines_snapshot)
 				cJSON_GetArrayItem(lv, i), "config_id")),
 			sizes[i]);
 	cJSON_Delete(saved);
-	jsonbuf_free(&b);
-	optim_free(o);
 	/* the engine's dehb state for a searcher that fills nothing */
 	{
 		struct search_setup s;
