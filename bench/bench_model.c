@@ -3,7 +3,8 @@
  * orchestrator: ask latency and refit time at n results, and whether 1,000
  * workers on 30-second trials are kept fed
  *
- * For each optimiser named (default tpe, bohb, gp, cts, gcp) and each
+ * For each optimiser named (default tpe, bohb, gp, cts, gcp; a searcher's
+ * name, such as dngo, runs it under fifo) and each
  * history size n (default 100, 1,000, 10,000), on Hartmann-6 at the
  * maximum fidelity (cts and gcp with 3 earlier tasks of 500 results each,
  * Hartmann-6 shifted by 0, 0.5 and 1, their prior fitted at open):
@@ -32,6 +33,7 @@
 #include "jsonbuf.h"
 #include "optim.h"
 #include "rng.h"
+#include "searcher.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -108,7 +110,7 @@ static void transfer_init(void)
 static int open_with(const char *name, long n, struct optim **o)
 {
 	struct optim_setup u = {0};
-	char err[DEHBQ_ERRLEN], set[64];
+	char err[DEHBQ_ERRLEN], set[128];
 	cJSON *s = NULL;
 	int rc;
 
@@ -119,7 +121,15 @@ static int open_with(const char *name, long n, struct optim **o)
 	u.seed = 1;
 	if (!strcmp(name, "cts") || !strcmp(name, "gcp"))
 		u.transfer = &tr;
-	if (strcmp(name, "bohb") && strcmp(name, "cts")) {
+	if (!optim_find(name) && search_find(name)) {
+		/* a searcher (dngo): under fifo, with the start-up as above */
+		snprintf(set, sizeof(set),
+			 "{\"searcher\":\"%.16s\",\"search\":"
+			 "{\"n_startup_trials\":%ld}}",
+			 name, n > 2 ? n : 2);
+		s = cJSON_Parse(set);
+		name = "fifo";
+	} else if (strcmp(name, "bohb") && strcmp(name, "cts")) {
 		snprintf(set, sizeof(set), "{\"n_startup_trials\":%ld}",
 			 n > 2 ? n : 2);
 		s = cJSON_Parse(set);
