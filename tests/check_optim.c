@@ -79,7 +79,7 @@ START_TEST(test_optim_same_seed_same_trajectory)
 		;
 	while (drv_step(&dc))
 		;
-	ck_assert_str_eq(da.log.p, db.log.p);
+	tu_assert_same(ov_name(_i), da.log.p, db.log.p);
 	ck_assert_str_ne(da.log.p, dc.log.p);
 	jsonbuf_free(&da.log);
 	jsonbuf_free(&db.log);
@@ -133,7 +133,8 @@ START_TEST(test_optim_save_load_continue_identical)
 		jsonbuf_free(&hist);
 		cJSON_Delete(j);
 		tb = ov_save_text(b);
-		ck_assert_str_eq(ta, tb); /* load then save: the same text */
+		tu_assert_same(ov_name(_i), ta,
+			       tb); /* load then save: the same text */
 		free(tb);
 		/* the copy continues with the driver's exact state */
 		db = da;
@@ -145,12 +146,12 @@ START_TEST(test_optim_save_load_continue_identical)
 			;
 		while (drv_step(&db))
 			;
-		ck_assert_str_eq(da.log.p ? da.log.p : "",
-				 db.log.p ? db.log.p : "");
+		tu_assert_same(ov_name(_i), da.log.p ? da.log.p : "",
+			       db.log.p ? db.log.p : "");
 		free(ta);
 		ta = ov_save_text(a);
 		tb = ov_save_text(b);
-		ck_assert_str_eq(ta, tb);
+		tu_assert_same(ov_name(_i), ta, tb);
 		free(ta);
 		free(tb);
 		jsonbuf_free(&da.log);
@@ -221,7 +222,7 @@ static void extend_run(int v, int brackets)
 	cJSON_Delete(j);
 	jsonbuf_free(&hist);
 	tb = ov_save_text(c);
-	ck_assert_str_eq(ta, tb);
+	tu_assert_same(ov_name(v), ta, tb);
 	free(ta);
 	free(tb);
 	optim_free(b);
@@ -230,10 +231,10 @@ static void extend_run(int v, int brackets)
 		;
 	while (drv_step(&da))
 		;
-	ck_assert_str_eq(da.log.p, db.log.p);
+	tu_assert_same(ov_name(v), da.log.p, db.log.p);
 	ta = ov_save_text(a);
 	tb = ov_save_text(c);
-	ck_assert_str_eq(ta, tb);
+	tu_assert_same(ov_name(v), ta, tb);
 	free(ta);
 	free(tb);
 	jsonbuf_free(&da.log);
@@ -342,7 +343,7 @@ START_TEST(test_optim_forbidden_never_asked)
 		;
 	while (drv_step(&db))
 		;
-	ck_assert_str_eq(da.log.p, db.log.p);
+	tu_assert_same(ov_name(_i), da.log.p, db.log.p);
 	ck_assert(log_all_feasible(da.log.p));
 	optim_counts(a, &c);
 	ck_assert_int_eq(c.asked, 120);

@@ -9,6 +9,7 @@
 #include "jsonbuf.h"
 #include "optim.h"
 #include "optvar.h"
+#include "testutil.h"
 
 #include <check.h>
 #include <cjson/cJSON.h>
@@ -80,7 +81,7 @@ START_TEST(test_reload_after_every_step)
 		free(want);
 	}
 	ck_assert_int_eq(drv_op(&db), 0);
-	ck_assert_str_eq(da.log.p, db.log.p);
+	tu_assert_same("reload", da.log.p, db.log.p);
 	optim_counts(db.o, &c);
 	ck_assert_int_eq(c.told, RELOAD_FEVALS);
 	ck_assert_msg(da.requeues > 0, "no requeue in %lld steps",

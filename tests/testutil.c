@@ -105,3 +105,13 @@ int tu_count(const char *dir)
 	closedir(d);
 	return n;
 }
+
+long tu_diff_at(const char *a, const char *b)
+{
+	long i;
+
+	for (i = 0; a[i] == b[i]; i++)
+		if (!a[i])
+			return -1;
+	return i;
+}

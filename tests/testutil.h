@@ -25,5 +25,24 @@ char *tu_read(const char *path, size_t *len);
 const char *tu_datadir(void);
 /* Number of entries (dotfiles included) in a directory, -1 if missing. */
 int tu_count(const char *dir);
+/* The first byte at which a and b differ, -1 when they are equal. */
+long tu_diff_at(const char *a, const char *b);
+
+/*
+ * Two texts (NULL: "") are equal, or the test fails naming what and the
+ * first difference with 60 bytes of context: Check's own string
+ * assertion cannot carry long texts (its message is cut off and the test
+ * ends as an error without it).
+ */
+#define tu_assert_same(what, a, b)                                             \
+	do {                                                                   \
+		const char *tu_a_ = (a) ? (a) : "", *tu_b_ = (b) ? (b) : "";   \
+		long tu_o_ = tu_diff_at(tu_a_, tu_b_),                         \
+		     tu_c_ = tu_o_ > 30 ? tu_o_ - 30 : 0;                      \
+		ck_assert_msg(                                                 \
+			tu_o_ < 0,                                             \
+			"%s: differ at byte %ld: \"%.60s\" vs \"%.60s\"",      \
+			(what), tu_o_, tu_a_ + tu_c_, tu_b_ + tu_c_);          \
+	} while (0)
 
 #endif
