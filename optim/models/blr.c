@@ -22,13 +22,16 @@ struct blr {
 	double *m;	       /* k: the posterior mean */
 	double *t;	       /* k: scratch */
 	int ready;	       /* conditioned */
-	const double *phi, *y; /* the data of a fit, during it */
-	size_t n;
+	double *G;	       /* k * k: the data's Phi'Phi (lower) */
+	double *c;	       /* k: Phi'y */
+	const double *phi, *y; /* the data, during a fit or conditioning */
+	size_t n;	       /* rows */
 };
 
 int blr_new(int k, struct blr **out)
 {
 	struct blr *b;
+	size_t kk = (size_t)k * (size_t)k;
 
 	*out = NULL;
 	if (k < 1)
@@ -37,10 +40,12 @@ int blr_new(int k, struct blr **out)
 		return DEHBQ_ENOMEM;
 	b->k = k;
 	b->lb = 5;
-	b->A = calloc((size_t)k * (size_t)k, sizeof(double));
+	b->A = calloc(kk, sizeof(double));
+	b->G = calloc(kk, sizeof(double));
 	b->m = malloc((size_t)k * sizeof(double));
 	b->t = malloc((size_t)k * sizeof(double));
-	if (!b->A || !b->m || !b->t) {
+	b->c = malloc((size_t)k * sizeof(double));
+	if (!b->A || !b->G || !b->m || !b->t || !b->c) {
 		blr_free(b);
 		return DEHBQ_ENOMEM;
 	}
@@ -53,42 +58,59 @@ void blr_free(struct blr *b)
 	if (!b)
 		return;
 	free(b->A);
+	free(b->G);
 	free(b->m);
 	free(b->t);
+	free(b->c);
 	free(b);
 }
 
-/* Factor A and solve for m with (la, lb); the evidence into *ev. */
-static int condition(struct blr *b, const double *phi, const double *y,
-		     size_t n, double *ev)
+/* The data's Phi'Phi and Phi'y (one pass: each evidence below then costs
+ * k^3 + n k, not n k^2). */
+static void gram(struct blr *b, const double *phi, const double *y, size_t n)
 {
-	int k = b->k, i;
-	double a = exp(b->la), be = exp(b->lb), r2 = 0, m2 = 0, ld = 0;
-	size_t j;
+	int k = b->k;
 
 	b->ready = 0;
-	cblas_dsyrk(CblasRowMajor, CblasLower, CblasTrans, k, (int)n, be, phi,
-		    k, 0.0, b->A, k);
-	for (i = 0; i < k; i++)
-		b->A[(size_t)i * (size_t)k + (size_t)i] += a;
+	cblas_dsyrk(CblasRowMajor, CblasLower, CblasTrans, k, (int)n, 1.0, phi,
+		    k, 0.0, b->G, k);
+	cblas_dgemv(CblasRowMajor, CblasTrans, (int)n, k, 1.0, phi, k, y, 1,
+		    0.0, b->c, 1);
+	b->phi = phi;
+	b->y = y;
+	b->n = n;
+}
+
+/* Factor A and solve for m with (la, lb); the evidence into *ev. */
+static int condition(struct blr *b, double *ev)
+{
+	int k = b->k, i, j;
+	double a = exp(b->la), be = exp(b->lb), r2 = 0, m2 = 0, ld = 0;
+	size_t kk = (size_t)k, r;
+
+	b->ready = 0;
+	for (i = 0; i < k; i++) {
+		for (j = 0; j <= i; j++)
+			b->A[i * kk + j] = be * b->G[i * kk + j];
+		b->A[i * kk + i] += a;
+	}
 	if (LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'L', k, b->A, k))
 		return DEHBQ_EINVAL;
-	cblas_dgemv(CblasRowMajor, CblasTrans, (int)n, k, be, phi, k, y, 1, 0.0,
-		    b->m, 1);
+	for (i = 0; i < k; i++)
+		b->m[i] = be * b->c[i];
 	if (LAPACKE_dpotrs(LAPACK_ROW_MAJOR, 'L', k, 1, b->A, k, b->m, 1))
 		return DEHBQ_EINVAL;
-	for (j = 0; j < n; j++) {
-		double e =
-			y[j] - cblas_ddot(k, phi + j * (size_t)k, 1, b->m, 1);
+	for (r = 0; r < b->n; r++) {
+		double e = b->y[r] - cblas_ddot(k, b->phi + r * kk, 1, b->m, 1);
 
 		r2 += e * e;
 	}
 	for (i = 0; i < k; i++) {
 		m2 += b->m[i] * b->m[i];
-		ld += 2 * log(b->A[(size_t)i * (size_t)k + (size_t)i]);
+		ld += 2 * log(b->A[i * kk + i]);
 	}
-	*ev = 0.5 * k * b->la + 0.5 * (double)n * b->lb - 0.5 * be * r2 -
-	      0.5 * a * m2 - 0.5 * ld - 0.5 * (double)n * BLR_LOG_2PI;
+	*ev = 0.5 * k * b->la + 0.5 * (double)b->n * b->lb - 0.5 * be * r2 -
+	      0.5 * a * m2 - 0.5 * ld - 0.5 * (double)b->n * BLR_LOG_2PI;
 	b->ready = 1;
 	return DEHBQ_OK;
 }
@@ -102,7 +124,7 @@ static double neg_evidence(unsigned n, const double *h, double *grad, void *ctx)
 	(void)grad;
 	b->la = h[0];
 	b->lb = h[1];
-	if (condition(b, b->phi, b->y, b->n, &ev) || !isfinite(ev))
+	if (condition(b, &ev) || !isfinite(ev))
 		return 1e300;
 	return -ev;
 }
@@ -110,16 +132,15 @@ static double neg_evidence(unsigned n, const double *h, double *grad, void *ctx)
 int blr_fit(struct blr *b, const double *phi, const double *y, size_t n)
 {
 	static const double lo[2] = {-10, -5}, hi[2] = {10, 15};
-	double h[2] = {0, 5}, best;
+	double h[2] = {0, 5}, best, ev;
 	nlopt_opt opt;
+	int rc;
 
 	if (!n)
 		return DEHBQ_EINVAL;
 	if (!(opt = nlopt_create(NLOPT_LN_BOBYQA, 2)))
 		return DEHBQ_ENOMEM;
-	b->phi = phi;
-	b->y = y;
-	b->n = n;
+	gram(b, phi, y, n);
 	nlopt_set_lower_bounds(opt, lo);
 	nlopt_set_upper_bounds(opt, hi);
 	nlopt_set_min_objective(opt, neg_evidence, b);
@@ -132,15 +153,22 @@ int blr_fit(struct blr *b, const double *phi, const double *y, size_t n)
 	nlopt_destroy(opt);
 	b->la = h[0];
 	b->lb = h[1];
+	rc = condition(b, &ev);
 	b->phi = b->y = NULL;
-	return blr_condition(b, phi, y, n);
+	return rc;
 }
 
 int blr_condition(struct blr *b, const double *phi, const double *y, size_t n)
 {
 	double ev;
+	int rc;
 
-	return n ? condition(b, phi, y, n, &ev) : DEHBQ_EINVAL;
+	if (!n)
+		return DEHBQ_EINVAL;
+	gram(b, phi, y, n);
+	rc = condition(b, &ev);
+	b->phi = b->y = NULL;
+	return rc;
 }
 
 int blr_predict(const struct blr *b, const double *phi, size_t n, double *mu,

@@ -10,6 +10,8 @@
  * over log alpha in [-10, 10] and log beta in [-5, 15] (NLopt's BOBYQA
  * from (0, 5)); the predictive mean at phi is phi.m, its variance
  * 1 / beta + phi' A^-1 phi.  Cholesky by LAPACKE's dpotrf over OpenBLAS.
+ * A fit forms Phi'Phi and Phi'y once; each evidence the search evaluates
+ * then costs k^3 + n k (not n k^2).
  *
  * Deterministic: a function of its inputs.  Ownership: blr_new returns a
  * model freed with blr_free; inputs are read during the call.  A model
