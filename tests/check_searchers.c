@@ -171,6 +171,93 @@ START_TEST(test_optim_dngo_learns)
 }
 END_TEST
 
+/* describe's "fits" and "trained_on" of a dngo searcher. */
+static void dngo_fits(const struct search_ops *ops, void *st, long *fits,
+		      long *on)
+{
+	struct jsonbuf b;
+	cJSON *js;
+
+	jsonbuf_init(&b);
+	jsonbuf_put(&b, "{", 1);
+	ck_assert_int_eq(ops->describe(st, &b), DEHBQ_OK);
+	jsonbuf_put(&b, "}", 1);
+	ck_assert_ptr_nonnull(js = cJSON_ParseWithLength(b.p, b.len));
+	*fits = (long)cJSON_GetObjectItem(js, "fits")->valuedouble;
+	*on = (long)cJSON_GetObjectItem(js, "trained_on")->valuedouble;
+	cJSON_Delete(js);
+	jsonbuf_free(&b);
+}
+
+/*
+ * dngo trains its network on a schedule: with retrain_growth 0.5, on the
+ * first s results, s the last of 2, 3, 4, 6, 9, 13, 19, 28, 42 (s +
+ * max(1, floor(s / 2))) not beyond the results; between those points the
+ * network is kept and only the regression sees the new results.  A result
+ * that leaves the first s (a re-run's first result becomes a failure)
+ * trains it again on the same count.  With retrain_growth 0 every ask
+ * with a new result trains.
+ */
+START_TEST(test_dngo_trains_on_a_schedule)
+{
+	static const long pts[] = {2, 3, 4, 6, 9, 13, 19, 28, 42, 1000};
+	const struct search_ops *ops = search_find("dngo");
+	struct search_setup s;
+	enum trial_kind kind;
+	double lad[1] = {27}, x[DIM];
+	char err[DEHBQ_ERRLEN];
+	long fits, on, want;
+	void *st;
+	int k, g, d, p;
+
+	for (g = 0; g < 2; g++) {
+		cJSON *js = cJSON_Parse(
+			g ? "{\"hidden\":6,\"steps\":10,\"n_candidates\":50,"
+			    "\"n_startup_trials\":2,\"retrain_growth\":0}"
+			  : "{\"hidden\":6,\"steps\":10,\"n_candidates\":50,"
+			    "\"n_startup_trials\":2,\"retrain_growth\":0.5}");
+
+		memset(&s, 0, sizeof(s));
+		s.dim = DIM;
+		s.seed = 7;
+		s.settings = js;
+		s.ladder = lad;
+		s.levels = 1;
+		s.min_fidelity = s.max_fidelity = 27;
+		ck_assert_msg(ops->open(&s, &st, err) == DEHBQ_OK, "%s", err);
+		cJSON_Delete(js);
+		for (k = 0, p = 0; k < 60; k++) {
+			double l = 0;
+
+			ck_assert_int_eq(ops->propose(st, 27, x, &kind),
+					 DEHBQ_OK);
+			dngo_fits(ops, st, &fits, &on);
+			while (pts[p + 1] <= k)
+				p++;
+			want = g ? k : pts[p];
+			if (k >= 2) {
+				ck_assert_int_eq(on, want);
+				ck_assert_int_eq(fits, g ? k - 1 : p + 1);
+			}
+			for (d = 0; d < DIM; d++)
+				l += (x[d] - 0.3) * (x[d] - 0.3);
+			ck_assert_int_eq(ops->observe(st, k, x, 27, l),
+					 DEHBQ_OK);
+		}
+		if (!g) { /* job 3's result becomes a failure: trained again */
+			ck_assert_int_eq(ops->observe(st, 3, x, 27, 1.0),
+					 DEHBQ_OK);
+			ck_assert_int_eq(ops->propose(st, 27, x, &kind),
+					 DEHBQ_OK);
+			dngo_fits(ops, st, &fits, &on);
+			ck_assert_int_eq(on, 42);
+			ck_assert_int_eq(fits, p + 2);
+		}
+		ops->free(st);
+	}
+}
+END_TEST
+
 Suite *searchers_suite(void)
 {
 	Suite *s = suite_create("searchers");
@@ -181,6 +268,7 @@ Suite *searchers_suite(void)
 	tcase_add_loop_test(c, test_optim_gp_asks_in_flight_differ, 0, 3);
 	tcase_add_test(c, test_optim_tpe_liar_spreads_asks_in_flight);
 	tcase_add_test(c, test_optim_dngo_learns);
+	tcase_add_test(c, test_dngo_trains_on_a_schedule);
 	suite_add_tcase(s, c);
 	return s;
 }

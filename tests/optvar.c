@@ -211,7 +211,7 @@ static const char *small_search(const char *searcher)
 		       "\"max_points\":30}";
 	if (!strcmp(searcher, "dngo"))
 		return ",\"search\":{\"hidden\":6,\"steps\":10,"
-		       "\"n_candidates\":50}";
+		       "\"n_candidates\":50,\"retrain_growth\":0.5}";
 	if (!strcmp(searcher, "cts"))
 		return ",\"search\":{\"prior_steps\":20,\"n_candidates\":200}";
 	return "";

@@ -6,26 +6,33 @@
  * The first n_startup_trials (10) results come from uniform samples.  Then
  * each ask, on the finite results at the model's fidelity
  * (search_model_level), outputs standardised:
- *   1. trains optim/models/mlp.c's network (3 ReLU layers of `hidden`
+ *   1. takes optim/models/mlp.c's network (3 ReLU layers of `hidden`
  *      units, no dropout, Adam, one stage of `steps` steps of batches of
- *      up to 64) from weights and batches drawn from a stream seeded by
- *      the study's seed and the number of results, so the network is a
- *      function of the results alone and nothing of it is saved;
+ *      up to 64) trained on the first s results (standardised among
+ *      themselves): s is the last of 2, ..., s + max(1,
+ *      floor(retrain_growth s)), ... not beyond them (0.01: every result
+ *      up to 200, then every 1 %).  Its weights and batches come from a
+ *      stream seeded by the study's seed and s, so the network is a
+ *      function of those s results alone: it is kept while they stay as
+ *      they were (a rescore or a re-run changes them), trained again
+ *      otherwise, and nothing of it is saved: a load trains the same one;
  *   2. fits blr.c's Bayesian linear regression on its last layer (and a
- *      constant), alpha and beta by the evidence;
+ *      constant) to all the results, alpha and beta by the evidence;
  *   3. adds each job in flight at that fidelity (the newest 32) at the
  *      regression's mean there, floored at the best output (GP's kriging
  *      believer, docs/algorithm.md 14), with alpha and beta kept;
  *   4. proposes the best of n_candidates candidates by EI below the best
  *      output: uniform points, local_fraction of them around the best 5
  *      results (acq_local).
- * The cost of an ask is the training (steps x batch, whatever n) plus
- * linear in n: it keeps working where the GP's window caps the history.
- * Failures are left out of the fit but count towards the start-up.
+ * An ask costs the regression (linear in n) and, at a training point,
+ * the training (steps x batch, whatever n): it keeps working where the
+ * GP's window caps the history.  Failures are left out of the fit but
+ * count towards the start-up.
  *
  * Settings: n_startup_trials, n_candidates, hidden, steps,
- * local_fraction.  Saves only its random stream: the results and the
- * jobs in flight come back through observe and issued at load.
+ * local_fraction, retrain_growth.  Saves only its random
+ * stream: the results and the jobs in flight come back through observe
+ * and issued at load.
  */
 #include "searcher.h"
 
@@ -50,6 +57,7 @@
 
 struct dngo {
 	int dim, nstart, ncand, hidden, steps, nlocal;
+	double growth; /* retrain_growth */
 	uint64_t seed;
 	struct rng rng;
 	int *cont, ncont; /* the continuous dimensions */
@@ -59,15 +67,21 @@ struct dngo {
 	size_t np, capp; /* jobs in flight, by job id */
 	int64_t *pjob;
 	double *px, *pfid;
+	/* the network of the last training, kept while the first ts results
+	 * it was trained on (tx, tz: their vectors and losses) stay */
+	struct mlp *net;
+	double *tx, *tz, tlevel;
+	size_t ts;
+	uint64_t fits; /* trainings in this process, for describe */
 };
 
-static const char *const dngo_keys[] = {"n_startup_trials", "n_candidates",
-					"hidden",	    "steps",
-					"local_fraction",   NULL};
+static const char *const dngo_keys[] = {
+	"n_startup_trials", "n_candidates",   "hidden", "steps",
+	"local_fraction",   "retrain_growth", NULL};
 
 struct dngo_set {
 	int nstart, ncand, hidden, steps;
-	double local;
+	double local, growth;
 };
 
 static int read_settings(const cJSON *in, struct dngo_set *s, char *err)
@@ -79,6 +93,7 @@ static int read_settings(const cJSON *in, struct dngo_set *s, char *err)
 	s->hidden = 50;
 	s->steps = 500;
 	s->local = 0.5;
+	s->growth = 0.01;
 	if ((rc = ostate_set_keys(in, dngo_keys, "dngo", err)) ||
 	    (rc = ostate_set_int(in, "n_startup_trials", 2, DNGO_MAX_START,
 				 &s->nstart, err)) ||
@@ -86,7 +101,8 @@ static int read_settings(const cJSON *in, struct dngo_set *s, char *err)
 				 &s->ncand, err)) ||
 	    (rc = ostate_set_int(in, "hidden", 2, 1000, &s->hidden, err)) ||
 	    (rc = ostate_set_int(in, "steps", 1, 100000, &s->steps, err)) ||
-	    (rc = ostate_set_num(in, "local_fraction", 0, 1, &s->local, err)))
+	    (rc = ostate_set_num(in, "local_fraction", 0, 1, &s->local, err)) ||
+	    (rc = ostate_set_num(in, "retrain_growth", 0, 10, &s->growth, err)))
 		return rc;
 	return DEHBQ_OK;
 }
@@ -103,6 +119,8 @@ static int dngo_settings(const cJSON *in, struct jsonbuf *b, char *err)
 		       "\"hidden\":%d,\"steps\":%d,\"local_fraction\":",
 		       s.nstart, s.ncand, s.hidden, s.steps);
 	jsonbuf_num(b, s.local);
+	jsonbuf_puts(b, ",\"retrain_growth\":");
+	jsonbuf_num(b, s.growth);
 	return jsonbuf_failed(b);
 }
 
@@ -120,6 +138,9 @@ static void dngo_free(void *st)
 	free(d->pjob);
 	free(d->px);
 	free(d->pfid);
+	mlp_free(d->net);
+	free(d->tx);
+	free(d->tz);
 	free(d);
 }
 
@@ -141,6 +162,7 @@ static int dngo_open(const struct search_setup *s, void **st, char *err)
 	d->ncand = t.ncand;
 	d->hidden = t.hidden;
 	d->steps = t.steps;
+	d->growth = t.growth;
 	d->nlocal = (int)lround(t.local * t.ncand);
 	d->seed = s->seed;
 	for (i = 0; i < s->dim; i++)
@@ -196,12 +218,14 @@ static int reserve_pending(struct dngo *d)
 	return DEHBQ_OK;
 }
 
-/* One ask's model: the network, the regression, their data. */
+/* One ask's model: the network (the searcher's), the regression, their
+ * data. */
 struct fit {
-	struct mlp *net;
+	const struct mlp *net;
 	struct blr *reg;
 	int k;	       /* basis functions: the network's width and 1 */
 	double *X, *z; /* the results' vectors and outputs, then believers */
+	double *raw;   /* the results' losses */
 	double *phi;   /* their basis rows */
 	size_t m;      /* results */
 	double zmin;   /* the best output */
@@ -210,10 +234,10 @@ struct fit {
 
 static void fit_free(struct fit *f)
 {
-	mlp_free(f->net);
 	blr_free(f->reg);
 	free(f->X);
 	free(f->z);
+	free(f->raw);
 	free(f->phi);
 }
 
@@ -231,30 +255,40 @@ static int basis(const struct fit *f, const double *x, size_t n, double *phi)
 	return rc;
 }
 
+/* z (n) standardised into out. */
+static void standardise(const double *z, size_t n, double *out)
+{
+	double mean = 0, sd = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		mean += z[i] / (double)n;
+	for (i = 0; i < n; i++)
+		sd += (z[i] - mean) * (z[i] - mean) / (double)n;
+	sd = sd > 0 ? sqrt(sd) : 1;
+	for (i = 0; i < n; i++)
+		out[i] = (z[i] - mean) / sd;
+}
+
 /* The results at level into f (standardised), best few noted. */
 static int gather(const struct dngo *d, double level, struct fit *f)
 {
 	size_t i, j, D = (size_t)d->dim, rows = d->n + DNGO_MAX_PENDING;
-	double mean = 0, sd = 0;
 
 	f->X = malloc(rows * D * sizeof(double));
 	f->z = malloc(rows * sizeof(double));
-	if (!f->X || !f->z)
+	f->raw = malloc((d->n + 1) * sizeof(double));
+	if (!f->X || !f->z || !f->raw)
 		return DEHBQ_ENOMEM;
 	for (i = 0; i < d->n; i++)
 		if (d->fid[i] == level && isfinite(d->loss[i])) {
 			memcpy(f->X + f->m * D, d->x + i * D,
 			       D * sizeof(double));
-			f->z[f->m++] = d->loss[i];
+			f->raw[f->m++] = d->loss[i];
 		}
-	for (i = 0; i < f->m; i++)
-		mean += f->z[i] / (double)f->m;
-	for (i = 0; i < f->m; i++)
-		sd += (f->z[i] - mean) * (f->z[i] - mean) / (double)f->m;
-	sd = sd > 0 ? sqrt(sd) : 1;
+	standardise(f->raw, f->m, f->z);
 	f->zmin = INFINITY;
 	for (i = 0; i < f->m; i++) {
-		f->z[i] = (f->z[i] - mean) / sd;
 		f->zmin = fmin(f->zmin, f->z[i]);
 		if (f->nbest < DNGO_CENTRES)
 			j = f->nbest++;
@@ -269,29 +303,96 @@ static int gather(const struct dngo *d, double level, struct fit *f)
 	return DEHBQ_OK;
 }
 
-/* Train the network and fit the regression on f's m results. */
-static int train(const struct dngo *d, struct fit *f)
+/*
+ * How many of m results the network is trained on: the last point of 2,
+ * ..., s + max(1, floor(g s)), ... that is at most m (g = 0.01: every
+ * result up to 200, then every 1 %).  With g = 0, all m.
+ */
+static size_t train_point(size_t m, double g)
 {
-	struct mlp_params p;
-	struct rng r;
-	size_t rows = f->m + DNGO_MAX_PENDING;
-	int rc;
+	size_t s = 2, next;
 
+	if (m < 2)
+		return m;
+	for (;;) {
+		size_t step = (size_t)floor(g * (double)s);
+
+		next = s + (step ? step : 1);
+		if (next > m)
+			return s;
+		s = next;
+	}
+}
+
+/*
+ * The network for f's results at level: trained on the first s of them
+ * (train_point), standardised among themselves, from weights and batches
+ * of a stream seeded by the seed and s.  So it is a function of those s
+ * results alone: kept while they stay (compared bit for bit, since a
+ * rescore changes losses), trained again when they change.
+ */
+static int network(struct dngo *d, double level, struct fit *f)
+{
+	size_t s = train_point(f->m, d->growth), D = (size_t)d->dim;
+	struct mlp_params p;
+	struct mlp *net = NULL;
+	double *tx = NULL, *tz = NULL, *z = NULL;
+	struct rng r;
+	int rc = DEHBQ_ENOMEM;
+
+	if (d->net && d->ts == s && d->tlevel == level &&
+	    !memcmp(d->tx, f->X, s * D * sizeof(double)) &&
+	    !memcmp(d->tz, f->raw, s * sizeof(double)))
+		return DEHBQ_OK;
 	mlp_default_params(&p);
 	p.hidden = d->hidden;
 	p.dropout = 0;
 	p.stages = 1;
 	p.steps = d->steps;
-	p.batch = f->m < 64 ? (int)f->m : 64;
-	/* the network is a function of the results: its stream is the
-	 * seed's and their number's */
-	rng_seed(&r, d->seed ^ (UINT64_C(0x9e3779b97f4a7c15) * (f->m + 1)));
+	p.batch = s < 64 ? (int)s : 64;
+	rng_seed(&r, d->seed ^ (UINT64_C(0x9e3779b97f4a7c15) * (s + 1)));
+	if (!(tx = malloc(s * D * sizeof(double))) ||
+	    !(tz = malloc(s * sizeof(double))) ||
+	    !(z = malloc(s * sizeof(double))))
+		goto out;
+	memcpy(tx, f->X, s * D * sizeof(double));
+	memcpy(tz, f->raw, s * sizeof(double));
+	standardise(tz, s, z);
+	if ((rc = mlp_new(d->dim, &p, &r, &net)) ||
+	    (rc = mlp_train(net, tx, z, NULL, s, &r)))
+		goto out;
+	mlp_free(d->net);
+	free(d->tx);
+	free(d->tz);
+	d->net = net;
+	d->tx = tx;
+	d->tz = tz;
+	d->ts = s;
+	d->tlevel = level;
+	d->fits++;
+	net = NULL;
+	tx = tz = NULL;
+out:
+	mlp_free(net);
+	free(tx);
+	free(tz);
+	free(z);
+	return rc;
+}
+
+/* The network (trained or kept) and the regression on f's m results. */
+static int train(struct dngo *d, double level, struct fit *f)
+{
+	size_t rows = f->m + DNGO_MAX_PENDING;
+	int rc;
+
+	if ((rc = network(d, level, f)))
+		return rc;
+	f->net = d->net;
 	f->k = d->hidden + 1;
 	if (!(f->phi = malloc(rows * (size_t)f->k * sizeof(double))))
 		return DEHBQ_ENOMEM;
-	if ((rc = mlp_new(d->dim, &p, &r, &f->net)) ||
-	    (rc = mlp_train(f->net, f->X, f->z, NULL, f->m, &r)) ||
-	    (rc = blr_new(f->k, &f->reg)) ||
+	if ((rc = blr_new(f->k, &f->reg)) ||
 	    (rc = basis(f, f->X, f->m, f->phi)))
 		return rc;
 	return blr_fit(f->reg, f->phi, f->z, f->m);
@@ -377,7 +478,8 @@ static int dngo_propose(void *st, double fidelity, double *vec,
 		na += d->fid[i] == level;
 	rc = DEHBQ_EINVAL;
 	if (na >= (size_t)d->nstart && !(rc = gather(d, level, &f)) &&
-	    f.m >= 2 && !(rc = train(d, &f)) && !(rc = believe(d, level, &f)))
+	    f.m >= 2 && !(rc = train(d, level, &f)) &&
+	    !(rc = believe(d, level, &f)))
 		rc = acquire(d, &f, vec);
 	else if (!rc)
 		rc = DEHBQ_EINVAL; /* fewer than 2 finite results */
@@ -490,8 +592,10 @@ static int dngo_describe(const void *st, struct jsonbuf *b)
 {
 	const struct dngo *d = st;
 
-	jsonbuf_printf(b, "\"observations\":%zu,\"n_startup_trials\":%d", d->n,
-		       d->nstart);
+	jsonbuf_printf(b,
+		       "\"observations\":%zu,\"n_startup_trials\":%d,"
+		       "\"fits\":%llu,\"trained_on\":%zu",
+		       d->n, d->nstart, (unsigned long long)d->fits, d->ts);
 	return jsonbuf_failed(b);
 }
 
