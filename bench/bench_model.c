@@ -3,8 +3,8 @@
  * orchestrator: ask latency and refit time at n results, and whether 1,000
  * workers on 30-second trials are kept fed
  *
- * For each optimiser named (default tpe, bohb, gp, cts, gcp; a searcher's
- * name, such as dngo, runs it under fifo) and each
+ * For each optimiser named (default tpe, bohb, gp, cts, gcp, dngo; a
+ * searcher's name, such as dngo, runs it under fifo) and each
  * history size n (default 100, 1,000, 10,000), on Hartmann-6 at the
  * maximum fidelity (cts and gcp with 3 earlier tasks of 500 results each,
  * Hartmann-6 shifted by 0, 0.5 and 1, their prior fitted at open):
@@ -279,7 +279,7 @@ static int parse_list(char *s, long *v, int cap)
 int main(int argc, char **argv)
 {
 	static char defsizes[] = "100,1000,10000",
-		    defonly[] = "tpe,bohb,gp,cts,gcp";
+		    defonly[] = "tpe,bohb,gp,cts,gcp,dngo";
 	char *only = defonly, *sizes = defsizes, err[DEHBQ_ERRLEN], *name;
 	long ns[BM_MAXN], K = 200, T = 2000;
 	const char *names[BM_MAXN];

@@ -18,7 +18,10 @@
  * is made while the J - 1 asked before it are still out, and results come
  * back oldest first, as J equal workers return them.
  *
- * Usage: bench_seq [--seeds N] [--evals N] [--jobs J] METHOD... -- PROBLEM...
+ * Usage: bench_seq [--seeds N] [--seed0 S] [--evals N] [--jobs J] METHOD...
+ *                  -- PROBLEM...
+ * (seeds S, S + 1, ..., S + N - 1; S is 0 unless given: more seeds of an
+ * earlier run are another run with --seed0.)
  * Output (stdout): problem,method,seed,jobs,evals,regret
  * Exit codes: 0 ok, 100 usage, 111 optimiser failure.
  */
@@ -104,7 +107,7 @@ int main(int argc, char **argv)
 	static struct benchfn fs[16];
 	const char *probs[16];
 	char err[DEHBQ_ERRLEN];
-	long seeds = 20, evals = 60, jobs = 1;
+	long seeds = 20, evals = 60, jobs = 1, seed0 = 0;
 	int nm = 0, np = 0, ai, p, i, rc = 0, dash = 0;
 	long s;
 
@@ -118,6 +121,10 @@ int main(int argc, char **argv)
 
 		if (o < 0) {
 			goto usage;
+		} else if (!o && !dash && !strcmp(a, "--seed0")) {
+			if (ai + 1 >= argc ||
+			    bench_long(argv[++ai], 0, 1000000, &seed0))
+				goto usage;
 		} else if (o > 0) {
 			continue;
 		} else if (!dash && !strcmp(a, "--")) {
@@ -144,12 +151,14 @@ int main(int argc, char **argv)
 		for (i = 0; i < nm && !rc; i++)
 			for (s = 0; s < seeds && !rc; s++)
 				rc = seq_run(probs[p], &fs[p], &ms[i],
-					     (uint64_t)s, evals, jobs);
+					     (uint64_t)(seed0 + s), evals,
+					     jobs);
 	for (i = 0; i < nm; i++)
 		bench_method_release(&ms[i]);
 	return rc ? 111 : 0;
 usage:
-	fprintf(stderr, "usage: bench_seq [--seeds N] [--evals N] [--jobs J] "
+	fprintf(stderr, "usage: bench_seq [--seeds N] [--seed0 S] [--evals N] "
+			"[--jobs J] "
 			"LABEL=OPTIMISER[:SETTINGS]... -- PROBLEM...\n");
 	return 100;
 }

@@ -10,7 +10,7 @@
 #      (fastworker), and the time to resume a stopped 100k-trial study
 #   3. utilisation: W workers, fixed-duration trials
 #   4. quality: bench_quality (every optimiser at equal cost, 1 and 8 jobs)
-#   4b. model cost: bench_model (TPE, BOHB, GP, CTS, GCP: ask latency, refits at
+#   4b. model cost: bench_model (TPE, BOHB, GP, CTS, GCP, DNGO: ask latency, refits at
 #      n results, asks/s sustained with 1,000 simulated workers)
 #   4c. multi-objective: bench_mo (hypervolume error at equal cost on
 #      multi-fidelity ZDT1 and ZDT2: random and DEHB's scalarisations) and
