@@ -13,6 +13,7 @@
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 /* GP's believer (with fitted or sampled hyperparameters), and its local
  * penalisation: sixteen asks in flight are sixteen different points. */
@@ -171,22 +172,31 @@ START_TEST(test_optim_dngo_learns)
 }
 END_TEST
 
-/* describe's "fits" and "trained_on" of a dngo searcher. */
-static void dngo_fits(const struct search_ops *ops, void *st, long *fits,
-		      long *on)
+/* A figure of a dngo searcher's describe ("fits", "log_beta", ...). */
+static double dngo_fig(const struct search_ops *ops, void *st, const char *k)
 {
 	struct jsonbuf b;
 	cJSON *js;
+	double v;
 
 	jsonbuf_init(&b);
 	jsonbuf_put(&b, "{", 1);
 	ck_assert_int_eq(ops->describe(st, &b), DEHBQ_OK);
 	jsonbuf_put(&b, "}", 1);
 	ck_assert_ptr_nonnull(js = cJSON_ParseWithLength(b.p, b.len));
-	*fits = (long)cJSON_GetObjectItem(js, "fits")->valuedouble;
-	*on = (long)cJSON_GetObjectItem(js, "trained_on")->valuedouble;
+	ck_assert_ptr_nonnull(cJSON_GetObjectItem(js, k));
+	v = cJSON_GetObjectItem(js, k)->valuedouble;
 	cJSON_Delete(js);
 	jsonbuf_free(&b);
+	return v;
+}
+
+/* describe's "fits" and "trained_on". */
+static void dngo_fits(const struct search_ops *ops, void *st, long *fits,
+		      long *on)
+{
+	*fits = (long)dngo_fig(ops, st, "fits");
+	*on = (long)dngo_fig(ops, st, "trained_on");
 }
 
 /*
@@ -258,6 +268,93 @@ START_TEST(test_dngo_trains_on_a_schedule)
 }
 END_TEST
 
+/* describe's log_alpha and log_beta (the last regression's: bit for
+ * bit, a fingerprint of the data it saw). */
+static void dngo_hyper(const struct search_ops *ops, void *st, double *h)
+{
+	h[0] = dngo_fig(ops, st, "log_alpha");
+	h[1] = dngo_fig(ops, st, "log_beta");
+}
+
+/*
+ * dngo keeps the network's outputs for full blocks of 256 results while
+ * the network is kept: after 600 results told one by one (an ask after
+ * each), a copy loaded from its saved state and told the same results at
+ * once proposes the same bits, its regression's alpha and beta too; so again
+ * after a re-run turns an early result into a failure (its block is passed
+ * again).
+ */
+START_TEST(test_dngo_blocks_equal_a_fresh_pass)
+{
+	const struct search_ops *ops = search_find("dngo");
+	struct search_setup s;
+	enum trial_kind ka, kb;
+	double lad[1] = {27}, *xs = malloc(601 * DIM * sizeof(double)),
+	       *ls = malloc(601 * sizeof(double)), xa[DIM], xb[DIM], ha[2],
+	       hb[2];
+	char err[DEHBQ_ERRLEN];
+	struct jsonbuf b;
+	cJSON *js = cJSON_Parse("{\"hidden\":6,\"steps\":10,\"n_candidates\":"
+				"50,\"retrain_growth\":0.5}"),
+	      *state;
+	void *a, *c;
+	int k, d, round;
+
+	ck_assert_ptr_nonnull(xs);
+	memset(&s, 0, sizeof(s));
+	s.dim = DIM;
+	s.seed = 3;
+	s.settings = js;
+	s.ladder = lad;
+	s.levels = 1;
+	s.min_fidelity = s.max_fidelity = 27;
+	ck_assert_msg(ops->open(&s, &a, err) == DEHBQ_OK, "%s", err);
+	for (k = 0; k < 600; k++) {
+		ck_assert_int_eq(ops->propose(a, 27, xs + k * DIM, &ka),
+				 DEHBQ_OK);
+		ls[k] = 0;
+		for (d = 0; d < DIM; d++)
+			ls[k] += sin(7 * xs[k * DIM + d]) + xs[k * DIM + d];
+		ck_assert_int_eq(ops->observe(a, k, xs + k * DIM, 27, ls[k]),
+				 DEHBQ_OK);
+	}
+	for (round = 0; round < 2; round++) {
+		if (round) /* job 480 again: its first result fails */
+			ck_assert_int_eq(
+				ops->observe(a, 480, xs + 480 * DIM, 27, 9),
+				DEHBQ_OK);
+		jsonbuf_init(&b);
+		ck_assert_int_eq(ops->save(a, &b), DEHBQ_OK);
+		ck_assert_ptr_nonnull(
+			state = cJSON_ParseWithLength(b.p, b.len));
+		ck_assert_msg(ops->load(&s, state, &c, err) == DEHBQ_OK, "%s",
+			      err);
+		for (k = 0; k < 600; k++)
+			ck_assert_int_eq(
+				ops->observe(c, k, xs + k * DIM, 27, ls[k]),
+				DEHBQ_OK);
+		if (round)
+			ck_assert_int_eq(
+				ops->observe(c, 480, xs + 480 * DIM, 27, 9),
+				DEHBQ_OK);
+		ck_assert_int_eq(ops->propose(a, 27, xa, &ka), DEHBQ_OK);
+		ck_assert_int_eq(ops->propose(c, 27, xb, &kb), DEHBQ_OK);
+		ck_assert_int_eq(ka, TRIAL_KIND_TRIAL);
+		ck_assert_mem_eq(xa, xb, sizeof(xa));
+		dngo_hyper(ops, a, ha);
+		dngo_hyper(ops, c, hb);
+		ck_assert_mem_eq(ha, hb, sizeof(ha));
+		ops->free(c);
+		cJSON_Delete(state);
+		jsonbuf_free(&b);
+	}
+	ops->free(a);
+	cJSON_Delete(js);
+	free(xs);
+	free(ls);
+}
+END_TEST
+
 Suite *searchers_suite(void)
 {
 	Suite *s = suite_create("searchers");
@@ -269,6 +366,7 @@ Suite *searchers_suite(void)
 	tcase_add_test(c, test_optim_tpe_liar_spreads_asks_in_flight);
 	tcase_add_test(c, test_optim_dngo_learns);
 	tcase_add_test(c, test_dngo_trains_on_a_schedule);
+	tcase_add_test(c, test_dngo_blocks_equal_a_fresh_pass);
 	suite_add_tcase(s, c);
 	return s;
 }

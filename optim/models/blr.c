@@ -17,15 +17,15 @@
 
 struct blr {
 	int k;
-	double la, lb;	       /* log alpha, log beta */
-	double *A;	       /* k * k: the Cholesky factor of A (lower) */
-	double *m;	       /* k: the posterior mean */
-	double *t;	       /* k: scratch */
-	int ready;	       /* conditioned */
-	double *G;	       /* k * k: the data's Phi'Phi (lower) */
-	double *c;	       /* k: Phi'y */
-	const double *phi, *y; /* the data, during a fit or conditioning */
-	size_t n;	       /* rows */
+	double la, lb; /* log alpha, log beta */
+	double *A;     /* k * k: the Cholesky factor of A (lower) */
+	double *m;     /* k: the posterior mean */
+	double *t;     /* k: scratch */
+	int ready;     /* conditioned */
+	double *G;     /* k * k: the data's Phi'Phi (lower) */
+	double *c;     /* k: Phi'y */
+	double yy;     /* y'y */
+	size_t n;      /* rows */
 };
 
 int blr_new(int k, struct blr **out)
@@ -65,28 +65,45 @@ void blr_free(struct blr *b)
 	free(b);
 }
 
-/* The data's Phi'Phi and Phi'y (one pass: each evidence below then costs
- * k^3 + n k, not n k^2). */
-static void gram(struct blr *b, const double *phi, const double *y, size_t n)
+void blr_stats(int k, const double *phi, const double *y, size_t n, double *G,
+	       double *c, double *yy)
 {
-	int k = b->k;
-
-	b->ready = 0;
-	cblas_dsyrk(CblasRowMajor, CblasLower, CblasTrans, k, (int)n, 1.0, phi,
-		    k, 0.0, b->G, k);
+	if (G)
+		cblas_dsyrk(CblasRowMajor, CblasLower, CblasTrans, k, (int)n,
+			    1.0, phi, k, 0.0, G, k);
+	if (!y)
+		return;
 	cblas_dgemv(CblasRowMajor, CblasTrans, (int)n, k, 1.0, phi, k, y, 1,
-		    0.0, b->c, 1);
-	b->phi = phi;
-	b->y = y;
-	b->n = n;
+		    0.0, c, 1);
+	*yy = cblas_ddot((int)n, y, 1, y, 1);
 }
 
-/* Factor A and solve for m with (la, lb); the evidence into *ev. */
+/* The data's statistics into b. */
+static int take(struct blr *b, const double *G, const double *c, double yy,
+		size_t n)
+{
+	size_t k = (size_t)b->k;
+
+	if (!n)
+		return DEHBQ_EINVAL;
+	b->ready = 0;
+	memcpy(b->G, G, k * k * sizeof(double));
+	memcpy(b->c, c, k * sizeof(double));
+	b->yy = yy;
+	b->n = n;
+	return DEHBQ_OK;
+}
+
+/*
+ * Factor A and solve for m with (la, lb); the evidence into *ev.  The
+ * residual |y - Phi m|^2 is y'y - 2 m'Phi'y + m'Phi'Phi m (k^2, whatever
+ * n; floored at 0 against its rounding).
+ */
 static int condition(struct blr *b, double *ev)
 {
 	int k = b->k, i, j;
-	double a = exp(b->la), be = exp(b->lb), r2 = 0, m2 = 0, ld = 0;
-	size_t kk = (size_t)k, r;
+	double a = exp(b->la), be = exp(b->lb), r2, m2 = 0, ld = 0;
+	size_t kk = (size_t)k;
 
 	b->ready = 0;
 	for (i = 0; i < k; i++) {
@@ -100,11 +117,10 @@ static int condition(struct blr *b, double *ev)
 		b->m[i] = be * b->c[i];
 	if (LAPACKE_dpotrs(LAPACK_ROW_MAJOR, 'L', k, 1, b->A, k, b->m, 1))
 		return DEHBQ_EINVAL;
-	for (r = 0; r < b->n; r++) {
-		double e = b->y[r] - cblas_ddot(k, b->phi + r * kk, 1, b->m, 1);
-
-		r2 += e * e;
-	}
+	cblas_dsymv(CblasRowMajor, CblasLower, k, 1.0, b->G, k, b->m, 1, 0.0,
+		    b->t, 1);
+	r2 = fmax(0, b->yy - 2 * cblas_ddot(k, b->m, 1, b->c, 1) +
+			     cblas_ddot(k, b->m, 1, b->t, 1));
 	for (i = 0; i < k; i++) {
 		m2 += b->m[i] * b->m[i];
 		ld += 2 * log(b->A[i * kk + i]);
@@ -129,18 +145,18 @@ static double neg_evidence(unsigned n, const double *h, double *grad, void *ctx)
 	return -ev;
 }
 
-int blr_fit(struct blr *b, const double *phi, const double *y, size_t n)
+int blr_fit_stats(struct blr *b, const double *G, const double *c, double yy,
+		  size_t n)
 {
 	static const double lo[2] = {-10, -5}, hi[2] = {10, 15};
 	double h[2] = {0, 5}, best, ev;
 	nlopt_opt opt;
 	int rc;
 
-	if (!n)
-		return DEHBQ_EINVAL;
+	if ((rc = take(b, G, c, yy, n)))
+		return rc;
 	if (!(opt = nlopt_create(NLOPT_LN_BOBYQA, 2)))
 		return DEHBQ_ENOMEM;
-	gram(b, phi, y, n);
 	nlopt_set_lower_bounds(opt, lo);
 	nlopt_set_upper_bounds(opt, hi);
 	nlopt_set_min_objective(opt, neg_evidence, b);
@@ -153,22 +169,50 @@ int blr_fit(struct blr *b, const double *phi, const double *y, size_t n)
 	nlopt_destroy(opt);
 	b->la = h[0];
 	b->lb = h[1];
-	rc = condition(b, &ev);
-	b->phi = b->y = NULL;
-	return rc;
+	return condition(b, &ev);
 }
 
-int blr_condition(struct blr *b, const double *phi, const double *y, size_t n)
+int blr_condition_stats(struct blr *b, const double *G, const double *c,
+			double yy, size_t n)
 {
 	double ev;
+	int rc = take(b, G, c, yy, n);
+
+	return rc ? rc : condition(b, &ev);
+}
+
+/* Statistics of (phi, y), then f(b, them). */
+static int via_stats(struct blr *b, const double *phi, const double *y,
+		     size_t n,
+		     int (*f)(struct blr *, const double *, const double *,
+			      double, size_t))
+{
+	size_t k = (size_t)b->k;
+	double *G, *c, yy;
 	int rc;
 
 	if (!n)
 		return DEHBQ_EINVAL;
-	gram(b, phi, y, n);
-	rc = condition(b, &ev);
-	b->phi = b->y = NULL;
+	G = malloc(k * k * sizeof(double));
+	c = malloc(k * sizeof(double));
+	rc = G && c ? DEHBQ_OK : DEHBQ_ENOMEM;
+	if (!rc) {
+		blr_stats(b->k, phi, y, n, G, c, &yy);
+		rc = f(b, G, c, yy, n);
+	}
+	free(G);
+	free(c);
 	return rc;
+}
+
+int blr_fit(struct blr *b, const double *phi, const double *y, size_t n)
+{
+	return via_stats(b, phi, y, n, blr_fit_stats);
+}
+
+int blr_condition(struct blr *b, const double *phi, const double *y, size_t n)
+{
+	return via_stats(b, phi, y, n, blr_condition_stats);
 }
 
 int blr_predict(const struct blr *b, const double *phi, size_t n, double *mu,

@@ -10,6 +10,10 @@
  * over log alpha in [-10, 10] and log beta in [-5, 15] (NLopt's BOBYQA
  * from (0, 5)); the predictive mean at phi is phi.m, its variance
  * 1 / beta + phi' A^-1 phi.  Cholesky by LAPACKE's dpotrf over OpenBLAS.
+ * The data enter through their statistics Phi'Phi, Phi'y and y'y, so each
+ * evidence the search evaluates costs k^3, whatever n, and a caller that
+ * keeps the statistics of rows it has seen (DNGO's) need not pass them
+ * again.
  * A fit forms Phi'Phi and Phi'y once; each evidence the search evaluates
  * then costs k^3 + n k (not n k^2).
  *
@@ -35,6 +39,16 @@ void blr_free(struct blr *b); /* NULL is fine */
 int blr_fit(struct blr *b, const double *phi, const double *y, size_t n);
 /* Condition on (Phi, y) with the alpha and beta of the last fit. */
 int blr_condition(struct blr *b, const double *phi, const double *y, size_t n);
+
+/* The statistics of n rows: G = Phi'Phi (k * k, its lower triangle
+ * written; NULL: not), c = Phi'y (k) and *yy = y'y (y NULL: not). */
+void blr_stats(int k, const double *phi, const double *y, size_t n, double *G,
+	       double *c, double *yy);
+/* blr_fit and blr_condition from the statistics of n rows (G: lower). */
+int blr_fit_stats(struct blr *b, const double *G, const double *c, double yy,
+		  size_t n);
+int blr_condition_stats(struct blr *b, const double *G, const double *c,
+			double yy, size_t n);
 /* Mean and variance at n rows of phi. */
 int blr_predict(const struct blr *b, const double *phi, size_t n, double *mu,
 		double *var);

@@ -29,9 +29,6 @@ struct mlp {
 	struct mlp_work *w;		  /* scratch, kept: not reentrant */
 };
 
-/* Rows per forward pass of mlp_predict. */
-#define MLP_CHUNK 256
-
 /* Scratch for one batch of n rows. */
 struct mlp_work {
 	double *h[MLP_MAXLAYERS + 1]; /* h[0] = x; h[l] layer l's output */
@@ -374,10 +371,10 @@ static int passes(const struct mlp *m, const double *x, size_t n, double *mu,
 
 	if (!n)
 		return DEHBQ_OK;
-	if (work_get(m, n < MLP_CHUNK ? n : MLP_CHUNK, &w))
+	if (work_get(m, n < MLP_PASS_ROWS ? n : MLP_PASS_ROWS, &w))
 		return DEHBQ_ENOMEM;
 	for (k = 0; k < n; k += c) {
-		c = n - k < MLP_CHUNK ? n - k : MLP_CHUNK;
+		c = n - k < MLP_PASS_ROWS ? n - k : MLP_PASS_ROWS;
 		forward(m, w, x + k * (size_t)m->din, c, NULL);
 		if (!mu) {
 			memcpy(phi + k * H, w->h[m->p.layers],

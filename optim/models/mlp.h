@@ -42,6 +42,11 @@ struct mlp_params {
 
 struct mlp;
 
+/* mlp_predict and mlp_features pass their rows in chunks of this many,
+ * from the first: a chunk's outputs are a function of its rows and the
+ * weights, so a caller may pass a chunk alone and keep its outputs. */
+#define MLP_PASS_ROWS 256
+
 /* TRANSFER_SPEC.md's values, as above. */
 void mlp_default_params(struct mlp_params *p);
 

@@ -7,32 +7,28 @@
  * each ask, on the finite results at the model's fidelity
  * (search_model_level), outputs standardised:
  *   1. takes optim/models/mlp.c's network (3 ReLU layers of `hidden`
- *      units, no dropout, Adam, one stage of `steps` steps of batches of
- *      up to 64) trained on the first s results (standardised among
- *      themselves): s is the last of 2, ..., s + max(1,
- *      floor(retrain_growth s)), ... not beyond them (0.01: every result
- *      up to 200, then every 1 %).  Its weights and batches come from a
- *      stream seeded by the study's seed and s, so the network is a
- *      function of those s results alone: it is kept while they stay as
- *      they were (a rescore or a re-run changes them), trained again
- *      otherwise, and nothing of it is saved: a load trains the same one;
- *   2. fits blr.c's Bayesian linear regression on its last layer (and a
- *      constant) to all the results, alpha and beta by the evidence;
+ *      units, Adam, one stage of `steps` steps of batches of up to 64)
+ *      trained on the first s results, s the last of 2, ..., s + max(1,
+ *      floor(retrain_growth s)), ... reached (0.01: every result up to
+ *      200, then every 1 %), from a stream seeded by the seed and s: a
+ *      function of those s results, kept while they stay as they were
+ *      and never saved (a load trains the same one);
+ *   2. fits blr.c's Bayesian linear regression on its last layer and a
+ *      constant to all the results (evidence-maximising alpha, beta);
  *   3. adds each job in flight at that fidelity (the newest 32) at the
  *      regression's mean there, floored at the best output (GP's kriging
  *      believer, docs/algorithm.md 14), with alpha and beta kept;
  *   4. proposes the best of n_candidates candidates by EI below the best
  *      output: uniform points, local_fraction of them around the best 5
  *      results (acq_local).
- * An ask costs the regression (linear in n) and, at a training point,
- * the training (steps x batch, whatever n): it keeps working where the
- * GP's window caps the history.  Failures are left out of the fit but
- * count towards the start-up.
+ * An ask passes the network over the rows told since the last
+ * (features()) and sums over all n (n k), and at a training point takes
+ * `steps` Adam steps: near flat in n, with no window on the history.
+ * Failures are left out of the fit but count towards the start-up.
  *
  * Settings: n_startup_trials, n_candidates, hidden, steps,
- * local_fraction, retrain_growth.  Saves only its random
- * stream: the results and the jobs in flight come back through observe
- * and issued at load.
+ * local_fraction, retrain_growth.  Saves only its random stream: the
+ * results and the jobs in flight come back through observe and issued.
  */
 #include "searcher.h"
 
@@ -54,6 +50,7 @@
 #define DNGO_MAX_START	 100000
 #define DNGO_MAX_PENDING 32 /* believers at most */
 #define DNGO_CENTRES	 5
+#define DNGO_BLOCK	 MLP_PASS_ROWS /* see features() */
 
 struct dngo {
 	int dim, nstart, ncand, hidden, steps, nlocal;
@@ -73,6 +70,11 @@ struct dngo {
 	double *tx, *tz, tlevel;
 	size_t ts;
 	uint64_t fits; /* trainings in this process, for describe */
+	double la, lb; /* the last regression's log alpha and log beta */
+	/* full blocks of DNGO_BLOCK results the kept network has seen: their
+	 * vectors, basis rows and Phi'Phi (features()) */
+	double *bx, *bphi, *bg;
+	size_t nblk, capblk;
 };
 
 static const char *const dngo_keys[] = {
@@ -141,6 +143,9 @@ static void dngo_free(void *st)
 	mlp_free(d->net);
 	free(d->tx);
 	free(d->tz);
+	free(d->bx);
+	free(d->bphi);
+	free(d->bg);
 	free(d);
 }
 
@@ -227,6 +232,8 @@ struct fit {
 	double *X, *z; /* the results' vectors and outputs, then believers */
 	double *raw;   /* the results' losses */
 	double *phi;   /* their basis rows */
+	double *G, *c; /* the results' Phi'Phi (lower) and Phi'z */
+	double zz;     /* z'z */
 	size_t m;      /* results */
 	double zmin;   /* the best output */
 	size_t best[DNGO_CENTRES], nbest;
@@ -239,6 +246,8 @@ static void fit_free(struct fit *f)
 	free(f->z);
 	free(f->raw);
 	free(f->phi);
+	free(f->G);
+	free(f->c);
 }
 
 /* The basis at n rows of x into phi (n * k): the last layer and 1. */
@@ -370,6 +379,7 @@ static int network(struct dngo *d, double level, struct fit *f)
 	d->ts = s;
 	d->tlevel = level;
 	d->fits++;
+	d->nblk = 0; /* the blocks' rows were the old network's */
 	net = NULL;
 	tx = tz = NULL;
 out:
@@ -380,22 +390,96 @@ out:
 	return rc;
 }
 
+/* Room for n blocks. */
+static int grow_blocks(struct dngo *d, size_t n, size_t k)
+{
+	size_t B = DNGO_BLOCK, D = (size_t)d->dim, c = 2 * n;
+	void *p;
+
+	if (n <= d->capblk)
+		return DEHBQ_OK;
+	if (!(p = realloc(d->bx, c * B * D * sizeof(double))))
+		return DEHBQ_ENOMEM;
+	d->bx = p;
+	if (!(p = realloc(d->bphi, c * B * k * sizeof(double))))
+		return DEHBQ_ENOMEM;
+	d->bphi = p;
+	if (!(p = realloc(d->bg, c * k * k * sizeof(double))))
+		return DEHBQ_ENOMEM;
+	d->bg = p;
+	d->capblk = c;
+	return DEHBQ_OK;
+}
+
+/*
+ * f's basis rows and their Phi'Phi, the full blocks of DNGO_BLOCK rows
+ * from the searcher's (passed once while the network is kept, each
+ * block's Phi'Phi summed in block order), the rest passed now.  mlp.c
+ * passes rows in chunks of MLP_PASS_ROWS from the first, so a block's
+ * rows have the bits a pass of all m rows gives (as after a load).
+ */
+static int features(struct dngo *d, struct fit *f)
+{
+	size_t B = DNGO_BLOCK, D = (size_t)d->dim, k = (size_t)f->k, kk = k * k,
+	       full = f->m / B, tail = f->m - full * B, j, i;
+	int rc;
+
+	for (j = 0; j < d->nblk && j < full; j++)
+		if (memcmp(d->bx + j * B * D, f->X + j * B * D,
+			   B * D * sizeof(double)))
+			break;
+	d->nblk = j;
+	if ((rc = grow_blocks(d, full, k)))
+		return rc;
+	for (; j < full; j++) {
+		memcpy(d->bx + j * B * D, f->X + j * B * D,
+		       B * D * sizeof(double));
+		if ((rc = basis(f, d->bx + j * B * D, B, d->bphi + j * B * k)))
+			return rc;
+		blr_stats(f->k, d->bphi + j * B * k, NULL, B, d->bg + j * kk,
+			  NULL, NULL);
+		d->nblk = j + 1;
+	}
+	memcpy(f->phi, d->bphi, full * B * k * sizeof(double));
+	memset(f->G, 0, kk * sizeof(double));
+	for (j = 0; j < full; j++)
+		for (i = 0; i < kk; i++)
+			f->G[i] += d->bg[j * kk + i];
+	if (tail) {
+		double *g = f->G + kk; /* room after G */
+
+		if ((rc = basis(f, f->X + full * B * D, tail,
+				f->phi + full * B * k)))
+			return rc;
+		blr_stats(f->k, f->phi + full * B * k, NULL, tail, g, NULL,
+			  NULL);
+		for (i = 0; i < kk; i++)
+			f->G[i] += g[i];
+	}
+	blr_stats(f->k, f->phi, f->z, f->m, NULL, f->c, &f->zz);
+	return DEHBQ_OK;
+}
+
 /* The network (trained or kept) and the regression on f's m results. */
 static int train(struct dngo *d, double level, struct fit *f)
 {
-	size_t rows = f->m + DNGO_MAX_PENDING;
+	size_t rows = f->m + DNGO_MAX_PENDING, k;
 	int rc;
 
 	if ((rc = network(d, level, f)))
 		return rc;
 	f->net = d->net;
 	f->k = d->hidden + 1;
-	if (!(f->phi = malloc(rows * (size_t)f->k * sizeof(double))))
+	k = (size_t)f->k;
+	if (!(f->phi = malloc(rows * k * sizeof(double))) ||
+	    !(f->G = malloc(2 * k * k * sizeof(double))) ||
+	    !(f->c = malloc(2 * k * sizeof(double))))
 		return DEHBQ_ENOMEM;
-	if ((rc = blr_new(f->k, &f->reg)) ||
-	    (rc = basis(f, f->X, f->m, f->phi)))
+	if ((rc = blr_new(f->k, &f->reg)) || (rc = features(d, f)))
 		return rc;
-	return blr_fit(f->reg, f->phi, f->z, f->m);
+	if (!(rc = blr_fit_stats(f->reg, f->G, f->c, f->zz, f->m)))
+		blr_hyper(f->reg, &d->la, &d->lb);
+	return rc;
 }
 
 /* The jobs in flight at level (the newest DNGO_MAX_PENDING) at the
@@ -403,7 +487,7 @@ static int train(struct dngo *d, double level, struct fit *f)
 static int believe(const struct dngo *d, double level, struct fit *f)
 {
 	size_t i, nb = 0, D = (size_t)d->dim, k = (size_t)f->k;
-	double var;
+	double var, bz;
 	int rc = DEHBQ_OK;
 
 	for (i = d->np; i-- > 0 && nb < DNGO_MAX_PENDING;) {
@@ -419,7 +503,16 @@ static int believe(const struct dngo *d, double level, struct fit *f)
 		f->z[f->m + nb] = fmax(f->z[f->m + nb], f->zmin);
 		nb++;
 	}
-	return nb ? blr_condition(f->reg, f->phi, f->z, f->m + nb) : rc;
+	if (!nb)
+		return rc;
+	/* the results' statistics and the believers' */
+	blr_stats(f->k, f->phi + f->m * k, f->z + f->m, nb, f->G + k * k,
+		  f->c + k, &bz);
+	for (i = 0; i < k * k; i++)
+		f->G[i] += f->G[k * k + i];
+	for (i = 0; i < k; i++)
+		f->c[i] += f->c[k + i];
+	return blr_condition_stats(f->reg, f->G, f->c, f->zz + bz, f->m + nb);
 }
 
 /* The best of the candidates by EI into vec. */
@@ -594,8 +687,11 @@ static int dngo_describe(const void *st, struct jsonbuf *b)
 
 	jsonbuf_printf(b,
 		       "\"observations\":%zu,\"n_startup_trials\":%d,"
-		       "\"fits\":%llu,\"trained_on\":%zu",
+		       "\"fits\":%llu,\"trained_on\":%zu,\"log_alpha\":",
 		       d->n, d->nstart, (unsigned long long)d->fits, d->ts);
+	jsonbuf_num(b, d->la);
+	jsonbuf_puts(b, ",\"log_beta\":");
+	jsonbuf_num(b, d->lb);
 	return jsonbuf_failed(b);
 }
 
