@@ -440,7 +440,8 @@ static int features(struct dngo *d, struct fit *f)
 			  NULL, NULL);
 		d->nblk = j + 1;
 	}
-	memcpy(f->phi, d->bphi, full * B * k * sizeof(double));
+	if (full) /* d->bphi may be NULL otherwise */
+		memcpy(f->phi, d->bphi, full * B * k * sizeof(double));
 	memset(f->G, 0, kk * sizeof(double));
 	for (j = 0; j < full; j++)
 		for (i = 0; i < kk; i++)
