@@ -200,6 +200,31 @@ static void dngo_fits(const struct search_ops *ops, void *st, long *fits,
 }
 
 /*
+ * Open a dngo searcher with settings (the caller's, which it keeps while
+ * *s is used: load reads them again) on the one-level DIM-dimensional
+ * space of these tests, at fidelity 27; fills *s.
+ */
+static void *dngo_open(struct search_setup *s, const cJSON *settings,
+		       uint64_t seed)
+{
+	static const double lad[1] = {27};
+	char err[DEHBQ_ERRLEN];
+	void *st = NULL;
+
+	ck_assert_ptr_nonnull(settings);
+	memset(s, 0, sizeof(*s));
+	s->dim = DIM;
+	s->seed = seed;
+	s->settings = settings;
+	s->ladder = lad;
+	s->levels = 1;
+	s->min_fidelity = s->max_fidelity = 27;
+	ck_assert_msg(search_find("dngo")->open(s, &st, err) == DEHBQ_OK, "%s",
+		      err);
+	return st;
+}
+
+/*
  * dngo trains its network on a schedule: with retrain_growth 0.5, on the
  * first s results, s the last of 2, 3, 4, 6, 9, 13, 19, 28, 42 (s +
  * max(1, floor(s / 2))) not beyond the results; between those points the
@@ -214,8 +239,7 @@ START_TEST(test_dngo_trains_on_a_schedule)
 	const struct search_ops *ops = search_find("dngo");
 	struct search_setup s;
 	enum trial_kind kind;
-	double lad[1] = {27}, x[DIM];
-	char err[DEHBQ_ERRLEN];
+	double x[DIM];
 	long fits, on, want;
 	void *st;
 	int k, g, d, p;
@@ -227,14 +251,7 @@ START_TEST(test_dngo_trains_on_a_schedule)
 			  : "{\"hidden\":6,\"steps\":10,\"n_candidates\":50,"
 			    "\"n_startup_trials\":2,\"retrain_growth\":0.5}");
 
-		memset(&s, 0, sizeof(s));
-		s.dim = DIM;
-		s.seed = 7;
-		s.settings = js;
-		s.ladder = lad;
-		s.levels = 1;
-		s.min_fidelity = s.max_fidelity = 27;
-		ck_assert_msg(ops->open(&s, &st, err) == DEHBQ_OK, "%s", err);
+		st = dngo_open(&s, js, 7);
 		cJSON_Delete(js);
 		for (k = 0, p = 0; k < 60; k++) {
 			double l = 0;
@@ -289,7 +306,7 @@ START_TEST(test_dngo_blocks_equal_a_fresh_pass)
 	const struct search_ops *ops = search_find("dngo");
 	struct search_setup s;
 	enum trial_kind ka, kb;
-	double lad[1] = {27}, *xs = malloc(601 * DIM * sizeof(double)),
+	double *xs = malloc(601 * DIM * sizeof(double)),
 	       *ls = malloc(601 * sizeof(double)), xa[DIM], xb[DIM], ha[2],
 	       hb[2];
 	char err[DEHBQ_ERRLEN];
@@ -301,14 +318,7 @@ START_TEST(test_dngo_blocks_equal_a_fresh_pass)
 	int k, d, round;
 
 	ck_assert_ptr_nonnull(xs);
-	memset(&s, 0, sizeof(s));
-	s.dim = DIM;
-	s.seed = 3;
-	s.settings = js;
-	s.ladder = lad;
-	s.levels = 1;
-	s.min_fidelity = s.max_fidelity = 27;
-	ck_assert_msg(ops->open(&s, &a, err) == DEHBQ_OK, "%s", err);
+	a = dngo_open(&s, js, 3);
 	for (k = 0; k < 600; k++) {
 		ck_assert_int_eq(ops->propose(a, 27, xs + k * DIM, &ka),
 				 DEHBQ_OK);
