@@ -96,6 +96,9 @@ T_START=$(date +%s)
 	echo "kernel:    $(uname -r)"
 	echo "nproc:     $(nproc)"
 	echo "cpu:       $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
+	# OpenBLAS names the kernels it loaded (make pins Haswell's where the
+	# CPU has them): model costs depend on them.
+	echo "blas:      $(OPENBLAS_VERBOSE=2 "$B/bench_model" --help 2>&1 | sed -n 's/^Core: //p' | head -1) kernels${OPENBLAS_CORETYPE:+ (OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE)}"
 	echo "commit:    $(cd "$HERE/.." && git rev-parse --short HEAD 2>/dev/null)"
 	echo "loadavg:   $(cut -d' ' -f1-3 /proc/loadavg) (other jobs share this machine)"
 	echo "disk dir:  $WDISK ($(fstype "$WDISK"))"
