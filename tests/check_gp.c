@@ -125,7 +125,7 @@ END_TEST
 
 START_TEST(test_gp_fit_finds_the_relevant_dimensions)
 {
-	struct gp_fit_params fp = {5, 500, 1e-6};
+	struct gp_fit_params fp = {5, 500, 1e-6, 0};
 	double x[100 * D], y[100], th[D + 2], th2[D + 2], before;
 	struct gp *gp, *gp2;
 	struct rng r, r2;
@@ -151,6 +151,66 @@ START_TEST(test_gp_fit_finds_the_relevant_dimensions)
 	ck_assert_mem_eq(th, th2, sizeof(th));
 	gp_free(gp);
 	gp_free(gp2);
+}
+END_TEST
+
+/*
+ * The hyperprior (gp_prior_nll): its gradient matches central
+ * differences, it is least at the Gamma priors' modes (lengthscale
+ * (a - 1) / b = 1/3, s2 = 1 / 0.15, sn2 = 0.1 / 0.05), and a MAP fit of
+ * three points keeps every inverse lengthscale inside the box, where
+ * the likelihood alone (the same points and stream) runs one to its edge.
+ */
+START_TEST(test_gp_prior_gradient_modes_and_map)
+{
+	double th[D + 2] = {0.3, -1.2, 2.0, 1.1, -4.0}, g[D + 2] = {0},
+		      m[D + 2], lo[D + 2], hi[D + 2], x[3 * D], y[3], t2[D + 2];
+	struct gp_fit_params ml = {3, 500, 1e-6, 0}, map = {3, 500, 1e-6, 1};
+	struct gp *gp;
+	struct rng r;
+	int j, k, edge;
+
+	gp_prior_nll(D, th, g);
+	for (j = 0; j < D + 2; j++) {
+		double a[D + 2], b[D + 2], h = 1e-6, fd;
+
+		memcpy(a, th, sizeof(th));
+		memcpy(b, th, sizeof(th));
+		a[j] += h;
+		b[j] -= h;
+		fd = (gp_prior_nll(D, a, NULL) - gp_prior_nll(D, b, NULL)) /
+		     (2 * h);
+		ck_assert_msg(fabs(fd - g[j]) < 1e-6, "d%d %g vs %g", j, g[j],
+			      fd);
+	}
+	for (j = 0; j < D; j++)
+		m[j] = log(3.0);
+	m[D] = log(1 / 0.15);
+	m[D + 1] = log(2.0);
+	for (j = 0; j < D + 2; j++) {
+		double a[D + 2], b[D + 2];
+
+		memcpy(a, m, sizeof(m));
+		memcpy(b, m, sizeof(m));
+		a[j] += 0.01;
+		b[j] -= 0.01;
+		ck_assert(gp_prior_nll(D, a, NULL) > gp_prior_nll(D, m, NULL));
+		ck_assert(gp_prior_nll(D, b, NULL) > gp_prior_nll(D, m, NULL));
+	}
+	data(x, y, 3, 5);
+	gp_theta_box(D, lo, hi);
+	for (k = 0; k < 2; k++) {
+		ck_assert_int_eq(gp_new(D, NULL, &gp), DEHBQ_OK);
+		rng_seed(&r, 11);
+		ck_assert_int_eq(gp_fit(gp, x, y, 3, &r, k ? &map : &ml),
+				 DEHBQ_OK);
+		gp_get_theta(gp, t2);
+		for (j = 0, edge = 0; j < D; j++)
+			edge |= t2[j] < lo[j] + 0.01 || t2[j] > hi[j] - 0.01;
+		ck_assert_msg(edge == !k, "%s: log eta %g %g %g",
+			      k ? "MAP" : "ML", t2[0], t2[1], t2[2]);
+		gp_free(gp);
+	}
 }
 END_TEST
 
@@ -672,6 +732,7 @@ Suite *gp_suite(void)
 	tcase_add_test(c, test_gp_posterior_gradient_and_interpolation);
 	tcase_add_test(c, test_gp_fit_finds_the_relevant_dimensions);
 	tcase_add_test(c, test_gp_joint_sample);
+	tcase_add_test(c, test_gp_prior_gradient_modes_and_map);
 	tcase_add_test(c, test_gp_refuses);
 	tcase_add_test(c, test_acq_local_around_centres);
 	tcase_add_test(c, test_acq_lcb_trades_mean_for_spread);

@@ -1,6 +1,7 @@
 /*
  * check_newsettings.c - settings that changed a searcher's proposals after
- * 0.4 (tpe's multivariate, gp's local_fraction, re's population_size): a
+ * 0.4 (tpe's multivariate, gp's local_fraction and hyperprior, re's
+ * population_size): a
  * new study gets the new
  * default written into its settings, a study that lacks the member (every
  * 0.4 study) keeps 0.4's proposals, job for job, and a bad value is named
@@ -20,6 +21,7 @@ static const struct {
 } changed[] = {
 	{"tpe", "multivariate", "false", "true"},
 	{"gp", "local_fraction", "0", "0.5"},
+	{"gp", "hyperprior", "\"none\"", "\"gamma\""},
 	{"re", "population_size", "100", "20"},
 };
 #define NCHANGED ((int)(sizeof(changed) / sizeof(changed[0])))
@@ -103,6 +105,8 @@ START_TEST(test_bad_value_is_named)
 		{"gp", "{\"local_fraction\":1.5}", "optimizer.local_fraction"},
 		{"gp", "{\"local_fraction\":\"half\"}",
 		 "optimizer.local_fraction"},
+		{"gp", "{\"hyperprior\":\"lognormal\"}",
+		 "optimizer.hyperprior"},
 		{"re", "{\"population_size\":\"big\"}",
 		 "optimizer.population_size"},
 		{"re", "{\"population_size\":4,\"sample_size\":25}",

@@ -46,6 +46,7 @@ struct gp {
 	double jitter; /* used by the last factorisation */
 	double nll;
 	int ready;
+	int prior; /* the fit adds gp_prior_nll (gp_fit_params.prior) */
 	/* the fit's scratch: the best theta of the current fit */
 	double best_nll, *best_theta;
 };
@@ -367,6 +368,30 @@ int gp_nll_grad(struct gp *g, double *grad)
 	return g->ready ? nll_grad(g, grad) : DEHBQ_ESTATE;
 }
 
+/* -log Gamma(v; a, b) at v = exp(sign * t), constants dropped, and its
+ * derivative over t added to *d. */
+static double gamma_nll(double t, double sign, double a, double b, double *d)
+{
+	double v = exp(sign * t);
+
+	if (d)
+		*d += sign * (b * v - (a - 1));
+	return b * v - (a - 1) * sign * t;
+}
+
+double gp_prior_nll(int dim, const double *theta, double *grad)
+{
+	double v = 0;
+	int d;
+
+	for (d = 0; d < dim; d++) /* the lengthscale is 1 / eta */
+		v += gamma_nll(theta[d], -1, 3, 6, grad ? grad + d : NULL);
+	v += gamma_nll(theta[dim], 1, 2, 0.15, grad ? grad + dim : NULL);
+	v += gamma_nll(theta[dim + 1], 1, 1.1, 0.05,
+		       grad ? grad + dim + 1 : NULL);
+	return v;
+}
+
 static double nll_cb(unsigned m, const double *th, double *grad, void *ctx)
 {
 	struct gp *g = ctx;
@@ -379,6 +404,8 @@ static double nll_cb(unsigned m, const double *th, double *grad, void *ctx)
 		return GP_BAD_NLL;
 	}
 	v = g->nll;
+	if (g->prior)
+		v += gp_prior_nll(g->dim, th, grad);
 	if (v < g->best_nll) {
 		g->best_nll = v;
 		memcpy(g->best_theta, th, m * sizeof(double));
@@ -419,6 +446,7 @@ int gp_fit(struct gp *g, const double *x, const double *y, size_t n,
 	nlopt_set_min_objective(opt, nll_cb, g);
 	nlopt_set_maxeval(opt, p->maxeval);
 	nlopt_set_ftol_rel(opt, p->ftol);
+	g->prior = p->prior;
 	g->best_nll = GP_BAD_NLL;
 	memcpy(g->best_theta, g->theta, m * sizeof(double));
 	memcpy(th, g->theta, m * sizeof(double));

@@ -40,7 +40,20 @@ struct gp_fit_params {
 	int restarts; /* L-BFGS runs: the current theta, then random */
 	int maxeval;  /* likelihood evaluations per run */
 	double ftol;  /* relative tolerance on the likelihood */
+	int prior;    /* 1: maximise the posterior under gp_prior_nll's
+			 hyperprior (MAP); 0: the likelihood alone */
 };
+
+/*
+ * The hyperprior's negative log density at theta (dim + 2 values),
+ * constants dropped; its gradient is added to grad (when not NULL).
+ * BoTorch's SingleTaskGP priors (before 2024), on the values themselves:
+ * each lengthscale 1/eta_d ~ Gamma(3, 6) (mode 1/3 of the unit cube),
+ * the signal variance s2 ~ Gamma(2, 0.15), the noise sn2 ~ Gamma(1.1,
+ * 0.05).  They keep a fit of a few points from lengthscales far beyond
+ * the cube or far below the points' spacing.
+ */
+double gp_prior_nll(int dim, const double *theta, double *grad);
 
 /*
  * Run BLAS and LAPACK on the calling thread.  For programs to call once

@@ -207,7 +207,7 @@ static void candidates(const struct pb2 *p, const double *ctx, const double *dx,
 static int model(struct gp *g, struct pb2_fit *f, const double *ctx,
 		 const double *pend, size_t np, struct rng *r)
 {
-	struct gp_fit_params fp = {3, 200, 1e-6};
+	struct gp_fit_params fp = {3, 200, 1e-6, 0};
 	size_t i, D = f->D;
 	int rc;
 

@@ -270,7 +270,7 @@ static int fit(struct gcp *c, const struct prior_obs *o, double f, double *gx,
 	size_t nl =
 		c->np < (size_t)c->maxpts / 4 ? c->np : (size_t)c->maxpts / 4;
 	double *z = gr + 2 * (n + c->np), rmax = -INFINITY;
-	struct gp_fit_params fp = {GCP_RESTARTS, 100, 1e-6};
+	struct gp_fit_params fp = {GCP_RESTARTS, 100, 1e-6, 0};
 	int rc;
 
 	if (!(win = malloc(n * sizeof(size_t))))

@@ -39,11 +39,13 @@
  * around each, on a model of the real results only.
  *
  * Settings: acquisition, output, n_startup_trials, n_candidates,
- * max_points, local_fraction, batch.  Saved: the rng, the hyperparameters and
+ * max_points, local_fraction, batch, hyperparameters, mcmc_samples,
+ * hyperprior.  Saved: the rng, the hyperparameters and
  * the refit schedule; the results and the jobs in flight come back at load.
  * Under fifo this is the gp preset, under asha gp with multi_fidelity "asha":
- * both propose exactly what the gp optimiser of 0.3 did, and load its
- * states ({"rng","fits","next_fit","fit_level","theta"}, and "asha").
+ * both load the gp optimiser's states of 0.3 ({"rng","fits","next_fit",
+ * "fit_level","theta"}, and "asha") and, given its settings (which have
+ * neither local_fraction nor hyperprior), propose exactly what it did.
  */
 #include "search_gp_impl.h"
 
@@ -64,6 +66,7 @@ static const char *const acq_names[] = {"ei", "ts", "ucb", NULL};
 static const char *const out_names[] = {"standardise", "copula", NULL};
 static const char *const batch_names[] = {"believer", "penalise", NULL};
 static const char *const hyp_names[] = {"ml", "mcmc", NULL};
+static const char *const prior_names[] = {"none", "gamma", NULL};
 
 static const char *const gp_keys[] = {"acquisition",
 				      "output",
@@ -74,17 +77,19 @@ static const char *const gp_keys[] = {"acquisition",
 				      "batch",
 				      "hyperparameters",
 				      "mcmc_samples",
+				      "hyperprior",
 				      NULL};
 
 struct gp_settings {
-	int acq, out, nstart, ncand, maxp, batch, hyp, nmc;
+	int acq, out, nstart, ncand, maxp, batch, hyp, nmc, prior;
 	double local;
 };
 
 /*
  * A study's settings; `local_fraction` absent is 0, as in 0.4, whose
  * studies have no such member, while a new study's settings get
- * GPO_LOCAL_DEFAULT (gpo_settings).
+ * GPO_LOCAL_DEFAULT (gpo_settings); so `hyperprior` absent is "none" (the
+ * studies before 2026-11-29), and a new study's is "gamma".
  */
 static int read_settings(const cJSON *in, struct gp_settings *s, char *err)
 {
@@ -99,7 +104,10 @@ static int read_settings(const cJSON *in, struct gp_settings *s, char *err)
 	s->batch = BATCH_BELIEVER;
 	s->hyp = HYP_ML;
 	s->nmc = 10;
+	s->prior = 0;
 	if ((rc = ostate_set_keys(in, gp_keys, "gp", err)) ||
+	    (rc = ostate_set_choice(in, "hyperprior", prior_names, &s->prior,
+				    err)) ||
 	    (rc = ostate_set_choice(in, "hyperparameters", hyp_names, &s->hyp,
 				    err)) ||
 	    (rc = ostate_set_int(in, "mcmc_samples", 1, GPO_MCMC_MAX, &s->nmc,
@@ -142,6 +150,8 @@ static int gpo_settings(const cJSON *in, struct jsonbuf *b, char *err)
 		return rc;
 	if (!cJSON_GetObjectItemCaseSensitive(in, "local_fraction"))
 		s.local = GPO_LOCAL_DEFAULT;
+	if (!cJSON_GetObjectItemCaseSensitive(in, "hyperprior"))
+		s.prior = GPO_PRIOR_DEFAULT;
 	jsonbuf_printf(b,
 		       "\"acquisition\":\"%s\",\"output\":\"%s\","
 		       "\"n_startup_trials\":%d,\"n_candidates\":%d,"
@@ -149,8 +159,10 @@ static int gpo_settings(const cJSON *in, struct jsonbuf *b, char *err)
 		       acq_names[s.acq], out_names[s.out], s.nstart, s.ncand,
 		       s.maxp, batch_names[s.batch]);
 	jsonbuf_num(b, s.local);
-	jsonbuf_printf(b, ",\"hyperparameters\":\"%s\",\"mcmc_samples\":%d",
-		       hyp_names[s.hyp], s.nmc);
+	jsonbuf_printf(b,
+		       ",\"hyperparameters\":\"%s\",\"mcmc_samples\":%d,"
+		       "\"hyperprior\":\"%s\"",
+		       hyp_names[s.hyp], s.nmc, prior_names[s.prior]);
 	return jsonbuf_failed(b);
 }
 
@@ -208,6 +220,7 @@ static int gpo_open(const struct search_setup *s, void **st, char *err)
 	g->batch = gs.batch;
 	g->hyp = gs.hyp;
 	g->nmc = gs.nmc;
+	g->prior = gs.prior;
 	g->nlocal = (int)lround(gs.local * gs.ncand);
 	nc = (size_t)gs.ncand;
 	m = (size_t)gs.maxp + (size_t)gs.maxp / 4;

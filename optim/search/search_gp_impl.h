@@ -24,6 +24,7 @@
 #define GPO_FULL_EVERY	  10  /* every 10th fit is full; the others warm */
 #define GPO_LOCAL_CENTRES 5   /* local candidates perturb the best 5 */
 #define GPO_LOCAL_DEFAULT 0.5 /* a new study's local_fraction */
+#define GPO_PRIOR_DEFAULT 1   /* a new study's hyperprior: "gamma" */
 #define GPO_MCMC_MAX	  100 /* mcmc_samples at most */
 #define GPO_MCMC_BURN	  2   /* slice sweeps from the fit before a sample */
 
@@ -41,6 +42,7 @@ struct gpo {
 	int dim, acq, out, nstart, ncand, maxp;
 	int batch;	/* how jobs in flight are kept apart: BATCH_* */
 	int hyp, nmc;	/* HYP_*, and EI-MCMC's samples */
+	int prior;	/* fits (and EI-MCMC) under gp_prior_nll's hyperprior */
 	struct gp **mc; /* HYP_MCMC: nmc sampled models and a scratch one,
 			   made at the first ask that needs them */
 	int mcok;	/* the last ask's samples hold (acquire() uses them) */

@@ -130,7 +130,8 @@ static int outputs(struct gpo *g, double level, size_t w, size_t nf)
 }
 
 /* EI-MCMC's density over theta: the marginal likelihood of the real
- * results (w of them), a uniform prior over gp.h's box. */
+ * results (w of them), under a uniform prior over gp.h's box, or the
+ * hyperprior within the box when the setting asks for it. */
 struct mcctx {
 	struct gpo *g;
 	size_t w;
@@ -144,7 +145,8 @@ static double mc_logp(const double *th, int n, void *ctx)
 	(void)n;
 	if (gp_set_theta(s, th) || gp_condition(s, c->g->fx, c->g->fy, c->w))
 		return -INFINITY;
-	return -gp_nll(s);
+	return -gp_nll(s) -
+	       (c->g->prior ? gp_prior_nll(c->g->dim, th, NULL) : 0);
 }
 
 /*
@@ -200,7 +202,7 @@ static int mcmc(struct gpo *g, size_t w, size_t m, int rc)
 /* Fit (on schedule) and condition the model on the window w. */
 static int model(struct gpo *g, double level, size_t nf, size_t w)
 {
-	struct gp_fit_params fp = {GPO_RESTARTS, 500, 1e-6};
+	struct gp_fit_params fp = {GPO_RESTARTS, 500, 1e-6, g->prior};
 	size_t i, nl = g->npend, lim = (size_t)g->maxp / 4, D = (size_t)g->dim;
 	double ymin = INFINITY;
 	int rc;
