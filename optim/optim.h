@@ -320,7 +320,7 @@ int optim_list(unsigned caps, const char *sep, char *buf, size_t size);
 
 /* The scheduler a searcher runs under when none is named (fifo). */
 const char *optim_default_scheduler(void);
-/* The optimiser of a study of one fidelity when none is named (tpe). */
+/* The optimiser of a study of one fidelity when none is named (gp). */
 const char *optim_default_one_fidelity(void);
 /*
  * A study of one fidelity (min_f = max_f) runs only under an optimiser

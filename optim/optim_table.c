@@ -176,7 +176,7 @@ const char *optim_default_scheduler(void)
 
 const char *optim_default_one_fidelity(void)
 {
-	return optim_tpe_ops.name;
+	return optim_gp_ops.name; /* bench/README.md, "GP's hyperprior" */
 }
 
 /* A searcher's limits are the optimiser's. */

@@ -2,7 +2,7 @@
 # t0210-one-fidelity.sh - a study of one fidelity (issue 39, item 1): no
 # budgets needed for plain TPE or GP.
 #  (a) dehbq init --space FILE with no budget: fidelity 1 (min = max), the
-#      optimiser of such studies by default (tpe), and init says so.
+#      optimiser of such studies by default (gp), and init says so.
 #  (b) it runs to the end (lockstep: no timing); every trial at fidelity 1
 #      with {budget} and DEHBQ_BUDGET 1; the checker accepts it.
 #  (c) --budget 50 --optimizer random: every trial at fidelity 50.
@@ -10,7 +10,7 @@
 #      line naming the optimiser and those that can run it; no study is
 #      created.  Half a range (--min-budget alone) is refused too.
 #  (e) a spec file without "fidelity" is a study of one fidelity, and
-#      runs tpe unless it names an optimiser.
+#      runs gp unless it names an optimiser.
 . "${DEHBQ_SRC:-.}/tests/lib.sh"
 plan 10
 write_space "$T/space.json"
@@ -18,15 +18,15 @@ ONE='awk -v x="$DEHBQ_P_X" -v b="$DEHBQ_BUDGET" -v a="{budget}" "BEGIN{printf \"
 
 # (a)
 # (--prefetch 1: lockstep runs no worker while the orchestrator batches,
-# and tpe's default of 0 issues a trial only to a worker that waits)
+# and gp's default of 0 issues a trial only to a worker that waits)
 "$B/dehbq" init "$T/a" --space "$T/space.json" --fevals 12 --lease 600 \
 	--poll 1 --prefetch 1 >"$T/a.out" 2>&1
 rc=$?
 fid=$(python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); print(s["fidelity"]["min"], s["fidelity"]["max"], s["optimizer"]["name"])' "$T/a/study.json" 2>&1)
-check "(a) init with no budget: exit 0, fidelity 1 1, optimizer tpe (got $fid)" \
-	test "$rc" = 0 -a "$fid" = "1 1 tpe"
+check "(a) init with no budget: exit 0, fidelity 1 1, optimizer gp (got $fid)" \
+	test "$rc" = 0 -a "$fid" = "1 1 gp"
 check "(a) ... and init says every trial runs at fidelity 1" \
-	grep -q 'one fidelity: every trial runs at fidelity 1 (optimizer tpe)' "$T/a.out"
+	grep -q 'one fidelity: every trial runs at fidelity 1 (optimizer gp)' "$T/a.out"
 
 # (b)
 lockstep_run "$T/a" 0 "$ONE"
@@ -65,18 +65,18 @@ check "(d) --min-budget alone is refused" \
 # (e)
 cat >"$T/e.json" <<EOF
 {"format": "dehbq-study/1", "space": "space.json", "seed": 3,
- "optimizer": {"name": "gp"}, "termination": {"fevals": 4}}
+ "optimizer": {"name": "random"}, "termination": {"fevals": 4}}
 EOF
 "$B/dehbq" init "$T/e" --spec "$T/e.json" >"$T/e.out" 2>&1
 check "(e) a spec without fidelity is a study of one fidelity" \
-	grep -q 'one fidelity: every trial runs at fidelity 1 (optimizer gp)' "$T/e.out"
-sed 's/ "optimizer": {"name": "gp"},//' "$T/e.json" >"$T/e3.json"
+	grep -q 'one fidelity: every trial runs at fidelity 1 (optimizer random)' "$T/e.out"
+sed 's/ "optimizer": {"name": "random"},//' "$T/e.json" >"$T/e3.json"
 "$B/dehbq" validate "$T/e3.json" >"$T/e3.val" 2>&1
 "$B/dehbq" init "$T/e3" --spec "$T/e3.json" >"$T/e3.out" 2>&1
-check "(e) ... naming no optimiser, it runs tpe (validate and init say so)" \
-	sh -c "grep -q 'fidelity 1..1, eta 3, optimizer tpe' '$T/e3.val' &&
-	grep -q 'one fidelity: every trial runs at fidelity 1 (optimizer tpe)' '$T/e3.out'"
-sed 's/"gp"/"dehb"/' "$T/e.json" >"$T/e2.json"
+check "(e) ... naming no optimiser, it runs gp (validate and init say so)" \
+	sh -c "grep -q 'fidelity 1..1, eta 3, optimizer gp' '$T/e3.val' &&
+	grep -q 'one fidelity: every trial runs at fidelity 1 (optimizer gp)' '$T/e3.out'"
+sed 's/"random"/"dehb"/' "$T/e.json" >"$T/e2.json"
 "$B/dehbq" init "$T/e2" --spec "$T/e2.json" >/dev/null 2>"$T/e2.err"
 check "(e) ... and with dehb it is refused, naming the file" \
 	sh -c "test $? = 100 && grep -q 'e2.json: fidelity: the dehb optimizer under hyperband needs' '$T/e2.err'"
