@@ -560,10 +560,12 @@ echo
 echo "== 4e. side by side with Optuna 3.1's TPE (one fidelity, 20 and 60 evaluations) =="
 if [ "$MODE" = full ]; then
 	SS=50 SP="branin hartmann6 levy4 rosenbrock4 levy10 rosenbrock10 mixed4"
-	SM="random=random default=default tpe-multi=tpe:{\"multivariate\":true} gp=gp gp-uniform=gp:{\"local_fraction\":0}"
+	# default is gp with its hyperprior (since 2026-11-29): gp-none is the
+	# GP before it, gp-uniform 0.4's
+	SM="random=random default=default tpe=tpe tpe-multi=tpe:{\"multivariate\":true} gp-none=gp:{\"hyperprior\":\"none\"} gp-uniform=gp:{\"local_fraction\":0,\"hyperprior\":\"none\"}"
 	SO="optuna-uni optuna-multi optuna-uni-fixed optuna-multi-fixed"
 else
-	SS=20 SP="branin levy4" SM="default=default gp=gp" SO="optuna-multi"
+	SS=20 SP="branin levy4" SM="default=default tpe=tpe" SO="optuna-multi"
 fi
 SQ=$OUT/seq
 mkdir -p "$SQ"
