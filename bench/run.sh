@@ -596,7 +596,7 @@ echo
 echo "== 4h. multi-objective side by side with Optuna 3.1 (one fidelity, 100 and 200 evaluations) =="
 if [ "$MODE" = full ]; then
 	MP="zdt1 zdt2 zdt3 dtlz2" ME=200
-	MM='copula/random=random copula/default=default pareto/tpe-pareto=tpe hypervolume/tpe-hv=tpe hypervolume/tpe-hv-weights=tpe:{"hypervolume_weights":true} hypervolume/tpe-multi-hv=tpe:{"multivariate":true} copula/gp=gp copula/gcp=gcp'
+	MM='copula/random=random copula/default=default pareto/tpe-pareto=tpe hypervolume/tpe-hv=tpe hypervolume/tpe-hv-weights=tpe:{"hypervolume_weights":true} hypervolume/tpe-multi-hv=tpe:{"multivariate":true} copula/tpe=tpe copula/gp-none=gp:{"hyperprior":"none"} copula/gcp=gcp'
 	MO="optuna-motpe optuna-motpe-fixed optuna-nsga2"
 else
 	MP="dtlz2" ME=100 MM="hypervolume/tpe-hv=tpe" MO="optuna-motpe"
