@@ -3,12 +3,11 @@
  * the posterior's gradients against finite differences, interpolation of
  * noise-free data, a fit that finds the one relevant dimension, joint
  * draws, and refused hyperparameters; the slice sampler's moments, EI
- * averaged over models (EI-MCMC), and Bayesian linear regression (DNGO)
+ * averaged over models (EI-MCMC), and the hyperprior
  */
 #include "copula.h"
 #include "err.h"
 #include "acq.h"
-#include "blr.h"
 #include "gp.h"
 #include "normal.h"
 #include "rng.h"
@@ -503,116 +502,6 @@ START_TEST(test_acq_ei_mean_over_models)
 }
 END_TEST
 
-/*
- * Bayesian linear regression on the basis (x, 1) of y = 2x + 1 plus a
- * little noise: the evidence picks a small noise (beta large), the mean
- * is the line, the variance grows away from the data, a second fit of
- * the same data is the same bit for bit, and nothing is predicted before
- * a fit.
- */
-START_TEST(test_blr_recovers_a_line)
-{
-	double phi[30 * 2], y[30], q[2 * 2] = {0.5, 1, 5, 1}, mu[2], var[2],
-					 mu2[2], var2[2], la, lb;
-	struct blr *b, *c;
-	int i;
-
-	for (i = 0; i < 30; i++) {
-		phi[2 * i] = i / 29.0;
-		phi[2 * i + 1] = 1;
-		y[i] = 2 * phi[2 * i] + 1 + 1e-3 * sin(7.0 * i);
-	}
-	ck_assert_int_eq(blr_new(2, &b), DEHBQ_OK);
-	ck_assert_int_eq(blr_predict(b, q, 1, mu, var), DEHBQ_ESTATE);
-	ck_assert_int_eq(blr_fit(b, phi, y, 30), DEHBQ_OK);
-	ck_assert_int_eq(blr_predict(b, q, 2, mu, var), DEHBQ_OK);
-	ck_assert_double_eq_tol(mu[0], 2.0, 1e-3);
-	ck_assert_double_eq_tol(mu[1], 11.0, 1e-2);
-	ck_assert(var[0] < 1e-4 && var[1] > var[0]);
-	blr_hyper(b, &la, &lb);
-	ck_assert_msg(lb > 10, "log beta %g", lb);
-	ck_assert_int_eq(blr_new(2, &c), DEHBQ_OK);
-	ck_assert_int_eq(blr_fit(c, phi, y, 30), DEHBQ_OK);
-	ck_assert_int_eq(blr_predict(c, q, 2, mu2, var2), DEHBQ_OK);
-	ck_assert_mem_eq(mu, mu2, sizeof(mu));
-	ck_assert_mem_eq(var, var2, sizeof(var));
-	ck_assert_int_eq(blr_fit(c, phi, y, 0), DEHBQ_EINVAL);
-	blr_free(c);
-	ck_assert_int_eq(blr_new(0, &c), DEHBQ_EINVAL);
-	ck_assert_ptr_null(c);
-	blr_free(b);
-	blr_free(NULL);
-}
-END_TEST
-
-/* The evidence of blr.h, written out for a basis of two functions. */
-static double blr_evidence2(const double *phi, const double *y, int n,
-			    double la, double lb)
-{
-	double a = exp(la), be = exp(lb), s00 = 0, s01 = 0, s11 = 0, c0 = 0,
-	       c1 = 0, det, m0, m1, r2 = 0;
-	int i;
-
-	for (i = 0; i < n; i++) {
-		s00 += phi[2 * i] * phi[2 * i];
-		s01 += phi[2 * i] * phi[2 * i + 1];
-		s11 += phi[2 * i + 1] * phi[2 * i + 1];
-		c0 += phi[2 * i] * y[i];
-		c1 += phi[2 * i + 1] * y[i];
-	}
-	s00 = a + be * s00;
-	s11 = a + be * s11;
-	s01 *= be;
-	det = s00 * s11 - s01 * s01;
-	m0 = be * (s11 * c0 - s01 * c1) / det;
-	m1 = be * (s00 * c1 - s01 * c0) / det;
-	for (i = 0; i < n; i++) {
-		double e = y[i] - phi[2 * i] * m0 - phi[2 * i + 1] * m1;
-
-		r2 += e * e;
-	}
-	return la + 0.5 * n * lb - 0.5 * be * r2 -
-	       0.5 * a * (m0 * m0 + m1 * m1) - 0.5 * log(det) -
-	       0.5 * n * log(2 * M_PI);
-}
-
-/*
- * blr_fit's alpha and beta maximise the evidence: on a line with little
- * and with much noise, no point of a grid over the search box has an
- * evidence (computed here from its definition) above the fit's.
- */
-START_TEST(test_blr_maximises_the_evidence)
-{
-	static const double noise[] = {1e-3, 0.3};
-	double phi[40 * 2], y[40], la, lb, at, top;
-	struct blr *b;
-	int i, k, ga, gb;
-
-	for (k = 0; k < 2; k++) {
-		for (i = 0; i < 40; i++) {
-			phi[2 * i] = i / 39.0;
-			phi[2 * i + 1] = 1;
-			y[i] = 2 * phi[2 * i] + 1 + noise[k] * sin(7.0 * i);
-		}
-		ck_assert_int_eq(blr_new(2, &b), DEHBQ_OK);
-		ck_assert_int_eq(blr_fit(b, phi, y, 40), DEHBQ_OK);
-		blr_hyper(b, &la, &lb);
-		at = blr_evidence2(phi, y, 40, la, lb);
-		top = -INFINITY;
-		for (ga = 0; ga <= 40; ga++)
-			for (gb = 0; gb <= 40; gb++)
-				top = fmax(top, blr_evidence2(phi, y, 40,
-							      -10 + 0.5 * ga,
-							      -5 + 0.5 * gb));
-		ck_assert_msg(at >= top - 1e-6,
-			      "noise %g: evidence %.9g at (%g, %g), %.9g on "
-			      "the grid",
-			      noise[k], at, la, lb, top);
-		blr_free(b);
-	}
-}
-END_TEST
-
 /* TRANSFER_SPEC: the sign under which a lower mean gives a higher EI. */
 START_TEST(test_acq_ei_sign)
 {
@@ -725,8 +614,6 @@ Suite *gp_suite(void)
 	tcase_add_test(c, test_acq_ei_sign);
 	tcase_add_test(c, test_slice_sampler_moments);
 	tcase_add_test(c, test_acq_ei_mean_over_models);
-	tcase_add_test(c, test_blr_recovers_a_line);
-	tcase_add_test(c, test_blr_maximises_the_evidence);
 	tcase_add_test(c, test_acq_ei_pen_keeps_out_of_the_ball);
 	tcase_add_test(c, test_gp_nll_gradient_matches_differences);
 	tcase_add_test(c, test_gp_posterior_gradient_and_interpolation);
