@@ -44,7 +44,7 @@ static const char *const composed[][3] = {
 	 NULL},
 	{"gp",
 	 "{\"hyperparameters\":\"mcmc\",\"mcmc_samples\":3,"
-	 "\"n_candidates\":200,\"max_points\":30}",
+	 "\"hyperprior\":\"gamma\",\"n_candidates\":200,\"max_points\":30}",
 	 NULL},
 	{"tpe", "{\"constant_liar\":true,\"n_startup_trials\":4}", NULL},
 	{"dehb", DEHB_PRIOR, "copula"},
